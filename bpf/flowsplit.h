@@ -1,0 +1,148 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * flowsplit.h - the ONE definition of everything that crosses the
+ * kernel/user boundary: map names, map key/value layouts, the config
+ * struct, stat indices and names, defaults and limits.
+ *
+ * Included by the XDP program (bpf/), splitctl (loader/), the tests and the
+ * tap. Only __u* types, explicit padding, and a size assertion per struct, so
+ * the BPF and user-space views can never drift apart.
+ *
+ * Byte order: fields named *addr / *port hold network data and are in
+ * NETWORK byte order exactly as on the wire. Everything else is host order.
+ */
+#ifndef FLOWSPLIT_H
+#define FLOWSPLIT_H
+
+#include <linux/types.h>
+
+/* ---- pinning ----------------------------------------------------------- */
+#define FS_PIN_DIR_DEFAULT	"/sys/fs/bpf/flowsplit"
+#define FS_PIN_DIR_ENV		"FLOWSPLIT_PIN_DIR"
+
+/* Map names as they appear in the object, in bpftool and as pin file names. */
+#define FS_MAP_FLOWS4		"fs_flows4"
+#define FS_MAP_FLOWS6		"fs_flows6"
+#define FS_MAP_CONFIG		"fs_config"
+#define FS_MAP_STATS		"fs_stats"
+#define FS_PROG_SPLITTER	"fs_splitter"	/* XDP program (function name) */
+#define FS_PROG_CLOCK		"fs_clock"	/* reads bpf_jiffies64() for user space */
+
+/* ---- defaults and limits (validated by splitctl, assumed by the program) - */
+#define FS_DEFAULT_THRESHOLD	20		/* packets; 0 = every TCP packet long */
+#define FS_MAX_THRESHOLD	1000000000U
+#define FS_DEFAULT_IDLE_MS	30000U		/* 30 s idle expiry */
+#define FS_MIN_IDLE_MS		1U
+#define FS_MAX_IDLE_MS		86400000U	/* one day */
+#define FS_DEFAULT_DSCP_SHORT	0		/* CS0 */
+#define FS_DEFAULT_DSCP_LONG	1		/* LE (RFC 8622): TOS byte 0x04 */
+#define FS_DSCP_MAX		63
+#define FS_DEFAULT_FLOWS	1048576U	/* entries per address family */
+#define FS_MIN_FLOWS		64U
+#define FS_MAX_FLOWS		(1U << 26)
+
+#define FS_MAX_VLAN_TAGS	2		/* 802.1Q and 802.1ad (QinQ) */
+#define FS_MAX_IPV6_EXT_HDRS	6		/* longer chains are not parsed */
+
+/* ---- DSCP <-> TOS helpers (the two ECN bits are never part of DSCP) ---- */
+#define FS_DSCP_SHIFT		2
+#define FS_ECN_MASK		0x03
+#define FS_DSCP_TO_TOS(d)	((__u8)((d) << FS_DSCP_SHIFT))
+
+/* ---- flow table ---------------------------------------------------------
+ * Directional 5-tuple: the two directions of one TCP connection are two
+ * flows. IPv4 and IPv6 use separate tables so the IPv4 fast path hashes a
+ * 16-byte key instead of a 40-byte one.
+ */
+struct flow_key4 {
+	__be32 saddr;		/* network byte order */
+	__be32 daddr;		/* network byte order */
+	__be16 sport;		/* network byte order */
+	__be16 dport;		/* network byte order */
+	__u8 proto;		/* IPPROTO_TCP */
+	__u8 pad[3];		/* must be zero */
+};
+_Static_assert(sizeof(struct flow_key4) == 16, "flow_key4 layout");
+
+struct flow_key6 {
+	__u8 saddr[16];		/* network byte order */
+	__u8 daddr[16];		/* network byte order */
+	__be16 sport;		/* network byte order */
+	__be16 dport;		/* network byte order */
+	__u8 proto;
+	__u8 pad[3];		/* must be zero */
+};
+_Static_assert(sizeof(struct flow_key6) == 40, "flow_key6 layout");
+
+enum flow_class {
+	FS_CLASS_SHORT = 0,
+	FS_CLASS_LONG = 1,
+};
+
+/*
+ * Per-flow state. Times are in jiffies (bpf_jiffies64(): ~1 ns, against
+ * ~34 ns for bpf_ktime_get_ns on this platform); user space converts with the
+ * kernel's HZ. packets/bytes are updated with atomic adds, so concurrent CPUs
+ * never lose an increment.
+ */
+struct flow_state {
+	__u64 packets;		/* packets seen in this flow incarnation */
+	__u64 bytes;		/* frame bytes (Ethernet header included) */
+	__u64 first_seen;	/* jiffies */
+	__u64 last_seen;	/* jiffies */
+	__u32 class;		/* enum flow_class of the last packet */
+	__u32 pad;
+};
+_Static_assert(sizeof(struct flow_state) == 40, "flow_state layout");
+
+/* ---- configuration (array map, one entry, key 0) ------------------------ */
+#define FS_CFG_F_ENABLED	(1U << 0)	/* classify and mark; else pass untouched */
+
+struct split_config {
+	__u32 threshold;	/* packets 1..threshold short, threshold+1.. long */
+	__u32 idle_timeout_ms;	/* operator-facing value */
+	__u64 idle_jiffies;	/* the same timeout in jiffies, used per packet */
+	__u8 dscp_short;	/* 0..63 */
+	__u8 dscp_long;		/* 0..63 */
+	__u8 pad[2];
+	__u32 flags;		/* FS_CFG_F_* */
+};
+_Static_assert(sizeof(struct split_config) == 24, "split_config layout");
+
+/* Set both idle fields from one value so they can never disagree. */
+static inline void split_config_set_idle(struct split_config *c, __u32 ms,
+					 __u32 hz)
+{
+	c->idle_timeout_ms = ms;
+	/* round up: a timeout never fires early */
+	c->idle_jiffies = ((__u64)ms * hz + 999) / 1000;
+}
+
+/* ---- statistics (per-CPU array, one __u64 per index) --------------------
+ * X(enum suffix, json/prometheus name, help text)
+ */
+#define FS_STATS(X)								\
+	X(PKTS_SHORT,     "packets_short",     "TCP packets marked short")	\
+	X(BYTES_SHORT,    "bytes_short",       "bytes of packets marked short") \
+	X(PKTS_LONG,      "packets_long",      "TCP packets marked long")	\
+	X(BYTES_LONG,     "bytes_long",        "bytes of packets marked long")	\
+	X(FLOWS_NEW,      "flows_new",         "TCP flows seen (new or restarted after idle)") \
+	X(FLOWS_PROMOTED, "flows_promoted",    "flows promoted from short to long") \
+	X(FLOWS_EXPIRED,  "flows_expired",     "flows restarted after idle timeout at packet time") \
+	X(FLOWS_SWEPT,    "flows_swept",       "idle flows removed by the user-space sweep") \
+	X(PASS_NON_TCP,   "pass_non_tcp",      "IP packets passed unclassified: not TCP") \
+	X(PASS_FRAGMENT,  "pass_fragment",     "IP non-first fragments passed unclassified") \
+	X(PASS_NON_IP,    "pass_non_ip",       "frames passed unclassified: not IPv4/IPv6") \
+	X(PASS_MALFORMED, "pass_malformed",    "frames passed unclassified: truncated or malformed") \
+	X(PASS_EXTHDR,    "pass_ext_hdr_limit", "IPv6 packets passed unclassified: extension chain too long") \
+	X(PASS_DISABLED,  "pass_disabled",     "packets passed while classification is disabled") \
+	X(INSERT_FAIL,    "insert_failures",   "flow table insertions that failed")
+
+#define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
+enum fs_stat {
+	FS_STATS(FS_STAT_ENUM)
+	FS_STAT_MAX
+};
+#undef FS_STAT_ENUM
+
+#endif /* FLOWSPLIT_H */

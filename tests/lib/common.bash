@@ -1,0 +1,60 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers shared by the bats suites. Source with: load lib/common
+#
+# Naming contract: everything a test creates (netns, links, pin dirs) starts
+# with "fst" so tests/run can detect residue. Use fs_netns to create
+# namespaces; fs_teardown (call it from teardown()) removes what was created,
+# even after a failure.
+
+FS_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
+FS_BUILD=${BUILD:-$FS_ROOT/build}
+SPLITCTL=$FS_BUILD/splitctl
+
+# fs_netns NAME...: create namespaces (loopback up), registered for teardown
+fs_netns() {
+	local ns
+	for ns in "$@"; do
+		ip netns add "$ns"
+		ip -n "$ns" link set lo up
+		echo "$ns" >>"$BATS_TEST_TMPDIR/.fs_netns"
+	done
+}
+
+# fs_pin_dir: a fresh bpffs directory for this test, registered for teardown
+fs_pin_dir() {
+	local d=/sys/fs/bpf/fst-$$-$BATS_TEST_NUMBER
+	mkdir -p "$d"
+	echo "$d" >>"$BATS_TEST_TMPDIR/.fs_pins"
+	echo "$d"
+}
+
+# fs_bg CMD...: run a command in the background, killed at teardown
+fs_bg() {
+	"$@" &
+	echo $! >>"$BATS_TEST_TMPDIR/.fs_pids"
+}
+
+fs_teardown() {
+	local f
+	f=$BATS_TEST_TMPDIR/.fs_pids
+	[ -f "$f" ] && while read -r p; do kill -9 "$p" 2>/dev/null; done <"$f"
+	f=$BATS_TEST_TMPDIR/.fs_netns
+	[ -f "$f" ] && while read -r ns; do
+		# kill anything still running inside, then delete
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
+		ip netns del "$ns" 2>/dev/null
+	done <"$f"
+	f=$BATS_TEST_TMPDIR/.fs_pins
+	[ -f "$f" ] && while read -r d; do rm -rf "$d"; done <"$f"
+	rm -f "$BATS_TEST_TMPDIR"/.fs_{pids,netns,pins}
+	return 0
+}
+
+# fs_wait_for TIMEOUT_S CMD...: poll until CMD succeeds (events, not sleeps)
+fs_wait_for() {
+	local deadline=$((SECONDS + $1)); shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.05
+	done
+}
