@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers shared by the bats suites. Source with: load lib/common
 #
-# Naming contract: everything a test creates (netns, links, pin dirs) starts
+# Naming contract: everything a test creates (netns, links, pin dirs, bpffs
+# mounts such as /run/fstX-.../bpf) starts
 # with "fst" so tests/run can detect residue. Use fs_netns to create
 # namespaces; fs_teardown (call it from teardown()) removes what was created,
 # even after a failure.
