@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * maps.h - the splitter's maps. Names and layouts come from flowsplit.h;
+ * splitctl resizes the flow tables before load and pins all four.
+ */
+#ifndef FS_MAPS_H
+#define FS_MAPS_H
+
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+
+#include "flowsplit.h"
+
+/* LRU: a flood of new 5-tuples evicts the least recently used flows instead
+ * of failing inserts. Preallocated: memory is fixed at load time.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FS_DEFAULT_FLOWS);
+	__type(key, struct flow_key4);
+	__type(value, struct flow_state);
+} fs_flows4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, FS_DEFAULT_FLOWS);
+	__type(key, struct flow_key6);
+	__type(value, struct flow_state);
+} fs_flows6 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct split_config);
+} fs_config SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, FS_STAT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} fs_stats SEC(".maps");
+
+#endif /* FS_MAPS_H */

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * parse.h - bounds-checked header parsing for the splitter.
+ *
+ * Every function reads only after proving the bytes are inside the frame and
+ * never writes. The result says either "TCP, here is the flow" or why the
+ * packet is not classified (the stat to count).
+ */
+#ifndef FS_PARSE_H
+#define FS_PARSE_H
+
+#include <linux/if_ether.h>
+#include <linux/if_vlan.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/in.h>
+#include <linux/tcp.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#include "flowsplit.h"
+
+/* Not in the UAPI headers. */
+struct fs_vlan_hdr {
+	__be16 tci;
+	__be16 encap_proto;
+};
+
+#define FS_IP_MF	0x2000		/* IPv4 more-fragments flag */
+#define FS_IP_OFFSET	0x1fff		/* IPv4 fragment offset mask */
+#define FS_IP6_OFFSET	0xfff8		/* IPv6 fragment header offset mask */
+
+enum parse_result {
+	PARSE_TCP4,
+	PARSE_TCP6,
+	PARSE_NON_TCP,
+	PARSE_FRAGMENT,
+	PARSE_NON_IP,
+	PARSE_MALFORMED,
+	PARSE_EXTHDR,
+};
+
+struct packet {
+	void *l3;		/* IPv4 or IPv6 header, inside the frame */
+	union {
+		struct flow_key4 k4;
+		struct flow_key6 k6;
+	};
+};
+
+/* Ethernet plus up to FS_MAX_VLAN_TAGS 802.1Q / 802.1ad tags.
+ * Returns the L3 ethertype (network order) and sets *l3, or 0 if truncated.
+ */
+static __always_inline __be16 parse_eth(void *data, void *data_end, void **l3)
+{
+	struct ethhdr *eth = data;
+	struct fs_vlan_hdr *vh;
+	__be16 proto;
+	int i;
+
+	if ((void *)(eth + 1) > data_end)
+		return 0;
+	proto = eth->h_proto;
+	vh = (void *)(eth + 1);
+#pragma unroll
+	for (i = 0; i < FS_MAX_VLAN_TAGS; i++) {
+		if (proto != bpf_htons(ETH_P_8021Q) &&
+		    proto != bpf_htons(ETH_P_8021AD))
+			break;
+		if ((void *)(vh + 1) > data_end)
+			return 0;
+		proto = vh->encap_proto;
+		vh++;
+	}
+	*l3 = vh;
+	return proto;
+}
+
+/* TCP header at @l4, which must end within the IP packet (@l3_end) and the
+ * frame; the data offset must cover at least the fixed header.
+ */
+static __always_inline int tcp_ok(struct tcphdr *th, void *l3_end,
+				  void *data_end)
+{
+	void *th_end;
+
+	if ((void *)(th + 1) > data_end || (void *)(th + 1) > l3_end)
+		return 0;
+	if (th->doff < 5)
+		return 0;
+	th_end = (void *)th + th->doff * 4;
+	return th_end <= l3_end && th_end <= data_end;
+}
+
+static __always_inline enum parse_result parse_ipv4(struct packet *p,
+						    void *data_end)
+{
+	struct iphdr *iph = p->l3;
+	struct tcphdr *th;
+	__u32 ihl, tot;
+
+	if ((void *)(iph + 1) > data_end)
+		return PARSE_MALFORMED;
+	ihl = iph->ihl * 4;
+	if (iph->version != 4 || ihl < sizeof(*iph))
+		return PARSE_MALFORMED;
+	if ((void *)iph + ihl > data_end)
+		return PARSE_MALFORMED;
+	tot = bpf_ntohs(iph->tot_len);
+	if (tot < ihl || (void *)iph + tot > data_end)
+		return PARSE_MALFORMED;
+	/* Non-first fragments carry no ports: never read past the header. */
+	if (iph->frag_off & bpf_htons(FS_IP_OFFSET))
+		return PARSE_FRAGMENT;
+	if (iph->protocol != IPPROTO_TCP)
+		return PARSE_NON_TCP;
+
+	th = (void *)iph + ihl;
+	if (!tcp_ok(th, (void *)iph + tot, data_end))
+		return PARSE_MALFORMED;
+
+	p->k4.saddr = iph->saddr;
+	p->k4.daddr = iph->daddr;
+	p->k4.sport = th->source;
+	p->k4.dport = th->dest;
+	p->k4.proto = IPPROTO_TCP;
+	return PARSE_TCP4;
+}
+
+/* Generic IPv6 extension header: next header, length in 8-octet units
+ * (not counting the first 8 octets). AH counts in 4-octet units instead.
+ */
+struct fs_ip6_ext {
+	__u8 nexthdr;
+	__u8 hdrlen;
+	__be16 frag_off;	/* meaningful in the Fragment header only */
+	__u32 rest;
+};
+
+static __always_inline enum parse_result parse_ipv6(struct packet *p,
+						    void *data_end)
+{
+	struct ipv6hdr *ip6 = p->l3;
+	struct fs_ip6_ext *ext;
+	struct tcphdr *th;
+	void *pos, *l3_end;
+	__u8 nh;
+	int i;
+
+	if ((void *)(ip6 + 1) > data_end)
+		return PARSE_MALFORMED;
+	if (ip6->version != 6)
+		return PARSE_MALFORMED;
+	l3_end = (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len);
+	if (l3_end > data_end)
+		return PARSE_MALFORMED;
+
+	nh = ip6->nexthdr;
+	pos = ip6 + 1;
+	/* bounded loop: the verifier walks it, no unrolling needed */
+	for (i = 0; i < FS_MAX_IPV6_EXT_HDRS; i++) {
+		if (nh == IPPROTO_TCP)
+			break;
+		ext = pos;
+		switch (nh) {
+		case IPPROTO_HOPOPTS:
+		case IPPROTO_ROUTING:
+		case IPPROTO_DSTOPTS:
+			if ((void *)(ext + 1) > data_end)
+				return PARSE_MALFORMED;
+			nh = ext->nexthdr;
+			pos += (ext->hdrlen + 1) * 8;
+			break;
+		case IPPROTO_AH:
+			if ((void *)(ext + 1) > data_end)
+				return PARSE_MALFORMED;
+			nh = ext->nexthdr;
+			pos += (ext->hdrlen + 2) * 4;
+			break;
+		case IPPROTO_FRAGMENT:
+			if ((void *)(ext + 1) > data_end)
+				return PARSE_MALFORMED;
+			if (ext->frag_off & bpf_htons(FS_IP6_OFFSET))
+				return PARSE_FRAGMENT;
+			nh = ext->nexthdr;
+			pos += sizeof(*ext);
+			break;
+		default:
+			return PARSE_NON_TCP;
+		}
+		if (pos > l3_end)
+			return PARSE_MALFORMED;
+	}
+	if (nh != IPPROTO_TCP)
+		return PARSE_EXTHDR;
+
+	th = pos;
+	if (!tcp_ok(th, l3_end, data_end))
+		return PARSE_MALFORMED;
+
+	__builtin_memcpy(p->k6.saddr, &ip6->saddr, sizeof(p->k6.saddr));
+	__builtin_memcpy(p->k6.daddr, &ip6->daddr, sizeof(p->k6.daddr));
+	p->k6.sport = th->source;
+	p->k6.dport = th->dest;
+	p->k6.proto = IPPROTO_TCP;
+	return PARSE_TCP6;
+}
+
+static __always_inline enum parse_result parse_packet(struct packet *p,
+						      void *data,
+						      void *data_end)
+{
+	__be16 proto = parse_eth(data, data_end, &p->l3);
+
+	if (proto == bpf_htons(ETH_P_IP))
+		return parse_ipv4(p, data_end);
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return parse_ipv6(p, data_end);
+	if (proto == 0)
+		return PARSE_MALFORMED;
+	return PARSE_NON_IP;
+}
+
+#endif /* FS_PARSE_H */
