@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: GPL-2.0
+# tests/: C unit tests of the datapath (BPF_PROG_TEST_RUN) and its benchmark.
+# bats suites are found by tests/run itself.
+
+LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf)
+TEST_DP_SRCS := tests/unit/dp.c tests/unit/pkt.c
+TEST_DP_OBJS := $(TEST_DP_SRCS:%.c=$(BUILD)/%.o)
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/splitter.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/tests/unit-splitter: $(BUILD)/tests/unit/test_splitter.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS) -lpthread
+
+ALL_TARGETS += $(BUILD)/tests/unit-splitter
