@@ -14,3 +14,13 @@ $(BUILD)/tests/unit-splitter: $(BUILD)/tests/unit/test_splitter.o $(TEST_DP_OBJS
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS) -lpthread
 
 ALL_TARGETS += $(BUILD)/tests/unit-splitter
+
+$(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
+
+$(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bpf/xdp_pass.bpf.o
+BENCH_CMDS += mkdir -p $(BUILD)/bench && $(BUILD)/bench-datapath
