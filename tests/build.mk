@@ -24,3 +24,4 @@ $(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bpf/xdp_pass.bpf.o
 BENCH_CMDS += mkdir -p $(BUILD)/bench && $(BUILD)/bench-datapath
+BENCH_CMDS += tests/bench/forwarding.sh
