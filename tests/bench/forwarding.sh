@@ -47,9 +47,6 @@ for l in "src s0" "r r0" "r r1" "dst d0"; do set -- $l; ip -n "$P-$1" link set "
 ip -n "$P-src" route add default via 10.77.1.254
 ip -n "$P-dst" route add default via 10.77.2.254
 ip netns exec "$P-r" sh -c 'echo 1 > /proc/sys/net/ipv4/ip_forward'
-# native XDP on a veth needs an XDP program on the peer's receive side too
-# for redirect; XDP_PASS works without, GRO keeps the stack path fair.
-ip netns exec "$P-dst" iperf3 -s -D -1 >/dev/null 2>&1 || true
 
 run_iperf() {
 	local i res=()
