@@ -43,7 +43,8 @@ test: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@testbed/demo
+	@if [ -x testbed/demo ]; then testbed/demo; else \
+		echo "make demo: the testbed (testbed/demo) is not built yet"; exit 1; fi
 
 bench: deps
 	@$(MAKE) --no-print-directory all
