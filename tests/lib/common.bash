@@ -7,6 +7,8 @@
 # namespaces; fs_teardown (call it from teardown()) removes what was created,
 # even after a failure.
 
+# Each suite sets FS_PREFIX (fstc, fstr, fstt, fstb, ...) before "load lib/common".
+FS_PREFIX=${FS_PREFIX:-fst}
 FS_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 FS_BUILD=${BUILD:-$FS_ROOT/build}
 SPLITCTL=$FS_BUILD/splitctl
@@ -23,9 +25,19 @@ fs_netns() {
 
 # fs_pin_dir: a fresh bpffs directory for this test, registered for teardown
 fs_pin_dir() {
-	local d=/sys/fs/bpf/fst-$$-$BATS_TEST_NUMBER
+	local d=/sys/fs/bpf/$FS_PREFIX-$$-$BATS_TEST_NUMBER
 	mkdir -p "$d"
 	echo "$d" >>"$BATS_TEST_TMPDIR/.fs_pins"
+	echo "$d"
+}
+
+# fs_bpffs: a private bpffs mounted under /run, visible inside "ip netns exec"
+# (which remounts /sys); prints the mount point; unmounted at teardown
+fs_bpffs() {
+	local d=/run/$FS_PREFIX-$$-$BATS_TEST_NUMBER/bpf
+	mkdir -p "$d"
+	mount -t bpf bpf "$d"
+	echo "$d" >>"$BATS_TEST_TMPDIR/.fs_mounts"
 	echo "$d"
 }
 
@@ -47,7 +59,12 @@ fs_teardown() {
 	done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_pins
 	[ -f "$f" ] && while read -r d; do rm -rf "$d"; done <"$f"
-	rm -f "$BATS_TEST_TMPDIR"/.fs_{pids,netns,pins}
+	f=$BATS_TEST_TMPDIR/.fs_mounts
+	[ -f "$f" ] && while read -r d; do
+		umount "$d" 2>/dev/null
+		rmdir "$d" "$(dirname "$d")" 2>/dev/null
+	done <"$f"
+	rm -f "$BATS_TEST_TMPDIR"/.fs_{pids,netns,pins,mounts}
 	return 0
 }
 
