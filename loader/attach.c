@@ -1,0 +1,466 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * attach.c - load, pin and attach the splitter; upgrade in place; detach.
+ *
+ * Pin layout in the instance directory (all mode 0600):
+ *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
+ *                                            interface of the instance
+ *   prog_splitter prog_clock                 the loaded programs
+ *   link_if<ifindex>                         one XDP bpf_link per interface
+ *
+ * The attachment is a pinned bpf_link: it survives splitctl exiting or being
+ * killed, and bpf_link_update() swaps the program atomically on upgrade while
+ * the maps (and so every flow's state) stay. We do not use libxdp's
+ * dispatcher: on this kernel it falls back to single-program mode anyway,
+ * and a plain link gives the same crash safety with one moving part less.
+ * Order of operations: validate everything, load, pin maps, write config,
+ * attach and pin the link last — a kill -9 at any point leaves either the old
+ * attachment or a complete new one (at worst unused pins, which the next
+ * attach reuses and "detach --all" removes).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "splitctl.h"
+#include "splitter.skel.h"
+
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	if (level == LIBBPF_DEBUG && sc_verbose_level < 2)
+		return 0;
+	if (!sc_verbose_level)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void pin_path(char *buf, size_t len, const char *dir, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+}
+
+static void link_path(char *buf, size_t len, const char *dir, int ifindex)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), SC_PIN_LINK_FMT, ifindex);
+	pin_path(buf, len, dir, name);
+}
+
+/* Existing interface that is up: 0, else message and exit code. */
+static int check_iface(const char *ifname, int *ifindex)
+{
+	struct ifreq ifr = { 0 };
+	int fd;
+
+	if (!*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/')) {
+		sc_err("invalid interface name '%s': accepted: 1..%d characters, no '/'",
+		       ifname, IFNAMSIZ - 1);
+		return SC_EXIT_USAGE;
+	}
+	*ifindex = if_nametoindex(ifname);
+	if (!*ifindex) {
+		sc_err("interface '%s' does not exist", ifname);
+		return SC_EXIT_RUNTIME;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	strcpy(ifr.ifr_name, ifname);
+	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr)) {
+		sc_err("interface '%s': cannot read its flags: %s", ifname, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return SC_EXIT_RUNTIME;
+	}
+	close(fd);
+	if (!(ifr.ifr_flags & IFF_UP)) {
+		sc_err("interface '%s' is down: bring it up first ('ip link set %s up')",
+		       ifname, ifname);
+		return SC_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+static int pin_fd(int fd, const char *path)
+{
+	if (bpf_obj_pin(fd, path)) {
+		sc_err("cannot pin '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	chmod(path, SC_PIN_MODE);
+	return 0;
+}
+
+static int pin_map(struct bpf_map *map, const char *dir)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), dir, bpf_map__name(map));
+	return pin_fd(bpf_map__fd(map), path);
+}
+
+/* Replace a program pin (the old program stays alive while it is used). */
+static int repin_prog(int fd, const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	pin_path(path, sizeof(path), dir, name);
+	unlink(path);
+	return pin_fd(fd, path);
+}
+
+/*
+ * Reuse a pinned map if there is one, after checking its layout against the
+ * map the new program expects. Returns 1 reused, 0 not pinned, -1 refused.
+ */
+static int reuse_map(struct bpf_map *map, const char *dir, __u32 want_entries)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	char path[PATH_MAX];
+	int fd;
+
+	pin_path(path, sizeof(path), dir, bpf_map__name(map));
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return 0;
+	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		sc_err("cannot inspect pinned map '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	if (info.type != bpf_map__type(map) ||
+	    info.key_size != bpf_map__key_size(map) ||
+	    info.value_size != bpf_map__value_size(map)) {
+		sc_err("pinned map '%s' has another layout (type %u, key %u B, value %u B) than this splitter needs (type %u, key %u B, value %u B): refusing to replace it; 'splitctl detach --all' drops the old state",
+		       path, info.type, info.key_size, info.value_size,
+		       bpf_map__type(map), bpf_map__key_size(map),
+		       bpf_map__value_size(map));
+		close(fd);
+		return -1;
+	}
+	if (want_entries && info.max_entries != want_entries) {
+		sc_err("--flows %u: the pinned flow table '%s' has %u entries; a table cannot be resized in place ('splitctl detach --all' first)",
+		       want_entries, path, info.max_entries);
+		close(fd);
+		return -1;
+	}
+	bpf_map__set_max_entries(map, info.max_entries);
+	if (bpf_map__reuse_fd(map, fd)) {
+		sc_err("cannot reuse pinned map '%s': %s", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	close(fd);	/* reuse_fd dup()ed it */
+	return 1;
+}
+
+static const char *mode_name(__u8 attach_mode)
+{
+	switch (attach_mode) {
+	case XDP_ATTACHED_DRV: return "native";
+	case XDP_ATTACHED_SKB: return "generic";
+	case XDP_ATTACHED_HW: return "offload";
+	default: return "none";
+	}
+}
+
+static int count_links(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0, idx;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &idx) == 1)
+			n++;
+	closedir(d);
+	return n;
+}
+
+/* Remove every pin of the instance and the directory itself. */
+static void remove_pins(const char *dir)
+{
+	static const char *const names[] = {
+		FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
+		SC_PIN_PROG, SC_PIN_CLOCK,
+	};
+	char path[PATH_MAX];
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		pin_path(path, sizeof(path), dir, names[i]);
+		unlink(path);
+	}
+	rmdir(dir);
+}
+
+int sc_attach(const struct sc_opts *o, const char *ifname,
+	      const struct sc_attach_opts *ao)
+{
+	const char *dir = sc_pin_dir(o);
+	struct split_config cfg;
+	struct splitter *skel = NULL;
+	char path[PATH_MAX], err[256];
+	unsigned int hz;
+	int ifindex, lock_fd = -1, link_fd = -1, upgrade, ret, r4, r6, rc, rs;
+	int created_dir;
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	__u32 key = 0;
+	size_t i;
+
+	ret = sc_check_privileges();
+	if (ret)
+		return ret;
+	ret = check_iface(ifname, &ifindex);
+	if (ret)
+		return ret;
+	ret = sc_prepare_dir(dir, 0);
+	if (ret)
+		return ret;
+	created_dir = access(dir, F_OK) != 0;
+	ret = sc_prepare_dir(dir, 1);
+	if (ret)
+		return ret;
+	lock_fd = sc_lock_dir(dir);
+	if (lock_fd < 0)
+		return SC_EXIT_RUNTIME;
+	libbpf_set_print(libbpf_log);
+	ret = SC_EXIT_RUNTIME;
+
+	/* What runs on the interface now? Ours (a link pin) or foreign. */
+	link_path(path, sizeof(path), dir, ifindex);
+	upgrade = access(path, F_OK) == 0;
+	if (bpf_xdp_query(ifindex, 0, &q)) {
+		sc_err("interface '%s': cannot query XDP: %s", ifname, strerror(errno));
+		goto out;
+	}
+	if (!upgrade && q.prog_id) {
+		struct bpf_prog_info pi = { 0 };
+		__u32 len = sizeof(pi);
+		int pfd = bpf_prog_get_fd_by_id(q.prog_id);
+
+		if (pfd >= 0)
+			bpf_obj_get_info_by_fd(pfd, &pi, &len);
+		if (pfd >= 0)
+			close(pfd);
+		sc_err("interface '%s' already runs XDP program '%s' (id %u, %s mode) not attached by this instance ('%s'): detach it first",
+		       ifname, pi.name, q.prog_id, mode_name(q.attach_mode), dir);
+		goto out;
+	}
+	if (upgrade && ao->mode != SC_MODE_AUTO &&
+	    strcmp(mode_name(q.attach_mode),
+		   ao->mode == SC_MODE_NATIVE ? "native" : "generic")) {
+		sc_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
+		       ifname, mode_name(q.attach_mode));
+		ret = SC_EXIT_USAGE;
+		goto out;
+	}
+
+	skel = splitter__open();
+	if (!skel) {
+		sc_err("cannot open the splitter program: %s", strerror(errno));
+		goto out;
+	}
+	r4 = reuse_map(skel->maps.fs_flows4, dir, ao->flows);
+	r6 = reuse_map(skel->maps.fs_flows6, dir, ao->flows);
+	rc = reuse_map(skel->maps.fs_config, dir, 0);
+	rs = reuse_map(skel->maps.fs_stats, dir, 0);
+	if (r4 < 0 || r6 < 0 || rc < 0 || rs < 0)
+		goto out;
+	if (!r4)
+		bpf_map__set_max_entries(skel->maps.fs_flows4,
+					 ao->flows ? ao->flows : FS_DEFAULT_FLOWS);
+	if (!r6)
+		bpf_map__set_max_entries(skel->maps.fs_flows6,
+					 ao->flows ? ao->flows : FS_DEFAULT_FLOWS);
+	if (splitter__load(skel)) {
+		sc_err("cannot load the splitter program: %s (run with -v -v for the verifier log)",
+		       strerror(errno));
+		goto out;
+	}
+
+	/* The config: live one (upgrade, second interface) or defaults, with
+	 * the command line's settings on top, all validated before any change. */
+	hz = sc_kernel_hz(bpf_program__fd(skel->progs.fs_clock));
+	if (!hz) {
+		sc_err("cannot determine the kernel's HZ");
+		goto out;
+	}
+	if (rc) {
+		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.fs_config), &key, &cfg)) {
+			sc_err("cannot read the config map: %s", strerror(errno));
+			goto out;
+		}
+		if (!cfg.idle_jiffies)	/* created but never written (killed attach) */
+			sc_config_defaults(&cfg, hz);
+	} else {
+		sc_config_defaults(&cfg, hz);
+	}
+	for (i = 0; ao->settings && ao->settings[i]; i += 2) {
+		if (sc_setting_apply(&cfg, ao->settings[i], ao->settings[i + 1],
+				     hz, err, sizeof(err))) {
+			sc_err("%s", err);
+			ret = SC_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (cfg.dscp_short == cfg.dscp_long) {
+		sc_err("dscp-short and dscp-long are both %u: they must differ", cfg.dscp_short);
+		ret = SC_EXIT_USAGE;
+		goto out;
+	}
+
+	/* pin new maps, write the config, pin the programs */
+	if ((!r4 && pin_map(skel->maps.fs_flows4, dir)) ||
+	    (!r6 && pin_map(skel->maps.fs_flows6, dir)) ||
+	    (!rc && pin_map(skel->maps.fs_config, dir)) ||
+	    (!rs && pin_map(skel->maps.fs_stats, dir)))
+		goto fail_pins;
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_config), &key, &cfg, BPF_ANY)) {
+		sc_err("cannot write the config map: %s", strerror(errno));
+		goto fail_pins;
+	}
+	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
+	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK))
+		goto fail_pins;
+
+	link_path(path, sizeof(path), dir, ifindex);
+	if (upgrade) {
+		link_fd = bpf_obj_get(path);
+		if (link_fd < 0 ||
+		    bpf_link_update(link_fd, bpf_program__fd(skel->progs.fs_splitter), NULL)) {
+			sc_err("interface '%s': cannot replace the program: %s", ifname,
+			       strerror(errno));
+			goto out;
+		}
+	} else {
+		LIBBPF_OPTS(bpf_link_create_opts, lo);
+
+		lo.flags = ao->mode == SC_MODE_GENERIC ? XDP_FLAGS_SKB_MODE :
+							 XDP_FLAGS_DRV_MODE;
+		link_fd = bpf_link_create(bpf_program__fd(skel->progs.fs_splitter),
+					  ifindex, BPF_XDP, &lo);
+		if (link_fd < 0 && ao->mode == SC_MODE_AUTO) {
+			sc_verbose("native XDP failed on %s (%s), trying generic\n",
+				   ifname, strerror(errno));
+			lo.flags = XDP_FLAGS_SKB_MODE;
+			link_fd = bpf_link_create(bpf_program__fd(skel->progs.fs_splitter),
+						  ifindex, BPF_XDP, &lo);
+		}
+		if (link_fd < 0) {
+			sc_err("interface '%s': cannot attach in %s mode: %s", ifname,
+			       ao->mode == SC_MODE_AUTO ? "native or generic" :
+			       ao->mode == SC_MODE_NATIVE ? "native" : "generic",
+			       strerror(errno));
+			goto fail_pins;
+		}
+		if (pin_fd(link_fd, path))
+			goto fail_pins;	/* closing link_fd detaches */
+	}
+	if (bpf_xdp_query(ifindex, 0, &q) == 0)
+		sc_verbose("%s: splitter %s in %s mode\n", ifname,
+			   upgrade ? "upgraded" : "attached", mode_name(q.attach_mode));
+	ret = SC_EXIT_OK;
+	goto out;
+
+fail_pins:
+	/* first attach of the instance failed: leave nothing behind */
+	if (!upgrade && count_links(dir) == 0) {
+		remove_pins(dir);
+		if (!created_dir)
+			mkdir(dir, 0700);
+	}
+out:
+	if (link_fd >= 0)
+		close(link_fd);
+	splitter__destroy(skel);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	return ret;
+}
+
+int sc_detach(const struct sc_opts *o, const char *ifname)
+{
+	const char *dir = sc_pin_dir(o);
+	struct sc_iface ifs[SC_MAX_IFACES];
+	char path[PATH_MAX];
+	int lock_fd, ifindex = 0, n, i, ret;
+
+	ret = sc_check_privileges();
+	if (ret)
+		return ret;
+	ret = sc_prepare_dir(dir, 0);
+	if (ret)
+		return ret;
+	if (ifname) {
+		if (!*ifname || strlen(ifname) >= IFNAMSIZ) {
+			sc_err("invalid interface name '%s'", ifname);
+			return SC_EXIT_USAGE;
+		}
+		ifindex = if_nametoindex(ifname);
+		if (!ifindex) {
+			sc_err("interface '%s' does not exist", ifname);
+			return SC_EXIT_RUNTIME;
+		}
+	}
+	if (access(dir, F_OK)) {
+		sc_err("nothing attached: pin directory '%s' does not exist", dir);
+		return SC_EXIT_RUNTIME;
+	}
+	lock_fd = sc_lock_dir(dir);
+	if (lock_fd < 0)
+		return SC_EXIT_RUNTIME;
+	ret = SC_EXIT_OK;
+	if (ifname) {
+		link_path(path, sizeof(path), dir, ifindex);
+		if (access(path, F_OK)) {
+			sc_err("the splitter is not attached to '%s' (instance '%s')", ifname, dir);
+			ret = SC_EXIT_RUNTIME;
+			goto out;
+		}
+		/* the link is released with its last reference: the pin */
+		if (unlink(path)) {
+			sc_err("cannot remove '%s': %s", path, strerror(errno));
+			ret = SC_EXIT_RUNTIME;
+			goto out;
+		}
+	} else {
+		n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
+		for (i = 0; i < n; i++) {
+			link_path(path, sizeof(path), dir, ifs[i].ifindex);
+			unlink(path);
+		}
+		/* links whose interface vanished keep their old ifindex name */
+		n = count_links(dir);
+		if (n) {
+			struct dirent *de;
+			DIR *d = opendir(dir);
+			int idx;
+
+			while (d && (de = readdir(d)))
+				if (sscanf(de->d_name, SC_PIN_LINK_FMT, &idx) == 1) {
+					pin_path(path, sizeof(path), dir, de->d_name);
+					unlink(path);
+				}
+			if (d)
+				closedir(d);
+		}
+	}
+	if (count_links(dir) == 0)
+		remove_pins(dir);
+out:
+	close(lock_fd);
+	return ret;
+}

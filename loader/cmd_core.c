@@ -1,0 +1,590 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_core.c - attach, detach, set, status, stats, flows, flush, and the
+ * hand-over of route/tunnel to tunnel-cfg.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+
+#include "splitctl.h"
+#include "ops.h"
+#include "tunnel_cfg.h"
+
+static const char *const stat_names[FS_STAT_MAX] = {
+#define X(id, name, help) [FS_STAT_##id] = name,
+	FS_STATS(X)
+#undef X
+};
+
+int cmd_attach(int argc, char **argv, const struct sc_opts *o)
+{
+	struct sc_attach_opts ao = { .mode = SC_MODE_AUTO };
+	const char *settings[2 * 4 + 1];
+	int n = 0, c;
+	__u64 v;
+
+	while ((c = sc_getopt(argc, argv)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(optarg, "native"))
+				ao.mode = SC_MODE_NATIVE;
+			else if (!strcmp(optarg, "generic"))
+				ao.mode = SC_MODE_GENERIC;
+			else if (!strcmp(optarg, "auto"))
+				ao.mode = SC_MODE_AUTO;
+			else
+				return sc_usage_error("attach", "--mode: invalid value '%s': accepted: native, generic, auto",
+						      optarg);
+			break;
+		case 't':
+		case 'i':
+		case 's':
+		case 'l':
+			settings[n++] = c == 't' ? "threshold" : c == 'i' ? "idle-timeout" :
+					c == 's' ? "dscp-short" : "dscp-long";
+			settings[n++] = optarg;
+			break;
+		case 'f':
+			if (sc_parse_u64(optarg, FS_MIN_FLOWS, FS_MAX_FLOWS, &v))
+				return sc_usage_error("attach", "--flows: invalid value '%s': accepted: an integer %u..%u",
+						      optarg, FS_MIN_FLOWS, FS_MAX_FLOWS);
+			ao.flows = v;
+			break;
+		case 'h':
+			return SC_EXIT_OK;
+		default:
+			return SC_EXIT_USAGE;
+		}
+	}
+	settings[n] = NULL;
+	ao.settings = settings;
+	if (optind != argc - 1)
+		return sc_usage_error("attach", "expected exactly one interface name (see -h)");
+	/* validate the settings before touching anything (attach re-checks
+	 * them against the live config) */
+	{
+		struct split_config tmp;
+		char err[256];
+		int i;
+
+		sc_config_defaults(&tmp, 1000);
+		for (i = 0; i < n; i += 2)
+			if (sc_setting_apply(&tmp, settings[i], settings[i + 1], 1000,
+					     err, sizeof(err))) {
+				sc_err("%s", err);
+				return SC_EXIT_USAGE;
+			}
+	}
+	return sc_attach(o, argv[optind], &ao);
+}
+
+int cmd_detach(int argc, char **argv, const struct sc_opts *o)
+{
+	int all = 0, c;
+
+	while ((c = sc_getopt(argc, argv)) != -1) {
+		switch (c) {
+		case 'a':
+			all = 1;
+			break;
+		case 'h':
+			return SC_EXIT_OK;
+		default:
+			return SC_EXIT_USAGE;
+		}
+	}
+	if (all && optind == argc)
+		return sc_detach(o, NULL);
+	if (!all && optind == argc - 1)
+		return sc_detach(o, argv[optind]);
+	return sc_usage_error("detach", "expected one interface name or --all (see -h)");
+}
+
+/* Run the option loop of commands that take no options but -h. */
+static int no_options(int argc, char **argv, const char *cmd, int max_args)
+{
+	int c;
+
+	while ((c = sc_getopt(argc, argv)) != -1)
+		return c == 'h' ? -1 : SC_EXIT_USAGE;
+	if (argc - optind > max_args)
+		return sc_usage_error(cmd, "unexpected argument '%s' (see -h)", argv[optind + max_args]);
+	return 0;
+}
+
+int cmd_set(int argc, char **argv, const struct sc_opts *o)
+{
+	struct split_config cfg;
+	struct sc_state st;
+	char err[256];
+	unsigned int hz;
+	__u64 now;
+	int c, i, ret;
+
+	while ((c = sc_getopt(argc, argv)) != -1)
+		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
+	if (optind == argc || (argc - optind) % 2)
+		return sc_usage_error("set", "expected NAME VALUE pairs; names: threshold, idle-timeout, dscp-short, dscp-long, enabled");
+	ret = sc_state_open(o, &st, 1);
+	if (ret)
+		return ret;
+	ret = SC_EXIT_RUNTIME;
+	if (sc_clock_now(&st, &now, &hz) || sc_config_read(&st, &cfg))
+		goto out;
+	/* all pairs validated on a copy; written in one update or not at all */
+	for (i = optind; i < argc; i += 2) {
+		if (sc_setting_apply(&cfg, argv[i], argv[i + 1], hz, err, sizeof(err))) {
+			sc_err("%s", err);
+			ret = SC_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (cfg.dscp_short == cfg.dscp_long) {
+		sc_err("dscp-short and dscp-long would both be %u: they must differ", cfg.dscp_short);
+		ret = SC_EXIT_USAGE;
+		goto out;
+	}
+	if (!sc_config_write(&st, &cfg))
+		ret = SC_EXIT_OK;
+out:
+	sc_state_close(&st);
+	return ret;
+}
+
+static void print_config(const struct split_config *c, int json)
+{
+	if (json)
+		printf("\"config\":{\"threshold\":%u,\"idle_timeout_ms\":%u,\"dscp_short\":%u,\"dscp_long\":%u,\"enabled\":%s}",
+		       c->threshold, c->idle_timeout_ms, c->dscp_short, c->dscp_long,
+		       c->flags & FS_CFG_F_ENABLED ? "true" : "false");
+	else
+		printf("config: threshold %u packets, idle-timeout %g s, dscp-short %u, dscp-long %u, %s\n",
+		       c->threshold, c->idle_timeout_ms / 1000.0, c->dscp_short,
+		       c->dscp_long, c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+}
+
+static __u32 map_capacity(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+int cmd_status(int argc, char **argv, const struct sc_opts *o)
+{
+	struct sc_iface ifs[SC_MAX_IFACES];
+	struct split_config cfg;
+	struct sc_state st;
+	__u64 n4, n6;
+	int n, i, ret = no_options(argc, argv, "status", 0);
+
+	if (ret)
+		return ret < 0 ? SC_EXIT_OK : ret;
+	ret = sc_state_open(o, &st, 0);
+	if (ret)
+		return ret;
+	ret = SC_EXIT_RUNTIME;
+	if (sc_config_read(&st, &cfg))
+		goto out;
+	n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES);
+	n4 = sc_map_count(st.flows4_fd, sizeof(struct flow_key4));
+	n6 = sc_map_count(st.flows6_fd, sizeof(struct flow_key6));
+	if (o->json) {
+		printf("{\"pin_dir\":\"%s\",\"interfaces\":[", st.dir);
+		for (i = 0; i < n; i++)
+			printf("%s{\"name\":\"%s\",\"ifindex\":%d,\"mode\":\"%s\",\"prog_id\":%u,\"link_id\":%u}",
+			       i ? "," : "", ifs[i].name, ifs[i].ifindex, ifs[i].mode,
+			       ifs[i].prog_id, ifs[i].link_id);
+		printf("],");
+		print_config(&cfg, 1);
+		printf(",\"flows\":{\"ipv4\":%llu,\"ipv4_capacity\":%u,\"ipv6\":%llu,\"ipv6_capacity\":%u}}\n",
+		       (unsigned long long)n4, map_capacity(st.flows4_fd),
+		       (unsigned long long)n6, map_capacity(st.flows6_fd));
+	} else {
+		printf("instance: %s\n", st.dir);
+		if (!n)
+			printf("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
+		for (i = 0; i < n; i++)
+			printf("interface: %s (ifindex %d) %s mode, prog id %u, link id %u\n",
+			       ifs[i].name, ifs[i].ifindex, ifs[i].mode, ifs[i].prog_id,
+			       ifs[i].link_id);
+		print_config(&cfg, 0);
+		printf("flows: ipv4 %llu / %u, ipv6 %llu / %u\n", (unsigned long long)n4,
+		       map_capacity(st.flows4_fd), (unsigned long long)n6,
+		       map_capacity(st.flows6_fd));
+	}
+	ret = SC_EXIT_OK;
+out:
+	sc_state_close(&st);
+	return ret;
+}
+
+static volatile sig_atomic_t stop;
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+int cmd_stats(int argc, char **argv, const struct sc_opts *o)
+{
+	__u64 cur[FS_STAT_MAX], prev[FS_STAT_MAX];
+	double interval = 0, t0, t1;
+	struct sc_state st;
+	int prom = 0, c, i, ret;
+	char *end;
+
+	while ((c = sc_getopt(argc, argv)) != -1) {
+		switch (c) {
+		case 'w':
+			interval = strtod(optarg, &end);
+			if (*end || end == optarg || !(interval >= 0.1 && interval <= 3600))
+				return sc_usage_error("stats", "--watch: invalid interval '%s': accepted: seconds 0.1..3600",
+						      optarg);
+			break;
+		case 'p':
+			prom = 1;
+			break;
+		case 'h':
+			return SC_EXIT_OK;
+		default:
+			return SC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc)
+		return sc_usage_error("stats", "unexpected argument '%s' (see -h)", argv[optind]);
+	if (prom && interval)
+		return sc_usage_error("stats", "--prometheus and --watch cannot be combined");
+	ret = sc_state_open(o, &st, 0);
+	if (ret)
+		return ret;
+	ret = SC_EXIT_RUNTIME;
+	if (prom) {
+		ret = sc_metrics_write(stdout, &st) ? SC_EXIT_RUNTIME : SC_EXIT_OK;
+		goto out;
+	}
+	if (sc_stats_read(&st, cur))
+		goto out;
+	if (!interval) {
+		if (o->json) {
+			printf("{");
+			for (i = 0; i < FS_STAT_MAX; i++)
+				printf("%s\"%s\":%llu", i ? "," : "", stat_names[i],
+				       (unsigned long long)cur[i]);
+			printf("}\n");
+		} else {
+			for (i = 0; i < FS_STAT_MAX; i++)
+				printf("%-20s %llu\n", stat_names[i], (unsigned long long)cur[i]);
+		}
+		ret = SC_EXIT_OK;
+		goto out;
+	}
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	t0 = now_s();
+	while (!stop) {
+		struct timespec d = { (time_t)interval,
+				      (long)((interval - (time_t)interval) * 1e9) };
+
+		memcpy(prev, cur, sizeof(cur));
+		nanosleep(&d, NULL);
+		if (stop)
+			break;
+		if (sc_stats_read(&st, cur))
+			goto out;
+		t1 = now_s();
+		if (o->json) {
+			printf("{\"interval_s\":%.3f", t1 - t0);
+			for (i = 0; i < FS_STAT_MAX; i++)
+				printf(",\"%s\":%llu,\"%s_per_s\":%.1f", stat_names[i],
+				       (unsigned long long)cur[i], stat_names[i],
+				       (cur[i] - prev[i]) / (t1 - t0));
+			printf("}\n");
+		} else {
+			printf("--- %.1f s\n", t1 - t0);
+			for (i = 0; i < FS_STAT_MAX; i++)
+				printf("%-20s %14llu %12.1f/s\n", stat_names[i],
+				       (unsigned long long)cur[i], (cur[i] - prev[i]) / (t1 - t0));
+		}
+		fflush(stdout);
+		t0 = t1;
+	}
+	ret = SC_EXIT_OK;
+out:
+	sc_state_close(&st);
+	return ret;
+}
+
+/* ---- flows ---------------------------------------------------------------- */
+struct flow_row {
+	int family;
+	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
+	__u16 sport, dport;	/* host order */
+	struct flow_state s;
+};
+
+static int sort_key;	/* 0 packets, 1 bytes, 2 age */
+
+static int cmp_rows(const void *a, const void *b)
+{
+	const struct flow_row *x = a, *y = b;
+	__u64 vx, vy;
+
+	switch (sort_key) {
+	case 1: vx = x->s.bytes; vy = y->s.bytes; break;
+	case 2: vx = y->s.first_seen; vy = x->s.first_seen; break; /* oldest first */
+	default: vx = x->s.packets; vy = y->s.packets; break;
+	}
+	return vx < vy ? 1 : vx > vy ? -1 : 0;
+}
+
+/* Read a flow table with batch lookups; appends to *rows. */
+static int dump_table(int fd, int family, struct flow_row **rows, size_t *n,
+		      size_t *cap)
+{
+	__u32 ksz = family == 4 ? sizeof(struct flow_key4) : sizeof(struct flow_key6);
+	enum { BATCH = 1024 };
+	__u8 *keys = malloc((size_t)BATCH * ksz);
+	struct flow_state *vals = malloc(BATCH * sizeof(*vals));
+	__u64 in_batch = 0, out_batch = 0;
+	void *in = NULL;
+	__u32 count, i;
+	int err, done = 0;
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -1;
+	}
+	while (!done) {
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		count = BATCH;
+		err = bpf_map_lookup_batch(fd, in, &out_batch, keys, vals, &count, &bo);
+		if (err && errno != ENOENT) {
+			sc_err("cannot read the flow table: %s", strerror(errno));
+			free(keys);
+			free(vals);
+			return -1;
+		}
+		done = err != 0;	/* ENOENT: this was the last batch */
+		for (i = 0; i < count; i++) {
+			struct flow_row *r;
+
+			if (*n == *cap) {
+				*cap = *cap ? *cap * 2 : 1024;
+				*rows = realloc(*rows, *cap * sizeof(**rows));
+				if (!*rows)
+					return -1;
+			}
+			r = &(*rows)[(*n)++];
+			r->family = family;
+			r->s = vals[i];
+			if (family == 4) {
+				struct flow_key4 *k = (void *)(keys + (size_t)i * ksz);
+
+				inet_ntop(AF_INET, &k->saddr, r->src, sizeof(r->src));
+				inet_ntop(AF_INET, &k->daddr, r->dst, sizeof(r->dst));
+				r->sport = ntohs(k->sport);
+				r->dport = ntohs(k->dport);
+			} else {
+				struct flow_key6 *k = (void *)(keys + (size_t)i * ksz);
+
+				inet_ntop(AF_INET6, &k->saddr, r->src, sizeof(r->src));
+				inet_ntop(AF_INET6, &k->daddr, r->dst, sizeof(r->dst));
+				r->sport = ntohs(k->sport);
+				r->dport = ntohs(k->dport);
+			}
+		}
+		in_batch = out_batch;
+		in = &in_batch;
+	}
+	free(keys);
+	free(vals);
+	return 0;
+}
+
+int cmd_flows(int argc, char **argv, const struct sc_opts *o)
+{
+	struct flow_row *rows = NULL;
+	size_t n = 0, cap = 0, i, shown = 0;
+	int class = -1, c, ret;
+	__u64 top = 0, now;
+	unsigned int hz;
+	struct sc_state st;
+
+	sort_key = 0;
+	while ((c = sc_getopt(argc, argv)) != -1) {
+		switch (c) {
+		case 'c':
+			if (!strcmp(optarg, "short"))
+				class = FS_CLASS_SHORT;
+			else if (!strcmp(optarg, "long"))
+				class = FS_CLASS_LONG;
+			else
+				return sc_usage_error("flows", "--class: invalid value '%s': accepted: short, long", optarg);
+			break;
+		case 'n':
+			if (sc_parse_u64(optarg, 1, 1ULL << 32, &top))
+				return sc_usage_error("flows", "--top: invalid value '%s': accepted: an integer 1..%llu",
+						      optarg, 1ULL << 32);
+			break;
+		case 's':
+			if (!strcmp(optarg, "packets"))
+				sort_key = 0;
+			else if (!strcmp(optarg, "bytes"))
+				sort_key = 1;
+			else if (!strcmp(optarg, "age"))
+				sort_key = 2;
+			else
+				return sc_usage_error("flows", "--sort: invalid value '%s': accepted: packets, bytes, age", optarg);
+			break;
+		case 'h':
+			return SC_EXIT_OK;
+		default:
+			return SC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc)
+		return sc_usage_error("flows", "unexpected argument '%s' (see -h)", argv[optind]);
+	ret = sc_state_open(o, &st, 0);
+	if (ret)
+		return ret;
+	ret = SC_EXIT_RUNTIME;
+	if (sc_clock_now(&st, &now, &hz) ||
+	    dump_table(st.flows4_fd, 4, &rows, &n, &cap) ||
+	    dump_table(st.flows6_fd, 6, &rows, &n, &cap))
+		goto out;
+	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (o->json)
+		printf("[");
+	else
+		printf("%-4s %-39s %-39s %10s %12s %9s %9s %s\n", "fam", "source",
+		       "destination", "packets", "bytes", "age_s", "idle_s", "class");
+	for (i = 0; i < n; i++) {
+		const struct flow_row *r = &rows[i];
+		double age = (double)(now - r->s.first_seen) / hz;
+		double idle = (double)(now - r->s.last_seen) / hz;
+		char s[64], d[64];
+
+		if (class >= 0 && (int)r->s.class != class)
+			continue;
+		if (top && shown == top)
+			break;
+		if (o->json) {
+			printf("%s{\"family\":\"ipv%d\",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"packets\":%llu,\"bytes\":%llu,\"age_s\":%.3f,\"idle_s\":%.3f,\"class\":\"%s\"}",
+			       shown ? "," : "", r->family, r->src, r->sport, r->dst,
+			       r->dport, (unsigned long long)r->s.packets,
+			       (unsigned long long)r->s.bytes, age, idle,
+			       r->s.class == FS_CLASS_LONG ? "long" : "short");
+		} else {
+			snprintf(s, sizeof(s), r->family == 6 ? "[%s]:%u" : "%s:%u", r->src, r->sport);
+			snprintf(d, sizeof(d), r->family == 6 ? "[%s]:%u" : "%s:%u", r->dst, r->dport);
+			printf("ipv%d %-39s %-39s %10llu %12llu %9.1f %9.1f %s\n", r->family,
+			       s, d, (unsigned long long)r->s.packets,
+			       (unsigned long long)r->s.bytes, age, idle,
+			       r->s.class == FS_CLASS_LONG ? "long" : "short");
+		}
+		shown++;
+	}
+	if (o->json)
+		printf("]\n");
+	ret = SC_EXIT_OK;
+out:
+	free(rows);
+	sc_state_close(&st);
+	return ret;
+}
+
+static void clear_table(int fd, __u32 ksz, __u64 *removed)
+{
+	__u8 key[64], next[64];
+
+	/* always restart from the first key: deleting invalidates "next" */
+	while (!bpf_map_get_next_key(fd, NULL, next)) {
+		memcpy(key, next, ksz);
+		if (bpf_map_delete_elem(fd, key))
+			break;
+		(*removed)++;
+	}
+}
+
+int cmd_flush(int argc, char **argv, const struct sc_opts *o)
+{
+	struct sc_state st;
+	__u64 removed = 0;
+	int ret = no_options(argc, argv, "flush", 0);
+
+	if (ret)
+		return ret < 0 ? SC_EXIT_OK : ret;
+	ret = sc_state_open(o, &st, 1);
+	if (ret)
+		return ret;
+	clear_table(st.flows4_fd, sizeof(struct flow_key4), &removed);
+	clear_table(st.flows6_fd, sizeof(struct flow_key6), &removed);
+	if (o->json)
+		printf("{\"flows_removed\":%llu}\n", (unsigned long long)removed);
+	else
+		printf("%llu flows removed\n", (unsigned long long)removed);
+	sc_state_close(&st);
+	return SC_EXIT_OK;
+}
+
+/* ---- tunnel-cfg ---------------------------------------------------------- */
+static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
+{
+	struct split_config cfg;
+	struct sc_state st;
+	int saved = dup(STDERR_FILENO), null;
+
+	ctx->json = o->json;
+	ctx->verbose = o->verbose;
+	ctx->dscp_long = -1;
+	/* the live long code point, if an instance is attached (silently) */
+	null = open("/dev/null", O_WRONLY);
+	if (null >= 0 && saved >= 0)
+		dup2(null, STDERR_FILENO);
+	if (!sc_state_open(o, &st, 0)) {
+		if (!sc_config_read(&st, &cfg))
+			ctx->dscp_long = cfg.dscp_long;
+		sc_state_close(&st);
+	}
+	if (null >= 0 && saved >= 0)
+		dup2(saved, STDERR_FILENO);
+	if (null >= 0)
+		close(null);
+	if (saved >= 0)
+		close(saved);
+}
+
+int cmd_route(int argc, char **argv, const struct sc_opts *o)
+{
+	struct tcfg_ctx ctx;
+
+	tcfg_context(o, &ctx);
+	return tcfg_route_main(argc, argv, &ctx);
+}
+
+int cmd_tunnel(int argc, char **argv, const struct sc_opts *o)
+{
+	struct tcfg_ctx ctx;
+
+	tcfg_context(o, &ctx);
+	return tcfg_tunnel_main(argc, argv, &ctx);
+}

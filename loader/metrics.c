@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * metrics.c - the splitter's counters, config and table fill in the
+ * Prometheus text exposition format (checked with `promtool check metrics`).
+ */
+#include <bpf/bpf.h>
+
+#include "ops.h"
+
+static const struct {
+	const char *name, *help;
+} stats[FS_STAT_MAX] = {
+#define X(id, n, h) [FS_STAT_##id] = { n, h },
+	FS_STATS(X)
+#undef X
+};
+
+static void gauge(FILE *f, const char *name, const char *help, double v)
+{
+	fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s gauge\nflowsplit_%s %.17g\n",
+		name, help, name, name, v);
+}
+
+static __u32 capacity(int fd)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+
+	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+}
+
+int sc_metrics_write(FILE *f, const struct sc_state *st)
+{
+	struct sc_iface ifs[SC_MAX_IFACES];
+	__u64 v[FS_STAT_MAX];
+	struct split_config cfg;
+	int i, n;
+
+	if (sc_stats_read(st, v) || sc_config_read(st, &cfg))
+		return -1;
+	for (i = 0; i < FS_STAT_MAX; i++)
+		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
+			stats[i].name, stats[i].help, stats[i].name, stats[i].name,
+			(unsigned long long)v[i]);
+	gauge(f, "threshold_packets", "packets per flow marked short", cfg.threshold);
+	gauge(f, "idle_timeout_seconds", "silence after which a flow is forgotten",
+	      cfg.idle_timeout_ms / 1000.0);
+	gauge(f, "dscp_short", "DSCP code point of short flows", cfg.dscp_short);
+	gauge(f, "dscp_long", "DSCP code point of long flows", cfg.dscp_long);
+	gauge(f, "enabled", "1 when the splitter classifies and marks",
+	      cfg.flags & FS_CFG_F_ENABLED ? 1 : 0);
+	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
+	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n",
+		(unsigned long long)sc_map_count(st->flows4_fd, sizeof(struct flow_key4)));
+	fprintf(f, "flowsplit_flows{family=\"ipv6\"} %llu\n",
+		(unsigned long long)sc_map_count(st->flows6_fd, sizeof(struct flow_key6)));
+	fprintf(f, "# HELP flowsplit_flows_capacity Flow table size.\n# TYPE flowsplit_flows_capacity gauge\n");
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", capacity(st->flows4_fd));
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", capacity(st->flows6_fd));
+	n = sc_ifaces_list(st->dir, ifs, SC_MAX_IFACES);
+	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "flowsplit_attached{interface=\"%s\",mode=\"%s\"} 1\n",
+			ifs[i].name, ifs[i].mode);
+	return ferror(f) ? -1 : 0;
+}

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * state.c - the pinned state of one instance: pin directory, lock, maps,
+ * config, counters and the datapath clock.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <net/if.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <time.h>
+#include <unistd.h>
+#include <zlib.h>
+#include <linux/capability.h>
+#include <linux/if_link.h>
+#include <linux/magic.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "splitctl.h"
+
+const char *sc_pin_dir(const struct sc_opts *o)
+{
+	const char *env = getenv(FS_PIN_DIR_ENV);
+
+	if (o->pin_dir)
+		return o->pin_dir;
+	if (env && *env)
+		return env;
+	return FS_PIN_DIR_DEFAULT;
+}
+
+int sc_check_privileges(void)
+{
+	unsigned long long eff = 0;
+	char line[128];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	/* effective capability set, as the kernel reports it */
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	if (f)
+		fclose(f);
+	if ((eff & (1ULL << CAP_BPF) || eff & (1ULL << CAP_SYS_ADMIN)) &&
+	    eff & (1ULL << CAP_NET_ADMIN))
+		return 0;
+	sc_err("permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)");
+	return SC_EXIT_RUNTIME;
+}
+
+static int on_bpffs(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == BPF_FS_MAGIC;
+}
+
+int sc_prepare_dir(const char *dir, int create)
+{
+	char parent[PATH_MAX];
+	char *slash;
+	struct stat st;
+
+	if (strlen(dir) >= sizeof(parent) - 32) {
+		sc_err("pin directory '%s': path too long", dir);
+		return SC_EXIT_USAGE;
+	}
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode) || !on_bpffs(dir)) {
+			sc_err("pin directory '%s' is not on a bpffs: mount one with 'mount -t bpf bpf DIR' or choose another with --pin-dir",
+			       dir);
+			return SC_EXIT_RUNTIME;
+		}
+		return 0;
+	}
+	strcpy(parent, dir);
+	slash = strrchr(parent, '/');
+	if (slash == parent)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	else
+		strcpy(parent, ".");
+	if (!on_bpffs(parent)) {
+		sc_err("no bpffs at '%s' (for pin directory '%s'): mount one with 'mount -t bpf bpf %s' or choose another with --pin-dir",
+		       parent, dir, parent);
+		return SC_EXIT_RUNTIME;
+	}
+	if (!create)
+		return 0;
+	if (mkdir(dir, 0700) && errno != EEXIST) {
+		sc_err("cannot create pin directory '%s': %s", dir, strerror(errno));
+		return SC_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int sc_lock_dir(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0) {
+		sc_err("cannot open pin directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	/* Serialises every state change of this instance; released on exit,
+	 * also on kill -9. */
+	if (flock(fd, LOCK_EX)) {
+		sc_err("cannot lock pin directory '%s': %s", dir, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int open_pin(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return bpf_obj_get(path);
+}
+
+void sc_state_close(struct sc_state *st)
+{
+	int *fds[] = { &st->flows4_fd, &st->flows6_fd, &st->config_fd,
+		       &st->stats_fd, &st->clock_prog_fd, &st->lock_fd };
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
+		if (*fds[i] >= 0)
+			close(*fds[i]);
+		*fds[i] = -1;
+	}
+}
+
+int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
+{
+	const char *dir = sc_pin_dir(o);
+	int err;
+
+	memset(st, 0, sizeof(*st));
+	st->lock_fd = st->flows4_fd = st->flows6_fd = st->config_fd = -1;
+	st->stats_fd = st->clock_prog_fd = -1;
+	snprintf(st->dir, sizeof(st->dir), "%s", dir);
+
+	err = sc_check_privileges();
+	if (err)
+		return err;
+	err = sc_prepare_dir(dir, 0);
+	if (err)
+		return err;
+	if (access(dir, F_OK)) {
+		sc_err("nothing attached: pin directory '%s' does not exist (see 'splitctl attach')", dir);
+		return SC_EXIT_RUNTIME;
+	}
+	if (lock) {
+		st->lock_fd = sc_lock_dir(dir);
+		if (st->lock_fd < 0)
+			return SC_EXIT_RUNTIME;
+	}
+	st->flows4_fd = open_pin(dir, FS_MAP_FLOWS4);
+	st->flows6_fd = open_pin(dir, FS_MAP_FLOWS6);
+	st->config_fd = open_pin(dir, FS_MAP_CONFIG);
+	st->stats_fd = open_pin(dir, FS_MAP_STATS);
+	st->clock_prog_fd = open_pin(dir, SC_PIN_CLOCK);
+	if (st->flows4_fd < 0 || st->flows6_fd < 0 || st->config_fd < 0 ||
+	    st->stats_fd < 0 || st->clock_prog_fd < 0) {
+		sc_err("nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl attach')", dir);
+		sc_state_close(st);
+		return SC_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+int sc_config_read(const struct sc_state *st, struct split_config *cfg)
+{
+	__u32 key = 0;
+
+	if (bpf_map_lookup_elem(st->config_fd, &key, cfg)) {
+		sc_err("cannot read the config map: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sc_config_write(const struct sc_state *st, const struct split_config *cfg)
+{
+	__u32 key = 0;
+
+	/* One array element written whole: the datapath sees the old or the
+	 * new config, per field never a torn value of its own width. */
+	if (bpf_map_update_elem(st->config_fd, &key, cfg, BPF_ANY)) {
+		sc_err("cannot write the config map: %s", strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *vals;
+	__u32 i;
+	int c;
+
+	if (ncpus < 1)
+		return -1;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -1;
+	for (i = 0; i < FS_STAT_MAX; i++) {
+		out[i] = 0;
+		if (bpf_map_lookup_elem(st->stats_fd, &i, vals)) {
+			sc_err("cannot read the stats map: %s", strerror(errno));
+			free(vals);
+			return -1;
+		}
+		for (c = 0; c < ncpus; c++)
+			out[i] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u32 key = id;
+	__u64 *vals;
+	int err;
+
+	if (ncpus < 1)
+		return -1;
+	vals = calloc(ncpus, sizeof(*vals));
+	if (!vals)
+		return -1;
+	/* user-space counters live in CPU 0's slot (the datapath never
+	 * touches FLOWS_SWEPT; the lock serialises user-space writers) */
+	err = bpf_map_lookup_elem(st->stats_fd, &key, vals);
+	if (!err) {
+		vals[0] += n;
+		err = bpf_map_update_elem(st->stats_fd, &key, vals, BPF_ANY);
+	}
+	free(vals);
+	return err ? -1 : 0;
+}
+
+static int read_jiffies(int prog_fd, __u64 *j)
+{
+	__u8 buf[64] = { 0 }, out[64];
+	LIBBPF_OPTS(bpf_test_run_opts, opts, .data_in = buf,
+		    .data_size_in = sizeof(buf), .data_out = out,
+		    .data_size_out = sizeof(out), .repeat = 1);
+
+	if (bpf_prog_test_run_opts(prog_fd, &opts) || opts.retval != XDP_PASS)
+		return -1;
+	memcpy(j, out, sizeof(*j));
+	return 0;
+}
+
+static unsigned int config_hz(void)
+{
+	char line[256];
+	unsigned int hz = 0;
+	gzFile f = gzopen("/proc/config.gz", "r");
+
+	if (!f)
+		return 0;
+	while (gzgets(f, line, sizeof(line)))
+		if (sscanf(line, "CONFIG_HZ=%u", &hz) == 1)
+			break;
+	gzclose(f);
+	return hz;
+}
+
+unsigned int sc_kernel_hz(int clock_prog_fd)
+{
+	static const unsigned int known[] = { 100, 250, 300, 1000 };
+	struct timespec t0, t1, d = { 0, 40 * 1000 * 1000 };
+	unsigned int hz = config_hz(), best = 0;
+	double rate, err, best_err = 1e18;
+	__u64 j0, j1;
+	size_t i;
+
+	if (hz)
+		return hz;
+	/* no /proc/config.gz: measure jiffies against CLOCK_MONOTONIC and
+	 * take the nearest HZ the kernel can be built with */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (read_jiffies(clock_prog_fd, &j0))
+		return 0;
+	nanosleep(&d, NULL);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (read_jiffies(clock_prog_fd, &j1))
+		return 0;
+	rate = (j1 - j0) / ((t1.tv_sec - t0.tv_sec) +
+			    (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
+		err = rate > known[i] ? rate - known[i] : known[i] - rate;
+		if (err < best_err) {
+			best_err = err;
+			best = known[i];
+		}
+	}
+	return best;
+}
+
+int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz)
+{
+	if (read_jiffies(st->clock_prog_fd, jiffies)) {
+		sc_err("cannot read the datapath clock: %s", strerror(errno));
+		return -1;
+	}
+	if (hz) {
+		*hz = sc_kernel_hz(st->clock_prog_fd);
+		if (!*hz) {
+			sc_err("cannot determine the kernel's HZ");
+			return -1;
+		}
+	}
+	return 0;
+}
+
+__u64 sc_map_count(int fd, __u32 key_size)
+{
+	__u8 key[64], next[64];
+	void *prev = NULL;
+	__u64 n = 0;
+
+	if (key_size > sizeof(key))
+		return 0;
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		memcpy(key, next, key_size);
+		prev = key;
+		n++;
+	}
+	return n;
+}
+
+int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
+{
+	struct bpf_link_info info;
+	__u32 len;
+	struct dirent *de;
+	char path[PATH_MAX];
+	DIR *d = opendir(dir);
+	int n = 0, fd, ifindex;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -1;
+	while ((de = readdir(d)) && n < max) {
+		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &ifindex) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].ifindex = ifindex;
+		out[n].mode = "?";
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			out[n].prog_id = info.prog_id;
+			out[n].link_id = info.id;
+			if (info.xdp.ifindex)
+				out[n].ifindex = info.xdp.ifindex;
+		}
+		close(fd);
+		if (!if_indextoname(out[n].ifindex, out[n].name))
+			strcpy(out[n].name, "?");
+		else {
+			LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+			if (!bpf_xdp_query(out[n].ifindex, 0, &q))
+				out[n].mode = q.attach_mode == XDP_ATTACHED_DRV ? "native" :
+					      q.attach_mode == XDP_ATTACHED_SKB ? "generic" :
+					      q.attach_mode == XDP_ATTACHED_HW ? "offload" : "?";
+		}
+		n++;
+	}
+	closedir(d);
+	return n;
+}
