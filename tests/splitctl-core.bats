@@ -1,0 +1,232 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# splitctl against the real kernel: attach modes, real TCP traffic through a
+# router namespace, live settings, crashes, upgrade, clean detach.
+FS_PREFIX=fstc
+load lib/common
+load lib/router
+
+setup() {
+	fs_router_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	exec 7>&- 2>/dev/null || true
+	fs_teardown
+}
+
+# send BYTES from client to server port PORT and check it arrived intact
+transfer() {
+	local bytes=$1 port=$2
+	head -c "$bytes" /dev/urandom >"$D/src"
+	fs_sink "$port" "$D/dst"
+	ip netns exec "$C" socat -u OPEN:"$D/src" TCP:10.77.2.1:"$port"
+	fs_wait_for 10 cmp -s "$D/src" "$D/dst"
+}
+
+# packets of the client->server flow to PORT in the flow table
+flow_packets() {
+	fs_sc -j flows | jq -r ".[] | select(.dport == $1) | .packets"
+}
+
+# start a client->server connection fed through a fifo held open on fd 7
+open_stream() {
+	local port=$1
+	fs_sink "$port" "$D/dst"
+	mkfifo "$D/fifo"
+	: >"$D/sent"
+	fs_bg ip netns exec "$C" socat -u PIPE:"$D/fifo" TCP:10.77.2.1:"$port"
+	exec 7>"$D/fifo"
+}
+
+# write one chunk into the stream and wait until the splitter counted more
+chunk() {
+	local port=$1 before after
+	before=$(flow_packets "$port"); before=${before:-0}
+	head -c 2000 /dev/urandom | tee -a "$D/sent" >&7
+	fs_wait_for 5 sh -c "[ \"\$($SC -j flows | jq -r '.[] | select(.dport == $port) | .packets')\" -gt $before ] 2>/dev/null"
+}
+
+close_stream() {
+	exec 7>&-
+	fs_wait_for 10 cmp -s "$D/sent" "$D/dst"
+}
+
+check_mode_and_counts() {
+	local mode=$1 want=$2
+	run fs_sc attach rc --mode "$mode" --threshold 10
+	[ "$status" -eq 0 ]
+	run fs_sc attach rs --mode "$mode"
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '[.interfaces[].mode] | unique | join(",")')" = "$want" ]
+	[ "$(fs_sc -j status | jq -r '.interfaces | length')" -eq 2 ]
+	transfer 2000000 5000
+	# first 10 packets of each direction short, the rest long
+	[ "$(fs_stat packets_short)" -eq 20 ]
+	[ "$(fs_stat flows_new)" -eq 2 ]
+	[ "$(fs_stat flows_promoted)" -eq 2 ]
+	local total_flows total_stats
+	total_flows=$(fs_sc -j flows | jq '[.[].packets] | add')
+	total_stats=$(( $(fs_stat packets_short) + $(fs_stat packets_long) ))
+	[ "$total_flows" -eq "$total_stats" ]
+	# native XDP sees every wire packet; generic XDP sees skbs after GRO,
+	# so fewer (bigger) packets: only the first T per direction are exact
+	if [ "$mode" = generic ]; then
+		[ "$(fs_stat packets_long)" -gt 10 ]
+	else
+		[ "$(fs_stat packets_long)" -gt 1000 ]
+	fi
+	# one table shared by both interfaces: both directions are in it
+	[ "$(fs_sc -j flows | jq 'length')" -eq 2 ]
+}
+
+@test "attach native: a 2 MB transfer marks the first T packets of each direction short" {
+	check_mode_and_counts native native
+}
+
+@test "attach generic: same counts" {
+	check_mode_and_counts generic generic
+}
+
+@test "attach auto: picks native on veth, same counts" {
+	check_mode_and_counts auto native
+}
+
+@test "set threshold during a transfer reclassifies later packets without resetting the flow" {
+	fs_sc attach rc --threshold 1000
+	open_stream 5001
+	for i in $(seq 10); do chunk 5001; done
+	[ "$(fs_stat packets_long)" -eq 0 ]
+	p1=$(flow_packets 5001)
+	run fs_sc set threshold 5
+	[ "$status" -eq 0 ]
+	for i in $(seq 5); do chunk 5001; done
+	p2=$(flow_packets 5001)
+	[ "$p2" -gt "$p1" ]                      # count continued, no reset
+	[ "$(fs_stat packets_long)" -ge 5 ]
+	[ "$(fs_stat flows_new)" -eq 1 ]
+	[ "$(fs_sc -j flows | jq -r '.[] | select(.dport == 5001) | .class')" = long ]
+	close_stream
+}
+
+@test "upgrade (attach again) during a transfer keeps the flow's count and the transfer completes" {
+	fs_sc attach rc --threshold 30
+	open_stream 5002
+	for i in $(seq 8); do chunk 5002; done
+	p1=$(flow_packets 5002)
+	link1=$(fs_sc -j status | jq '.interfaces[0].link_id')
+	prog1=$(fs_sc -j status | jq '.interfaces[0].prog_id')
+	run fs_sc attach rc
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq '.interfaces[0].link_id')" -eq "$link1" ]
+	[ "$(fs_sc -j status | jq '.interfaces[0].prog_id')" -ne "$prog1" ]
+	[ "$(fs_sc -j status | jq '.config.threshold')" -eq 30 ]
+	for i in $(seq 8); do chunk 5002; done
+	p2=$(flow_packets 5002)
+	[ "$p2" -gt "$p1" ]
+	[ "$(fs_stat flows_new)" -eq 1 ]
+	close_stream
+}
+
+@test "kill -9 of a running splitctl and of attaches in progress: datapath keeps counting" {
+	fs_sc attach rc --threshold 3
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats --watch 0.2
+	watcher=$!
+	sleep 0.3
+	kill -9 "$watcher"
+	for delay in 0 0.005 0.02 0.05; do
+		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rs &
+		pid=$!
+		sleep "$delay"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		# the instance is consistent: status works, rc still attached
+		run fs_sc -j status
+		[ "$status" -eq 0 ]
+		echo "$output" | jq -e '.interfaces | map(.name) | index("rc") != null'
+	done
+	run fs_sc attach rs
+	[ "$status" -eq 0 ]
+	before=$(fs_stat packets_short)
+	transfer 100000 5003
+	[ "$(fs_stat packets_short)" -gt "$before" ]
+	[ "$(fs_stat packets_long)" -gt 0 ]
+}
+
+@test "detach --all leaves no XDP program, pin or process" {
+	fs_sc attach rc
+	fs_sc attach rs --mode generic
+	prog=$(fs_sc -j status | jq '.interfaces[0].prog_id')
+	transfer 50000 5004
+	run fs_sc detach --all
+	[ "$status" -eq 0 ]
+	! ip -n "$R" -d link show rc | grep -q 'prog/xdp'
+	! ip -n "$R" -d link show rs | grep -q 'prog/xdp'
+	[ ! -e "$BPF" ]
+	! bpftool prog show id "$prog" >/dev/null 2>&1
+	! pgrep -f "$SPLITCTL" >/dev/null
+	# and nothing is attached any more
+	run fs_sc status
+	[ "$status" -eq 1 ]
+}
+
+@test "detach one interface keeps the other and the flow table" {
+	fs_sc attach rc
+	fs_sc attach rs
+	transfer 50000 5005
+	n=$(fs_sc -j flows | jq length)
+	run fs_sc detach rs
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '[.interfaces[].name] | join(",")')" = rc ]
+	[ "$(fs_sc -j flows | jq length)" -eq "$n" ]
+}
+
+@test "stats -j and status -j follow the documented schema" {
+	fs_sc attach rc
+	transfer 20000 5006
+	fs_sc -j stats | jq -e -f "$FS_ROOT/loader/stats.schema.jq"
+	fs_sc -j status | jq -e '
+		(.pin_dir | type == "string") and
+		(.interfaces | type == "array" and length == 1) and
+		(.interfaces[0] | (.name == "rc") and (.mode == "native") and
+		 (.ifindex | type == "number") and (.prog_id | type == "number")) and
+		(.config | (.threshold == 20) and (.idle_timeout_ms == 30000) and
+		 (.dscp_short == 0) and (.dscp_long == 1) and (.enabled == true)) and
+		(.flows | (.ipv4 == 1) and (.ipv4_capacity == 1048576))'
+}
+
+@test "flows: class filter, sort and top" {
+	fs_sc attach rc --threshold 5
+	fs_sc attach rs
+	transfer 300000 5007
+	# a short flow: a few packets only (connection refused -> SYN + RST)
+	ip netns exec "$C" socat -u /dev/null TCP:10.77.2.1:5999 2>/dev/null || true
+	[ "$(fs_sc -j flows --class long | jq length)" -eq 2 ]
+	[ "$(fs_sc -j flows --class short | jq length)" -ge 1 ]
+	[ "$(fs_sc -j flows --top 1 | jq length)" -eq 1 ]
+	first=$(fs_sc -j flows --sort bytes --top 1 | jq '.[0].bytes')
+	[ "$first" -eq "$(fs_sc -j flows | jq '[.[].bytes] | max')" ]
+	run fs_sc flows
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == *source*destination*packets* ]]
+}
+
+@test "IPv6 flows are counted and listed" {
+	fs_sc attach rc --threshold 4
+	fs_bg ip netns exec "$S" socat -u TCP6-LISTEN:5008,reuseaddr OPEN:/dev/null
+	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':5008 '"
+	head -c 100000 /dev/zero | ip netns exec "$C" socat -u - TCP6:[fd77:2::1]:5008
+	[ "$(fs_stat packets_short)" -eq 4 ]
+	[ "$(fs_sc -j flows | jq -r '.[0].family')" = ipv6 ]
+}
+
+@test "flush empties the table" {
+	fs_sc attach rc
+	transfer 20000 5009
+	[ "$(fs_sc -j flows | jq length)" -ge 1 ]
+	run fs_sc -j flush
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq .flows_removed)" -ge 1 ]
+	[ "$(fs_sc -j flows | jq length)" -eq 0 ]
+}
