@@ -273,11 +273,11 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		sc_err("cannot open the splitter program: %s", strerror(errno));
 		goto out;
 	}
-	r4 = reuse_map(skel->maps.fs_flows4, dir, ao->flows);
-	r6 = reuse_map(skel->maps.fs_flows6, dir, ao->flows);
-	rc = reuse_map(skel->maps.fs_config, dir, 0);
-	rs = reuse_map(skel->maps.fs_stats, dir, 0);
-	if (r4 < 0 || r6 < 0 || rc < 0 || rs < 0)
+	/* stop at the first refusal: one error line */
+	if ((r4 = reuse_map(skel->maps.fs_flows4, dir, ao->flows)) < 0 ||
+	    (r6 = reuse_map(skel->maps.fs_flows6, dir, ao->flows)) < 0 ||
+	    (rc = reuse_map(skel->maps.fs_config, dir, 0)) < 0 ||
+	    (rs = reuse_map(skel->maps.fs_stats, dir, 0)) < 0)
 		goto out;
 	if (!r4)
 		bpf_map__set_max_entries(skel->maps.fs_flows4,
