@@ -13,3 +13,13 @@ $(BUILD)/splitctl: $(SPLITCTL_OBJS) $(TCFG_LIB)
 	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(TCFG_LIB) $(TCFG_LIBS) $(SPLITCTL_LIBS)
 
 ALL_TARGETS += $(BUILD)/splitctl
+
+# make install [DESTDIR=...] [PREFIX=/usr/local]
+PREFIX ?= /usr/local
+.PHONY: install
+install: $(BUILD)/splitctl
+	install -D -m 0755 $(BUILD)/splitctl $(DESTDIR)$(PREFIX)/sbin/splitctl
+	install -D -m 0644 loader/splitctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/splitctl.8
+	install -D -m 0644 loader/splitctl.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/splitctl
+	install -D -m 0644 loader/flowsplit.service $(DESTDIR)/etc/systemd/system/flowsplit.service
+	install -D -m 0644 loader/flowsplit.conf.example $(DESTDIR)/etc/flowsplit/flowsplit.conf.example

@@ -1,0 +1,171 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# splitctl operations: idle sweep, metrics, the agent, config files, and the
+# man page / completion against the option table.
+FS_PREFIX=fstc
+load lib/common
+load lib/router
+
+setup() {
+	fs_router_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	exec 7>&- 2>/dev/null || true
+	fs_teardown
+}
+
+flow_exists() { # PORT
+	[ "$(fs_sc -j flows | jq "[.[] | select(.dport == $1)] | length")" -eq 1 ]
+}
+
+@test "gc removes an expired flow and keeps a live one" {
+	fs_sc attach rc --idle-timeout 0.6
+	fs_sink 6001 /dev/null
+	fs_sink 6002 /dev/null
+	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6001 # idle from now on
+	mkfifo "$D/fifo"
+	fs_bg ip netns exec "$C" socat -u PIPE:"$D/fifo" TCP:10.77.2.1:6002
+	exec 7>"$D/fifo"
+	fs_wait_for 5 flow_exists 6002
+	flow_exists 6001
+	# keep 6002 busy across the timeout, let 6001 age
+	for i in $(seq 10); do echo x >&7; sleep 0.1; done
+	run fs_sc -j gc
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq .flows_removed)" -eq 1 ]
+	! flow_exists 6001
+	flow_exists 6002
+	[ "$(fs_stat flows_swept)" -eq 1 ]
+	# nothing more to remove right away
+	[ "$(fs_sc -j gc | jq .flows_removed)" -eq 0 ]
+}
+
+@test "stats --prometheus passes promtool check metrics" {
+	fs_sc attach rc
+	fs_sink 6003 /dev/null
+	head -c 10000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.77.2.1:6003
+	fs_sc stats --prometheus >"$D/m"
+	promtool check metrics <"$D/m"
+	grep -q '^flowsplit_packets_short_total [1-9]' "$D/m"
+	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
+	grep -q '^flowsplit_attached{interface="rc",mode="native"} 1$' "$D/m"
+	[ "$(grep -c '^# TYPE' "$D/m")" -ge 20 ]
+}
+
+@test "run: textfile and HTTP metrics, SIGTERM exits 0 and leaves the datapath" {
+	fs_sc attach rc
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.2 \
+		--textfile "$D/flowsplit.prom" --listen 127.0.0.1:9434
+	agent=$!
+	fs_wait_for 5 test -s "$D/flowsplit.prom"
+	promtool check metrics <"$D/flowsplit.prom"
+	fs_wait_for 5 ip netns exec "$R" curl -sf http://127.0.0.1:9434/metrics -o "$D/http.prom"
+	promtool check metrics <"$D/http.prom"
+	grep -q flowsplit_flows_new_total "$D/http.prom"
+	run ip netns exec "$R" curl -s -o /dev/null -w '%{http_code}' http://127.0.0.1:9434/other
+	[ "$output" = 404 ]
+	kill -TERM "$agent"
+	rc=0
+	wait "$agent" || rc=$?
+	[ "$rc" -eq 0 ]
+	[ "$(fs_sc -j status | jq '.interfaces | length')" -eq 1 ]
+}
+
+@test "run: kill -9 leaves the datapath counting" {
+	fs_sc attach rc
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.1
+	agent=$!
+	sleep 0.3
+	kill -9 "$agent"
+	fs_sink 6004 /dev/null
+	head -c 10000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.77.2.1:6004
+	[ "$(fs_stat packets_short)" -gt 0 ]
+}
+
+@test "run sweeps idle flows" {
+	fs_sc attach rc --idle-timeout 0.2
+	fs_sink 6005 /dev/null
+	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6005
+	flow_exists 6005
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.1
+	fs_wait_for 5 sh -c "[ \$($SC -j stats | jq .flows_swept) -ge 1 ]"
+	! flow_exists 6005
+}
+
+@test "run: a non-loopback listen address is refused" {
+	run fs_sc run --listen 0.0.0.0:9434
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"listen: invalid address '0.0.0.0:9434': accepted: a loopback address"* ]]
+}
+
+write_conf() {
+	cat >"$D/c.conf"
+}
+
+@test "check: the example config (with its interface renamed) is valid" {
+	sed 's/^interfaces = eth1/interfaces = lo/' "$FS_ROOT/loader/flowsplit.conf.example" >"$D/ok.conf"
+	run "$SPLITCTL" check -c "$D/ok.conf"
+	[ "$status" -eq 0 ]
+}
+
+# bad_conf LINE PATTERN: the config on stdin is invalid at LINE
+bad_conf() {
+	cat >"$D/bad.conf"
+	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
+}
+
+@test "check: bad config files name the line and the problem" {
+	printf '[splitter]\ninterfaces = rc\nthreshold = lots\n' | bad_conf 3 "threshold: invalid value 'lots'"
+	printf '# c\n[splitter]\ninterfaces = rc\n\ndscp-long = 99\n' | bad_conf 5 "dscp-long: invalid DSCP '99'"
+	printf '[splitter]\ninterfaces = rc\ncolour = blue\n' | bad_conf 3 "unknown setting 'colour'"
+	printf '[splitter]\ninterfaces = rc nosuch9\n' | bad_conf 2 "interfaces: interface 'nosuch9' does not exist"
+	printf '[spliter]\ninterfaces = rc\n' | bad_conf 2 "unknown section '[spliter]'"
+	printf '[splitter]\ninterfaces = rc\nthis is not ini\n' | bad_conf 3 "syntax error"
+	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1:80\n' | bad_conf 4 "listen: invalid address"
+	printf '[splitter]\ninterfaces = rc\nmode = fast\n' | bad_conf 3 "mode: invalid value 'fast'"
+	run ip netns exec "$R" "$SPLITCTL" check -c "$D/missing.conf"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"missing.conf: cannot read"* ]]
+}
+
+@test "apply: attaches what the file says; a bad file changes nothing" {
+	printf '[splitter]\ninterfaces = rc rs\nthreshold = 9\ndscp-long = 3\n' >"$D/a.conf"
+	run fs_sc apply -c "$D/a.conf"
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '[.interfaces[].name] | sort | join(",")')" = rc,rs ]
+	[ "$(fs_sc -j status | jq '.config.threshold')" -eq 9 ]
+	[ "$(fs_sc -j status | jq '.config.dscp_long')" -eq 3 ]
+	before=$(fs_sc -j status)
+	printf '[splitter]\ninterfaces = rc\nthreshold = -1\n' >"$D/b.conf"
+	run fs_sc apply -c "$D/b.conf"
+	[ "$status" -eq 2 ]
+	[ "$(fs_sc -j status)" = "$before" ]
+}
+
+@test "man page and bash completion cover exactly the option table" {
+	table=$("$SPLITCTL" help-table)
+	for opt in $(echo "$table" | awk 'NF == 2 {print $2}' | sort -u); do
+		grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$FS_ROOT/loader/splitctl.8" || { echo "man: $opt"; false; }
+	done
+	for cmd in $(echo "$table" | awk 'NF == 1 {print $1}'); do
+		grep -q "\\\\fB$cmd\\\\fR" "$FS_ROOT/loader/splitctl.8" || { echo "man: $cmd"; false; }
+		grep -q "\\b$cmd\\b" "$FS_ROOT/loader/splitctl.bash-completion" || { echo "completion: $cmd"; false; }
+	done
+	# per command, the completion offers exactly the table's options
+	for cmd in $(echo "$table" | awk 'NF == 1 {print $1}'); do
+		want=$(echo "$table" | awk -v c="$cmd" '$1 == c && NF == 2 {print $2}' | sort | tr '\n' ' ')
+		got=$(bash -c "
+			_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
+			_filedir() { :; }
+			source '$FS_ROOT/loader/splitctl.bash-completion'
+			COMP_WORDS=(splitctl $cmd --); COMP_CWORD=2; _splitctl
+			printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' ')
+		[ "$got" = "$want" ] || { echo "completion $cmd: got '$got' want '$want'"; false; }
+	done
+}
