@@ -118,11 +118,22 @@ static int repin_prog(int fd, const char *dir, const char *name)
 	return pin_fd(fd, path);
 }
 
+static const char *map_type_name(__u32 type)
+{
+	const char *s = libbpf_bpf_map_type_str(type);
+
+	return s ? s : "unknown";
+}
+
 /*
  * Reuse a pinned map if there is one, after checking its layout against the
- * map the new program expects. Returns 1 reused, 0 not pinned, -1 refused.
+ * map the new program expects: type, key and value size, and for the fixed
+ * arrays (config, stats) the number of entries. A flow table keeps its
+ * pinned size unless --flows asks for another one. Returns 1 reused, 0 not
+ * pinned, -1 refused (printed).
  */
-static int reuse_map(struct bpf_map *map, const char *dir, __u32 want_entries)
+static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
+		     __u32 want_entries)
 {
 	struct bpf_map_info info = { 0 };
 	__u32 len = sizeof(info);
@@ -140,11 +151,15 @@ static int reuse_map(struct bpf_map *map, const char *dir, __u32 want_entries)
 	}
 	if (info.type != bpf_map__type(map) ||
 	    info.key_size != bpf_map__key_size(map) ||
-	    info.value_size != bpf_map__value_size(map)) {
-		sc_err("pinned map '%s' has another layout (type %u, key %u B, value %u B) than this splitter needs (type %u, key %u B, value %u B): refusing to replace it; 'splitctl detach --all' drops the old state",
-		       path, info.type, info.key_size, info.value_size,
-		       bpf_map__type(map), bpf_map__key_size(map),
-		       bpf_map__value_size(map));
+	    info.value_size != bpf_map__value_size(map) ||
+	    (!resizable && info.max_entries != bpf_map__max_entries(map))) {
+		/* never recreate it empty behind the operator's back */
+		sc_err("pinned map '%s' has another layout (%s, key %u B, value %u B, %u entries) than this splitter needs (%s, key %u B, value %u B, %u entries): refusing to replace it; 'splitctl detach --all' drops the old state",
+		       path, map_type_name(info.type), info.key_size,
+		       info.value_size, info.max_entries,
+		       map_type_name(bpf_map__type(map)), bpf_map__key_size(map),
+		       bpf_map__value_size(map),
+		       resizable ? info.max_entries : bpf_map__max_entries(map));
 		close(fd);
 		return -1;
 	}
@@ -154,7 +169,8 @@ static int reuse_map(struct bpf_map *map, const char *dir, __u32 want_entries)
 		close(fd);
 		return -1;
 	}
-	bpf_map__set_max_entries(map, info.max_entries);
+	if (resizable)
+		bpf_map__set_max_entries(map, info.max_entries);
 	if (bpf_map__reuse_fd(map, fd)) {
 		sc_err("cannot reuse pinned map '%s': %s", path, strerror(errno));
 		close(fd);
@@ -189,7 +205,10 @@ static int count_links(const char *dir)
 	return n;
 }
 
-/* Remove every pin of the instance and the directory itself. */
+/*
+ * Remove every pin of the instance, and the directory itself when splitctl
+ * created it (a directory the operator made stays, empty).
+ */
 static void remove_pins(const char *dir)
 {
 	static const char *const names[] = {
@@ -203,7 +222,9 @@ static void remove_pins(const char *dir)
 		pin_path(path, sizeof(path), dir, names[i]);
 		unlink(path);
 	}
-	rmdir(dir);
+	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);
+	if (!rmdir(path))
+		rmdir(dir);
 }
 
 int sc_attach(const struct sc_opts *o, const char *ifname,
@@ -215,7 +236,6 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 	char path[PATH_MAX], err[256];
 	unsigned int hz;
 	int ifindex, lock_fd = -1, link_fd = -1, upgrade, ret, r4, r6, rc, rs;
-	int created_dir;
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	__u32 key = 0;
 	size_t i;
@@ -229,11 +249,7 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 	ret = sc_prepare_dir(dir, 0);
 	if (ret)
 		return ret;
-	created_dir = access(dir, F_OK) != 0;
-	ret = sc_prepare_dir(dir, 1);
-	if (ret)
-		return ret;
-	lock_fd = sc_lock_dir(dir);
+	lock_fd = sc_lock_dir_create(dir);
 	if (lock_fd < 0)
 		return SC_EXIT_RUNTIME;
 	libbpf_set_print(libbpf_log);
@@ -274,10 +290,10 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		goto out;
 	}
 	/* stop at the first refusal: one error line */
-	if ((r4 = reuse_map(skel->maps.fs_flows4, dir, ao->flows)) < 0 ||
-	    (r6 = reuse_map(skel->maps.fs_flows6, dir, ao->flows)) < 0 ||
-	    (rc = reuse_map(skel->maps.fs_config, dir, 0)) < 0 ||
-	    (rs = reuse_map(skel->maps.fs_stats, dir, 0)) < 0)
+	if ((r4 = reuse_map(skel->maps.fs_flows4, dir, 1, ao->flows)) < 0 ||
+	    (r6 = reuse_map(skel->maps.fs_flows6, dir, 1, ao->flows)) < 0 ||
+	    (rc = reuse_map(skel->maps.fs_config, dir, 0, 0)) < 0 ||
+	    (rs = reuse_map(skel->maps.fs_stats, dir, 0, 0)) < 0)
 		goto out;
 	if (!r4)
 		bpf_map__set_max_entries(skel->maps.fs_flows4,
@@ -377,11 +393,8 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 
 fail_pins:
 	/* first attach of the instance failed: leave nothing behind */
-	if (!upgrade && count_links(dir) == 0) {
+	if (!upgrade && count_links(dir) == 0)
 		remove_pins(dir);
-		if (!created_dir)
-			mkdir(dir, 0700);
-	}
 out:
 	if (link_fd >= 0)
 		close(link_fd);

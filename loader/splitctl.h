@@ -78,6 +78,9 @@ struct sc_state {
 #define SC_PIN_CLOCK		"prog_clock"
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
 #define SC_PIN_MODE		0600
+/* Empty subdirectory: "splitctl created this pin directory" (bpffs holds
+ * only pins and directories, and refuses names with a '.'). */
+#define SC_PIN_CREATED		"created_by_splitctl"
 
 /* Resolve the pin directory (option > environment > default). */
 const char *sc_pin_dir(const struct sc_opts *o);
@@ -88,8 +91,17 @@ int sc_check_privileges(void);
  * create the directory (0700) when create != 0. Prints, returns 0 or 1.
  */
 int sc_prepare_dir(const char *dir, int create);
-/* Take the instance lock (blocks until free); -1 on error (printed). */
+/*
+ * Take the instance lock (blocks until free); -1 on error (printed), also
+ * when the directory was removed by a concurrent detach while we waited.
+ */
 int sc_lock_dir(const char *dir);
+/*
+ * The same for attach: creates the directory (0700) when missing, marking it
+ * with SC_PIN_CREATED so that the last detach removes it (and only then),
+ * and creates it again if a concurrent detach removed it meanwhile.
+ */
+int sc_lock_dir_create(const char *dir);
 
 /*
  * Open the pinned maps of an attached instance. Fails (prints, returns

@@ -100,11 +100,26 @@ int sc_prepare_dir(const char *dir, int create)
 	return 0;
 }
 
-int sc_lock_dir(const char *dir)
+/*
+ * The directory fd still is the directory at dir: not removed (nlink 0) or
+ * replaced by a concurrent "detach" while we waited for its lock.
+ */
+static int same_dir(int fd, const char *dir)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && a.st_nlink > 0 && !stat(dir, &b) &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* fd, -1 on error (printed), -2 when the directory went away meanwhile */
+static int lock_once(const char *dir)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 
 	if (fd < 0) {
+		if (errno == ENOENT)
+			return -2;
 		sc_err("cannot open pin directory '%s': %s", dir, strerror(errno));
 		return -1;
 	}
@@ -115,7 +130,58 @@ int sc_lock_dir(const char *dir)
 		close(fd);
 		return -1;
 	}
+	if (!same_dir(fd, dir)) {
+		close(fd);
+		return -2;
+	}
 	return fd;
+}
+
+int sc_lock_dir(const char *dir)
+{
+	int fd = lock_once(dir);
+
+	if (fd == -2) {
+		sc_err("nothing attached: pin directory '%s' was removed (by a concurrent detach)",
+		       dir);
+		return -1;
+	}
+	return fd;
+}
+
+int sc_lock_dir_create(const char *dir)
+{
+	char marker[PATH_MAX];
+	int fd, tries, created;
+
+	/* a concurrent "detach --all" may remove the directory between our
+	 * mkdir and our lock: then create it again */
+	for (tries = 0; tries < 16; tries++) {
+		created = mkdir(dir, 0700) == 0;
+		if (!created && errno != EEXIST) {
+			sc_err("cannot create pin directory '%s': %s", dir,
+			       strerror(errno));
+			return -1;
+		}
+		fd = lock_once(dir);
+		if (fd == -2)
+			continue;
+		if (fd >= 0 && created) {
+			/* remember that the directory is ours to remove */
+			snprintf(marker, sizeof(marker), "%s/%s", dir,
+				 SC_PIN_CREATED);
+			if (mkdir(marker, 0700) && errno != EEXIST) {
+				sc_err("cannot create '%s': %s", marker,
+				       strerror(errno));
+				close(fd);
+				rmdir(dir);
+				return -1;
+			}
+		}
+		return fd;
+	}
+	sc_err("pin directory '%s' keeps disappearing (concurrent detach?)", dir);
+	return -1;
 }
 
 static int open_pin(const char *dir, const char *name)

@@ -131,9 +131,9 @@ check_mode_and_counts() {
 
 @test "kill -9 of a running splitctl and of attaches in progress: datapath keeps counting" {
 	fs_sc attach rc --threshold 3
-	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats --watch 0.2
+	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF stats --watch 0.2 >$D/watch"
 	watcher=$!
-	sleep 0.3
+	fs_wait_for 5 grep -q packets_short "$D/watch"
 	kill -9 "$watcher"
 	for delay in 0 0.005 0.02 0.05; do
 		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rs &
@@ -152,6 +152,51 @@ check_mode_and_counts() {
 	transfer 100000 5003
 	[ "$(fs_stat packets_short)" -gt "$before" ]
 	[ "$(fs_stat packets_long)" -gt 0 ]
+}
+
+@test "kill -9 of the first attach at any point: the next attach completes the instance" {
+	# the first attach preallocates the tables (about 1 s): kill it early,
+	# midway and late; each time a new attach must succeed on what is left
+	for delay in 0.05 0.3 0.6 0.9; do
+		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
+		pid=$!
+		sleep "$delay"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		run fs_sc attach rc
+		[ "$status" -eq 0 ]
+		[ "$(fs_sc -j status | jq -r '[.interfaces[].name] | join(",")')" = rc ]
+		[ "$(fs_sc -j status | jq '.config.threshold')" -eq 20 ]
+		run fs_sc detach --all
+		[ "$status" -eq 0 ]
+		[ ! -e "$BPF" ]
+	done
+}
+
+@test "concurrent attaches are serialised into one instance; pins are 0600" {
+	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
+	a=$!
+	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rs &
+	b=$!
+	wait "$a"
+	wait "$b"
+	[ "$(fs_sc -j status | jq '.interfaces | length')" -eq 2 ]
+	# both programs use the same four maps: one flow table, one config
+	m1=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[0].prog_id')" | jq -c '.map_ids | sort')
+	m2=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[1].prog_id')" | jq -c '.map_ids | sort')
+	[ "$m1" = "$m2" ]
+	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 8 ]
+	[ -z "$(find "$BPF" -maxdepth 1 -type f ! -perm 0600)" ]
+	[ "$(stat -c %a "$BPF")" = 700 ]
+}
+
+@test "a pin directory the operator created is kept (empty) after the last detach" {
+	mkdir "$BPF"
+	fs_sc attach rc
+	run fs_sc detach rc
+	[ "$status" -eq 0 ]
+	[ -d "$BPF" ]
+	[ -z "$(ls -A "$BPF")" ]
 }
 
 @test "detach --all leaves no XDP program, pin or process" {

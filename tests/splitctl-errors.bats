@@ -125,3 +125,19 @@ expect() {
 @test "flows --sort with a bad key" {
 	expect 2 "--sort: invalid value 'size'" -- fs_sc flows --sort size
 }
+@test "set enabled with a bad value" {
+	expect 2 "enabled: invalid value 'maybe': accepted: yes, no, 1, 0" -- fs_sc set enabled maybe
+}
+@test "status with an unexpected argument" {
+	expect 2 "unexpected argument 'rc'" -- fs_sc status rc
+}
+@test "a pinned map with another layout is refused, never recreated" {
+	other=$BPF-old
+	mkdir "$other"
+	bpftool map create "$other/fs_config" type array key 4 value 8 entries 1 name fs_config
+	id=$(bpftool -j map show pinned "$other/fs_config" | jq .id)
+	expect 1 "pinned map '$other/fs_config' has another layout (array, key 4 B, value 8 B, 1 entries) than this splitter needs (array, key 4 B, value 24 B" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$other" attach rs
+	# the old map is still the pinned one, and nothing else was pinned
+	[ "$(bpftool -j map show pinned "$other/fs_config" | jq .id)" -eq "$id" ]
+	[ "$(ls "$other")" = fs_config ]
+}
