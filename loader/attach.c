@@ -13,6 +13,8 @@
  * the maps (and so every flow's state) stay. We do not use libxdp's
  * dispatcher: on this kernel it falls back to single-program mode anyway,
  * and a plain link gives the same crash safety with one moving part less.
+ * libxdp is used only to name what another tool attached (a dispatcher and
+ * the programs inside it) when we refuse to replace it.
  * Order of operations: validate everything, load, pin maps, write config,
  * attach and pin the link last — a kill -9 at any point leaves either the old
  * attachment or a complete new one (at worst unused pins, which the next
@@ -30,6 +32,7 @@
 #include <linux/if_link.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <xdp/libxdp.h>
 
 #include "splitctl.h"
 #include "splitter.skel.h"
@@ -180,6 +183,53 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 	return 1;
 }
 
+static int libxdp_log(enum libxdp_print_level level, const char *fmt,
+		      va_list ap)
+{
+	/* libxdp warns when it finds no bpffs or no dispatcher: noise for
+	 * us unless asked for */
+	if (sc_verbose_level < 2 && level != LIBXDP_WARN)
+		return 0;
+	if (!sc_verbose_level)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+/*
+ * Name the XDP program(s) on an interface for an error message: "'name'
+ * (id N)", or for a libxdp dispatcher the programs it runs.
+ */
+static void describe_xdp(int ifindex, __u32 prog_id, char *buf, size_t len)
+{
+	struct bpf_prog_info pi = { 0 };
+	__u32 plen = sizeof(pi);
+	struct xdp_multiprog *mp;
+	struct xdp_program *p;
+	size_t off;
+	int fd;
+
+	fd = bpf_prog_get_fd_by_id(prog_id);
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &pi, &plen))
+		snprintf(buf, len, "'%s' (id %u)", pi.name, prog_id);
+	else
+		snprintf(buf, len, "id %u", prog_id);
+	if (fd >= 0)
+		close(fd);
+
+	libxdp_set_print(libxdp_log);
+	mp = xdp_multiprog__get_from_ifindex(ifindex);
+	if (!mp || libxdp_get_error(mp))
+		return;
+	if (!xdp_multiprog__is_legacy(mp)) {
+		off = snprintf(buf, len, "libxdp dispatcher (id %u) with", prog_id);
+		for (p = xdp_multiprog__next_prog(NULL, mp); p && off < len;
+		     p = xdp_multiprog__next_prog(p, mp))
+			off += snprintf(buf + off, len - off, " '%s'",
+					xdp_program__name(p));
+	}
+	xdp_multiprog__close(mp);
+}
+
 static const char *mode_name(__u8 attach_mode)
 {
 	switch (attach_mode) {
@@ -263,16 +313,11 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		goto out;
 	}
 	if (!upgrade && q.prog_id) {
-		struct bpf_prog_info pi = { 0 };
-		__u32 len = sizeof(pi);
-		int pfd = bpf_prog_get_fd_by_id(q.prog_id);
+		char what[256];
 
-		if (pfd >= 0)
-			bpf_obj_get_info_by_fd(pfd, &pi, &len);
-		if (pfd >= 0)
-			close(pfd);
-		sc_err("interface '%s' already runs XDP program '%s' (id %u, %s mode) not attached by this instance ('%s'): detach it first",
-		       ifname, pi.name, q.prog_id, mode_name(q.attach_mode), dir);
+		describe_xdp(ifindex, q.prog_id, what, sizeof(what));
+		sc_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
+		       ifname, what, mode_name(q.attach_mode), dir);
 		goto out;
 	}
 	if (upgrade && ao->mode != SC_MODE_AUTO &&

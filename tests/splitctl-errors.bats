@@ -103,7 +103,7 @@ expect() {
 @test "foreign XDP program on the interface" {
 	ip -n "$R" link set dev rs xdpgeneric obj "$FS_BUILD/bpf/xdp_pass.bpf.o" sec xdp
 	BEFORE=$(state)
-	expect 1 "already runs XDP program" -- fs_sc attach rs
+	expect 1 "interface 'rs' already runs XDP program 'xdp_pass' (id" -- fs_sc attach rs
 }
 @test "detach an interface that does not run the splitter" {
 	expect 1 "the splitter is not attached to 'rs'" -- fs_sc detach rs
