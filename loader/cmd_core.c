@@ -158,6 +158,23 @@ out:
 	return ret;
 }
 
+/* A JSON string: paths and interface names may hold quotes or controls. */
+static void json_str(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		unsigned char ch = *s;
+
+		if (ch == '"' || ch == '\\')
+			printf("\\%c", ch);
+		else if (ch < 0x20)
+			printf("\\u%04x", ch);
+		else
+			putchar(ch);
+	}
+	putchar('"');
+}
+
 static void print_config(const struct split_config *c, int json)
 {
 	if (json)
@@ -198,11 +215,16 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 	n4 = sc_map_count(st.flows4_fd, sizeof(struct flow_key4));
 	n6 = sc_map_count(st.flows6_fd, sizeof(struct flow_key6));
 	if (o->json) {
-		printf("{\"pin_dir\":\"%s\",\"interfaces\":[", st.dir);
-		for (i = 0; i < n; i++)
-			printf("%s{\"name\":\"%s\",\"ifindex\":%d,\"mode\":\"%s\",\"prog_id\":%u,\"link_id\":%u}",
-			       i ? "," : "", ifs[i].name, ifs[i].ifindex, ifs[i].mode,
-			       ifs[i].prog_id, ifs[i].link_id);
+		printf("{\"pin_dir\":");
+		json_str(st.dir);
+		printf(",\"interfaces\":[");
+		for (i = 0; i < n; i++) {
+			printf("%s{\"name\":", i ? "," : "");
+			json_str(ifs[i].name);
+			printf(",\"ifindex\":%d,\"mode\":\"%s\",\"prog_id\":%u,\"link_id\":%u}",
+			       ifs[i].ifindex, ifs[i].mode, ifs[i].prog_id,
+			       ifs[i].link_id);
+		}
 		printf("],");
 		print_config(&cfg, 1);
 		printf(",\"flows\":{\"ipv4\":%llu,\"ipv4_capacity\":%u,\"ipv6\":%llu,\"ipv6_capacity\":%u}}\n",
