@@ -20,6 +20,7 @@
  * attachment or a complete new one (at worst unused pins, which the next
  * attach reuses and "detach --all" removes).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <net/if.h>
 #include <stdlib.h>
@@ -60,14 +61,28 @@ static void link_path(char *buf, size_t len, const char *dir, int ifindex)
 	pin_path(buf, len, dir, name);
 }
 
+/* The kernel's rule for interface names (dev_valid_name()). */
+int sc_valid_ifname(const char *name)
+{
+	const char *p;
+
+	if (!*name || strlen(name) >= IFNAMSIZ || !strcmp(name, ".") ||
+	    !strcmp(name, ".."))
+		return 0;
+	for (p = name; *p; p++)
+		if (*p == '/' || *p == ':' || isspace((unsigned char)*p))
+			return 0;
+	return 1;
+}
+
 /* Existing interface that is up: 0, else message and exit code. */
 static int check_iface(const char *ifname, int *ifindex)
 {
 	struct ifreq ifr = { 0 };
 	int fd;
 
-	if (!*ifname || strlen(ifname) >= IFNAMSIZ || strchr(ifname, '/')) {
-		sc_err("invalid interface name '%s': accepted: 1..%d characters, no '/'",
+	if (!sc_valid_ifname(ifname)) {
+		sc_err("invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
 		       ifname, IFNAMSIZ - 1);
 		return SC_EXIT_USAGE;
 	}
@@ -463,8 +478,9 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 	if (ret)
 		return ret;
 	if (ifname) {
-		if (!*ifname || strlen(ifname) >= IFNAMSIZ) {
-			sc_err("invalid interface name '%s'", ifname);
+		if (!sc_valid_ifname(ifname)) {
+			sc_err("invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
+			       ifname, IFNAMSIZ - 1);
 			return SC_EXIT_USAGE;
 		}
 		ifindex = if_nametoindex(ifname);

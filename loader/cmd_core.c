@@ -6,6 +6,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,9 @@ int cmd_attach(int argc, char **argv, const struct sc_opts *o)
 				return SC_EXIT_USAGE;
 			}
 	}
+	if (!sc_valid_ifname(argv[optind]))
+		return sc_usage_error("attach", "invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
+				      argv[optind], IFNAMSIZ - 1);
 	return sc_attach(o, argv[optind], &ao);
 }
 
@@ -102,8 +106,12 @@ int cmd_detach(int argc, char **argv, const struct sc_opts *o)
 	}
 	if (all && optind == argc)
 		return sc_detach(o, NULL);
-	if (!all && optind == argc - 1)
+	if (!all && optind == argc - 1) {
+		if (!sc_valid_ifname(argv[optind]))
+			return sc_usage_error("detach", "invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
+					      argv[optind], IFNAMSIZ - 1);
 		return sc_detach(o, argv[optind]);
+	}
 	return sc_usage_error("detach", "expected one interface name or --all (see -h)");
 }
 
@@ -534,17 +542,44 @@ out:
 	return ret;
 }
 
-static void clear_table(int fd, __u32 ksz, __u64 *removed)
+/*
+ * Empty one flow table with batched lookup-and-delete (one syscall per
+ * FLUSH_BATCH entries). Deleting key by key from get_next_key(NULL) rescans
+ * the hash buckets from the start each time: 65 s for 200 000 flows.
+ */
+static int clear_table(int fd, __u32 ksz, __u64 *removed)
 {
-	__u8 key[64], next[64];
+	enum { FLUSH_BATCH = 4096 };
+	__u8 *keys = malloc((size_t)FLUSH_BATCH * ksz);
+	struct flow_state *vals = malloc(FLUSH_BATCH * sizeof(*vals));
+	__u64 in_batch = 0, out_batch = 0;
+	void *in = NULL;
+	__u32 count;
+	int err, ret = -1;
 
-	/* always restart from the first key: deleting invalidates "next" */
-	while (!bpf_map_get_next_key(fd, NULL, next)) {
-		memcpy(key, next, ksz);
-		if (bpf_map_delete_elem(fd, key))
-			break;
-		(*removed)++;
+	if (!keys || !vals) {
+		sc_err("out of memory");
+		goto out;
 	}
+	do {
+		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+
+		count = FLUSH_BATCH;
+		err = bpf_map_lookup_and_delete_batch(fd, in, &out_batch, keys,
+						      vals, &count, &bo);
+		if (err && errno != ENOENT) {
+			sc_err("cannot empty the flow table: %s", strerror(errno));
+			goto out;
+		}
+		*removed += count;
+		in_batch = out_batch;
+		in = &in_batch;
+	} while (!err);		/* ENOENT: that was the last batch */
+	ret = 0;
+out:
+	free(keys);
+	free(vals);
+	return ret;
 }
 
 int cmd_flush(int argc, char **argv, const struct sc_opts *o)
@@ -558,8 +593,11 @@ int cmd_flush(int argc, char **argv, const struct sc_opts *o)
 	ret = sc_state_open(o, &st, 1);
 	if (ret)
 		return ret;
-	clear_table(st.flows4_fd, sizeof(struct flow_key4), &removed);
-	clear_table(st.flows6_fd, sizeof(struct flow_key6), &removed);
+	if (clear_table(st.flows4_fd, sizeof(struct flow_key4), &removed) ||
+	    clear_table(st.flows6_fd, sizeof(struct flow_key6), &removed)) {
+		sc_state_close(&st);
+		return SC_EXIT_RUNTIME;
+	}
 	if (o->json)
 		printf("{\"flows_removed\":%llu}\n", (unsigned long long)removed);
 	else

@@ -164,6 +164,8 @@ struct sc_attach_opts {
 	const char *const *settings;
 };
 
+/* 1 when the kernel would accept name as an interface name. */
+int sc_valid_ifname(const char *name);
 /* Attach (or upgrade in place) on one interface; prints its own errors. */
 int sc_attach(const struct sc_opts *o, const char *ifname,
 	      const struct sc_attach_opts *ao);

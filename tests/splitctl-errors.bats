@@ -141,3 +141,6 @@ expect() {
 	[ "$(bpftool -j map show pinned "$other/fs_config" | jq .id)" -eq "$id" ]
 	[ "$(ls "$other")" = fs_config ]
 }
+@test "detach with an interface name the kernel cannot have" {
+	expect 2 "invalid interface name 'r:0'" -- fs_sc detach r:0
+}
