@@ -208,7 +208,8 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 	struct sc_iface ifs[SC_MAX_IFACES];
 	struct split_config cfg;
 	struct sc_state st;
-	__u64 n4, n6;
+	__u64 n4, n6, now;
+	unsigned int hz;
 	int n, i, ret = no_options(argc, argv, "status", 0);
 
 	if (ret)
@@ -217,7 +218,7 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 	if (ret)
 		return ret;
 	ret = SC_EXIT_RUNTIME;
-	if (sc_config_read(&st, &cfg))
+	if (sc_config_read(&st, &cfg) || sc_clock_now(&st, &now, &hz))
 		goto out;
 	n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES);
 	n4 = sc_map_count(st.flows4_fd, sizeof(struct flow_key4));
@@ -235,6 +236,8 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 		}
 		printf("],");
 		print_config(&cfg, 1);
+		printf(",\"clock\":{\"hz\":%u,\"jiffies\":%llu}", hz,
+		       (unsigned long long)now);
 		printf(",\"flows\":{\"ipv4\":%llu,\"ipv4_capacity\":%u,\"ipv6\":%llu,\"ipv6_capacity\":%u}}\n",
 		       (unsigned long long)n4, map_capacity(st.flows4_fd),
 		       (unsigned long long)n6, map_capacity(st.flows6_fd));
@@ -247,6 +250,7 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 			       ifs[i].name, ifs[i].ifindex, ifs[i].mode, ifs[i].prog_id,
 			       ifs[i].link_id);
 		print_config(&cfg, 0);
+		printf("clock: HZ %u, jiffies %llu\n", hz, (unsigned long long)now);
 		printf("flows: ipv4 %llu / %u, ipv6 %llu / %u\n", (unsigned long long)n4,
 		       map_capacity(st.flows4_fd), (unsigned long long)n6,
 		       map_capacity(st.flows6_fd));

@@ -348,16 +348,23 @@ static unsigned int config_hz(void)
 unsigned int sc_kernel_hz(int clock_prog_fd)
 {
 	static const unsigned int known[] = { 100, 250, 300, 1000 };
-	struct timespec t0, t1, d = { 0, 40 * 1000 * 1000 };
-	unsigned int hz = config_hz(), best = 0;
+	/* 100 ms: +-1 jiffy is +-10 Hz, well inside the 25 Hz between the
+	 * closest choices (250, 300) */
+	struct timespec t0, t1, d = { 0, 100 * 1000 * 1000 };
+	static unsigned int cached;
+	unsigned int hz, best = 0;
 	double rate, err, best_err = 1e18;
 	__u64 j0, j1;
 	size_t i;
 
+	if (cached)
+		return cached;
+	hz = config_hz();
 	if (hz)
-		return hz;
-	/* no /proc/config.gz: measure jiffies against CLOCK_MONOTONIC and
-	 * take the nearest HZ the kernel can be built with */
+		return cached = hz;
+	sc_verbose("no CONFIG_HZ in /proc/config.gz: measuring HZ\n");
+	/* measure jiffies against CLOCK_MONOTONIC and take the nearest HZ the
+	 * kernel can be built with */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (read_jiffies(clock_prog_fd, &j0))
 		return 0;
@@ -374,7 +381,7 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 			best = known[i];
 		}
 	}
-	return best;
+	return cached = best;
 }
 
 int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz)

@@ -238,7 +238,22 @@ check_mode_and_counts() {
 		 (.ifindex | type == "number") and (.prog_id | type == "number")) and
 		(.config | (.threshold == 20) and (.idle_timeout_ms == 30000) and
 		 (.dscp_short == 0) and (.dscp_long == 1) and (.enabled == true)) and
+		(.clock | (.hz > 0) and (.jiffies > 0)) and
 		(.flows | (.ipv4 == 1) and (.ipv4_capacity == 1048576))'
+	# --watch: the same counters plus a measured interval and rates
+	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF -j stats --watch 0.1 >$D/watch"
+	fs_wait_for 5 sh -c "[ \$(wc -l <$D/watch) -ge 2 ]"
+	head -n 1 "$D/watch" | jq -e '(.interval_s > 0) and (.packets_short_per_s | type == "number") and
+		(.packets_short | type == "number") and ((keys | length) == 31)'
+}
+
+@test "HZ measured from the jiffies clock when /proc/config.gz is missing" {
+	[ -r /proc/config.gz ] || skip "no /proc/config.gz to compare with"
+	fs_sc attach rc
+	want=$(zcat /proc/config.gz | sed -n 's/^CONFIG_HZ=//p')
+	[ "$(fs_sc -j status | jq .clock.hz)" -eq "$want" ]
+	hz=$(ip netns exec "$R" unshare -m sh -c "mount --bind /dev/null /proc/config.gz && $SPLITCTL --pin-dir $BPF -j status" | jq .clock.hz)
+	[ "$hz" -eq "$want" ]
 }
 
 @test "flows: class filter, sort and top" {
