@@ -202,15 +202,20 @@ check_mode_and_counts() {
 @test "detach --all leaves no XDP program, pin or process" {
 	fs_sc attach rc
 	fs_sc attach rs --mode generic
-	prog=$(fs_sc -j status | jq '.interfaces[0].prog_id')
+	# every program of this instance: one splitter per interface, the clock
+	progs="$(fs_sc -j status | jq '.interfaces[].prog_id') $(bpftool -j prog show pinned "$BPF/prog_clock" | jq .id)"
+	[ "$(echo $progs | wc -w)" -eq 3 ]
 	transfer 50000 5004
 	run fs_sc detach --all
 	[ "$status" -eq 0 ]
-	! ip -n "$R" -d link show rc | grep -q 'prog/xdp'
-	! ip -n "$R" -d link show rs | grep -q 'prog/xdp'
+	# ("! cmd" alone never fails a bats test: hence "|| false")
+	! ip -n "$R" -d link show rc | grep -q 'prog/xdp' || false
+	! ip -n "$R" -d link show rs | grep -q 'prog/xdp' || false
 	[ ! -e "$BPF" ]
-	! bpftool prog show id "$prog" >/dev/null 2>&1
-	! pgrep -f "$SPLITCTL" >/dev/null
+	for p in $progs; do
+		! bpftool prog show id "$p" >/dev/null 2>&1 || false
+	done
+	! pgrep -f -- "$BPF" >/dev/null || false
 	# and nothing is attached any more
 	run fs_sc status
 	[ "$status" -eq 1 ]
