@@ -127,13 +127,27 @@ static int pin_map(struct bpf_map *map, const char *dir)
 }
 
 /* Replace a program pin (the old program stays alive while it is used). */
+/*
+ * Replace a program pin atomically: pin under a temporary name, then
+ * rename() over the old pin, so a kill -9 never leaves the instance without
+ * its clock program (which every read command opens).
+ */
 static int repin_prog(int fd, const char *dir, const char *name)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], tmp[PATH_MAX], tmpname[64];
 
 	pin_path(path, sizeof(path), dir, name);
-	unlink(path);
-	return pin_fd(fd, path);
+	snprintf(tmpname, sizeof(tmpname), "%s%s", name, SC_PIN_TMP_SUFFIX);
+	pin_path(tmp, sizeof(tmp), dir, tmpname);
+	unlink(tmp);	/* left by a killed attach */
+	if (pin_fd(fd, tmp))
+		return -1;
+	if (rename(tmp, path)) {
+		sc_err("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		unlink(tmp);
+		return -1;
+	}
+	return 0;
 }
 
 static const char *map_type_name(__u32 type)
@@ -285,6 +299,8 @@ static void remove_pins(const char *dir)
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		pin_path(path, sizeof(path), dir, names[i]);
+		unlink(path);
+		strncat(path, SC_PIN_TMP_SUFFIX, sizeof(path) - strlen(path) - 1);
 		unlink(path);
 	}
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);

@@ -77,6 +77,7 @@ struct sc_state {
 #define SC_PIN_PROG		"prog_splitter"
 #define SC_PIN_CLOCK		"prog_clock"
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
+#define SC_PIN_TMP_SUFFIX	"_new"	/* program pin before its rename() */
 #define SC_PIN_MODE		0600
 /* Empty subdirectory: "splitctl created this pin directory" (bpffs holds
  * only pins and directories, and refuses names with a '.'). */

@@ -146,6 +146,18 @@ check_mode_and_counts() {
 		[ "$status" -eq 0 ]
 		echo "$output" | jq -e '.interfaces | map(.name) | index("rc") != null'
 	done
+	# upgrades of rc killed at many points: never an instance without
+	# its pins (status opens maps and the clock program)
+	for delay in 0.002 0.005 0.008 0.011 0.014 0.017 0.02 0.025 0.03; do
+		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
+		pid=$!
+		sleep "$delay"
+		kill -9 "$pid" 2>/dev/null || true
+		wait "$pid" || true
+		run fs_sc -j status
+		[ "$status" -eq 0 ]
+		[ "$(echo "$output" | jq '.config.threshold')" -eq 3 ]
+	done
 	run fs_sc attach rs
 	[ "$status" -eq 0 ]
 	before=$(fs_stat packets_short)
