@@ -38,16 +38,6 @@
 #include "splitctl.h"
 #include "splitter.skel.h"
 
-static int libbpf_log(enum libbpf_print_level level, const char *fmt,
-		      va_list ap)
-{
-	if (level == LIBBPF_DEBUG && sc_verbose_level < 2)
-		return 0;
-	if (!sc_verbose_level)
-		return 0;
-	return vfprintf(stderr, fmt, ap);
-}
-
 static void pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
 	snprintf(buf, len, "%s/%s", dir, name);
@@ -333,7 +323,6 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 	lock_fd = sc_lock_dir_create(dir);
 	if (lock_fd < 0)
 		return SC_EXIT_RUNTIME;
-	libbpf_set_print(libbpf_log);
 	ret = SC_EXIT_RUNTIME;
 
 	/* What runs on the interface now? Ours (a link pin) or foreign. */

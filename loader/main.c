@@ -10,64 +10,70 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 
 #include "splitctl.h"
 #include "ops.h"
 
 #define SC_VERSION "0.2"
 
-#define OPT_HELP { "help", 'h', NULL, "show this help and exit" }
-#define OPT_END { NULL, 0, NULL, NULL }
-#define OPT_CONFIG(help) { "config", 'c', "FILE", help }
+#define OPT_HELP { "help", 'h', NULL, "show this help and exit", 0, 0 }
+#define OPT_END { NULL, 0, NULL, NULL, 0, 0 }
+#define OPT_CONFIG(help) { "config", 'c', "FILE", help, 0, 0 }
 
 static const struct sc_opt global_opts[] = {
 	{ "pin-dir", 'P', "DIR", "bpffs directory of the instance (default "
-	  FS_PIN_DIR_DEFAULT ", or $" FS_PIN_DIR_ENV ")" },
-	{ "json", 'j', NULL, "machine-readable output (read commands)" },
-	{ "verbose", 'v', NULL, "more output, including libbpf's log" },
-	{ "version", 'V', NULL, "print the version and exit" },
+	  FS_PIN_DIR_DEFAULT ", or $" FS_PIN_DIR_ENV ")", 0, 0 },
+	{ "json", 'j', NULL, "machine-readable output (read commands)", 0, 0 },
+	{ "verbose", 'v', NULL, "more output, including libbpf's log", 0, 0 },
+	{ "version", 'V', NULL, "print the version and exit", 0, 0 },
 	OPT_HELP,
 	OPT_END,
 };
 
 static const struct sc_opt attach_opts[] = {
 	{ "mode", 'm', "native|generic|auto",
-	  "XDP attach mode (default auto: native, else generic)" },
-	{ "threshold", 't', "N", "packets per flow marked short (0..1000000000)" },
-	{ "idle-timeout", 'i', "S", "seconds of silence that end a flow (0.001..86400)" },
-	{ "dscp-short", 's', "V", "code point for short flows (0..63)" },
-	{ "dscp-long", 'l', "V", "code point for long flows (0..63)" },
-	{ "flows", 'f', "N", "flow table entries per address family (64..67108864), when the tables are created" },
+	  "XDP attach mode (default auto: native, else generic)", 0, 0 },
+	{ "threshold", 't', "N", "packets per flow marked short (%.15g..%.15g)",
+	  0, FS_MAX_THRESHOLD },
+	{ "idle-timeout", 'i', "S", "seconds of silence that end a flow (%.15g..%.15g)",
+	  FS_MIN_IDLE_MS / 1000.0, FS_MAX_IDLE_MS / 1000.0 },
+	{ "dscp-short", 's', "V", "code point for short flows (%.15g..%.15g)",
+	  0, FS_DSCP_MAX },
+	{ "dscp-long", 'l', "V", "code point for long flows (%.15g..%.15g)",
+	  0, FS_DSCP_MAX },
+	{ "flows", 'f', "N", "flow table entries per address family (%.15g..%.15g), when the tables are created",
+	  FS_MIN_FLOWS, FS_MAX_FLOWS },
 	OPT_HELP,
 	OPT_END,
 };
 
 static const struct sc_opt detach_opts[] = {
-	{ "all", 'a', NULL, "detach from every interface and remove the pins" },
+	{ "all", 'a', NULL, "detach from every interface and remove the pins", 0, 0 },
 	OPT_HELP,
 	OPT_END,
 };
 
 static const struct sc_opt stats_opts[] = {
-	{ "watch", 'w', "S", "print rates every S seconds until interrupted" },
-	{ "prometheus", 'p', NULL, "Prometheus text exposition format" },
+	{ "watch", 'w', "S", "print rates every S seconds until interrupted", 0, 0 },
+	{ "prometheus", 'p', NULL, "Prometheus text exposition format", 0, 0 },
 	OPT_HELP,
 	OPT_END,
 };
 
 static const struct sc_opt flows_opts[] = {
-	{ "class", 'c', "short|long", "only flows of this class" },
-	{ "top", 'n', "N", "only the first N flows after sorting" },
-	{ "sort", 's', "packets|bytes|age", "sort order (descending; default packets)" },
+	{ "class", 'c', "short|long", "only flows of this class", 0, 0 },
+	{ "top", 'n', "N", "only the first N flows after sorting", 0, 0 },
+	{ "sort", 's', "packets|bytes|age", "sort order (descending; default packets)", 0, 0 },
 	OPT_HELP,
 	OPT_END,
 };
 
 static const struct sc_opt run_opts[] = {
 	OPT_CONFIG("apply this config file on start; its [agent] section sets the defaults below"),
-	{ "interval", 'i', "S", "seconds between idle sweeps and metric writes (default 10)" },
-	{ "textfile", 't', "PATH", "write metrics there (node_exporter textfile collector)" },
-	{ "listen", 'l', "ADDR:PORT", "serve GET /metrics on this loopback address" },
+	{ "interval", 'i', "S", "seconds between idle sweeps and metric writes (default 10)", 0, 0 },
+	{ "textfile", 't', "PATH", "write metrics there (node_exporter textfile collector)", 0, 0 },
+	{ "listen", 'l', "ADDR:PORT", "serve GET /metrics on this loopback address", 0, 0 },
 	OPT_HELP,
 	OPT_END,
 };
@@ -146,7 +152,12 @@ static void print_opts(FILE *f, const struct sc_opt *t)
 		else
 			snprintf(buf, sizeof(buf), "    --%s%s%s", t->name,
 				 t->arg ? " " : "", t->arg ? t->arg : "");
-		fprintf(f, "  %-34s %s\n", buf, t->help);
+		fprintf(f, "  %-34s ", buf);
+		if (t->lo < t->hi)
+			fprintf(f, t->help, t->lo, t->hi);
+		else
+			fputs(t->help, f);
+		fputc('\n', f);
 	}
 }
 
@@ -181,8 +192,8 @@ void sc_usage(FILE *f, const char *cmd)
 
 	if (!c)
 		return;
-	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS] %s\n\n%s\n\nOptions:\n",
-		c->name, c->args, c->summary);
+	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n",
+		c->name, *c->args ? " " : "", c->args, c->summary);
 	print_opts(f, c->opts);
 }
 
@@ -261,6 +272,16 @@ static void help_table(void)
 	}
 }
 
+/* libbpf's own messages: warnings with -v, debug (verifier log) with -v -v */
+static int libbpf_log(enum libbpf_print_level level, const char *fmt,
+		      va_list ap)
+{
+	if (!sc_verbose_level ||
+	    (level == LIBBPF_DEBUG && sc_verbose_level < 2))
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
 int main(int argc, char **argv)
 {
 	struct sc_opts o = { 0 };
@@ -291,6 +312,7 @@ int main(int argc, char **argv)
 		}
 	}
 	sc_verbose_level = o.verbose;
+	libbpf_set_print(libbpf_log);
 	if (optind >= argc) {
 		main_usage(stderr);
 		return SC_EXIT_USAGE;

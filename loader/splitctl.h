@@ -34,7 +34,9 @@ struct sc_opt {
 	const char *name;	/* long name, without "--" */
 	int val;		/* short letter or a code >= 256 */
 	const char *arg;	/* argument name, NULL for a flag */
-	const char *help;
+	const char *help;	/* with lo < hi: a format with two %.15g, the
+				 * accepted range (limits from flowsplit.h) */
+	double lo, hi;
 };
 
 struct sc_cmd {
