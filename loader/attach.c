@@ -328,6 +328,16 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 	/* What runs on the interface now? Ours (a link pin) or foreign. */
 	link_path(path, sizeof(path), dir, ifindex);
 	upgrade = access(path, F_OK) == 0;
+	if (upgrade && sc_link_ifindex(path) != ifindex) {
+		/* a link left by a removed interface whose ifindex is now
+		 * reused: it attaches nothing, drop it and attach afresh */
+		sc_verbose("%s: removing defunct link pin '%s'\n", ifname, path);
+		if (unlink(path)) {
+			sc_err("cannot remove defunct link '%s': %s", path, strerror(errno));
+			goto out;
+		}
+		upgrade = 0;
+	}
 	if (bpf_xdp_query(ifindex, 0, &q)) {
 		sc_err("interface '%s': cannot query XDP: %s", ifname, strerror(errno));
 		goto out;

@@ -133,8 +133,11 @@ struct sc_iface {
 	char name[32];		/* IF_NAMESIZE, "?" when the interface is gone */
 	__u32 prog_id;
 	__u32 link_id;
-	const char *mode;	/* "native", "generic", "?" */
+	const char *mode;	/* "native", "generic", "?", or "gone": the
+				 * interface was removed (the link is defunct) */
 };
+/* ifindex an XDP link pin is attached to: 0 defunct, -1 no XDP link there */
+int sc_link_ifindex(const char *path);
 /* Fill up to max entries; returns the count, or -1 (printed). */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
 #define SC_MAX_IFACES 64

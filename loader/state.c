@@ -400,6 +400,22 @@ int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz)
 	return 0;
 }
 
+int sc_link_ifindex(const char *path)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    info.type == BPF_LINK_TYPE_XDP)
+		ret = info.xdp.ifindex;
+	close(fd);
+	return ret;
+}
+
 __u64 sc_map_count(int fd, __u32 key_size)
 {
 	__u8 key[64], next[64];
@@ -442,11 +458,15 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
 			out[n].prog_id = info.prog_id;
 			out[n].link_id = info.id;
-			if (info.xdp.ifindex)
-				out[n].ifindex = info.xdp.ifindex;
+			/* the kernel clears the link's ifindex when the
+			 * interface is unregistered: the ifindex may be
+			 * reused, so never look up a name for it then */
+			if (!info.xdp.ifindex)
+				out[n].mode = "gone";
 		}
 		close(fd);
-		if (!if_indextoname(out[n].ifindex, out[n].name))
+		if (!strcmp(out[n].mode, "gone") ||
+		    !if_indextoname(out[n].ifindex, out[n].name))
 			strcpy(out[n].name, "?");
 		else {
 			LIBBPF_OPTS(bpf_xdp_query_opts, q);

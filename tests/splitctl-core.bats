@@ -233,6 +233,30 @@ check_mode_and_counts() {
 	[ "$status" -eq 1 ]
 }
 
+@test "an interface removed under the splitter: status says gone; its reused ifindex gets a real attach" {
+	ip -n "$R" link add x0 type veth peer x1
+	ip -n "$R" link set x0 up
+	ip -n "$R" link set x1 up
+	idx=$(ip -n "$R" -j link show x0 | jq '.[0].ifindex')
+	fs_sc attach rc
+	fs_sc attach x0
+	ip -n "$R" link del x0
+	[ "$(fs_sc -j status | jq -r ".interfaces[] | select(.ifindex == $idx) | .mode")" = gone ]
+	# a new interface with the same ifindex: the stale link must not be
+	# taken for an attachment to "upgrade"
+	ip -n "$R" link add x2 index "$idx" type veth peer x3
+	ip -n "$R" link set x2 up
+	ip -n "$R" link set x3 up
+	run fs_sc attach x2
+	[ "$status" -eq 0 ]
+	ip -n "$R" -d link show x2 | grep -q 'prog/xdp'
+	[ "$(fs_sc -j status | jq -r ".interfaces[] | select(.ifindex == $idx) | .name")" = x2 ]
+	run fs_sc detach --all
+	[ "$status" -eq 0 ]
+	! ip -n "$R" -d link show x2 | grep -q 'prog/xdp' || false
+	[ ! -e "$BPF" ]
+}
+
 @test "detach one interface keeps the other and the flow table" {
 	fs_sc attach rc
 	fs_sc attach rs
