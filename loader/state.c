@@ -86,6 +86,11 @@ int sc_prepare_dir(const char *dir, int create)
 		*slash = '\0';
 	else
 		strcpy(parent, ".");
+	if (access(parent, F_OK)) {
+		sc_err("pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. under /sys/fs/bpf)",
+		       dir, parent);
+		return SC_EXIT_RUNTIME;
+	}
 	if (!on_bpffs(parent)) {
 		sc_err("no bpffs at '%s' (for pin directory '%s'): mount one with 'mount -t bpf bpf %s' or choose another with --pin-dir",
 		       parent, dir, parent);

@@ -144,3 +144,6 @@ expect() {
 @test "detach with an interface name the kernel cannot have" {
 	expect 2 "invalid interface name 'r:0'" -- fs_sc detach r:0
 }
+@test "pin directory whose parent does not exist" {
+	expect 1 "its parent '$BPF-none' does not exist" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-none/fs" attach rs
+}
