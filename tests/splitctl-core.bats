@@ -313,6 +313,20 @@ check_mode_and_counts() {
 	[[ "${lines[0]}" == *source*destination*packets* ]]
 }
 
+@test "flows: idle and age seconds follow the wall clock" {
+	fs_sc attach rc
+	transfer 20000 5010
+	t_end=$(date +%s.%N)
+	# wait for the flows to be idle 1 s by the datapath's clock, then
+	# compare with the wall clock (a wrong HZ scales idle_s)
+	fs_wait_for 5 sh -c "$SC -j flows | jq -e 'length > 0 and all(.[]; .idle_s >= 1)' >/dev/null"
+	idle=$(fs_sc -j flows | jq '[.[].idle_s] | max')
+	age=$(fs_sc -j flows | jq '[.[].age_s] | min')
+	t_now=$(date +%s.%N)
+	awk -v i="$idle" -v a="$age" -v e="$t_end" -v n="$t_now" \
+		'BEGIN { w = n - e; exit !(i >= 1 && i >= w - 0.5 && i <= w + 0.1 && a >= i && a <= w + 5) }'
+}
+
 @test "IPv6 flows are counted and listed" {
 	fs_sc attach rc --threshold 4
 	fs_bg ip netns exec "$S" socat -u TCP6-LISTEN:5008,reuseaddr OPEN:/dev/null
