@@ -274,20 +274,36 @@ static int count_links(const char *dir)
 	return n;
 }
 
+static const char *const pin_names[] = {
+	FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
+	SC_PIN_PROG, SC_PIN_CLOCK,
+};
+
+/* Number of map and program pins present. */
+static int count_pins(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t i;
+	int n = 0;
+
+	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++) {
+		pin_path(path, sizeof(path), dir, pin_names[i]);
+		n += access(path, F_OK) == 0;
+	}
+	return n;
+}
+
 /*
  * Remove every pin of the instance, and the directory itself when splitctl
  * created it (a directory the operator made stays, empty).
  */
 static void remove_pins(const char *dir)
 {
-	static const char *const names[] = {
-		FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
-		SC_PIN_PROG, SC_PIN_CLOCK,
-	};
+	const char *const *names = pin_names;
 	char path[PATH_MAX];
 	size_t i;
 
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (i = 0; i < sizeof(pin_names) / sizeof(pin_names[0]); i++) {
 		pin_path(path, sizeof(path), dir, names[i]);
 		unlink(path);
 		strncat(path, SC_PIN_TMP_SUFFIX, sizeof(path) - strlen(path) - 1);
@@ -512,6 +528,14 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 	if (lock_fd < 0)
 		return SC_EXIT_RUNTIME;
 	ret = SC_EXIT_OK;
+	if (!ifname && !count_links(dir) && !count_pins(dir)) {
+		/* an empty directory (the operator's, or a first attach
+		 * killed before it pinned anything) */
+		sc_err("nothing attached: no flowsplit pins in '%s'", dir);
+		remove_pins(dir);
+		ret = SC_EXIT_RUNTIME;
+		goto out;
+	}
 	if (ifname) {
 		link_path(path, sizeof(path), dir, ifindex);
 		if (access(path, F_OK)) {

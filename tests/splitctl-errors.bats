@@ -147,3 +147,8 @@ expect() {
 @test "pin directory whose parent does not exist" {
 	expect 1 "its parent '$BPF-none' does not exist" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-none/fs" attach rs
 }
+@test "detach --all on an empty pin directory" {
+	mkdir "$BPF-empty"
+	expect 1 "nothing attached: no flowsplit pins in '$BPF-empty'" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-empty" detach --all
+	[ -d "$BPF-empty" ]	# the operator's directory stays
+}
