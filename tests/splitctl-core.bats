@@ -93,6 +93,22 @@ check_mode_and_counts() {
 	check_mode_and_counts auto native
 }
 
+@test "the code points reach the wire: first T packets DSCP short, the rest DSCP long" {
+	command -v tcpdump >/dev/null || skip "tcpdump not installed"
+	fs_sc attach rc --threshold 3 --dscp-short 2 --dscp-long 5
+	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5011' >$D/cap 2>$D/cap.err"
+	dump=$!
+	fs_wait_for 5 grep -q listening "$D/cap.err"
+	transfer 100000 5011
+	n=$(fs_sc -j flows | jq '.[] | select(.dport == 5011) | .packets')
+	fs_wait_for 5 sh -c "[ \$(grep -c 'tos 0x' $D/cap) -ge $n ]"
+	kill "$dump"
+	# TOS byte = DSCP << 2 (ECN bits 0 here): 2 -> 0x8, 5 -> 0x14
+	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | head -n 3 | sort -u)" = "tos 0x8" ]
+	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | tail -n +4 | sort -u)" = "tos 0x14" ]
+	[ "$(grep -c 'tos 0x' "$D/cap")" -eq "$n" ]
+}
+
 @test "set threshold during a transfer reclassifies later packets without resetting the flow" {
 	fs_sc attach rc --threshold 1000
 	open_stream 5001
