@@ -495,6 +495,44 @@ out:
 	return ret;
 }
 
+/*
+ * Remove a link pin and wait until the kernel has taken the program off the
+ * interface. The kernel drops a link's last reference from a work queue, so
+ * the program can outlive unlink() for a moment; without the wait, "detach"
+ * could return with the program still attached, and the next holder of the
+ * lock could take our own departing program for a foreign one.
+ */
+static int unlink_link(const char *path)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info), prog_id = 0;
+	int fd = bpf_obj_get(path), ifindex = 0, i;
+
+	if (fd >= 0) {
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			ifindex = info.xdp.ifindex;
+			prog_id = info.prog_id;
+		}
+		close(fd);
+	}
+	if (unlink(path)) {
+		sc_err("cannot remove '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	for (i = 0; ifindex && i < SC_DETACH_WAIT_MS; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		if (bpf_xdp_query(ifindex, 0, &q) || q.prog_id != prog_id)
+			return 0;
+		usleep(1000);
+	}
+	if (ifindex)
+		sc_verbose("ifindex %d: program %u still attached %d ms after its link was removed\n",
+			   ifindex, prog_id, SC_DETACH_WAIT_MS);
+	return 0;
+}
+
 int sc_detach(const struct sc_opts *o, const char *ifname)
 {
 	const char *dir = sc_pin_dir(o);
@@ -544,8 +582,7 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 			goto out;
 		}
 		/* the link is released with its last reference: the pin */
-		if (unlink(path)) {
-			sc_err("cannot remove '%s': %s", path, strerror(errno));
+		if (unlink_link(path)) {
 			ret = SC_EXIT_RUNTIME;
 			goto out;
 		}
@@ -553,7 +590,7 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 		n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
 		for (i = 0; i < n; i++) {
 			link_path(path, sizeof(path), dir, ifs[i].ifindex);
-			unlink(path);
+			unlink_link(path);
 		}
 		/* links whose interface vanished keep their old ifindex name */
 		n = count_links(dir);

@@ -81,6 +81,8 @@ struct sc_state {
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
 #define SC_PIN_TMP_SUFFIX	"_new"	/* program pin before its rename() */
 #define SC_PIN_MODE		0600
+/* detach waits at most this long for the kernel to release a link */
+#define SC_DETACH_WAIT_MS	2000
 /* Empty subdirectory: "splitctl created this pin directory" (bpffs holds
  * only pins and directories, and refuses names with a '.'). */
 #define SC_PIN_CREATED		"created_by_splitctl"

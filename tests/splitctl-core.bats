@@ -218,6 +218,25 @@ check_mode_and_counts() {
 	[ "$(stat -c %a "$BPF")" = 700 ]
 }
 
+@test "attach and detach --all racing: only 'nothing attached' refusals, consistent end state" {
+	for i in $(seq 10); do
+		fs_sc attach rc 2>>"$D/err" &
+		fs_sc detach --all 2>>"$D/err" &
+		fs_sc attach rs 2>>"$D/err" &
+		wait
+		# what status lists is really attached
+		for ifc in $(fs_sc -j status 2>/dev/null | jq -r '.interfaces[].name'); do
+			ip -n "$R" -d link show "$ifc" | grep -q 'prog/xdp'
+		done
+	done
+	cat "$D/err"
+	[ -z "$(grep -v 'nothing attached' "$D/err")" ]
+	fs_sc detach --all || true
+	! ip -n "$R" -d link show rc | grep -q 'prog/xdp' || false
+	! ip -n "$R" -d link show rs | grep -q 'prog/xdp' || false
+	[ ! -e "$BPF" ]
+}
+
 @test "a pin directory the operator created is kept (empty) after the last detach" {
 	mkdir "$BPF"
 	fs_sc attach rc
