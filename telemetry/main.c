@@ -164,13 +164,25 @@ static int check_pcap_args(int argc, char **argv)
 				n = sizeof(file) - 1;
 			memcpy(file, p + 8, n);
 			file[n] = 0;
+			uint32_t magic = 0;
+
 			f = fopen(file, "r");
-			if (!f) {
+			if (!f || fread(&magic, 4, 1, f) != 1) {
 				fprintf(stderr, "fct-tap: cannot read pcap file '%s': %s\n",
-					file, strerror(errno));
+					file, f ? "empty or unreadable" : strerror(errno));
+				if (f)
+					fclose(f);
 				return -1;
 			}
 			fclose(f);
+			/* pcap (us or ns, either byte order) or pcapng */
+			if (magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1 &&
+			    magic != 0xa1b23c4d && magic != 0x4d3cb2a1 &&
+			    magic != 0x0a0d0d0a) {
+				fprintf(stderr, "fct-tap: '%s' is not a pcap file "
+					"(magic 0x%08x)\n", file, magic);
+				return -1;
+			}
 		}
 	}
 	return 0;

@@ -1,0 +1,181 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# fct-tap on pcap pairs written by tap-mkpcap from tests/tap/fixtures/*.spec
+# (timestamps chosen by hand). Every expected value below is computed by hand
+# from the fixture, in microseconds; net_pcap hands fct-tap the record times,
+# so the results are exact.
+FS_PREFIX=fstt
+load lib/common
+
+TAP=$FS_BUILD/fct-tap
+MKPCAP=$FS_BUILD/tap-mkpcap
+FIX=$FS_ROOT/tests/tap/fixtures
+EAL=(--no-huge -m 256 --no-pci --in-memory -l 0 --log-level=error)
+
+setup() {
+	[ -x "$TAP" ] && [ -x "$MKPCAP" ] || skip "build/fct-tap not built (make build/fct-tap build/tap-mkpcap)"
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	fs_teardown
+}
+
+# tap FIXTURE [fct-tap options]: make the pcap pair, run the tap into $D/out
+tap() {
+	local spec=$1; shift
+	"$MKPCAP" "$D/a.pcap" "$D/b.pcap" <"$FIX/$spec.spec"
+	run "$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/a.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/b.pcap" -- --port-a 0 --port-b 1 \
+		--out "$D/out" "$@"
+	echo "$output"
+}
+
+# col SPORT COLUMN: a column of flows.csv for the flow with that source port
+col() {
+	awk -F, -v sp="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$2 == sp { print $h[c] }' "$D/out/flows.csv"
+}
+
+# js SPORT FIELD: a field of flows.jsonl
+js() {
+	jq -r --argjson sp "$1" "select(.sport == \$sp) | .$2" "$D/out/flows.jsonl"
+}
+
+# expect SPORT COLUMN=VALUE...
+expect() {
+	local sp=$1 kv got; shift
+	for kv in "$@"; do
+		got=$(col "$sp" "${kv%%=*}")
+		if [ "$got" != "${kv#*=}" ]; then
+			echo "flow sport $sp: ${kv%%=*} = '$got', expected '${kv#*=}'"
+			cat "$D/out/flows.csv"
+			return 1
+		fi
+	done
+}
+
+# single flow, transits 100 110 100 120:
+#   FCT = 1620 - 1000 = 620; OWD mean 430/4 = 107.5; nearest-rank p50 of
+#   {100,100,110,120} = 100, p99 = 120; D = 10, 10, 20:
+#   J = 10/16 = 0.625; + (10 - 0.625)/16 = 1.2109375; + (20 - 1.2109375)/16
+#   = 2.38525390625; |D| mean 40/3 = 13.333, std sqrt(200/9) = 4.714
+#   bytes: 40 + 140 + 140 + 40 = 360
+SINGLE=(src=10.0.0.1 dst=10.0.1.1 dport=80 proto=6 dscp=0 class=short
+	pkts_a=4 bytes_a=360 pkts_b=4 bytes_b=360 lost=0 first_a_us=1000.000
+	last_b_us=1620.000 fct_us=620.000 owd_min_us=100.000 owd_mean_us=107.500
+	owd_p50_us=100.000 owd_p99_us=120.000 owd_max_us=120.000
+	jitter_us=2.385 dv_mean_us=13.333 dv_std_us=4.714 end_reason=fin)
+
+@test "tap: single flow: FCT, OWD stats, RFC 3550 jitter, bytes exact" {
+	tap single
+	[ "$status" -eq 0 ]
+	[[ $output == *"timestamp source pcap, resolution 1000.000 ns"* ]]
+	[ "$(wc -l <"$D/out/flows.csv")" -eq 2 ]
+	expect 40000 "${SINGLE[@]}"
+	[ "$(jq -r .timestamp.source "$D/out/summary.json")" = pcap ]
+	[ "$(jq -r .complete "$D/out/summary.json")" = true ]
+	[ "$(jq -r '.ports[0].imissed + .ports[1].rx_nombuf' "$D/out/summary.json")" -eq 0 ]
+	[ "$(js 40000 fct_us)" = 620 ]
+	[ "$(js 40000 jitter_us)" = 2.385 ]
+}
+
+@test "tap: VXLAN (inside a VLAN) and GRE encapsulation give the inner flow, same numbers" {
+	tap vxlan
+	[ "$status" -eq 0 ]
+	expect 40000 "${SINGLE[@]}"
+	tap gre
+	[ "$status" -eq 0 ]
+	expect 40000 "${SINGLE[@]}"
+}
+
+@test "tap: IPv6 flow" {
+	tap ipv6
+	[ "$status" -eq 0 ]
+	# IPv6 header is 20 bytes longer: 60 + 160 + 160 + 60 = 440
+	local v6=("${SINGLE[@]/src=10.0.0.1/src=2001:db8::1}")
+	v6=("${v6[@]/dst=10.0.1.1/dst=2001:db8:1::1}")
+	v6=("${v6[@]/bytes_a=360/bytes_a=440}")
+	v6=("${v6[@]/bytes_b=360/bytes_b=440}")
+	expect 40000 "${v6[@]}"
+}
+
+@test "tap: interleaved flows, both directions, class from DSCP, FIN/RST, final ACK" {
+	tap interleaved
+	[ "$status" -eq 0 ]
+	[ "$(wc -l <"$D/out/flows.csv")" -eq 4 ]
+	# F1 transits 50 60 50: FCT 1450-1000; mean 160/3; J: 0.625, then
+	# 0.625 + 9.375/16 = 1.2109375; |D| = 10, 10: mean 10 std 0
+	expect 1001 dst=10.0.1.1 class=short pkts_a=3 pkts_b=3 fct_us=450.000 \
+		owd_min_us=50.000 owd_mean_us=53.333 owd_p50_us=50.000 \
+		owd_p99_us=60.000 owd_max_us=60.000 jitter_us=1.211 \
+		dv_mean_us=10.000 dv_std_us=0.000 end_reason=fin
+	# F2 (DSCP 1 = long): FIN at B 1280, the final ACK after it (B 1380)
+	# is counted but does not extend the FCT: 1280 - 1010 = 270
+	expect 1002 dscp=1 class=long pkts_a=5 pkts_b=5 lost=0 last_b_us=1280.000 \
+		fct_us=270.000 owd_mean_us=80.000 jitter_us=0.000 end_reason=fin
+	# F3 = reverse direction of F1: own flow, RST at B 1530 - 1060
+	expect 80 src=10.0.1.1 dst=10.0.0.1 dport=1001 pkts_a=2 fct_us=470.000 \
+		owd_mean_us=30.000 end_reason=rst
+	# summary: short 1-10 bucket = F1, F3: mean (450 + 470) / 2
+	run jq -r '.groups[] | select(.class == "short" and .bucket == "1-10") |
+		"\(.flows) \(.fct_mean_us) \(.fct_p50_us) \(.fct_p99_us)"' "$D/out/summary.json"
+	[ "$output" = "2 460 450 470" ]
+	run jq -r '.groups[] | select(.class == "long" and .bucket == "all") | .flows' "$D/out/summary.json"
+	[ "$output" = 1 ]
+	grep -q '^long,' "$D/out/hist_fct.csv"
+	grep -q '^short,' "$D/out/hist_owd.csv"
+}
+
+@test "tap: lost packet: counted, left out of the delay stats" {
+	tap lost
+	[ "$status" -eq 0 ]
+	# transits 100, 100, 120: mean 106.667; D = 0, 20: J = 0 then 20/16
+	expect 40000 pkts_a=4 bytes_a=360 pkts_b=3 bytes_b=220 lost=1 \
+		fct_us=620.000 owd_min_us=100.000 owd_mean_us=106.667 \
+		owd_max_us=120.000 jitter_us=1.250 dv_mean_us=10.000 dv_std_us=10.000
+	[ "$(jq .counters.lost "$D/out/summary.json")" -eq 1 ]
+}
+
+@test "tap: duplicate at B: counted as duplicate, not as a delay sample" {
+	tap duplicate
+	[ "$status" -eq 0 ]
+	expect 40000 pkts_a=4 pkts_b=5 bytes_b=500 lost=0 fct_us=620.000 \
+		owd_mean_us=107.500 jitter_us=2.385
+	[ "$(js 40000 dup_b)" -eq 1 ]
+	[ "$(jq .counters.dup_b "$D/out/summary.json")" -eq 1 ]
+}
+
+@test "tap: identical retransmission: one loss, one retransmission, ambiguous pair not timed" {
+	tap retrans
+	[ "$status" -eq 0 ]
+	# transits used: 100, 100, 100 (the retransmitted pair is ambiguous)
+	expect 40000 pkts_a=5 pkts_b=4 lost=1 fct_us=1000.000 owd_mean_us=100.000 \
+		owd_max_us=100.000 jitter_us=0.000
+	[ "$(js 40000 retrans_a)" -eq 1 ]
+	[ "$(js 40000 ambiguous)" -eq 1 ]
+}
+
+@test "tap: flow with no packet at B: all lost, no FCT, ends by idle timeout" {
+	tap nob
+	[ "$status" -eq 0 ]
+	expect 5000 pkts_a=2 pkts_b=0 lost=2 first_a_us=1000.000 last_b_us= \
+		fct_us= owd_mean_us= jitter_us= end_reason=idle
+	[ "$(js 5000 fct_us)" = null ]
+	expect 5001 pkts_b=1 fct_us=100.000 end_reason=eof
+	# the same input with a 10 s idle timeout: X is still open at EOF
+	tap nob --idle-timeout-ms 10000
+	expect 5000 lost=2 end_reason=eof
+}
+
+@test "tap: loss timeout: a packet at B later than --loss-timeout-ms is lost + unmatched" {
+	grep ' - ' "$FIX/lost.spec" | sed 's/ - / 5000 /' >"$D/late.spec"
+	"$MKPCAP" "$D/a.pcap" "$D/b.pcap" <"$D/late.spec"
+	run "$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/a.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/b.pcap" -- --port-a 0 --port-b 1 \
+		--out "$D/out" --loss-timeout-ms 1 --idle-timeout-ms 1
+	[ "$status" -eq 0 ]
+	# A at 1200, B at 5000: 3.8 ms > 1 ms
+	[ "$(jq .counters.lost "$D/out/summary.json")" -eq 1 ]
+	[ "$(jq .counters.unmatched_b "$D/out/summary.json")" -eq 1 ]
+}
