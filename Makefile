@@ -30,6 +30,7 @@ BENCH_CMDS :=
 .PHONY: all test demo bench deps clean
 all: all-targets
 
+.SECONDEXPANSION:
 include $(sort $(wildcard */build.mk))
 
 all-targets: $(ALL_TARGETS)

@@ -9,7 +9,8 @@ $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iloader -Itunnel-cfg -c $< -o $@
 
-$(BUILD)/splitctl: $(SPLITCTL_OBJS) $(TCFG_LIB)
+# second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this
+$(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(TCFG_LIB)
 	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(TCFG_LIB) $(TCFG_LIBS) $(SPLITCTL_LIBS)
 
 ALL_TARGETS += $(BUILD)/splitctl

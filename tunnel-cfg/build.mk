@@ -12,6 +12,7 @@ $(BUILD)/tunnel-cfg/%.o: tunnel-cfg/%.c
 	$(CC) $(CFLAGS) -Itunnel-cfg $(shell $(PKG_CONFIG) --cflags libmnl) -c $< -o $@
 
 $(TCFG_LIB): $(TCFG_OBJS)
+	rm -f $@
 	$(AR) rcs $@ $^
 
 ALL_TARGETS += $(TCFG_LIB)

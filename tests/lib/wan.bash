@@ -1,0 +1,107 @@
+# SPDX-License-Identifier: GPL-2.0
+# Five namespaces: client - rA = two VXLAN tunnels over two veth underlays = rB - server
+#   $C 10.1.0.1 fd01::1 --(c0/lana)-- $A --(a1/b1: 172.16.1.0/30)-- $B --(lanb/s0)-- $S 10.2.0.1 fd02::1
+#                                      --(a2/b2: 172.16.2.0/30)--
+#   tunnels on A and B: vxs (SHORT, over a1/b1, 192.168.101.0/30, fd10:1::/64)
+#                       vxl (LONG,  over a2/b2, 192.168.102.0/30, fd10:2::/64)
+# Tunnels are created with "splitctl tunnel add"; the splitter is not attached
+# and no route is installed (wan_split / wan_ecmp / wan_attach do that).
+# Load after lib/common (FS_PREFIX set).
+
+wan_setup() {
+	local id=$$-$BATS_TEST_NUMBER
+	C=$FS_PREFIX-c-$id A=$FS_PREFIX-a-$id B=$FS_PREFIX-b-$id S=$FS_PREFIX-s-$id
+	fs_netns "$C" "$A" "$B" "$S"
+	ip link add c0 netns "$C" type veth peer lana netns "$A"
+	ip link add s0 netns "$S" type veth peer lanb netns "$B"
+	ip link add a1 netns "$A" mtu 1550 type veth peer b1 netns "$B" mtu 1550
+	ip link add a2 netns "$A" mtu 1550 type veth peer b2 netns "$B" mtu 1550
+	ip -n "$C" addr add 10.1.0.1/24 dev c0
+	ip -n "$A" addr add 10.1.0.254/24 dev lana
+	ip -n "$B" addr add 10.2.0.254/24 dev lanb
+	ip -n "$S" addr add 10.2.0.1/24 dev s0
+	ip -n "$C" addr add fd01::1/64 dev c0 nodad
+	ip -n "$A" addr add fd01::fe/64 dev lana nodad
+	ip -n "$B" addr add fd02::fe/64 dev lanb nodad
+	ip -n "$S" addr add fd02::1/64 dev s0 nodad
+	ip -n "$A" addr add 172.16.1.1/30 dev a1
+	ip -n "$B" addr add 172.16.1.2/30 dev b1
+	ip -n "$A" addr add 172.16.2.1/30 dev a2
+	ip -n "$B" addr add 172.16.2.2/30 dev b2
+	local l
+	for l in "$C c0" "$S s0" "$A lana" "$A a1" "$A a2" "$B lanb" "$B b1" "$B b2"; do
+		ip -n ${l% *} link set ${l#* } up
+	done
+	ip -n "$C" route add default via 10.1.0.254
+	ip -n "$S" route add default via 10.2.0.254
+	ip -n "$C" -6 route add default via fd01::fe
+	ip -n "$S" -6 route add default via fd02::fe
+	ip netns exec "$A" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	ip netns exec "$B" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	wan_sc "$A" tunnel add vxs vxlan --vni 101 --local 172.16.1.1 --remote 172.16.1.2 --dev a1
+	wan_sc "$A" tunnel add vxl vxlan --vni 102 --local 172.16.2.1 --remote 172.16.2.2 --dev a2
+	wan_sc "$B" tunnel add vxs vxlan --vni 101 --local 172.16.1.2 --remote 172.16.1.1 --dev b1
+	wan_sc "$B" tunnel add vxl vxlan --vni 102 --local 172.16.2.2 --remote 172.16.2.1 --dev b2
+	ip -n "$A" addr add 192.168.101.1/30 dev vxs
+	ip -n "$B" addr add 192.168.101.2/30 dev vxs
+	ip -n "$A" addr add 192.168.102.1/30 dev vxl
+	ip -n "$B" addr add 192.168.102.2/30 dev vxl
+	ip -n "$A" addr add fd10:1::1/64 dev vxs nodad
+	ip -n "$B" addr add fd10:1::2/64 dev vxs nodad
+	ip -n "$A" addr add fd10:2::1/64 dev vxl nodad
+	ip -n "$B" addr add fd10:2::2/64 dev vxl nodad
+	# static neighbours: no ARP/ND on the tunnels, so their packet
+	# counters hold exactly the routed traffic
+	local t ma mb
+	for t in vxs vxl; do
+		ma=$(ip -n "$A" -j link show "$t" | jq -r '.[0].address')
+		mb=$(ip -n "$B" -j link show "$t" | jq -r '.[0].address')
+		local n=1; [ $t = vxl ] && n=2
+		ip -n "$A" neigh add 192.168.10$n.2 lladdr "$mb" dev $t nud permanent
+		ip -n "$B" neigh add 192.168.10$n.1 lladdr "$ma" dev $t nud permanent
+		ip -n "$A" neigh add fd10:$n::2 lladdr "$mb" dev $t nud permanent
+		ip -n "$B" neigh add fd10:$n::1 lladdr "$ma" dev $t nud permanent
+	done
+	BPFA=$(fs_bpffs)/a
+	BPFB=${BPFA%/a}/b
+}
+
+# wan_sc NS ARGS...: splitctl in a router namespace with its own instance
+wan_sc() {
+	local ns=$1 dir=$BPFA
+	shift
+	[ "$ns" = "$B" ] && dir=$BPFB
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "${dir:-/nonexistent}" "$@"
+}
+
+wan_attach() { # THRESHOLD
+	wan_sc "$A" attach lana --threshold "$1"
+	wan_sc "$B" attach lanb --threshold "$1"
+}
+
+wan_route() { # MODE [extra route-up options]
+	local mode=$1
+	shift
+	wan_sc "$A" route up --mode "$mode" --short-dev vxs --long-dev vxl \
+		--prefix 10.2.0.0/24 --prefix fd02::/64 --lan-dev lana \
+		--via-short 192.168.101.2 --via-short fd10:1::2 \
+		--via-long 192.168.102.2 --via-long fd10:2::2 "$@"
+	wan_sc "$B" route up --mode "$mode" --short-dev vxs --long-dev vxl \
+		--prefix 10.1.0.0/24 --prefix fd01::/64 --lan-dev lanb \
+		--via-short 192.168.101.1 --via-short fd10:1::1 \
+		--via-long 192.168.102.1 --via-long fd10:2::1 "$@"
+}
+
+# wan_tx NS DEV: transmitted packets of an interface
+wan_tx() {
+	ip -n "$1" -j -s link show "$2" | jq '.[0].stats64.tx.packets'
+}
+
+# everything routing-related in a namespace, for before/after diffs (but the
+# kernel's own routes, which IPv6 link-local set-up adds asynchronously)
+wan_dump() {
+	ip -n "$1" rule show
+	ip -n "$1" -6 rule show
+	ip -n "$1" route show table all | grep -v 'proto kernel' || true
+	ip -n "$1" -6 route show table all | grep -v 'proto kernel' || true
+}

@@ -1,0 +1,249 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# tunnel-cfg end to end: client - rA = SHORT/LONG VXLAN tunnels = rB - server,
+# with the real splitter on both routers' LAN interfaces.
+FS_PREFIX=fstr
+load lib/common
+load lib/wan
+
+setup() {
+	wan_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	fs_teardown
+}
+
+sink() { # PORT FILE [6]
+	fs_bg ip netns exec "$S" socat -u TCP${3:-}-LISTEN:"$1",reuseaddr OPEN:"$2",creat,trunc
+	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':$1 '"
+}
+
+capture() { # NS DEV FILE
+	fs_bg ip netns exec "$1" tcpdump -U -n -B 16384 -s 200 -i "$2" -w "$3" udp port 4789
+	fs_wait_for 5 test -s "$3"
+}
+
+# nft_count NS: count, on the receiving router, inner TCP packets per tunnel
+# and direction, and underlay packets per outer DSCP
+nft_count() {
+	ip netns exec "$1" nft -f - <<-EOF
+	table inet fstr {
+		chain pre {
+			type filter hook prerouting priority -300;
+			iifname "vxs" ip protocol tcp counter name "vxs"
+			iifname "vxl" ip protocol tcp counter name "vxl"
+			# inner IPv4 TCP: VXLAN (8 B) + inner Ethernet (14 B) + IP
+			# protocol byte (9) after the UDP header: bit 312 of th
+			iifname { "b1", "a1" } udp dport 4789 @th,312,8 6 ip dscp != 0 counter name "w1bad"
+			iifname { "b2", "a2" } udp dport 4789 @th,312,8 6 ip dscp != 1 counter name "w2bad"
+			iifname { "b2", "a2" } udp dport 4789 counter name "w2"
+		}
+		counter vxs {}
+		counter vxl {}
+		counter w1bad {}
+		counter w2bad {}
+		counter w2 {}
+	}
+	EOF
+}
+
+nft_get() { # NS COUNTER
+	ip netns exec "$1" nft -j list counter inet fstr "$2" | jq '.nftables[1].counter.packets'
+}
+
+@test "split: first T packets per direction over SHORT, the rest over LONG, payload intact, DSCP on the underlays" {
+	wan_attach 10
+	wan_route split
+	# count packets as sent: no GRO merging on the receiving routers
+	for l in "$A a1" "$A a2" "$A vxs" "$A vxl" "$B b1" "$B b2" "$B vxs" "$B vxl"; do
+		ip netns exec ${l% *} ethtool -K ${l#* } gro off
+	done
+	nft_count "$A"
+	nft_count "$B"
+	head -c 1600000 /dev/urandom >"$D/src"
+	sink 7000 "$D/dst"
+	ip netns exec "$C" socat -u OPEN:"$D/src" TCP:10.2.0.1:7000
+	fs_wait_for 10 cmp -s "$D/src" "$D/dst"
+	shortA=$(wan_sc "$A" -j stats | jq .packets_short)
+	longA=$(wan_sc "$A" -j stats | jq .packets_long)
+	shortB=$(wan_sc "$B" -j stats | jq .packets_short)
+	longB=$(wan_sc "$B" -j stats | jq .packets_long)
+	echo "splitter: A short $shortA long $longA; B short $shortB long $longB"
+	echo "received on B: vxs $(nft_get "$B" vxs) vxl $(nft_get "$B" vxl); on A: vxs $(nft_get "$A" vxs) vxl $(nft_get "$A" vxl)"
+	[ "$shortA" -eq 10 ] && [ "$shortB" -eq 10 ]
+	[ "$((shortA + longA))" -ge 1000 ]
+	# client->server packets arrive at B through the tunnel of their class,
+	# server->client ones at A: exactly as classified
+	[ "$(nft_get "$B" vxs)" -eq "$shortA" ] && [ "$(nft_get "$B" vxl)" -eq "$longA" ]
+	[ "$(nft_get "$A" vxs)" -eq "$shortB" ] && [ "$(nft_get "$A" vxl)" -eq "$longB" ]
+	# outer DSCP (VXLAN tos inherit): 0 on the SHORT underlay, 1 on the LONG one
+	[ "$(nft_get "$B" w2)" -ge "$longA" ]
+	[ "$(nft_get "$B" w1bad)" -eq 0 ] && [ "$(nft_get "$B" w2bad)" -eq 0 ]
+	[ "$(nft_get "$A" w1bad)" -eq 0 ] && [ "$(nft_get "$A" w2bad)" -eq 0 ]
+	# and a sample of the LONG underlay, decoded by tcpdump: outer tos 0x4
+	capture "$B" b2 "$D/w2.pcap"
+	sink 7005 /dev/null
+	head -c 200000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.2.0.1:7005
+	fs_wait_for 5 sh -c "tcpdump -r '$D/w2.pcap' -n -v 2>/dev/null | grep -q 'tos 0x4'" ||
+		{ tcpdump -r "$D/w2.pcap" -n -v | head; false; }
+	# every outer header carrying inner IPv4 TCP (protocol byte at UDP
+	# offset 8 + 8 + 14 + 9 = 39)
+	! tcpdump -r "$D/w2.pcap" -n -v 'udp[39] = 6' 2>/dev/null | grep 'proto UDP' | grep -v 'tos 0x4' | grep -q .
+}
+
+@test "split: UDP and ICMP use the SHORT tunnel" {
+	wan_attach 1
+	wan_route split
+	capture "$B" b1 "$D/w1.pcap"
+	capture "$B" b2 "$D/w2.pcap"
+	ip netns exec "$C" ping -c 5 -i 0.05 -q 10.2.0.1
+	fs_bg ip netns exec "$S" socat -u UDP-RECV:7001 OPEN:"$D/udp",creat
+	for i in $(seq 10); do echo "datagram $i"; done | ip netns exec "$C" socat -u - UDP-SENDTO:10.2.0.1:7001
+	fs_wait_for 5 sh -c "[ \$(wc -l <'$D/udp') -ge 1 ]"
+	sleep 0.5
+	icmp() { tcpdump -r "$1" -n 2>/dev/null | grep -c "IP 10.1.0.1 > 10.2.0.1: ICMP echo request" || true; }
+	udp() { tcpdump -r "$1" -n 2>/dev/null | grep -c "IP 10.1.0.1.[0-9]* > 10.2.0.1.7001: UDP" || true; }
+	[ "$(icmp "$D/w1.pcap")" -eq 5 ] && [ "$(icmp "$D/w2.pcap")" -eq 0 ]
+	[ "$(udp "$D/w1.pcap")" -ge 1 ] && [ "$(udp "$D/w2.pcap")" -eq 0 ]
+	[ "$(wan_sc "$A" -j stats | jq .pass_non_tcp)" -ge 6 ]
+}
+
+@test "split: IPv6 end to end" {
+	wan_attach 10
+	wan_route split
+	head -c 300000 /dev/urandom >"$D/src"
+	l0=$(wan_tx "$A" vxl)
+	sink 7002 "$D/dst" 6
+	ip netns exec "$C" socat -u OPEN:"$D/src" TCP6:[fd02::1]:7002
+	fs_wait_for 10 cmp -s "$D/src" "$D/dst"
+	[ "$(wan_sc "$A" -j stats | jq .packets_short)" -eq 10 ]
+	[ "$(( $(wan_tx "$A" vxl) - l0 ))" -ge "$(wan_sc "$A" -j stats | jq .packets_long)" ]
+	[ "$(wan_sc "$A" -j flows | jq -r '.[0].family')" = ipv6 ]
+}
+
+@test "ecmp: 64 parallel flows spread over both tunnels, each flow on one tunnel" {
+	wan_attach 10
+	wan_route ecmp
+	[ "$(ip netns exec "$A" cat /proc/sys/net/ipv4/fib_multipath_hash_policy)" = 1 ]
+	capture "$A" a1 "$D/w1.pcap"
+	capture "$A" a2 "$D/w2.pcap"
+	s0=$(wan_tx "$A" vxs); l0=$(wan_tx "$A" vxl)
+	# socat forks per connection for the 64 clients; a backlog large enough
+	# that no SYN is dropped: on a retransmission timeout Linux re-hashes
+	# the socket (sk_txhash), which legitimately moves a flow to the other
+	# path of a multipath route
+	fs_bg ip netns exec "$S" socat -u TCP-LISTEN:7004,reuseaddr,fork,backlog=256 OPEN:/dev/null
+	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':7004 '"
+	pids=()
+	for i in $(seq 64); do
+		head -c 30000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.2.0.1:7004 &
+		pids+=($!)
+	done
+	wait "${pids[@]}"
+	sleep 0.5
+	s=$(( $(wan_tx "$A" vxs) - s0 )); l=$(( $(wan_tx "$A" vxl) - l0 ))
+	echo "short tunnel $s packets, long tunnel $l"
+	[ "$((s * 100 / (s + l)))" -ge 20 ] && [ "$((l * 100 / (s + l)))" -ge 20 ]
+	# inner source ports seen on each underlay: disjoint
+	ports() { tcpdump -r "$1" -n 2>/dev/null | grep -o 'IP 10\.1\.0\.1\.[0-9]* >' | sort -u; }
+	ports "$D/w1.pcap" >"$D/p1"; ports "$D/w2.pcap" >"$D/p2"
+	[ "$(wc -l <"$D/p1")" -ge 6 ] && [ "$(wc -l <"$D/p2")" -ge 6 ]
+	comm -12 "$D/p1" "$D/p2" >"$D/both"
+	for p in $(grep -o '[0-9]* >' "$D/both" | cut -d' ' -f1); do
+		echo "port $p on both:"; tcpdump -tt -r "$D/w1.pcap" -n 2>/dev/null | grep "\.$p >" | head -3
+		tcpdump -tt -r "$D/w2.pcap" -n 2>/dev/null | grep "\.$p >" | head -3
+	done
+	[ ! -s "$D/both" ]
+}
+
+@test "up is idempotent, modes switch in place without loss, down restores the tables exactly" {
+	ip -n "$A" rule add pref 500 from 10.9.9.9 lookup 100
+	before=$(wan_dump "$A")
+	wan_route split
+	one=$(wan_dump "$A")
+	wan_route split
+	[ "$(wan_dump "$A")" = "$one" ]
+	# continuous traffic while switching split <-> ecmp
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 300 -w 10 10.2.0.1
+	pinger=$!
+	for i in 1 2 3 4; do wan_route ecmp; wan_route split; done
+	rc=0; wait "$pinger" || rc=$?
+	[ "$rc" -eq 0 ]   # ping -c 300 -w 10: exit 0 only when all 300 replies came back
+	[ "$(wan_dump "$A")" = "$one" ]
+	wan_sc "$A" route down
+	[ "$(wan_dump "$A")" = "$before" ]
+	ip -n "$A" rule show | grep -q 'from 10.9.9.9 lookup 100'
+	# down again: nothing left to remove
+	wan_sc "$A" route down
+	[ "$(wan_dump "$A")" = "$before" ]
+}
+
+@test "route show: mode, rules, routes, tunnel counters" {
+	wan_route split
+	run wan_sc "$A" -j route show
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.mode == "split" and (.rules | length) == 4 and (.routes | length) == 4'
+	echo "$output" | jq -e '[.tunnels[].name] | sort == ["vxl", "vxs"]'
+	echo "$output" | jq -e '.tunnels | all(.up and (.tx_packets | type == "number"))'
+	wan_route ecmp
+	wan_sc "$A" -j route show | jq -e '.mode == "ecmp" and (.rules | length) == 2 and (.routes | length) == 2'
+	wan_sc "$A" -j route show | jq -e '.routes[0].devs | length == 2'
+	wan_sc "$A" route down
+	wan_sc "$A" -j route show | jq -e '.mode == "down"'
+}
+
+route_a() { # MODE [options]: route up on rA only
+	local mode=$1
+	shift
+	wan_sc "$A" route up --mode "$mode" --short-dev vxs --long-dev vxl \
+		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.2 \
+		--via-long 192.168.102.2 "$@"
+}
+
+# refused CMD...: exit code, one message line, and no change to the tables
+refused() {
+	local code=$1 pattern=$2
+	shift 2
+	before=$(wan_dump "$A")
+	run "$@"
+	echo "$output"
+	[ "$status" -eq "$code" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$pattern"* ]]
+	[ "$(wan_dump "$A")" = "$before" ]
+}
+
+@test "errors: refused code point, missing or down tunnel, bad values: nothing installed" {
+	refused 2 "DSCP 10 cannot be matched by this kernel's rules (tos selector): accepted: DSCP 1..7" \
+		route_a split --selector tos --dscp-long 10
+	refused 2 "dscp-long: invalid DSCP '64'" route_a split --dscp-long 64
+	refused 1 "interface 'nosuch' does not exist" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev nosuch --prefix 10.2.0.0/24
+	refused 2 "prefix: invalid value '10.2.0.0/33'" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/33
+	refused 2 "mode: invalid value 'fast'" \
+		wan_sc "$A" route up --mode fast --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24
+	refused 2 "at least one remote prefix" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl
+	# the DSCP selector takes code points the tos selector cannot
+	route_a split --dscp-long 10
+	wan_sc "$A" -j route show | jq -e '[.rules[].dscp] | index(10) != null'
+	wan_sc "$A" route down
+	ip -n "$A" link set vxl down
+	refused 1 "tunnel interface 'vxl' is down" route_a split
+}
+
+@test "tunnel add: unsupported kinds and bad values are refused clearly" {
+	run wan_sc "$A" tunnel add gre1 gre --local 172.16.1.1 --remote 172.16.1.2
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"this kernel has no gre tunnels"* ]] || [ -z "skip: kernel has GRE" ]
+	run wan_sc "$A" tunnel add vx9 vxlan --vni 0 --local 172.16.1.1 --remote 172.16.1.2 --dev a1
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--vni: invalid value '0'"* ]]
+	run wan_sc "$A" tunnel add vx9 vxlan --vni 9 --local 172.16.1.1 --remote 172.16.1.2 --dev a1 --mtu 1600
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"needs an underlay MTU of 1650"* ]]
+	wan_sc "$A" -j tunnel show | jq -e 'map(select(.name == "vxs")) | .[0].mtu == 1500 and .[0].vni == 101'
+}
