@@ -366,11 +366,12 @@ out:
 }
 
 /* ---- flows ---------------------------------------------------------------- */
+/* One flow, kept compact (1M flows: ~88 MB); text made at print time. */
 struct flow_row {
-	int family;
-	char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-	__u16 sport, dport;	/* host order */
 	struct flow_state s;
+	__u8 saddr[16], daddr[16];	/* network byte order; IPv4 in 0..3 */
+	__u16 sport, dport;		/* host byte order */
+	__u8 family;			/* 4 or 6 */
 };
 
 static int sort_key;	/* 0 packets, 1 bytes, 2 age */
@@ -389,8 +390,8 @@ static int cmp_rows(const void *a, const void *b)
 }
 
 /* Read a flow table with batch lookups; appends to *rows. */
-static int dump_table(int fd, int family, struct flow_row **rows, size_t *n,
-		      size_t *cap)
+static int dump_table(int fd, int family, int class, struct flow_row **rows,
+		      size_t *n, size_t *cap)
 {
 	__u32 ksz = family == 4 ? sizeof(struct flow_key4) : sizeof(struct flow_key6);
 	enum { BATCH = 1024 };
@@ -421,11 +422,20 @@ static int dump_table(int fd, int family, struct flow_row **rows, size_t *n,
 		for (i = 0; i < count; i++) {
 			struct flow_row *r;
 
+			if (class >= 0 && (int)vals[i].class != class)
+				continue;
 			if (*n == *cap) {
-				*cap = *cap ? *cap * 2 : 1024;
-				*rows = realloc(*rows, *cap * sizeof(**rows));
-				if (!*rows)
+				size_t ncap = *cap ? *cap * 2 : 1024;
+				struct flow_row *nr = realloc(*rows, ncap * sizeof(*nr));
+
+				if (!nr) {
+					sc_err("out of memory for %zu flows", ncap);
+					free(keys);
+					free(vals);
 					return -1;
+				}
+				*rows = nr;
+				*cap = ncap;
 			}
 			r = &(*rows)[(*n)++];
 			r->family = family;
@@ -433,15 +443,15 @@ static int dump_table(int fd, int family, struct flow_row **rows, size_t *n,
 			if (family == 4) {
 				struct flow_key4 *k = (void *)(keys + (size_t)i * ksz);
 
-				inet_ntop(AF_INET, &k->saddr, r->src, sizeof(r->src));
-				inet_ntop(AF_INET, &k->daddr, r->dst, sizeof(r->dst));
+				memcpy(r->saddr, &k->saddr, sizeof(k->saddr));
+				memcpy(r->daddr, &k->daddr, sizeof(k->daddr));
 				r->sport = ntohs(k->sport);
 				r->dport = ntohs(k->dport);
 			} else {
 				struct flow_key6 *k = (void *)(keys + (size_t)i * ksz);
 
-				inet_ntop(AF_INET6, &k->saddr, r->src, sizeof(r->src));
-				inet_ntop(AF_INET6, &k->daddr, r->dst, sizeof(r->dst));
+				memcpy(r->saddr, k->saddr, sizeof(k->saddr));
+				memcpy(r->daddr, k->daddr, sizeof(k->daddr));
 				r->sport = ntohs(k->sport);
 				r->dport = ntohs(k->dport);
 			}
@@ -502,8 +512,8 @@ int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 		return ret;
 	ret = SC_EXIT_RUNTIME;
 	if (sc_clock_now(&st, &now, &hz) ||
-	    dump_table(st.flows4_fd, 4, &rows, &n, &cap) ||
-	    dump_table(st.flows6_fd, 6, &rows, &n, &cap))
+	    dump_table(st.flows4_fd, 4, class, &rows, &n, &cap) ||
+	    dump_table(st.flows6_fd, 6, class, &rows, &n, &cap))
 		goto out;
 	qsort(rows, n, sizeof(*rows), cmp_rows);
 	if (o->json)
@@ -515,21 +525,23 @@ int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 		const struct flow_row *r = &rows[i];
 		double age = (double)(now - r->s.first_seen) / hz;
 		double idle = (double)(now - r->s.last_seen) / hz;
+		int af = r->family == 6 ? AF_INET6 : AF_INET;
+		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
 		char s[64], d[64];
 
-		if (class >= 0 && (int)r->s.class != class)
-			continue;
 		if (top && shown == top)
 			break;
+		inet_ntop(af, r->saddr, src, sizeof(src));
+		inet_ntop(af, r->daddr, dst, sizeof(dst));
 		if (o->json) {
 			printf("%s{\"family\":\"ipv%d\",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"packets\":%llu,\"bytes\":%llu,\"age_s\":%.3f,\"idle_s\":%.3f,\"class\":\"%s\"}",
-			       shown ? "," : "", r->family, r->src, r->sport, r->dst,
+			       shown ? "," : "", r->family, src, r->sport, dst,
 			       r->dport, (unsigned long long)r->s.packets,
 			       (unsigned long long)r->s.bytes, age, idle,
 			       r->s.class == FS_CLASS_LONG ? "long" : "short");
 		} else {
-			snprintf(s, sizeof(s), r->family == 6 ? "[%s]:%u" : "%s:%u", r->src, r->sport);
-			snprintf(d, sizeof(d), r->family == 6 ? "[%s]:%u" : "%s:%u", r->dst, r->dport);
+			snprintf(s, sizeof(s), r->family == 6 ? "[%s]:%u" : "%s:%u", src, r->sport);
+			snprintf(d, sizeof(d), r->family == 6 ? "[%s]:%u" : "%s:%u", dst, r->dport);
 			printf("ipv%d %-39s %-39s %10llu %12llu %9.1f %9.1f %s\n", r->family,
 			       s, d, (unsigned long long)r->s.packets,
 			       (unsigned long long)r->s.bytes, age, idle,
