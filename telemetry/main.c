@@ -562,7 +562,9 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 
 	t_start = mono_ns();
-	while (!stop_sig) {
+	/* on a signal, drain what the ports hold already (both ports polled
+	 * empty once) so packets captured before the signal are counted */
+	for (;;) {
 		bool polled_empty[2] = { false, false };
 		struct port *pq;
 
@@ -591,7 +593,7 @@ int main(int argc, char **argv)
 			}
 		}
 		if (ports[0].i == ports[0].n && ports[1].i == ports[1].n) {
-			if (ports[0].eof && ports[1].eof)
+			if ((ports[0].eof && ports[1].eof) || stop_sig)
 				break;
 			if (src == TS_TSC)
 				tracker_advance(tr, tsc_ns());

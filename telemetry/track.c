@@ -57,11 +57,12 @@ struct flow {
 
 struct entry {
 	uint64_t sig;
-	int64_t t_a;		/* first copy at A */
-	int64_t t_ins;		/* insertion time (ring order) */
+	int64_t t;		/* first copy at A; while n_a == 0 the B time.
+				 * Ring order (expiry) follows it. */
 	uint32_t hnext, flow, gen;
 	uint16_t n_a, n_b;
 };
+_Static_assert(sizeof(struct entry) == 32, "entry: two per cache line");
 
 struct tracker {
 	struct track_cfg cfg;
@@ -500,7 +501,7 @@ static void expire(struct tracker *t)
 	uint32_t i;
 
 	while (t->rcount &&
-	       t->ring[t->rhead].t_ins + t->cfg.loss_timeout_ns <= t->now)
+	       t->ring[t->rhead].t + t->cfg.loss_timeout_ns <= t->now)
 		ring_pop(t);
 	/* idle flows; entries of a flow idle this long are resolved already
 	 * since idle_timeout >= loss_timeout (checked by main.c) */
@@ -535,7 +536,7 @@ static struct entry *entry_add(struct tracker *t, uint64_t sig, uint32_t fi,
 	e = &t->ring[ri];
 	memset(e, 0, sizeof(*e));
 	e->sig = sig;
-	e->t_ins = ts;
+	e->t = ts;
 	e->flow = fi;
 	e->gen = t->flows[fi].gen;
 	b = &t->ebucket[sig & t->emask];
@@ -593,12 +594,12 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 			f->retrans++;
 			t->c.retrans_a++;
 		}
-		if (e->n_a++ == 0) {
-			e->t_a = ts;
+		if (e->n_a++ == 0 && e->n_b) {
 			/* B copy seen first (live capture: B port polled
 			 * before A): the pair is still exact */
 			if (e->n_b == 1)
-				add_sample(t, f, e->t_ins - ts);
+				add_sample(t, f, e->t - ts);
+			e->t = ts;
 		}
 		return;
 	}
@@ -619,7 +620,7 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 		return;
 	}
 	if (e->n_b++ == 0 && e->n_a == 1) {
-		add_sample(t, f, ts - e->t_a);
+		add_sample(t, f, ts - e->t);
 	} else if (e->n_a) {
 		f->ambiguous++;
 		t->c.ambiguous++;
