@@ -314,6 +314,23 @@ static void remove_pins(const char *dir)
 		rmdir(dir);
 }
 
+/* Write the config and (re)pin the programs of a loaded skeleton. */
+static int commit_instance(struct splitter *skel, const char *dir,
+			   const struct split_config *cfg)
+{
+	__u32 key = 0;
+
+	if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_config), &key, cfg,
+				BPF_ANY)) {
+		sc_err("cannot write the config map: %s", strerror(errno));
+		return -1;
+	}
+	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
+	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK))
+		return -1;
+	return 0;
+}
+
 int sc_attach(const struct sc_opts *o, const char *ifname,
 	      const struct sc_attach_opts *ao)
 {
@@ -429,18 +446,20 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		goto out;
 	}
 
-	/* pin new maps, write the config, pin the programs */
+	/*
+	 * A new instance (config map just created): pin the maps, write the
+	 * config and pin the programs before anything is attached, so the
+	 * first packet sees a valid config and a kill -9 after the link
+	 * leaves a complete instance. An existing instance: change nothing
+	 * before the attach or upgrade has succeeded (no partial change when
+	 * it fails), then write the config and re-pin the programs.
+	 */
 	if ((!r4 && pin_map(skel->maps.fs_flows4, dir)) ||
 	    (!r6 && pin_map(skel->maps.fs_flows6, dir)) ||
 	    (!rc && pin_map(skel->maps.fs_config, dir)) ||
 	    (!rs && pin_map(skel->maps.fs_stats, dir)))
 		goto fail_pins;
-	if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_config), &key, &cfg, BPF_ANY)) {
-		sc_err("cannot write the config map: %s", strerror(errno));
-		goto fail_pins;
-	}
-	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
-	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK))
+	if (!rc && commit_instance(skel, dir, &cfg))
 		goto fail_pins;
 
 	link_path(path, sizeof(path), dir, ifindex);
@@ -476,6 +495,8 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		if (pin_fd(link_fd, path))
 			goto fail_pins;	/* closing link_fd detaches */
 	}
+	if (rc && commit_instance(skel, dir, &cfg))
+		goto out;
 	if (bpf_xdp_query(ifindex, 0, &q) == 0)
 		sc_verbose("%s: splitter %s in %s mode\n", ifname,
 			   upgrade ? "upgraded" : "attached", mode_name(q.attach_mode));

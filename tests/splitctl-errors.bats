@@ -152,3 +152,8 @@ expect() {
 	expect 1 "nothing attached: no flowsplit pins in '$BPF-empty'" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-empty" detach --all
 	[ -d "$BPF-empty" ]	# the operator's directory stays
 }
+@test "a failed attach on a second interface changes no setting" {
+	# lo has no native XDP: the attach fails after loading; the shared
+	# config must keep threshold 7
+	expect 1 "interface 'lo': cannot attach in native mode" -- fs_sc attach lo --mode native --threshold 9
+}
