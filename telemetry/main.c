@@ -11,6 +11,10 @@
  *         22.11 stores in the rx timestamp dynamic mbuf field in microseconds
  *         (eth_pcap_rx: tv_sec * US_PER_S + tv_usec), so offline results
  *         are exact and reproducible;
+ *   kernel net_pcap rx_iface= ports: the same field, filled from libpcap's
+ *         header, i.e. the kernel's capture time (CLOCK_REALTIME, us) taken
+ *         when the packet reached the interface: independent of when
+ *         fct-tap polls, so immune to the idle back-off and to preemption;
  *   hw    both ports offer RTE_ETH_RX_OFFLOAD_TIMESTAMP and rte_eth_read_clock:
  *         the NIC clock, converted to ns with a frequency measured at start;
  *   tsc   otherwise: the TSC read right after rte_eth_rx_burst, in ns.
@@ -30,6 +34,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -50,16 +55,17 @@
 #define NB_RXD		1024
 #define HW_CAL_MS	100	/* NIC clock frequency measurement */
 #define EXIT_USAGE	2
+#define TAP_DRAIN_MS	200	/* see the main loop */
 
-enum ts_source { TS_PCAP, TS_HW, TS_TSC };
-static const char *const ts_names[] = { "pcap", "hw", "tsc" };
+enum ts_source { TS_PCAP, TS_KERNEL, TS_HW, TS_TSC };
+static const char *const ts_names[] = { "pcap", "kernel", "hw", "tsc" };
 
 struct port {
 	uint16_t id;
 	enum port_role role;
 	bool pcap_file;		/* net_pcap with rx_pcap=: EOF detectable */
 	bool eof;
-	bool af_packet;
+	bool live_sw;		/* software port on a live interface */
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char driver[64];
 	struct rte_mbuf *buf[BURST];
@@ -86,6 +92,14 @@ static uint64_t tsc_hz, tsc0;
 static int64_t tsc_ns(void)
 {
 	return (int64_t)((__uint128_t)(rte_rdtsc() - tsc0) * 1000000000u / tsc_hz);
+}
+
+static int64_t real_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 static int64_t mono_ns(void)
@@ -222,7 +236,9 @@ static int port_setup(struct port *p, struct rte_mempool *mp, bool want_ts,
 		return -1;
 	}
 	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-	p->af_packet = !strcmp(info.driver_name, "net_af_packet");
+	p->live_sw = !strcmp(info.driver_name, "net_af_packet") ||
+		     !strcmp(info.driver_name, "net_af_xdp") ||
+		     (!strcmp(info.driver_name, "net_pcap") && !p->pcap_file);
 	*capa = info.rx_offload_capa;
 	if (want_ts)
 		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
@@ -273,7 +289,7 @@ static int64_t pkt_ts(const struct port *p, enum ts_source src, struct rte_mbuf 
 	if (src == TS_TSC || !(m->ol_flags & ts_flag))
 		return p->burst_ts;
 	v = *RTE_MBUF_DYNFIELD(m, ts_off, rte_mbuf_timestamp_t *);
-	if (src == TS_PCAP)
+	if (src == TS_PCAP || src == TS_KERNEL)
 		return (int64_t)v * 1000;	/* us -> ns */
 	return p->ns0 + (int64_t)((__int128)((int64_t)(v - p->clk0)) * 1000000000 /
 				  (int64_t)p->hz);
@@ -370,8 +386,8 @@ int main(int argc, char **argv)
 	enum ts_source src;
 	FILE *csv, *jsonl;
 	uint64_t capa[2], unparsed_kind[PARSE__MAX] = { 0 }, drops, empty = 0;
-	int64_t t_start, t_end, t_first = -1;
-	char tsj[256], pj[2048], extra[512];
+	int64_t t_start, t_end, t_first = -1, drain_until = 0;
+	char tsj[256], pj[2048], extra[512], info_drv[2][64];
 	const char *reason;
 	int eal_argc, opt, rc = 0;
 	int orig_argc = argc;
@@ -499,9 +515,14 @@ int main(int argc, char **argv)
 		ports[i].pcap_file = vdev_is_rx_pcap(orig_argc, orig_argv, ports[i].name);
 		rte_eth_dev_info_get(ports[i].id, &info);
 		capa[i] = info.rx_offload_capa;
+		snprintf(info_drv[i], sizeof(info_drv[i]), "%s", info.driver_name);
 	}
 	if (ts_off >= 0 && !force_tsc && ports[0].pcap_file && ports[1].pcap_file)
 		src = TS_PCAP;
+	else if (ts_off >= 0 && !force_tsc && !ports[0].pcap_file &&
+		 !ports[1].pcap_file && !strcmp(info_drv[0], "net_pcap") &&
+		 !strcmp(info_drv[1], "net_pcap"))
+		src = TS_KERNEL;	/* rx_iface=: libpcap's kernel capture time */
 	else if (ts_off >= 0 && !force_tsc &&
 		 (capa[0] & capa[1] & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
 		src = TS_HW;
@@ -521,9 +542,13 @@ int main(int argc, char **argv)
 		src = TS_TSC;
 	}
 	if (idle_us == UINT32_MAX)
-		idle_us = ports[0].af_packet || ports[1].af_packet ? TAP_DEF_IDLE_SLEEP_US : 0;
+		idle_us = ports[0].live_sw || ports[1].live_sw ? TAP_DEF_IDLE_SLEEP_US : 0;
+	/* the default 50 us timer slack would more than triple a 20 us
+	 * back-off sleep, and with it the stamp error after a pause */
+	if (idle_us)
+		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	{
-		double res_ns = src == TS_PCAP ? 1000.0 :
+		double res_ns = src == TS_PCAP || src == TS_KERNEL ? 1000.0 :
 				src == TS_HW ? 1e9 / (double)ports[0].hz : 1e9 / (double)tsc_hz;
 
 		printf("fct-tap: A = port %u (%s, %s), B = port %u (%s, %s)\n",
@@ -562,8 +587,10 @@ int main(int argc, char **argv)
 	signal(SIGTERM, on_signal);
 
 	t_start = mono_ns();
-	/* on a signal, drain what the ports hold already (both ports polled
-	 * empty once) so packets captured before the signal are counted */
+	/* on a signal, drain what the ports hold already so packets captured
+	 * before the signal are counted: until both ports stay empty for
+	 * TAP_DRAIN_MS (libpcap's TPACKET_V3 ring hands out a block of
+	 * packets only when it is full or its timeout expires) */
 	for (;;) {
 		bool polled_empty[2] = { false, false };
 		struct port *pq;
@@ -593,10 +620,18 @@ int main(int argc, char **argv)
 			}
 		}
 		if (ports[0].i == ports[0].n && ports[1].i == ports[1].n) {
-			if ((ports[0].eof && ports[1].eof) || stop_sig)
+			if (ports[0].eof && ports[1].eof)
 				break;
+			if (stop_sig) {
+				if (!drain_until)
+					drain_until = mono_ns() + TAP_DRAIN_MS * 1000000LL;
+				else if (mono_ns() >= drain_until)
+					break;
+			}
 			if (src == TS_TSC)
 				tracker_advance(tr, tsc_ns());
+			else if (src == TS_KERNEL)
+				tracker_advance(tr, real_ns());
 			if (++empty >= idle_polls && idle_us) {
 				struct timespec ts = { 0, (long)idle_us * 1000 };
 
@@ -605,6 +640,7 @@ int main(int argc, char **argv)
 			continue;
 		}
 		empty = 0;
+		drain_until = 0;
 		/* merge the two streams in timestamp order while both have
 		 * packets; a port that is at EOF or just polled empty does not
 		 * hold the other back */
