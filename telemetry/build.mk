@@ -23,4 +23,4 @@ $(BUILD)/tap-mkpcap: tests/tap/mkpcap.c
 	$(CC) $(CFLAGS) $< -o $@
 
 ALL_TARGETS += $(BUILD)/fct-tap $(BUILD)/tap-mkpcap
-# BENCH_CMDS: see tests/tap/bench.sh (added when it exists)
+BENCH_CMDS += tests/tap/bench.sh

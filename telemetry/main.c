@@ -127,7 +127,8 @@ static void usage(FILE *o)
 		"  --vxlan-port P        UDP port parsed as VXLAN (default %u)\n"
 		"  --timestamp SRC       auto|tsc (default auto: pcap, else hw, else tsc)\n"
 		"  --idle-polls N        empty polls before the idle back-off (default %u)\n"
-		"  --idle-sleep-us U     back-off sleep; 0 = busy poll (default %u on af_packet, else 0)\n"
+		"  --idle-sleep-us U     back-off sleep; 0 = busy poll (default on live ports: %u with\n"
+		"                        TSC stamps, %u with kernel stamps; 0 on pcap files and NICs)\n"
 		"  --busy-poll           same as --idle-sleep-us 0\n"
 		"  -h, --help\n"
 		"EAL for veth taps: --no-huge -m 256 --no-pci --in-memory -l 0 "
@@ -136,7 +137,8 @@ static void usage(FILE *o)
 		"--vdev=net_pcap0,rx_pcap=a.pcap --vdev=net_pcap1,rx_pcap=b.pcap\n",
 		TAP_DEF_IDLE_MS, TAP_DEF_LOSS_MS, TAP_DEF_FLOWS, TAP_DEF_INFLIGHT,
 		TAP_DEF_OWD_SAMPLES, TAP_DEF_SUMMARY_FLOWS, FS_DEFAULT_DSCP_LONG,
-		TAP_VXLAN_PORT, TAP_DEF_IDLE_POLLS, TAP_DEF_IDLE_SLEEP_US);
+		TAP_VXLAN_PORT, TAP_DEF_IDLE_POLLS, TAP_DEF_IDLE_SLEEP_US,
+		TAP_DEF_IDLE_SLEEP_KERNEL_US);
 }
 
 static int parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi,
@@ -393,6 +395,10 @@ int main(int argc, char **argv)
 	int orig_argc = argc;
 	char **orig_argv = argv;
 
+	/* before anything slow: a signal during start-up must end the run
+	 * cleanly (empty summary), not kill it */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
@@ -541,8 +547,13 @@ int main(int argc, char **argv)
 			"using the TSC\n");
 		src = TS_TSC;
 	}
+	/* back-off default: TSC stamps are late by the sleep, so keep it
+	 * short; kernel stamps do not depend on when we poll, so sleep
+	 * longer (the kernel ring only has to hold that long) */
 	if (idle_us == UINT32_MAX)
-		idle_us = ports[0].live_sw || ports[1].live_sw ? TAP_DEF_IDLE_SLEEP_US : 0;
+		idle_us = !(ports[0].live_sw || ports[1].live_sw) ? 0 :
+			  src == TS_KERNEL ? TAP_DEF_IDLE_SLEEP_KERNEL_US :
+			  TAP_DEF_IDLE_SLEEP_US;
 	/* the default 50 us timer slack would more than triple a 20 us
 	 * back-off sleep, and with it the stamp error after a pause */
 	if (idle_us)
@@ -583,9 +594,6 @@ int main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 1;
 	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-
 	t_start = mono_ns();
 	/* on a signal, drain what the ports hold already so packets captured
 	 * before the signal are counted: until both ports stay empty for

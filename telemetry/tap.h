@@ -31,7 +31,8 @@
 #define TAP_DEF_OWD_SAMPLES	(8U << 20)	/* int64 each: 64 MiB */
 #define TAP_DEF_SUMMARY_FLOWS	(4U << 20)
 #define TAP_DEF_IDLE_POLLS	64U
-#define TAP_DEF_IDLE_SLEEP_US	20U
+#define TAP_DEF_IDLE_SLEEP_US	20U	/* TSC stamps: adds to their error */
+#define TAP_DEF_IDLE_SLEEP_KERNEL_US 200U /* kernel stamps: CPU only */
 
 enum port_role { ROLE_A = 0, ROLE_B = 1 };
 
