@@ -96,7 +96,6 @@ struct track_cfg {
 	X(flows_started, "flows created")				\
 	X(flows_ended, "flow records written")				\
 	X(flow_overflow_pkts, "packets of flows not tracked: flow table full") \
-	X(flow_overflow_flows, "new flows refused: flow table full")	\
 	X(inflight_overflow, "unresolved packets evicted: in-flight table full") \
 	X(lost, "packets seen at A and never at B within the loss timeout") \
 	X(retrans_a, "extra copies at A of a pending packet (retransmissions)") \

@@ -396,10 +396,8 @@ static uint32_t flow_get(struct tracker *t, const struct pkt_info *pi)
 	for (i = *bucket; i != NIL; i = t->flows[i].hnext)
 		if (!memcmp(&t->flows[i].key, &pi->key, sizeof(pi->key)))
 			return i;
-	if (t->free_head == NIL) {
-		t->c.flow_overflow_flows++;
-		return NIL;
-	}
+	if (t->free_head == NIL)
+		return NIL;	/* counted per packet by the caller */
 	i = t->free_head;
 	f = &t->flows[i];
 	t->free_head = f->hnext;

@@ -6,6 +6,7 @@
 # so the results are exact.
 FS_PREFIX=fstt
 load lib/common
+bats_require_minimum_version 1.5.0
 
 TAP=$FS_BUILD/fct-tap
 MKPCAP=$FS_BUILD/tap-mkpcap
@@ -178,4 +179,34 @@ SINGLE=(src=10.0.0.1 dst=10.0.1.1 dport=80 proto=6 dscp=0 class=short
 	# A at 1200, B at 5000: 3.8 ms > 1 ms
 	[ "$(jq .counters.lost "$D/out/summary.json")" -eq 1 ]
 	[ "$(jq .counters.unmatched_b "$D/out/summary.json")" -eq 1 ]
+}
+
+@test "tap: flow table overflow is counted, warned about, exit 1" {
+	# 20 flows x 2 packets, room for 16 flows
+	"$MKPCAP" --bench 40 20 "$D/a.pcap" "$D/b.pcap"
+	run --separate-stderr "$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/a.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/b.pcap" -- --port-a 0 --port-b 1 \
+		--out "$D/out" --flows 16
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"WARNING: tables overflowed (16 packets of untracked flows"* ]]
+	# 4 flows x 2 packets x 2 ports untracked
+	[ "$(jq .counters.flow_overflow_pkts "$D/out/summary.json")" -eq 16 ]
+	[ "$(jq .complete "$D/out/summary.json")" = false ]
+	[ "$(($(wc -l <"$D/out/flows.csv") - 1))" -eq 16 ]
+}
+
+@test "tap: in-flight table overflow: unresolved evictions counted, exit 1" {
+	local i
+	for i in $(seq 1 20); do
+		echo "$((1000 + i)) - udp 10.0.0.1 7000 10.0.1.1 53 len=$i"
+	done >"$D/many.spec"
+	"$MKPCAP" "$D/a.pcap" "$D/b.pcap" <"$D/many.spec"
+	run --separate-stderr "$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/a.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/b.pcap" -- --port-a 0 --port-b 1 \
+		--out "$D/out" --inflight 16
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"4 unresolved in-flight evictions"* ]]
+	[ "$(jq .counters.inflight_overflow "$D/out/summary.json")" -eq 4 ]
+	# every packet is still accounted as lost (evicted ones on eviction)
+	[ "$(jq .counters.lost "$D/out/summary.json")" -eq 20 ]
 }
