@@ -6,3 +6,10 @@ $(BUILD)/flowgen: testbed/flowgen/flowgen.c
 	$(CC) $(CFLAGS) -DFLOWGEN_DATADIR='"$(CURDIR)/testbed/data"' $< -o $@ -lm -lpthread
 
 ALL_TARGETS += $(BUILD)/flowgen
+
+# nginx's listening sockets with the testbed's congestion control (LD_PRELOAD)
+$(BUILD)/ccshim.so: testbed/ccshim.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
+
+ALL_TARGETS += $(BUILD)/ccshim.so
