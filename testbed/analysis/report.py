@@ -92,12 +92,19 @@ def load_run(d):
                 short_jit.append(float(fl["jitter_us"]))
             elif pk > LONG_MIN_PKTS:
                 long_net.append(float(fl["fct_us"]))
+    # packets each tunnel sent from rA during the run (counters are cumulative)
     tun = {}
     try:
         for t in json.load(open(os.path.join(d, "tunnels.json")))["tunnels"]:
             tun[t["name"]] = t["tx_packets"]
+        for t in json.load(open(os.path.join(d, "tunnels-start.json")))["tunnels"]:
+            tun[t["name"]] -= t["tx_packets"]
     except (OSError, ValueError, KeyError):
         pass
+    try:
+        drops = json.load(open(os.path.join(d, "tap", "summary.json"))).get("complete") is False
+    except (OSError, ValueError):
+        drops = True
     return {
         "run": os.path.basename(d), "meta": meta, "requests": rows, "unmatched": missing,
         "short_n": len(short_net), "long_n": len(long_net),
@@ -105,7 +112,7 @@ def load_run(d):
         "short_p99": pct(short_net, 99), "short_app_mean": mean(short_app),
         "short_app_p99": pct(short_app, 99), "long_mean": mean(long_net),
         "short_jitter": mean(short_jit), "short_fcts": short_net, "short_jits": short_jit,
-        "tunnels": tun,
+        "tunnels": tun, "tap_incomplete": drops,
     }
 
 
@@ -172,9 +179,13 @@ def main():
         lines.append("%-26s %9.0f / %-8.0f %9.0f / %-8.0f" % ("packets vxs / vxl (rA tx)", tx("split", "vxs"),
                                                            tx("split", "vxl"), tx("ecmp", "vxs"), tx("ecmp", "vxl")))
         cpu = [g[mo][k]["meta"].get("cpu_busy_pct", 0) for mo in ("split", "ecmp") for k in seeds]
-        lines.append("%-26s %d / %d (split / ECMP) ; CPU busy max %.1f %%" % (
+        lines.append("%-26s %d / %d split, %d / %d ECMP; CPU busy max %.1f %%" % (
             "short / long flows", sum(g["split"][k]["short_n"] for k in seeds),
+            sum(g["split"][k]["long_n"] for k in seeds), sum(g["ecmp"][k]["short_n"] for k in seeds),
             sum(g["ecmp"][k]["long_n"] for k in seeds), max(cpu)))
+        bad = [g[mo][k]["run"] for mo in ("split", "ecmp") for k in seeds if g[mo][k]["tap_incomplete"]]
+        if bad:
+            lines.append("WARNING: fct-tap dropped packets in %s (see tap/summary.txt)" % ", ".join(bad))
         table.append(row)
     text = "\n".join(lines)
     print(text.lstrip("\n"))

@@ -1,0 +1,75 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Smoke test of the whole testbed: up, a short split run and a short ECMP run,
+# every request measured by flowgen and fct-tap, tunnels used as the mode
+# says, nothing left behind.
+FS_PREFIX=fstb
+load lib/common
+
+TB=$FS_ROOT/testbed/testbed
+
+setup_file() {
+	"$TB" down --prefix fstb
+	"$TB" up --prefix fstb --rate-mbit 20 --queue 200
+	export OUTDIR=$BATS_FILE_TMPDIR/runs
+	"$TB" run --prefix fstb --mode split --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/split-1"
+	"$TB" run --prefix fstb --mode ecmp --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/ecmp-1"
+}
+
+teardown_file() {
+	"$TB" down --prefix fstb
+}
+
+requests() { tail -n +2 "$1/flowgen.csv" | wc -l; }
+
+@test "flowgen completed every request of the schedule, in both modes" {
+	for m in split ecmp; do
+		n=$("$FS_BUILD/flowgen" --rate 5 --duration 8 --seed 1 --scale 0.02 --print-schedule | tail -n +2 | wc -l)
+		[ "$(requests "$OUTDIR/$m-1")" -eq "$n" ]
+		! tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | awk -F, '$10 == 0' | grep .
+		jq -e '.flowgen_exit == 0 and .netem == false' "$OUTDIR/$m-1/meta.json"
+	done
+}
+
+@test "fct-tap has a flow record for every request, and saw no drops" {
+	for m in split ecmp; do
+		grep -q 'port_drops *0 ' "$OUTDIR/$m-1/tap/summary.txt"
+		tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | cut -d, -f6 | while read -r port; do
+			grep -q ",$port,10.2.0.1,80,6,\|^10.2.0.1,80,10.1.0.1,$port," "$OUTDIR/$m-1/tap/flows.csv" ||
+				{ echo "no flow for client port $port ($m)"; false; }
+		done
+	done
+}
+
+@test "split: the LONG tunnel carries exactly the long-marked traffic; ECMP uses both" {
+	# split: what rA marked long left through vxl, what it marked short through vxs
+	long=$(jq '.ra.packets_long' "$OUTDIR/split-1/splitter.json")
+	short=$(jq '.ra.packets_short' "$OUTDIR/split-1/splitter.json")
+	[ "$long" -gt 100 ]
+	vxl=$(jq '.tunnels[] | select(.name == "vxl") | .tx_packets' "$OUTDIR/split-1/tunnels.json")
+	vxs=$(jq '.tunnels[] | select(.name == "vxs") | .tx_packets' "$OUTDIR/split-1/tunnels.json")
+	[ "$vxl" -ge "$long" ] && [ "$vxs" -ge "$short" ]
+	# ecmp: both tunnels carry a fair share of the data
+	e_vxl=$(jq '.tunnels[] | select(.name == "vxl") | .tx_packets' "$OUTDIR/ecmp-1/tunnels.json")
+	e_vxs=$(jq '.tunnels[] | select(.name == "vxs") | .tx_packets' "$OUTDIR/ecmp-1/tunnels.json")
+	[ "$((e_vxl - vxl))" -gt 100 ] && [ "$((e_vxs - vxs))" -gt 100 ]
+	jq -e '.mode == "ecmp"' "$OUTDIR/ecmp-1/tunnels.json"
+}
+
+@test "report.py summarises the pair" {
+	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/report.py" "$OUTDIR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"short FCT mean (ms)"* ]]
+	[ -s "$OUTDIR/summary.md" ] && [ -s "$OUTDIR/fct_cdf.png" ]
+	# every request joined with its tap flow
+	[ "$(awk -F, 'NR > 1 && $6 != 0' "$OUTDIR/summary.csv" | wc -l)" -eq 0 ]
+}
+
+@test "down leaves nothing behind" {
+	"$TB" down --prefix fstb
+	! ip netns list | grep -q '^fstb-'
+	[ ! -e /run/fstb ]
+	! grep -q ' /run/fstb' /proc/mounts
+	! pgrep -f 'fstb' >/dev/null
+}
