@@ -100,6 +100,7 @@ nft_get() { # NS COUNTER
 	capture "$B" b2 "$D/w2.pcap"
 	ip netns exec "$C" ping -c 5 -i 0.05 -q 10.2.0.1
 	fs_bg ip netns exec "$S" socat -u UDP-RECV:7001 OPEN:"$D/udp",creat
+	fs_wait_for 5 ip netns exec "$S" sh -c "ss -lun | grep -q ':7001 '"
 	for i in $(seq 10); do echo "datagram $i"; done | ip netns exec "$C" socat -u - UDP-SENDTO:10.2.0.1:7001
 	fs_wait_for 5 sh -c "[ \$(wc -l <'$D/udp') -ge 1 ]"
 	sleep 0.5
