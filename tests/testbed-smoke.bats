@@ -7,13 +7,12 @@ FS_PREFIX=fstb
 load lib/common
 
 TB=$FS_ROOT/testbed/testbed
-# this run's own prefix (still under fstb for the residue check), so a
-# concurrent smoke run (another checkout's make test) never touches ours
-P=fstb$(($$ % 10000))
-# a prefix of its own per run: concurrent runs of this suite cannot collide
-P=fstb$(($$ % 10000))
 
 setup_file() {
+	# a prefix of its own per run (still under fstb for the residue check):
+	# concurrent runs of this suite cannot collide. Exported here, since each
+	# test runs in a process of its own (a $$ at file level differs per test).
+	export P=fstb$(($$ % 10000))
 	"$TB" down --prefix "$P"
 	"$TB" up --prefix "$P" --rate-mbit 20 --queue 200
 	export OUTDIR=$BATS_FILE_TMPDIR/runs
