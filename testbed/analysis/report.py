@@ -229,7 +229,9 @@ def plots(top, groups, table, varied):
         fig, ax = plt.subplots(figsize=(6, 4))
         xs = [r["value"] for r in table]
         for m, label in (("short_mean", "mean"), ("short_p99", "p99")):
-            ax.errorbar(xs, [r[m][0] for r in table], yerr=[r[m][1] for r in table], marker="o",
+            # no interval with a single repetition: draw the points alone
+            ax.errorbar(xs, [r[m][0] for r in table],
+                        yerr=[0 if math.isnan(r[m][1]) else r[m][1] for r in table], marker="o",
                         capsize=3, label="short-flow FCT speedup, " + label)
         ax.axhline(1, color="grey", lw=0.8)
         ax.set_xlabel(varied)
