@@ -12,6 +12,12 @@ setup() {
 }
 
 teardown() {
+	# route down puts back the hash policy an ecmp "up" recorded (its record
+	# lives in /run/flowsplit, outside the namespace)
+	local ns
+	for ns in "${A:-}" "${B:-}"; do
+		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
+	done
 	fs_teardown
 }
 
@@ -166,6 +172,9 @@ nft_get() { # NS COUNTER
 
 @test "up is idempotent, modes switch in place without loss, down restores the tables exactly" {
 	ip -n "$A" rule add pref 500 from 10.9.9.9 lookup 100
+	# distinct hash policies: ecmp sets 1, split and down put these back
+	ip netns exec "$A" sysctl -qw net.ipv4.fib_multipath_hash_policy=2 net.ipv6.fib_multipath_hash_policy=0
+	hashpol() { ip netns exec "$A" cat /proc/sys/net/ipv4/fib_multipath_hash_policy /proc/sys/net/ipv6/fib_multipath_hash_policy | paste -sd' '; }
 	before=$(wan_dump "$A")
 	wan_route split
 	one=$(wan_dump "$A")
@@ -178,8 +187,13 @@ nft_get() { # NS COUNTER
 	rc=0; wait "$pinger" || rc=$?
 	[ "$rc" -eq 0 ]   # ping -c 300 -w 10: exit 0 only when all 300 replies came back
 	[ "$(wan_dump "$A")" = "$one" ]
+	[ "$(hashpol)" = "2 0" ]
+	wan_route ecmp
+	[ "$(hashpol)" = "1 1" ]
+	wan_route ecmp
 	wan_sc "$A" route down
 	[ "$(wan_dump "$A")" = "$before" ]
+	[ "$(hashpol)" = "2 0" ]
 	ip -n "$A" rule show | grep -q 'from 10.9.9.9 lookup 100'
 	# down again: nothing left to remove
 	wan_sc "$A" route down

@@ -17,8 +17,9 @@
  * "up" converges: it installs the wanted routes and rules first (routes
  * with NLM_F_REPLACE, so switching modes never leaves a prefix without a
  * route), then removes those of ours that are no longer wanted. Ours =
- * protocol TCFG_PROTO; nothing else is touched. State lives in the kernel
- * only: "show" and "down" find our objects by that protocol.
+ * protocol TCFG_PROTO; nothing else is touched. State lives in the kernel:
+ * "show" and "down" find our objects by that protocol. The one exception is
+ * the hash policy that ECMP mode replaced (see hash_policy_set).
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -29,11 +30,13 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <linux/fib_rules.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include "flowsplit.h"
 #include "nl.h"
 #include "tunnel_cfg.h"
 
@@ -50,7 +53,10 @@
 #define TCFG_DEFAULT_TABLE_SHORT 100
 #define TCFG_DEFAULT_TABLE_LONG 101
 #define TCFG_DEFAULT_PRIORITY 1000
-#define TCFG_DEFAULT_DSCP_LONG 1	/* = FS_DEFAULT_DSCP_LONG of bpf/flowsplit.h */
+/* ECMP mode records the fib_multipath_hash_policy values it replaced here */
+#define TCFG_STATE_DIR "/run/flowsplit"
+/* the splitter's default long code point, when splitctl knows no live one */
+#define TCFG_DEFAULT_DSCP_LONG FS_DEFAULT_DSCP_LONG
 
 enum { MODE_NONE, MODE_SPLIT, MODE_ECMP };
 
@@ -508,6 +514,111 @@ static int write_sysctl(const char *path, const char *value)
 	return 0;
 }
 
+/*
+ * ECMP mode needs the L4 multipath hash. The values it replaces are recorded
+ * in TCFG_STATE_DIR, one file per network namespace (named by the nsfs inode
+ * of /proc/self/ns/net: /run is shared by the namespaces of "ip netns"), so
+ * that "down" and a switch back to split put them back.
+ */
+static const char *const hash_sysctl[2] = {
+	"/proc/sys/net/ipv4/fib_multipath_hash_policy",
+	"/proc/sys/net/ipv6/fib_multipath_hash_policy",
+};
+
+static int hash_state_path(char *buf, size_t len)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/net", &st)) {
+		fprintf(stderr, "splitctl: route: /proc/self/ns/net: %s\n", strerror(errno));
+		return -1;
+	}
+	snprintf(buf, len, "%s/route-hash-%lu", TCFG_STATE_DIR, (unsigned long)st.st_ino);
+	return 0;
+}
+
+static int read_sysctl(const char *path, int *value)
+{
+	FILE *f = fopen(path, "r");
+	int ok = f && fscanf(f, "%d", value) == 1;
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		fprintf(stderr, "splitctl: route: cannot read %s: %s\n", path,
+			errno ? strerror(errno) : "not a number");
+	return ok ? 0 : -1;
+}
+
+/*
+ * Set the L4 hash (v4 and v6), first recording the current values unless an
+ * earlier "up --mode ecmp" already did. fresh: none of our objects exist, so
+ * a record found is a leftover (namespace deleted without "down", inode
+ * reused) and is overwritten.
+ */
+static int hash_policy_set(int fresh)
+{
+	char path[128];
+	int old[2], i;
+	FILE *f;
+
+	if (hash_state_path(path, sizeof(path)))
+		return -1;
+	if (fresh || access(path, F_OK)) {
+		if (read_sysctl(hash_sysctl[0], &old[0]) || read_sysctl(hash_sysctl[1], &old[1]))
+			return -1;
+		if (mkdir(TCFG_STATE_DIR, 0755) && errno != EEXIST) {
+			fprintf(stderr, "splitctl: route: cannot create %s: %s\n", TCFG_STATE_DIR, strerror(errno));
+			return -1;
+		}
+		f = fopen(path, "w");
+		if (!f || fprintf(f, "%d %d\n", old[0], old[1]) < 0 || fclose(f)) {
+			fprintf(stderr, "splitctl: route: cannot write %s: %s\n", path, strerror(errno));
+			return -1;
+		}
+	}
+	for (i = 0; i < 2; i++)
+		if (write_sysctl(hash_sysctl[i], "1"))
+			return -1;
+	return 0;
+}
+
+/*
+ * Put back what hash_policy_set recorded, if anything. A value someone else
+ * changed since (no longer 1) is theirs and is left as it is.
+ */
+static int hash_policy_restore(void)
+{
+	char path[128], val[16];
+	int old[2], cur, i, ret = 0;
+	FILE *f;
+
+	if (hash_state_path(path, sizeof(path)))
+		return -1;
+	f = fopen(path, "r");
+	if (!f)
+		return errno == ENOENT ? 0 : -1;
+	i = fscanf(f, "%d %d", &old[0], &old[1]);
+	fclose(f);
+	if (i != 2) {
+		fprintf(stderr, "splitctl: route: %s: unreadable record, fib_multipath_hash_policy left as it is\n", path);
+		unlink(path);
+		return -1;
+	}
+	for (i = 0; i < 2; i++) {
+		if (read_sysctl(hash_sysctl[i], &cur)) {
+			ret = -1;
+			continue;
+		}
+		snprintf(val, sizeof(val), "%d", old[i]);
+		if (cur == 1 && write_sysctl(hash_sysctl[i], val))
+			ret = -1;
+	}
+	if (!ret)
+		unlink(path);
+	return ret;
+}
+
 /* Remove every rule and route of ours. */
 static int remove_all(struct nl *nl)
 {
@@ -604,8 +715,7 @@ int tcfg_route_apply(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 
 	/* 1. routes (replace: a prefix is never without a route) */
 	if (s->mode == MODE_ECMP) {
-		if (write_sysctl("/proc/sys/net/ipv4/fib_multipath_hash_policy", "1") ||
-		    write_sysctl("/proc/sys/net/ipv6/fib_multipath_hash_policy", "1"))
+		if (hash_policy_set(fresh))
 			goto fail;
 	}
 	for (i = 0; i < s->nprefixes; i++) {
@@ -663,7 +773,8 @@ int tcfg_route_apply(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 			route_req(&nl, RTM_DELROUTE, have.o[j].family, have.o[j].table,
 				  &have.o[j].dst, NULL, 0);
 	}
-	ret = 0;
+	/* split routes never use multipath: the replaced hash policy returns */
+	ret = s->mode == MODE_SPLIT && hash_policy_restore() ? 1 : 0;
 	goto out;
 
 route_fail:
@@ -671,8 +782,10 @@ route_fail:
 		nl_err(&nl));
 fail:
 	/* nothing of ours existed before: leave nothing behind */
-	if (fresh)
+	if (fresh) {
 		remove_all(&nl);
+		hash_policy_restore();
+	}
 out:
 	nl_close(&nl);
 	return ret;
@@ -931,6 +1044,8 @@ int tcfg_route_main(int argc, char **argv, const struct tcfg_ctx *ctx)
 			ret = remove_all(&nl) ? 1 : 0;
 			if (ret)
 				fprintf(stderr, "splitctl: route down: %s\n", nl_err(&nl));
+			else if (hash_policy_restore())
+				ret = 1;
 			nl_close(&nl);
 		}
 	}
