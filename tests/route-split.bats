@@ -247,6 +247,12 @@ refused() {
 		wan_sc "$A" route up --mode fast --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24
 	refused 2 "at least one remote prefix" \
 		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl
+	# on top of a split installation: the v4 multipath route must not go in
+	route_a split
+	refused 2 "IPv6 prefix fd02::/64 needs IPv6 gateways" \
+		wan_sc "$A" route up --mode ecmp --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
+		--prefix fd02::/64 --via-short 192.168.101.2 --via-long 192.168.102.2
+	wan_sc "$A" route down
 	# the DSCP selector takes code points the tos selector cannot
 	route_a split --dscp-long 10
 	wan_sc "$A" -j route show | jq -e '[.rules[].dscp] | index(10) != null'

@@ -280,6 +280,11 @@ bad_dev:
 
 int tcfg_spec_check(const struct tcfg_spec *s, char *err, size_t errlen)
 {
+	int i, v6 = -1;
+
+	for (i = 0; i < s->nprefixes && v6 < 0; i++)
+		if (s->prefixes[i].family == AF_INET6)
+			v6 = i;
 	if (!s->mode)
 		snprintf(err, errlen, "mode is missing: accepted: split, ecmp");
 	else if (!s->short_dev[0] || !s->long_dev[0])
@@ -290,6 +295,16 @@ int tcfg_spec_check(const struct tcfg_spec *s, char *err, size_t errlen)
 		snprintf(err, errlen, "at least one remote prefix is required");
 	else if (s->table_short == s->table_long)
 		snprintf(err, errlen, "table-short and table-long are both %u: they must differ", s->table_short);
+	else if (s->mode == MODE_ECMP && v6 >= 0 &&
+		 (!s->via_short[1].family || !s->via_long[1].family))
+		/* the kernel takes no device-only IPv6 multipath route */
+	{
+		char a[INET6_ADDRSTRLEN] = "?";
+
+		inet_ntop(AF_INET6, s->prefixes[v6].addr, a, sizeof(a));
+		snprintf(err, errlen, "ecmp mode: IPv6 prefix %s/%d needs IPv6 gateways: give --via-short and --via-long an IPv6 address each",
+			 a, s->prefixes[v6].len);
+	}
 	else
 		return 0;
 	return -1;
