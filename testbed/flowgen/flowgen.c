@@ -7,63 +7,112 @@
  * file-hosting mix (folder listing, video, upload), the WebSearch flow-size
  * CDF (testbed/data/websearch.cdf) or any CDF file. The whole schedule is
  * computed up front from --seed with our own PRNG (splitmix64), so a seed
- * gives the same requests on every machine. One TCP connection per request
- * (one thread each, started at its arrival time); downloads are GETs of a
- * byte range of one large file, uploads are PUTs whose body nginx discards.
- * One CSV row per request: id,kind,method,bytes,local_addr,local_port,
- * start_ns,end_ns,fct_us,status (CLOCK_MONOTONIC; status = HTTP status, or
- * 0 when the request failed).
+ * gives the same requests on every machine.
+ *
+ * One thread drives every request with non-blocking sockets and epoll;
+ * arrivals are timed by an absolute CLOCK_MONOTONIC timerfd. One TCP
+ * connection per request unless --keepalive. Downloads are GETs of a byte
+ * range of nginx's one large file, uploads are PUTs whose body nginx reads
+ * and discards. One CSV row per request (README.md: "Log format").
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
-#include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
-#define MSS_BYTES 1448		/* TCP payload per packet (1500 MTU, timestamps) */
-#define MAX_CDF 256
-#define MAX_REQUESTS 1000000
-#define IO_CHUNK 65536
+#define MSS_BYTES 1448		/* TCP payload per packet: 1500 MTU, timestamps */
+#define MAX_CDF 256		/* points in a CDF file */
+#define MAX_REQUESTS 1000000	/* schedule length limit (memory: ~100 B each) */
+#define HDR_MAX 4096		/* response header limit; nginx sends ~250 B */
+#define IO_CHUNK 65536		/* bytes per send()/recv() of a body */
+#define TIMEOUT_CHECK_NS 100000000ULL	/* request timeouts checked every 100 ms */
+#define LATE_WARN_NS 10000000ULL	/* a start this late hints at an overloaded client */
+#define NSEC 1000000000ULL
 
 enum kind { K_LISTING, K_VIDEO, K_UPLOAD, K_WEB };
 static const char *const kind_names[] = { "listing", "video", "upload", "websearch" };
 
+/* why a request failed: the log's "error" column (empty = success) */
+enum err { E_NONE, E_CONNECT, E_SEND, E_RECV, E_CLOSED, E_HTTP, E_STATUS,
+	   E_LENGTH, E_TIMEOUT, E_INTERRUPTED };
+static const char *const err_names[] = { "", "connect", "send", "recv", "closed", "http",
+					 "status", "length", "timeout", "interrupted" };
+
 struct request {
-	double at_s;		/* arrival, seconds after start */
+	double at_s;		/* scheduled arrival, seconds after time zero */
 	enum kind kind;
-	int put;		/* upload */
-	uint64_t bytes;
+	int put;		/* upload (PUT) rather than download (GET) */
+	uint64_t bytes;		/* body bytes requested (GET) or sent (PUT) */
 	/* results */
 	char laddr[INET6_ADDRSTRLEN];
 	int lport;
 	uint64_t start_ns, end_ns;
-	int status;
+	int status;		/* HTTP status, 0 = no valid response */
+	enum err err;
+	int done;
+};
+
+enum conn_state { C_CONNECTING, C_SENDING, C_RECEIVING, C_IDLE };
+
+struct conn {
+	int fd;
+	enum conn_state state;
+	struct request *req;	/* NULL when idle */
+	int reused;		/* served a request before this one */
+	int active_idx;		/* index in active[] while it carries a request */
+	struct conn *next_idle;
+	char laddr[INET6_ADDRSTRLEN];
+	int lport;
+	/* sending: the request header, then (PUT) the body */
+	char out[512];
+	size_t out_len, out_off;
+	uint64_t body_left;
+	/* receiving */
+	char in[HDR_MAX + 1];
+	size_t in_len;
+	int have_hdr, server_close;
+	int64_t clen;		/* Content-Length, -1 = read to EOF */
+	uint64_t body_got;
+	uint64_t rx_bytes;	/* anything received for this request */
 };
 
 static struct {
 	const char *server;
 	int port;
 	const char *mix;
-	double rate, duration, scale;
-	long requests;
+	double rate, duration, scale, timeout;
+	long requests, max_inflight;
 	uint64_t seed;
 	const char *cc;
 	const char *log;
-	int print_schedule;
-} opt = { .port = 80, .mix = "filehosting", .scale = 1, .seed = 1, .cc = "cubic" };
+	int keepalive, print_schedule;
+} opt = { .port = 80, .mix = "filehosting", .scale = 1, .seed = 1, .cc = "cubic",
+	  .timeout = 300, .max_inflight = 4096 };
 
 static struct sockaddr_storage server_sa;
 static socklen_t server_len;
+static int epfd;
+static struct conn **active;	/* connections carrying a request */
+static long n_active;
+static struct conn *idle;	/* --keepalive: idle connections, LIFO */
+static const char zeros[IO_CHUNK];
+static char scratch[IO_CHUNK];	/* discarded response bodies */
 
 /* ---- deterministic randomness ------------------------------------------- */
 static uint64_t rng_state;
@@ -77,7 +126,7 @@ static uint64_t splitmix64(void)
 	return z ^ (z >> 31);
 }
 
-/* uniform in (0, 1) */
+/* uniform in (0, 1): the top 53 bits, never 0 (log(0)) nor 1 */
 static double uniform(void)
 {
 	return ((splitmix64() >> 11) + 0.5) / 9007199254740992.0;
@@ -85,10 +134,11 @@ static double uniform(void)
 
 /* ---- mixes ---------------------------------------------------------------- */
 /*
- * File-hosting mix of the paper (NextCloud): folder listing ~5 packets,
- * video ~60 000 packets (download), upload ~100 000 packets. The paper gives
- * no proportions; we use 90 % listings, 6 % video, 4 % upload: mostly short
- * interactive requests with enough bulk transfers to load the WAN.
+ * File-hosting mix of the paper (§III-A, NextCloud): folder listing ~5
+ * packets, video ~60 000 packets (download), upload ~100 000 packets. The
+ * paper gives no proportions; we use 90 % listings, 6 % video, 4 % upload:
+ * mostly short interactive requests with enough bulk transfers to keep long
+ * flows on the WAN most of the time (README.md).
  */
 static const struct {
 	enum kind kind;
@@ -99,6 +149,7 @@ static const struct {
 	{ K_VIDEO, 0, 60000, 0.06 },
 	{ K_UPLOAD, 1, 100000, 0.04 },
 };
+#define N_FILEHOSTING (sizeof(filehosting) / sizeof(filehosting[0]))
 
 static double cdf_x[MAX_CDF], cdf_p[MAX_CDF];
 static int cdf_n;
@@ -107,20 +158,26 @@ static int load_cdf(const char *path)
 {
 	char line[256];
 	FILE *f = fopen(path, "r");
+	int lineno = 0;
 
 	if (!f) {
-		fprintf(stderr, "flowgen: --mix: cannot read '%s': %s\n", path, strerror(errno));
+		fprintf(stderr, "flowgen: --mix: cannot read '%s': %s (accepted: filehosting, websearch or a CDF file)\n",
+			path, strerror(errno));
 		return -1;
 	}
 	while (fgets(line, sizeof(line), f)) {
 		double x, p;
+		char extra;
 
-		if (line[0] == '#' || line[0] == '\n')
+		lineno++;
+		line[strcspn(line, "\n")] = '\0';
+		if (line[strspn(line, " \t")] == '#' || !line[strspn(line, " \t")])
 			continue;
-		if (sscanf(line, "%lf %lf", &x, &p) != 2 || x < 0 || p < 0 || p > 1 ||
-		    (cdf_n && (x < cdf_x[cdf_n - 1] || p < cdf_p[cdf_n - 1])) || cdf_n == MAX_CDF) {
-			fprintf(stderr, "flowgen: %s: bad line '%.40s': expected 'BYTES PROBABILITY', both non-decreasing\n",
-				path, line);
+		if (sscanf(line, "%lf %lf %c", &x, &p, &extra) != 2 || !(x >= 0) || !(p >= 0) ||
+		    !(p <= 1) || (cdf_n && (x < cdf_x[cdf_n - 1] || p < cdf_p[cdf_n - 1])) ||
+		    cdf_n == MAX_CDF) {
+			fprintf(stderr, "flowgen: --mix: %s:%d: bad line '%.40s': expected 'BYTES PROBABILITY', both non-decreasing, probability 0..1, at most %d points\n",
+				path, lineno, line, MAX_CDF);
 			fclose(f);
 			return -1;
 		}
@@ -129,13 +186,14 @@ static int load_cdf(const char *path)
 	}
 	fclose(f);
 	if (cdf_n < 2 || cdf_p[cdf_n - 1] != 1.0) {
-		fprintf(stderr, "flowgen: %s: a CDF needs at least 2 points and must end at probability 1\n", path);
+		fprintf(stderr, "flowgen: --mix: %s: a CDF needs at least 2 points and must end at probability 1\n",
+			path);
 		return -1;
 	}
 	return 0;
 }
 
-/* inverse transform sampling with linear interpolation */
+/* inverse transform sampling with linear interpolation between points */
 static uint64_t sample_cdf(void)
 {
 	double u = uniform();
@@ -145,7 +203,7 @@ static uint64_t sample_cdf(void)
 		if (u <= cdf_p[i]) {
 			double span = cdf_p[i] - cdf_p[i - 1];
 			double x = cdf_x[i - 1] + (span > 0 ? (u - cdf_p[i - 1]) / span : 1) *
-						  (cdf_x[i] - cdf_x[i - 1]);
+							  (cdf_x[i] - cdf_x[i - 1]);
 			return x < 1 ? 1 : (uint64_t)x;
 		}
 	return (uint64_t)cdf_x[cdf_n - 1];
@@ -161,9 +219,9 @@ static void draw(struct request *r)
 		double u = uniform(), acc = 0;
 		size_t i;
 
-		for (i = 0; i < sizeof(filehosting) / sizeof(filehosting[0]); i++) {
+		for (i = 0; i < N_FILEHOSTING - 1; i++) {
 			acc += filehosting[i].weight;
-			if (u <= acc || i == sizeof(filehosting) / sizeof(filehosting[0]) - 1)
+			if (u <= acc)
 				break;
 		}
 		r->kind = filehosting[i].kind;
@@ -176,134 +234,417 @@ static void draw(struct request *r)
 		r->bytes = 1;
 }
 
-/* ---- one request -------------------------------------------------------- */
+/* The schedule, entirely from the seed: arrivals, then kind and size. */
+static struct request *make_schedule(long *count)
+{
+	struct request *req = NULL;
+	long n = 0, cap = 0;
+	double t = 0;
+
+	rng_state = opt.seed;
+	for (;;) {
+		t += -log(uniform()) / opt.rate;
+		if ((opt.duration && t > opt.duration) || (opt.requests && n == opt.requests))
+			break;
+		if (n == MAX_REQUESTS) {
+			fprintf(stderr, "flowgen: --duration %g at --rate %g: more than %d requests (lower one of them)\n",
+				opt.duration, opt.rate, MAX_REQUESTS);
+			free(req);
+			return NULL;
+		}
+		if (n == cap) {
+			struct request *p;
+
+			cap = cap ? 2 * cap : 1024;
+			p = realloc(req, cap * sizeof(*req));
+			if (!p) {
+				fprintf(stderr, "flowgen: out of memory for %ld requests\n", cap);
+				free(req);
+				return NULL;
+			}
+			req = p;
+		}
+		memset(&req[n], 0, sizeof(req[n]));
+		req[n].at_s = t;
+		draw(&req[n]);
+		n++;
+	}
+	*count = n;
+	return req ? req : calloc(1, sizeof(*req));
+}
+
+/* ---- connections ---------------------------------------------------------- */
 static uint64_t now_ns(void)
 {
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ULL + t.tv_nsec;
+	return (uint64_t)t.tv_sec * NSEC + t.tv_nsec;
 }
 
-static int write_all(int fd, const char *p, size_t n)
+static void active_add(struct conn *c)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	c->active_idx = n_active;
+	active[n_active++] = c;
+}
+
+static void active_del(struct conn *c)
+{
+	active[c->active_idx] = active[--n_active];
+	active[c->active_idx]->active_idx = c->active_idx;
+	c->active_idx = -1;
+}
+
+static void conn_close(struct conn *c)
+{
+	close(c->fd);	/* also leaves the epoll set */
+	free(c);
+}
+
+static int set_events(struct conn *c, uint32_t ev)
+{
+	struct epoll_event e = { .events = ev, .data.ptr = c };
+
+	return epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &e);
+}
+
+static void local_name(int fd, char *addr, int *port)
+{
+	struct sockaddr_storage la;
+	socklen_t ll = sizeof(la);
+
+	if (getsockname(fd, (struct sockaddr *)&la, &ll))
+		return;
+	if (la.ss_family == AF_INET) {
+		struct sockaddr_in *s = (void *)&la;
+
+		inet_ntop(AF_INET, &s->sin_addr, addr, INET6_ADDRSTRLEN);
+		*port = ntohs(s->sin_port);
+	} else {
+		struct sockaddr_in6 *s = (void *)&la;
+
+		inet_ntop(AF_INET6, &s->sin6_addr, addr, INET6_ADDRSTRLEN);
+		*port = ntohs(s->sin6_port);
+	}
+}
+
+/* a new non-blocking connection, connect() started; NULL on failure */
+static struct conn *conn_open(void)
+{
+	struct epoll_event e = { .events = EPOLLOUT };
+	struct conn *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	c->active_idx = -1;
+	c->fd = socket(server_sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	if (c->fd < 0) {
+		free(c);
+		return NULL;
+	}
+	if (setsockopt(c->fd, IPPROTO_TCP, TCP_CONGESTION, opt.cc, strlen(opt.cc)) ||
+	    (connect(c->fd, (struct sockaddr *)&server_sa, server_len) && errno != EINPROGRESS))
+		goto fail;
+	/* the local port is bound by connect(), even while it is in progress */
+	local_name(c->fd, c->laddr, &c->lport);
+	c->state = C_CONNECTING;
+	e.data.ptr = c;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, c->fd, &e))
+		goto fail;
+	return c;
+fail:
+	close(c->fd);
+	free(c);
+	return NULL;
+}
+
+static void finish(struct conn *c, enum err err);
+
+/* prepare c to carry r: request header and body counters */
+static void conn_assign(struct conn *c, struct request *r)
+{
+	c->req = r;
+	memcpy(r->laddr, c->laddr, sizeof(r->laddr));
+	r->lport = c->lport;
+	if (r->put)
+		c->out_len = snprintf(c->out, sizeof(c->out),
+				      "PUT /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %" PRIu64
+				      "\r\n%s\r\n",
+				      opt.server, r->bytes,
+				      opt.keepalive ? "" : "Connection: close\r\n");
+	else
+		c->out_len = snprintf(c->out, sizeof(c->out),
+				      "GET /data HTTP/1.1\r\nHost: %s\r\nRange: bytes=0-%" PRIu64
+				      "\r\n%s\r\n",
+				      opt.server, r->bytes - 1,
+				      opt.keepalive ? "" : "Connection: close\r\n");
+	c->out_off = 0;
+	c->body_left = r->put ? r->bytes : 0;
+	c->in_len = 0;
+	c->have_hdr = 0;
+	c->server_close = 0;
+	c->clen = -1;
+	c->body_got = 0;
+	c->rx_bytes = 0;
+	active_add(c);
+}
+
+/* Each of do_send(), do_recv(), check_complete() returns 1 when the request
+ * is over: finish() ran and c may be freed, so the caller must not touch it. */
+static int do_send(struct conn *c)
+{
+	while (c->out_off < c->out_len || c->body_left) {
+		const char *p = c->out_off < c->out_len ? c->out + c->out_off : zeros;
+		size_t n = c->out_off < c->out_len ? c->out_len - c->out_off
+						   : (c->body_left < IO_CHUNK ? c->body_left : IO_CHUNK);
+		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		n -= w;
+		if (w < 0 && errno == EAGAIN)
+			return 0;
+		if (w <= 0) {
+			finish(c, E_SEND);
+			return 1;
+		}
+		if (c->out_off < c->out_len)
+			c->out_off += w;
+		else
+			c->body_left -= w;
+	}
+	c->state = C_RECEIVING;
+	if (set_events(c, EPOLLIN)) {
+		finish(c, E_RECV);
+		return 1;
 	}
 	return 0;
 }
 
-/* Read the response: status, then Content-Length bytes of body (or to EOF). */
-static int read_response(int fd, uint64_t *body)
+/* parse the response header in c->in; 0 = ok, -1 = malformed/unsupported */
+static int parse_header(struct conn *c, char *eoh)
 {
-	static __thread char buf[IO_CHUNK + 1];
-	size_t have = 0;
-	ssize_t n;
-	char *eoh, *cl;
-	int status = 0;
-	long long len = -1;
-	uint64_t got;
+	char *line, *next;
+	int status;
 
-	for (;;) {
-		n = read(fd, buf + have, IO_CHUNK - have);
-		if (n <= 0)
-			return -1;
-		have += n;
-		buf[have] = '\0';
-		eoh = strstr(buf, "\r\n\r\n");
-		if (eoh)
-			break;
-		if (have == IO_CHUNK)
-			return -1;
-	}
-	if (sscanf(buf, "HTTP/1.%*d %d", &status) != 1)
+	*eoh = '\0';
+	if (sscanf(c->in, "HTTP/1.%*1[01] %3d", &status) != 1 || status < 100)
 		return -1;
-	cl = strcasestr(buf, "\r\nContent-Length:");
-	if (cl && cl < eoh)
-		len = atoll(cl + 17);
-	got = have - (eoh + 4 - buf);
-	while (len < 0 || got < (uint64_t)len) {
-		n = read(fd, buf, IO_CHUNK);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		if (n == 0)
-			break;
-		got += n;
-	}
-	if (len >= 0 && got != (uint64_t)len)
-		return -1;
-	*body = got;
-	return status;
-}
+	c->req->status = status;
+	for (line = strstr(c->in, "\r\n"); line; line = next) {
+		line += 2;
+		next = strstr(line, "\r\n");
+		if (!strncasecmp(line, "Content-Length:", 15)) {
+			char *end;
+			long long v = strtoll(line + 15, &end, 10);
 
-static void *run_request(void *arg)
-{
-	static const char zeros[IO_CHUNK];
-	struct request *r = arg;
-	struct sockaddr_storage la;
-	socklen_t ll = sizeof(la);
-	char hdr[512];
-	uint64_t body = 0, left;
-	int fd, len, status;
-
-	r->start_ns = now_ns();
-	fd = socket(server_sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
-	if (fd < 0)
-		goto fail;
-	if (setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, opt.cc, strlen(opt.cc)))
-		goto fail;
-	if (connect(fd, (struct sockaddr *)&server_sa, server_len))
-		goto fail;
-	if (!getsockname(fd, (struct sockaddr *)&la, &ll)) {
-		if (la.ss_family == AF_INET) {
-			struct sockaddr_in *s = (void *)&la;
-
-			inet_ntop(AF_INET, &s->sin_addr, r->laddr, sizeof(r->laddr));
-			r->lport = ntohs(s->sin_port);
-		} else {
-			struct sockaddr_in6 *s = (void *)&la;
-
-			inet_ntop(AF_INET6, &s->sin6_addr, r->laddr, sizeof(r->laddr));
-			r->lport = ntohs(s->sin6_port);
+			if (v < 0 || (*end && *end != '\r' && *end != ' '))
+				return -1;
+			c->clen = v;
+		} else if (!strncasecmp(line, "Transfer-Encoding:", 18)) {
+			return -1;	/* chunked: nginx never sends it for these */
+		} else if (!strncasecmp(line, "Connection:", 11) && strcasestr(line, "close")) {
+			c->server_close = 1;
 		}
 	}
-	if (r->put)
-		len = snprintf(hdr, sizeof(hdr), "PUT /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %llu\r\nConnection: close\r\n\r\n",
-			       opt.server, (unsigned long long)r->bytes);
-	else
-		len = snprintf(hdr, sizeof(hdr), "GET /data HTTP/1.1\r\nHost: %s\r\nRange: bytes=0-%llu\r\nConnection: close\r\n\r\n",
-			       opt.server, (unsigned long long)r->bytes - 1);
-	if (write_all(fd, hdr, len))
-		goto fail;
-	for (left = r->put ? r->bytes : 0; left;) {
-		size_t n = left < IO_CHUNK ? left : IO_CHUNK;
+	/* 1xx, 204 and 304 have no body (RFC 9112 §6.3) */
+	if (status < 200 || status == 204 || status == 304)
+		c->clen = 0;
+	return 0;
+}
 
-		if (write_all(fd, zeros, n))
-			goto fail;
-		left -= n;
+/* is the response complete? then finish the request */
+static int check_complete(struct conn *c)
+{
+	struct request *r = c->req;
+
+	if (!c->have_hdr || c->clen < 0 || c->body_got < (uint64_t)c->clen)
+		return 0;
+	if (c->out_off < c->out_len || c->body_left)
+		/* nginx answered before reading the whole upload: an error status */
+		finish(c, E_STATUS);
+	else if (r->status != (r->put ? 204 : 206))
+		finish(c, E_STATUS);
+	else if (!r->put && c->body_got != r->bytes)
+		finish(c, E_LENGTH);
+	else
+		finish(c, E_NONE);
+	return 1;
+}
+
+static int do_recv(struct conn *c)
+{
+	for (;;) {
+		ssize_t n;
+
+		if (!c->have_hdr) {
+			char *eoh;
+
+			n = recv(c->fd, c->in + c->in_len, HDR_MAX - c->in_len, 0);
+			if (n > 0) {
+				c->rx_bytes += n;
+				c->in_len += n;
+				c->in[c->in_len] = '\0';
+				eoh = strstr(c->in, "\r\n\r\n");
+				if (!eoh) {
+					if (c->in_len == HDR_MAX) {
+						finish(c, E_HTTP);
+						return 1;
+					}
+					continue;
+				}
+				c->body_got = c->in_len - (eoh + 4 - c->in);
+				if (parse_header(c, eoh)) {
+					finish(c, E_HTTP);
+					return 1;
+				}
+				c->have_hdr = 1;
+				if (c->clen >= 0 && c->body_got > (uint64_t)c->clen) {
+					finish(c, E_HTTP);	/* more than announced */
+					return 1;
+				}
+				if (check_complete(c))
+					return 1;
+				continue;
+			}
+		} else {
+			/* never read past the body: with --keepalive the next
+			 * response follows on the same connection */
+			size_t want = IO_CHUNK;
+
+			if (c->clen >= 0 && (uint64_t)c->clen - c->body_got < want)
+				want = c->clen - c->body_got;
+			/* MSG_TRUNC: TCP discards the bytes without copying them
+			 * (tcp(7)); the body is never looked at */
+			n = recv(c->fd, scratch, want, MSG_TRUNC);
+			if (n > 0) {
+				c->rx_bytes += n;
+				c->body_got += n;
+				if (check_complete(c))
+					return 1;
+				continue;
+			}
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n < 0) {
+			finish(c, E_RECV);
+			return 1;
+		}
+		/* EOF */
+		if (c->have_hdr && c->clen < 0) {
+			c->clen = c->body_got;	/* body delimited by close */
+			c->server_close = 1;
+			return check_complete(c);
+		}
+		finish(c, c->have_hdr ? E_LENGTH : E_CLOSED);
+		return 1;
 	}
-	status = read_response(fd, &body);
-	if (status < 0 || (!r->put && body != r->bytes))
-		goto fail;
-	r->status = status;
+}
+
+static long finished, failed, late;
+static uint64_t late_max;
+
+static void start_request(struct request *r, uint64_t now);
+
+/*
+ * The request on c is over (err = why it failed, E_NONE = success). With
+ * --keepalive the connection goes back to the idle list when it can carry
+ * another request.
+ */
+static void finish(struct conn *c, enum err err)
+{
+	struct request *r = c->req;
+
+	active_del(c);
+	c->req = NULL;
+	/* a reused keep-alive connection the server closed before answering:
+	 * retry once on a new connection, as HTTP clients do (RFC 9112 §9.3.1) */
+	if (c->reused && !c->rx_bytes && (err == E_CLOSED || err == E_SEND || err == E_RECV)) {
+		conn_close(c);
+		start_request(r, 0);
+		return;
+	}
 	r->end_ns = now_ns();
-	close(fd);
-	return NULL;
-fail:
-	r->status = 0;
-	r->end_ns = now_ns();
-	if (fd >= 0)
-		close(fd);
-	return NULL;
+	r->err = err;
+	r->done = 1;
+	finished++;
+	failed += err != E_NONE;
+	if (opt.keepalive && err == E_NONE && !c->server_close && !set_events(c, EPOLLIN | EPOLLRDHUP)) {
+		c->state = C_IDLE;
+		c->reused = 1;
+		c->next_idle = idle;
+		idle = c;
+		return;
+	}
+	conn_close(c);
+}
+
+/* start r now (now = 0: a retry, keep the original start time) */
+static void start_request(struct request *r, uint64_t now)
+{
+	struct conn *c = NULL;
+
+	if (now)
+		r->start_ns = now;
+	if (opt.keepalive && idle && now) {
+		c = idle;
+		idle = c->next_idle;
+		conn_assign(c, r);
+		c->state = C_SENDING;
+		if (set_events(c, EPOLLIN | EPOLLOUT))
+			finish(c, E_SEND);
+		else
+			do_send(c);
+		return;
+	}
+	c = conn_open();
+	if (!c) {
+		r->end_ns = now_ns();
+		r->err = E_CONNECT;
+		r->done = 1;
+		finished++;
+		failed++;
+		return;
+	}
+	conn_assign(c, r);
+}
+
+static void on_event(struct conn *c, uint32_t ev)
+{
+	if (c->state == C_IDLE) {
+		/* an idle connection must stay silent: the server closed it */
+		struct conn **p;
+
+		for (p = &idle; *p; p = &(*p)->next_idle)
+			if (*p == c) {
+				*p = c->next_idle;
+				break;
+			}
+		conn_close(c);
+		return;
+	}
+	if (c->state == C_CONNECTING) {
+		int err = 0;
+		socklen_t len = sizeof(err);
+
+		if (getsockopt(c->fd, SOL_SOCKET, SO_ERROR, &err, &len) || err) {
+			finish(c, E_CONNECT);
+			return;
+		}
+		c->state = C_SENDING;
+		if (set_events(c, EPOLLIN | EPOLLOUT)) {
+			finish(c, E_SEND);
+			return;
+		}
+		do_send(c);
+		return;
+	}
+	if ((ev & (EPOLLIN | EPOLLERR | EPOLLHUP)) && do_recv(c))
+		return;
+	if (c->state == C_SENDING && (ev & EPOLLOUT))
+		do_send(c);
 }
 
 /* ---- main ------------------------------------------------------------------ */
@@ -319,78 +660,142 @@ static void usage(void)
 {
 	printf("Usage: flowgen --server ADDR [--port P] [--mix filehosting|websearch|CDF-FILE]\n"
 	       "               --rate R (--duration S | --requests N) [--seed N] [--scale F]\n"
-	       "               [--cc ALGO] --log FILE | --print-schedule\n"
-	       "  --rate R          mean requests per second (Poisson arrivals)\n"
-	       "  --scale F         multiply the sizes of long kinds (video, upload, CDF) by F\n"
-	       "  --print-schedule  print the request schedule and exit (no traffic)\n");
+	       "               [--keepalive] [--cc ALGO] [--timeout S] [--max-inflight N]\n"
+	       "               --log FILE | --print-schedule\n"
+	       "  --server ADDR     nginx's numeric IPv4/IPv6 address\n"
+	       "  --port P          its port, 1..65535 (default 80)\n"
+	       "  --mix M           filehosting (default), websearch, or a CDF file of\n"
+	       "                    'BYTES PROBABILITY' lines\n"
+	       "  --rate R          mean requests per second, Poisson arrivals (0.001..10000)\n"
+	       "  --duration S      requests arriving within S seconds (0.001..86400)\n"
+	       "  --requests N      exactly N requests (1..%d)\n"
+	       "  --seed N          PRNG seed, unsigned 64-bit (default 1): same seed, same schedule\n"
+	       "  --scale F         multiply video/upload/CDF sizes by F (0.000001..1000, default 1)\n"
+	       "  --keepalive       reuse idle connections (default: one connection per request)\n"
+	       "  --cc ALGO         TCP congestion control of every socket (default cubic)\n"
+	       "  --timeout S       fail a request not complete after S s (0 = never; default 300)\n"
+	       "  --max-inflight N  at most N requests in progress (1..1000000, default 4096)\n"
+	       "  --log FILE        per-request CSV ('-' = stdout)\n"
+	       "  --print-schedule  print the schedule (id,at_s,kind,method,bytes) and exit\n"
+	       "Exit: 0 all requests succeeded, 1 some failed or runtime error, 2 usage error.\n",
+	       MAX_REQUESTS);
 }
 
 static int parse_double(const char *s, double min, double max, double *out)
 {
 	char *end;
 
+	errno = 0;
 	*out = strtod(s, &end);
-	return *end || end == s || !(*out >= min && *out <= max) ? -1 : 0;
+	return errno || *end || end == s || !(*out >= min && *out <= max) ? -1 : 0;
 }
 
-int main(int argc, char **argv)
+static int parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || *end || end == s || *out < min || *out > max ? -1 : 0;
+}
+
+static int parse_args(int argc, char **argv)
 {
 	static const struct option lo[] = {
-		{ "server", required_argument, NULL, 's' }, { "port", required_argument, NULL, 'p' },
-		{ "mix", required_argument, NULL, 'm' }, { "rate", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' }, { "requests", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' }, { "scale", required_argument, NULL, 'x' },
-		{ "cc", required_argument, NULL, 'c' }, { "log", required_argument, NULL, 'l' },
-		{ "print-schedule", no_argument, NULL, 'P' }, { "help", no_argument, NULL, 'h' },
+		{ "server", required_argument, NULL, 's' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "mix", required_argument, NULL, 'm' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "requests", required_argument, NULL, 'n' },
+		{ "seed", required_argument, NULL, 'S' },
+		{ "scale", required_argument, NULL, 'x' },
+		{ "keepalive", no_argument, NULL, 'k' },
+		{ "cc", required_argument, NULL, 'c' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "max-inflight", required_argument, NULL, 'i' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "print-schedule", no_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct request *req;
-	pthread_t *th;
-	double v, t = 0;
-	long i, n = 0, failed = 0;
-	uint64_t t0;
 	char *end;
-	FILE *logf;
+	long v;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
 		switch (c) {
-		case 's': opt.server = optarg; break;
+		case 's':
+			opt.server = optarg;
+			break;
 		case 'p':
-			if (parse_double(optarg, 1, 65535, &v))
+			if (parse_long(optarg, 1, 65535, &v))
 				return usage_error("--port: invalid value '%s': accepted: 1..65535", optarg);
 			opt.port = v;
 			break;
-		case 'm': opt.mix = optarg; break;
+		case 'm':
+			opt.mix = optarg;
+			break;
 		case 'r':
 			if (parse_double(optarg, 0.001, 10000, &opt.rate))
-				return usage_error("--rate: invalid value '%s': accepted: 0.001..10000 requests/s", optarg);
+				return usage_error("--rate: invalid value '%s': accepted: 0.001..10000 requests/s",
+						   optarg);
 			break;
 		case 'd':
 			if (parse_double(optarg, 0.001, 86400, &opt.duration))
-				return usage_error("--duration: invalid value '%s': accepted: 0.001..86400 s", optarg);
+				return usage_error("--duration: invalid value '%s': accepted: 0.001..86400 s",
+						   optarg);
 			break;
 		case 'n':
-			opt.requests = strtol(optarg, &end, 10);
-			if (*end || end == optarg || opt.requests < 1 || opt.requests > MAX_REQUESTS)
-				return usage_error("--requests: invalid value '%s': accepted: 1..1000000", optarg);
+			if (parse_long(optarg, 1, MAX_REQUESTS, &opt.requests))
+				return usage_error("--requests: invalid value '%s': accepted: 1..1000000",
+						   optarg);
 			break;
 		case 'S':
+			errno = 0;
 			opt.seed = strtoull(optarg, &end, 10);
-			if (*end || end == optarg)
-				return usage_error("--seed: invalid value '%s': accepted: an unsigned integer", optarg);
+			if (errno || *end || end == optarg || optarg[strspn(optarg, " \t")] == '-')
+				return usage_error("--seed: invalid value '%s': accepted: 0..18446744073709551615",
+						   optarg);
 			break;
 		case 'x':
 			if (parse_double(optarg, 1e-6, 1000, &opt.scale))
-				return usage_error("--scale: invalid value '%s': accepted: 0.000001..1000", optarg);
+				return usage_error("--scale: invalid value '%s': accepted: 0.000001..1000",
+						   optarg);
 			break;
-		case 'c': opt.cc = optarg; break;
-		case 'l': opt.log = optarg; break;
-		case 'P': opt.print_schedule = 1; break;
-		case 'h': usage(); return 0;
+		case 'k':
+			opt.keepalive = 1;
+			break;
+		case 'c':
+			if (!*optarg || strlen(optarg) >= 16)
+				return usage_error("--cc: invalid value '%s': accepted: a congestion control name (e.g. cubic)",
+						   optarg);
+			opt.cc = optarg;
+			break;
+		case 't':
+			if (parse_double(optarg, 0, 86400, &opt.timeout))
+				return usage_error("--timeout: invalid value '%s': accepted: 0..86400 s (0 = never)",
+						   optarg);
+			break;
+		case 'i':
+			if (parse_long(optarg, 1, MAX_REQUESTS, &opt.max_inflight))
+				return usage_error("--max-inflight: invalid value '%s': accepted: 1..1000000",
+						   optarg);
+			break;
+		case 'l':
+			opt.log = optarg;
+			break;
+		case 'P':
+			opt.print_schedule = 1;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
 		default:
-			return usage_error("unknown option or missing value in '%s'", argv[optind - 1]);
+			return usage_error("unknown option '%s'", argv[optind - 1]);
 		}
 	}
 	if (optind != argc)
@@ -400,11 +805,10 @@ int main(int argc, char **argv)
 	if (!opt.duration == !opt.requests)
 		return usage_error("give exactly one of --duration and --requests%s", "");
 	if (!opt.print_schedule && (!opt.server || !opt.log))
-		return usage_error("--server and --log are required%s", "");
-	if (strcmp(opt.mix, "filehosting")) {
-		if (load_cdf(strcmp(opt.mix, "websearch") ? opt.mix : FLOWGEN_DATADIR "/websearch.cdf"))
-			return 2;
-	}
+		return usage_error("--server and --log are required (or --print-schedule)%s", "");
+	if (strcmp(opt.mix, "filehosting") &&
+	    load_cdf(strcmp(opt.mix, "websearch") ? opt.mix : FLOWGEN_DATADIR "/websearch.cdf"))
+		return 2;
 	if (opt.server) {
 		struct sockaddr_in *s4 = (void *)&server_sa;
 		struct sockaddr_in6 *s6 = (void *)&server_sa;
@@ -418,68 +822,207 @@ int main(int argc, char **argv)
 			s6->sin6_port = htons(opt.port);
 			server_len = sizeof(*s6);
 		} else {
-			return usage_error("--server: invalid address '%s': accepted: an IPv4 or IPv6 address", opt.server);
+			return usage_error("--server: invalid address '%s': accepted: a numeric IPv4 or IPv6 address",
+					   opt.server);
 		}
 	}
+	return 0;
+}
 
-	/* the schedule, entirely from the seed */
-	rng_state = opt.seed;
-	req = calloc(opt.requests ? opt.requests : MAX_REQUESTS, sizeof(*req));
+/* the congestion control must be usable here: tell before sending anything */
+static int check_cc(void)
+{
+	int fd = socket(server_sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC, IPPROTO_TCP);
+	char allowed[256] = "?";
+	FILE *f;
+
+	if (fd < 0) {
+		fprintf(stderr, "flowgen: socket: %s\n", strerror(errno));
+		return 1;
+	}
+	if (!setsockopt(fd, IPPROTO_TCP, TCP_CONGESTION, opt.cc, strlen(opt.cc))) {
+		close(fd);
+		return 0;
+	}
+	f = fopen("/proc/sys/net/ipv4/tcp_available_congestion_control", "r");
+	if (f) {
+		if (fgets(allowed, sizeof(allowed), f))
+			allowed[strcspn(allowed, "\n")] = '\0';
+		fclose(f);
+	}
+	fprintf(stderr, "flowgen: --cc: cannot use '%s': %s (available: %s)\n", opt.cc,
+		strerror(errno), allowed);
+	close(fd);
+	return 2;
+}
+
+static void write_log(FILE *f, const struct request *req, long n, uint64_t t0)
+{
+	long i;
+
+	fprintf(f, "id,kind,method,bytes,local_addr,local_port,start_ns,end_ns,fct_us,status,sched_ns,error\n");
+	for (i = 0; i < n; i++) {
+		const struct request *r = &req[i];
+		double fct = r->start_ns && r->end_ns ? (r->end_ns - r->start_ns) / 1e3 : 0;
+
+		/* status: the HTTP status of a complete response (the expected
+		 * one, or an unexpected one: error "status"), else 0 */
+		int status = r->err == E_NONE || r->err == E_STATUS ? r->status : 0;
+
+		fprintf(f, "%ld,%s,%s,%" PRIu64 ",%s,%d,%" PRIu64 ",%" PRIu64 ",%.1f,%d,%" PRIu64 ",%s\n",
+			i, kind_names[r->kind], r->put ? "PUT" : "GET", r->bytes, r->laddr,
+			r->lport, r->start_ns, r->end_ns, fct, status,
+			t0 + (uint64_t)llround(r->at_s * 1e9), err_names[r->err]);
+	}
+}
+
+static void check_timeouts(uint64_t now)
+{
+	long i;
+
+	for (i = n_active - 1; i >= 0; i--) {
+		struct conn *c = active[i];
+
+		/* finish() moves the last entry to i: already checked */
+		if (now - c->req->start_ns >= (uint64_t)(opt.timeout * 1e9))
+			finish(c, E_TIMEOUT);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static char sig_tag, timer_tag;
+	struct epoll_event ev[64];
+	struct request *req;
+	struct rlimit rl;
+	uint64_t t0, last_check = 0;
+	long i, n = 0, next = 0;
+	int rc, tfd, sfd, stop = 0;
+	sigset_t sigs;
+	FILE *logf;
+
+	rc = parse_args(argc, argv);
+	if (rc)
+		return rc;
+	req = make_schedule(&n);
 	if (!req)
 		return 1;
-	for (;;) {
-		t += -log(uniform()) / opt.rate;
-		if ((opt.duration && t > opt.duration) || (opt.requests && n == opt.requests) ||
-		    n == MAX_REQUESTS)
-			break;
-		req[n].at_s = t;
-		draw(&req[n]);
-		n++;
-	}
 	if (opt.print_schedule) {
 		printf("id,at_s,kind,method,bytes\n");
 		for (i = 0; i < n; i++)
-			printf("%ld,%.6f,%s,%s,%llu\n", i, req[i].at_s, kind_names[req[i].kind],
-			       req[i].put ? "PUT" : "GET", (unsigned long long)req[i].bytes);
+			printf("%ld,%.6f,%s,%s,%" PRIu64 "\n", i, req[i].at_s, kind_names[req[i].kind],
+			       req[i].put ? "PUT" : "GET", req[i].bytes);
 		return 0;
 	}
-	logf = fopen(opt.log, "w");
+	rc = check_cc();
+	if (rc)
+		return rc;
+	logf = strcmp(opt.log, "-") ? fopen(opt.log, "w") : stdout;
 	if (!logf) {
 		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
 		return 1;
 	}
-	th = calloc(n, sizeof(*th));
+	/* one descriptor per request in flight */
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	/* SIGINT/SIGTERM end the run: the log is still written */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+	active = calloc(opt.max_inflight, sizeof(*active));
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (!active || epfd < 0 || tfd < 0 || sfd < 0) {
+		fprintf(stderr, "flowgen: set-up failed: %s\n", strerror(errno));
+		return 1;
+	}
+	ev[0] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &timer_tag };
+	ev[1] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &sig_tag };
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev[0]) || epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev[1])) {
+		fprintf(stderr, "flowgen: epoll: %s\n", strerror(errno));
+		return 1;
+	}
+
 	t0 = now_ns();
-	for (i = 0; i < n; i++) {
-		uint64_t due = t0 + (uint64_t)(req[i].at_s * 1e9), now = now_ns();
-		pthread_attr_t a;
+	while (finished < n && !stop) {
+		uint64_t now = now_ns();
+		int k, m, wait_ms = -1;
 
-		if (due > now) {
-			struct timespec d = { (due - now) / 1000000000ULL, (due - now) % 1000000000ULL };
+		/* start every request that is due, as far as --max-inflight allows */
+		while (next < n && n_active < opt.max_inflight) {
+			uint64_t due = t0 + (uint64_t)llround(req[next].at_s * 1e9);
 
-			nanosleep(&d, NULL);
+			if (due > now) {
+				struct itimerspec its = { .it_value = { due / NSEC, due % NSEC } };
+
+				timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+				break;
+			}
+			if (now - due > LATE_WARN_NS) {
+				late++;
+				if (now - due > late_max)
+					late_max = now - due;
+			}
+			start_request(&req[next++], now);
+			now = now_ns();
 		}
-		pthread_attr_init(&a);
-		pthread_attr_setstacksize(&a, 256 * 1024);
-		if (pthread_create(&th[i], &a, run_request, &req[i])) {
-			fprintf(stderr, "flowgen: cannot start request %ld: %s\n", i, strerror(errno));
-			return 1;
+		if (opt.timeout > 0 && n_active) {
+			if (now - last_check >= TIMEOUT_CHECK_NS) {
+				check_timeouts(now);
+				last_check = now;
+			}
+			wait_ms = TIMEOUT_CHECK_NS / 1000000;
 		}
-		pthread_attr_destroy(&a);
-	}
-	fprintf(logf, "id,kind,method,bytes,local_addr,local_port,start_ns,end_ns,fct_us,status\n");
-	for (i = 0; i < n; i++) {
-		struct request *r = &req[i];
+		if (finished == n)
+			break;
+		m = epoll_wait(epfd, ev, 64, wait_ms);
+		if (m < 0 && errno != EINTR) {
+			fprintf(stderr, "flowgen: epoll_wait: %s\n", strerror(errno));
+			break;
+		}
+		for (k = 0; k < m; k++) {
+			if (ev[k].data.ptr == &timer_tag) {
+				uint64_t ticks;
 
-		pthread_join(th[i], NULL);
-		failed += r->status == 0;
-		fprintf(logf, "%ld,%s,%s,%llu,%s,%d,%llu,%llu,%.1f,%d\n", i, kind_names[r->kind],
-			r->put ? "PUT" : "GET", (unsigned long long)r->bytes, r->laddr, r->lport,
-			(unsigned long long)r->start_ns, (unsigned long long)r->end_ns,
-			(r->end_ns - r->start_ns) / 1e3, r->status);
+				if (read(tfd, &ticks, sizeof(ticks)) < 0 && errno != EAGAIN)
+					stop = 1;
+			} else if (ev[k].data.ptr == &sig_tag) {
+				stop = 1;
+			} else {
+				on_event(ev[k].data.ptr, ev[k].events);
+			}
+		}
 	}
-	fclose(logf);
+	/* interrupted: whatever did not complete */
+	for (i = n_active - 1; i >= 0; i--)
+		finish(active[i], E_INTERRUPTED);
+	for (i = 0; i < n; i++)
+		if (!req[i].done) {
+			req[i].err = E_INTERRUPTED;
+			failed++;
+		}
+	while (idle) {
+		struct conn *c = idle;
+
+		idle = c->next_idle;
+		conn_close(c);
+	}
+	write_log(logf, req, n, t0);
+	if (fflush(logf) || (logf != stdout && fclose(logf))) {
+		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
+		return 1;
+	}
+	if (late)
+		fprintf(stderr, "flowgen: %ld of %ld requests started more than %llu ms late (max %.1f ms): the client could not keep up\n",
+			late, n, LATE_WARN_NS / 1000000, late_max / 1e6);
+	if (stop)
+		fprintf(stderr, "flowgen: interrupted after %ld of %ld requests\n", finished, n);
 	if (failed)
-		fprintf(stderr, "flowgen: %ld of %ld requests failed (status 0 in %s)\n", failed, n, opt.log);
+		fprintf(stderr, "flowgen: %ld of %ld requests failed (error column of %s)\n", failed, n,
+			opt.log);
 	return failed ? 1 : 0;
 }
