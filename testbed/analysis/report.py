@@ -1,20 +1,31 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""report.py RUNSET_DIR - summarise a set of testbed runs: split vs ECMP.
+"""report.py [--short-max N] [--long-min N] RUNSET_DIR
 
-RUNSET_DIR holds one directory per run (meta.json, flowgen.csv, tap/flows.csv,
-tunnels.json) and optionally experiment.json {"varied": "<meta key>"}.
+Summarise a set of testbed runs, split vs ECMP (README.md in this directory).
 
-Each flowgen request is joined with the fct-tap flow of its data direction
-(server->client for GET, client->server for PUT) by the client's port.
-  short flow: data direction has <= 40 packets at A (the paper's short range)
-  long flow:  data direction has > 1000 packets at A
-  network FCT: fct-tap's last packet at B - first packet at A of that flow
-  app FCT:     flowgen's request start to response complete
-Per run: mean / p50 / p99 of short network FCT, short app FCT, long mean FCT,
-mean jitter of short flows. Across repetitions (same seeds in both modes):
-mean and 95 % Student-t confidence interval; speedup = ECMP / split per seed.
-Writes summary.csv, summary.md and PNG plots into RUNSET_DIR, prints the table.
+RUNSET_DIR holds experiment.json ({"experiment", "varied": "<meta key>"|null})
+and one directory per run: meta.json, flowgen.csv, tap/flows.csv,
+tunnels.json (+ tunnels-start.json), splitter.json.
+
+Join: a flowgen request (client address, client port) is matched with the
+fct-tap flow of its data direction -- server->client for a GET (dst = client),
+client->server for a PUT (src = client) -- whose other end is the server
+endpoint (meta.json server_addr/server_port, else the endpoint most requests
+talk to): the full TCP 5-tuple. A port reused within a run matches its flows
+in time order.
+
+  short flow:  <= --short-max (40) packets in the data direction at port A
+  long flow:   >  --long-min (1000) packets in the data direction at port A
+  network FCT: fct-tap's fct_us (last packet at B - first packet at A)
+  app FCT:     flowgen's fct_us (connect to last response byte)
+  percentiles: nearest rank; CI: 95 % Student-t over repetitions
+  speedup:     ECMP / split of a metric, paired by seed (same schedule)
+  long-flow penalty: split / ECMP of the long-flow mean FCT (> 1: split slower)
+
+Writes summary.csv (per run), speedups.csv (per varied value and metric),
+summary.md and PNG plots into RUNSET_DIR; prints the side-by-side table.
+Exit: 0 done, 1 no usable run, 2 usage error.
 """
 import csv
 import json
@@ -24,224 +35,517 @@ import sys
 
 SHORT_MAX_PKTS = 40
 LONG_MIN_PKTS = 1000
-# two-sided 95 % Student t quantiles, by degrees of freedom
+MODES = ("split", "ecmp", "none")
+# two-sided 95 % Student-t quantiles by degrees of freedom (df > 30: the
+# largest tabulated df not above it, conservative)
 T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-       8: 2.306, 9: 2.262, 10: 2.228, 15: 2.131, 20: 2.086, 30: 2.042}
+       8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
+       15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080,
+       22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
+       29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
+NAN = float("nan")
+# meta.json keys copied into summary.csv
+META_COLS = ("xdp_mode", "threshold", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct")
+
+# per-run metrics: key, label, unit of the stored value, and whether a speedup
+# (ECMP / split) is meaningful for it
+METRICS = [
+    ("short_fct_mean_us", "short FCT mean", "ms", True),
+    ("short_fct_p50_us", "short FCT p50", "ms", True),
+    ("short_fct_p99_us", "short FCT p99", "ms", True),
+    ("short_app_mean_us", "short app FCT mean", "ms", True),
+    ("short_app_p50_us", "short app FCT p50", "ms", True),
+    ("short_app_p99_us", "short app FCT p99", "ms", True),
+    ("long_fct_mean_us", "long FCT mean", "ms", True),
+    ("long_app_mean_us", "long app FCT mean", "ms", True),
+    ("short_jitter_mean_us", "short jitter mean", "us", True),
+    ("short_jitter_std_us", "short jitter std", "us", True),
+]
 
 
 def t95(df):
-    if df <= 0:
-        return float("nan")
-    keys = sorted(k for k in T95 if k <= df)
-    return T95[keys[-1]] if keys else T95[1]
+    if df < 1:
+        return NAN
+    return T95[max(k for k in T95 if k <= df)]
 
 
 def mean(xs):
-    return sum(xs) / len(xs) if xs else float("nan")
+    return sum(xs) / len(xs) if xs else NAN
+
+
+def std(xs):
+    if len(xs) < 2:
+        return NAN
+    m = mean(xs)
+    return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
 def pct(xs, p):
+    """nearest-rank percentile: the smallest value with >= p % at or below"""
     if not xs:
-        return float("nan")
+        return NAN
     s = sorted(xs)
-    k = max(0, min(len(s) - 1, int(math.ceil(p / 100.0 * len(s))) - 1))
-    return s[k]
+    return s[max(0, min(len(s) - 1, int(math.ceil(p / 100.0 * len(s) - 1e-9)) - 1))]
 
 
 def ci(xs):
-    """mean and 95 % half-width"""
+    """(mean, 95 % half-width) over the finite values; NaN half-width for n < 2"""
+    xs = [x for x in xs if not math.isnan(x)]
     if len(xs) < 2:
-        return mean(xs), float("nan")
-    m = mean(xs)
-    sd = math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
-    return m, t95(len(xs) - 1) * sd / math.sqrt(len(xs))
+        return mean(xs), NAN
+    return mean(xs), t95(len(xs) - 1) * std(xs) / math.sqrt(len(xs))
 
 
-def load_run(d):
-    meta = json.load(open(os.path.join(d, "meta.json")))
-    flows = {}
-    with open(os.path.join(d, "tap", "flows.csv")) as f:
-        for r in csv.DictReader(f):
-            flows[(r["src"], int(r["sport"]), r["dst"], int(r["dport"]))] = r
-    short_net, short_app, long_net, short_jit, rows = [], [], [], [], 0
-    missing = 0
-    with open(os.path.join(d, "flowgen.csv")) as f:
-        for r in csv.DictReader(f):
-            rows += 1
-            if r["status"] == "0":
-                continue
-            port = int(r["local_port"])
-            cl = r["local_addr"]
-            # the server is the other end of every flow with this client port
-            key = None
-            for k in flows:
-                if r["method"] == "GET" and k[1] == 80 and k[3] == port and k[2] == cl:
-                    key = k
-                elif r["method"] == "PUT" and k[0] == cl and k[1] == port and k[3] == 80:
-                    key = k
-                if key:
-                    break
-            if not key:
-                missing += 1
-                continue
-            fl = flows[key]
-            pk = int(fl["pkts_a"])
-            if pk <= SHORT_MAX_PKTS:
-                short_net.append(float(fl["fct_us"]))
-                short_app.append(float(r["fct_us"]))
-                short_jit.append(float(fl["jitter_us"]))
-            elif pk > LONG_MIN_PKTS:
-                long_net.append(float(fl["fct_us"]))
-    # packets each tunnel sent from rA during the run (counters are cumulative)
-    tun = {}
+def fnum(v, fmt="%.1f"):
+    return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt % v
+
+
+def read_json(path, default=None):
     try:
-        for t in json.load(open(os.path.join(d, "tunnels.json")))["tunnels"]:
-            tun[t["name"]] = t["tx_packets"]
-        for t in json.load(open(os.path.join(d, "tunnels-start.json")))["tunnels"]:
-            tun[t["name"]] -= t["tx_packets"]
-    except (OSError, ValueError, KeyError):
-        pass
-    try:
-        drops = json.load(open(os.path.join(d, "tap", "summary.json"))).get("complete") is False
+        with open(path) as f:
+            return json.load(f)
     except (OSError, ValueError):
-        drops = True
-    return {
-        "run": os.path.basename(d), "meta": meta, "requests": rows, "unmatched": missing,
-        "short_n": len(short_net), "long_n": len(long_net),
-        "short_mean": mean(short_net), "short_p50": pct(short_net, 50),
-        "short_p99": pct(short_net, 99), "short_app_mean": mean(short_app),
-        "short_app_p99": pct(short_app, 99), "long_mean": mean(long_net),
-        "short_jitter": mean(short_jit), "short_fcts": short_net, "short_jits": short_jit,
-        "tunnels": tun, "tap_incomplete": drops,
+        return default
+
+
+def tunnel_packets(d):
+    """packets each tunnel sent from rA during the run (counters are cumulative)"""
+    tun = {}
+    end = read_json(os.path.join(d, "tunnels.json"), {}) or {}
+    start = read_json(os.path.join(d, "tunnels-start.json"), {}) or {}
+    for t in end.get("tunnels", []):
+        tun[t["name"]] = t.get("tx_packets", 0)
+    for t in start.get("tunnels", []):
+        if t["name"] in tun:
+            tun[t["name"]] -= t.get("tx_packets", 0)
+    return tun
+
+
+def join(requests, flows, meta):
+    """[(request, data-direction flow or None)] by 5-tuple (module docstring)"""
+    by_dst, by_src = {}, {}
+    for fl in flows:
+        if fl["proto"] != "6":
+            continue
+        by_src.setdefault((fl["src"], fl["sport"]), []).append(fl)
+        by_dst.setdefault((fl["dst"], fl["dport"]), []).append(fl)
+    for lst in list(by_src.values()) + list(by_dst.values()):
+        lst.sort(key=lambda fl: float(fl["first_a_us"]))
+
+    def candidates(r):
+        c = (r["local_addr"], r["local_port"])
+        # data direction: server -> client for GET, client -> server for PUT
+        if r["method"] == "PUT":
+            return [(fl, (fl["dst"], fl["dport"])) for fl in by_src.get(c, [])]
+        return [(fl, (fl["src"], fl["sport"])) for fl in by_dst.get(c, [])]
+
+    server = None
+    if meta.get("server_addr") and meta.get("server_port"):
+        server = (str(meta["server_addr"]), str(meta["server_port"]))
+    else:
+        votes = {}
+        for r in requests:
+            for _, ep in candidates(r):
+                votes[ep] = votes.get(ep, 0) + 1
+        if votes:
+            server = max(votes, key=votes.get)
+    used = set()
+    out = []
+    for r in sorted(requests, key=lambda r: int(r["start_ns"] or 0)):
+        match = None
+        for fl, ep in candidates(r):
+            if ep == server and id(fl) not in used:
+                match = fl
+                used.add(id(fl))
+                break
+        out.append((r, match))
+    return out
+
+
+def load_run(d, short_max, long_min):
+    meta = read_json(os.path.join(d, "meta.json"))
+    if not isinstance(meta, dict) or "mode" not in meta:
+        return None
+    with open(os.path.join(d, "flowgen.csv")) as f:
+        requests = list(csv.DictReader(f))
+    flows_path = os.path.join(d, "tap", "flows.csv")
+    have_tap = os.path.exists(flows_path)
+    flows = []
+    if have_tap:
+        with open(flows_path) as f:
+            flows = list(csv.DictReader(f))
+    ok = [r for r in requests if r["status"] not in ("", "0") and not r.get("error")]
+    s_net, s_app, s_jit, l_net, l_app = [], [], [], [], []
+    unmatched = 0
+    for r, fl in join(ok, flows, meta):
+        if fl is None:
+            unmatched += 1
+            continue
+        pk = int(fl["pkts_a"])
+        if pk <= short_max:
+            s_net.append(float(fl["fct_us"]))
+            s_app.append(float(r["fct_us"]))
+            if fl.get("jitter_us") not in (None, ""):
+                s_jit.append(float(fl["jitter_us"]))
+        elif pk > long_min:
+            l_net.append(float(fl["fct_us"]))
+            l_app.append(float(r["fct_us"]))
+    summ = read_json(os.path.join(d, "tap", "summary.json"), {}) or {}
+    run = {
+        "run": os.path.basename(d.rstrip("/")), "dir": d, "meta": meta,
+        "requests": len(requests), "failed": len(requests) - len(ok),
+        "unmatched": unmatched if have_tap else len(ok), "have_tap": have_tap,
+        "short_n": len(s_net), "long_n": len(l_net),
+        "short_fct_mean_us": mean(s_net), "short_fct_p50_us": pct(s_net, 50),
+        "short_fct_p99_us": pct(s_net, 99), "short_app_mean_us": mean(s_app),
+        "short_app_p50_us": pct(s_app, 50), "short_app_p99_us": pct(s_app, 99),
+        "long_fct_mean_us": mean(l_net), "long_app_mean_us": mean(l_app),
+        "short_jitter_mean_us": mean(s_jit), "short_jitter_std_us": std(s_jit),
+        "short_fcts": s_net, "short_jits": s_jit, "long_fcts": l_net, "short_apps": s_app,
+        "tunnels": tunnel_packets(d),
+        "tap_complete": summ.get("complete") is not False and bool(summ) and have_tap,
     }
+    return run
 
 
-METRICS = [("short_mean", "short FCT mean (ms)"), ("short_p50", "short FCT p50 (ms)"),
-           ("short_p99", "short FCT p99 (ms)"), ("short_app_mean", "short app FCT mean (ms)"),
-           ("long_mean", "long FCT mean (ms)"), ("short_jitter", "short jitter mean (us)")]
+def value_key(v):
+    return (0, v, "") if isinstance(v, (int, float)) else (1, 0, str(v))
 
 
-def main():
-    if len(sys.argv) != 2 or not os.path.isdir(sys.argv[1]):
-        print("usage: report.py RUNSET_DIR", file=sys.stderr)
+def main(argv):
+    short_max, long_min, args = SHORT_MAX_PKTS, LONG_MIN_PKTS, []
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a in ("--short-max", "--long-min"):
+            if i + 1 >= len(argv) or not argv[i + 1].isdigit() or int(argv[i + 1]) < 1:
+                print("report.py: %s: invalid value '%s': accepted: an integer >= 1"
+                      % (a, argv[i + 1] if i + 1 < len(argv) else ""), file=sys.stderr)
+                return 2
+            if a == "--short-max":
+                short_max = int(argv[i + 1])
+            else:
+                long_min = int(argv[i + 1])
+            i += 2
+        elif a in ("-h", "--help"):
+            print(__doc__)
+            return 0
+        elif a.startswith("-"):
+            print("report.py: unknown option '%s' (usage: report.py [--short-max N] "
+                  "[--long-min N] RUNSET_DIR)" % a, file=sys.stderr)
+            return 2
+        else:
+            args.append(a)
+            i += 1
+    if len(args) != 1 or not os.path.isdir(args[0]):
+        print("report.py: expected one RUNSET_DIR (a directory), got %s (usage: report.py "
+              "[--short-max N] [--long-min N] RUNSET_DIR)" % (args or "none"), file=sys.stderr)
         return 2
-    top = sys.argv[1]
-    exp = {}
-    if os.path.exists(os.path.join(top, "experiment.json")):
-        exp = json.load(open(os.path.join(top, "experiment.json")))
+    if long_min < short_max:
+        print("report.py: --long-min %d is below --short-max %d" % (long_min, short_max),
+              file=sys.stderr)
+        return 2
+    top = args[0]
+    exp = read_json(os.path.join(top, "experiment.json"), {}) or {}
     varied = exp.get("varied")
     runs = []
     for name in sorted(os.listdir(top)):
         d = os.path.join(top, name)
-        if os.path.exists(os.path.join(d, "meta.json")) and os.path.exists(os.path.join(d, "tap", "flows.csv")):
-            runs.append(load_run(d))
+        if os.path.exists(os.path.join(d, "meta.json")) and \
+                os.path.exists(os.path.join(d, "flowgen.csv")):
+            r = load_run(d, short_max, long_min)
+            if r:
+                runs.append(r)
     if not runs:
-        print("report.py: no complete runs in %s" % top, file=sys.stderr)
+        print("report.py: no run in %s (a run is a directory with meta.json and flowgen.csv)"
+              % top, file=sys.stderr)
         return 1
-    # groups: (varied value) -> mode -> seed -> run
+    # groups: varied value -> mode -> seed -> run
     groups = {}
     for r in runs:
-        v = r["meta"].get(varied) if varied else "-"
-        groups.setdefault(v, {}).setdefault(r["meta"]["mode"], {})[r["meta"]["seed"]] = r
+        v = r["meta"].get(varied, "-") if varied else "-"
+        groups.setdefault(v, {}).setdefault(r["meta"]["mode"], {})[r["meta"].get("seed", 0)] = r
+    values = sorted(groups, key=value_key)
 
-    with open(os.path.join(top, "summary.csv"), "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["run", "mode", varied or "varied", "seed", "requests", "unmatched", "short_n",
-                    "long_n"] + [m for m, _ in METRICS] + ["cpu_busy_pct", "tx_vxs", "tx_vxl"])
-        for r in runs:
-            w.writerow([r["run"], r["meta"]["mode"], r["meta"].get(varied, "") if varied else "",
-                        r["meta"]["seed"], r["requests"], r["unmatched"], r["short_n"], r["long_n"]]
-                       + ["%.1f" % r[m] for m, _ in METRICS]
-                       + [r["meta"].get("cpu_busy_pct", ""), r["tunnels"].get("vxs", ""),
-                          r["tunnels"].get("vxl", "")])
-
-    lines = []
-    table = []
-    for v in sorted(groups, key=lambda x: (isinstance(x, str), x)):
-        g = groups[v]
-        if "split" not in g or "ecmp" not in g:
-            continue
-        seeds = sorted(set(g["split"]) & set(g["ecmp"]))
-        head = "%s = %s, %d repetitions (seeds %s)" % (varied, v, len(seeds), seeds) if varied \
-            else "%d repetitions (seeds %s)" % (len(seeds), seeds)
-        lines.append("\n" + head)
-        lines.append("%-26s %20s %20s %18s" % ("metric", "split", "ECMP", "speedup ECMP/split"))
-        row = {"value": v}
-        for m, label in METRICS:
-            scale = 1e-3 if "(ms)" in label else 1
-            s = [g["split"][k][m] * scale for k in seeds]
-            e = [g["ecmp"][k][m] * scale for k in seeds]
-            sp = [b / a for a, b in zip(s, e) if a > 0]
-            (sm, sh), (em, eh), (pm, ph) = ci(s), ci(e), ci(sp)
-            lines.append("%-26s %11.2f ± %-6.2f %11.2f ± %-6.2f %9.2f ± %-6.2f" % (label, sm, sh, em, eh, pm, ph))
-            row[m] = (pm, ph)
-        tx = lambda mode, t: mean([g[mode][k]["tunnels"].get(t, 0) for k in seeds])
-        lines.append("%-26s %9.0f / %-8.0f %9.0f / %-8.0f" % ("packets vxs / vxl (rA tx)", tx("split", "vxs"),
-                                                           tx("split", "vxl"), tx("ecmp", "vxs"), tx("ecmp", "vxl")))
-        cpu = [g[mo][k]["meta"].get("cpu_busy_pct", 0) for mo in ("split", "ecmp") for k in seeds]
-        lines.append("%-26s %d / %d split, %d / %d ECMP; CPU busy max %.1f %%" % (
-            "short / long flows", sum(g["split"][k]["short_n"] for k in seeds),
-            sum(g["split"][k]["long_n"] for k in seeds), sum(g["ecmp"][k]["short_n"] for k in seeds),
-            sum(g["ecmp"][k]["long_n"] for k in seeds), max(cpu)))
-        bad = [g[mo][k]["run"] for mo in ("split", "ecmp") for k in seeds if g[mo][k]["tap_incomplete"]]
-        if bad:
-            lines.append("WARNING: fct-tap dropped packets in %s (see tap/summary.txt)" % ", ".join(bad))
-        table.append(row)
+    write_runs_csv(top, runs, varied)
+    lines, rows = compare(groups, values, varied)
+    write_speedups_csv(top, rows, varied)
     text = "\n".join(lines)
     print(text.lstrip("\n"))
-    with open(os.path.join(top, "summary.md"), "w") as f:
-        f.write("# %s\n\nShort flow: data direction <= %d packets; long: > %d packets. "
-                "Network FCT from fct-tap (last packet at B - first at A); app FCT from flowgen. "
-                "± = 95 %% Student-t confidence interval over repetitions; speedup = ECMP / split "
-                "per seed.\n\n```\n%s\n```\n" % (exp.get("experiment", os.path.basename(top.rstrip("/"))),
-                                                  SHORT_MAX_PKTS, LONG_MIN_PKTS, text.strip("\n")))
-    plots(top, groups, table, varied)
+    plots_made = plots(top, groups, values, varied, rows)
+    write_md(top, exp, runs, varied, text, short_max, long_min, plots_made)
     return 0
 
 
-def plots(top, groups, table, varied):
+def write_runs_csv(top, runs, varied):
+    cols = [m for m, _, _, _ in METRICS]
+    with open(os.path.join(top, "summary.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        # the first 8 columns are stable (the testbed smoke test reads column 6)
+        w.writerow(["run", "mode", varied or "varied", "seed", "requests", "unmatched",
+                    "short_n", "long_n"] + cols +
+                   ["failed"] + [k for k in META_COLS if k != varied] +
+                   ["tap_complete", "tx_vxs", "tx_vxl"])
+        for r in runs:
+            m = r["meta"]
+            w.writerow([r["run"], m["mode"], m.get(varied, "") if varied else "", m.get("seed", ""),
+                        r["requests"], r["unmatched"], r["short_n"], r["long_n"]] +
+                       [fnum(r[c]) for c in cols] +
+                       [r["failed"]] + [m.get(k, "") for k in META_COLS if k != varied] +
+                       [int(r["tap_complete"]), r["tunnels"].get("vxs", ""),
+                        r["tunnels"].get("vxl", "")])
+
+
+def compare(groups, values, varied):
+    """side-by-side text and one row per (value, metric) with means, CIs, ratios"""
+    lines, rows = [], []
+    for v in values:
+        g = groups[v]
+        modes = [m for m in MODES if m in g] + sorted(m for m in g if m not in MODES)
+        paired = "split" in g and "ecmp" in g
+        seeds = sorted(set(g["split"]) & set(g["ecmp"])) if paired else \
+            sorted(set().union(*[set(g[m]) for m in modes]))
+        head = "%d repetitions (seeds %s)" % (len(seeds), ", ".join(map(str, seeds)))
+        lines.append("\n" + ("%s = %s, " % (varied, v) if varied else "") + head)
+        if paired:
+            lines.append("%-22s %18s %18s %20s" % ("metric", "split", "ECMP", "ECMP / split"))
+        else:
+            lines.append("%-22s" % "metric" + "".join("%18s" % m for m in modes))
+        for key, label, unit, ratio in METRICS:
+            scale = 1e-3 if unit == "ms" else 1.0
+            # rows keep the metric's own unit (us); the text shows ms or us
+            row = {"value": v, "metric": key, "n": len(seeds)}
+            for m in modes:
+                row[m] = ci([g[m][s][key] for s in seeds if s in g[m]])
+            cells = ["%9.2f ± %-6s" % (row[m][0] * scale, fnum(row[m][1] * scale, "%.2f"))
+                     for m in (("split", "ecmp") if paired else modes)]
+            if paired:
+                sp = [g["ecmp"][s][key] / g["split"][s][key] for s in seeds
+                      if g["split"][s][key] > 0 and not math.isnan(g["ecmp"][s][key])]
+                row["ratio"] = ci(sp)
+                row["ratio_n"] = len(sp)
+                cells.append("%9.2f ± %-6s" % (row["ratio"][0], fnum(row["ratio"][1], "%.2f"))
+                             if ratio else "")
+            lines.append("%-22s " % ("%s (%s)" % (label, unit)) + " ".join(cells))
+            rows.append(row)
+        if paired:
+            pen = [g["split"][s]["long_fct_mean_us"] / g["ecmp"][s]["long_fct_mean_us"]
+                   for s in seeds if g["ecmp"][s]["long_fct_mean_us"] > 0
+                   and not math.isnan(g["split"][s]["long_fct_mean_us"])]
+            pm, ph = ci(pen)
+            rows.append({"value": v, "metric": "long_penalty", "n": len(seeds),
+                         "ratio": (pm, ph), "ratio_n": len(pen)})
+            lines.append("%-22s %s" % ("long-flow penalty", "split / ECMP long FCT mean = %.2f ± %s"
+                                       % (pm, fnum(ph, "%.2f")) if pen else "n/a (no long flows)"))
+
+        def tx(m, t):
+            return mean([g[m][s]["tunnels"].get(t, 0) for s in seeds if s in g[m]])
+        lines.append("%-22s " % "packets vxs / vxl (rA)" + " ".join(
+            "%8.0f / %-8.0f" % (tx(m, "vxs"), tx(m, "vxl")) for m in
+            (("split", "ecmp") if paired else modes)))
+        runs = [g[m][s] for m in modes for s in seeds if s in g[m]]
+        lines.append("%-22s " % "short / long flows" + " ".join(
+            "%8d / %-8d" % (sum(g[m][s]["short_n"] for s in seeds if s in g[m]),
+                            sum(g[m][s]["long_n"] for s in seeds if s in g[m]))
+            for m in (("split", "ecmp") if paired else modes)))
+        cpu = [r["meta"].get("cpu_busy_pct") for r in runs if r["meta"].get("cpu_busy_pct") is not None]
+        cpu_max = [r["meta"].get("cpu_busy_max_pct") for r in runs
+                   if r["meta"].get("cpu_busy_max_pct") is not None]
+        lines.append("requests %d, failed %d, unmatched %d; CPU busy max %s %% (busiest CPU %s %%)" % (
+            sum(r["requests"] for r in runs), sum(r["failed"] for r in runs),
+            sum(r["unmatched"] for r in runs), fnum(max(cpu) if cpu else NAN),
+            fnum(max(cpu_max) if cpu_max else NAN)))
+        bad = [r["run"] for r in runs if not r["tap_complete"]]
+        if bad:
+            lines.append("WARNING: incomplete fct-tap measurement (drops or no tap) in %s"
+                         % ", ".join(bad))
+        sat = [r["run"] for r in runs if r["meta"].get("cpu_saturated")]
+        if sat:
+            lines.append("WARNING: a CPU was saturated in %s: the CPU may have been the "
+                         "bottleneck" % ", ".join(sat))
+    return lines, rows
+
+
+def write_speedups_csv(top, rows, varied):
+    with open(os.path.join(top, "speedups.csv"), "w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow([varied or "varied", "metric", "reps", "split_mean", "split_ci95",
+                    "ecmp_mean", "ecmp_ci95", "ratio_mean", "ratio_ci95"])
+        for r in rows:
+            s, e, q = r.get("split", (NAN, NAN)), r.get("ecmp", (NAN, NAN)), r.get("ratio", (NAN, NAN))
+            w.writerow([r["value"], r["metric"], r["n"], fnum(s[0], "%.4f"), fnum(s[1], "%.4f"),
+                        fnum(e[0], "%.4f"), fnum(e[1], "%.4f"), fnum(q[0], "%.4f"),
+                        fnum(q[1], "%.4f")])
+
+
+def write_md(top, exp, runs, varied, text, short_max, long_min, plots_made):
+    name = exp.get("experiment") or os.path.basename(os.path.abspath(top))
+    with open(os.path.join(top, "summary.md"), "w") as f:
+        f.write("# %s\n\n" % name)
+        f.write("- short flow: <= %d packets in the data direction at port A (server->client "
+                "for a download, client->server for an upload); long flow: > %d packets\n"
+                % (short_max, long_min))
+        f.write("- network FCT: fct-tap (last packet at B - first packet at A, paper §III-B); "
+                "app FCT: flowgen (connect to last response byte)\n")
+        f.write("- ± : 95 %% Student-t confidence interval over repetitions; ECMP / split: "
+                "speedup paired by seed (same request schedule); long-flow penalty = split / "
+                "ECMP long-flow mean FCT\n- percentiles: nearest rank; jitter: fct-tap's RFC "
+                "3550 jitter of each short flow\n\n```\n%s\n```\n\n" % text.strip("\n"))
+        f.write("## Runs\n\n| run | mode | %s | seed | requests | failed | unmatched | short | "
+                "long | short FCT mean (ms) | long FCT mean (ms) | CPU busy (%%) |\n"
+                "|---|---|---|---|---|---|---|---|---|---|---|---|\n" % (varied or "-"))
+        for r in runs:
+            m = r["meta"]
+            f.write("| %s | %s | %s | %s | %d | %d | %d | %d | %d | %s | %s | %s |\n" % (
+                r["run"], m["mode"], m.get(varied, "-") if varied else "-", m.get("seed", ""),
+                r["requests"], r["failed"], r["unmatched"], r["short_n"], r["long_n"],
+                fnum(r["short_fct_mean_us"] / 1e3, "%.3f"), fnum(r["long_fct_mean_us"] / 1e3, "%.1f"),
+                m.get("cpu_busy_pct", "")))
+        if plots_made:
+            f.write("\n## Plots\n\n" + "".join("- `%s`: %s\n" % p for p in plots_made))
+
+
+def plots(top, groups, values, varied, rows):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    colors = {"split": "tab:blue", "ecmp": "tab:red", "none": "tab:grey"}
+    made = []
 
-    # CDF of short-flow FCT and PDF of short-flow jitter, all runs pooled per mode
-    for key, unit, name, xlabel in (("short_fcts", 1e-3, "fct_cdf.png", "short-flow FCT (ms)"),
-                                    ("short_jits", 1, "jitter_pdf.png", "short-flow jitter (us)")):
-        fig, ax = plt.subplots(figsize=(6, 4))
-        for mode, color in (("split", "tab:blue"), ("ecmp", "tab:red")):
-            xs = sorted(x * unit for g in groups.values() for r in g.get(mode, {}).values() for x in r[key])
-            if not xs:
+    def pooled(key, mode, vals, unit):
+        return sorted(x * unit for v in vals for r in groups[v].get(mode, {}).values()
+                      for x in r[key])
+
+    def log_bins(xs_all, n=40):
+        lo, hi = min(xs_all), max(xs_all)
+        lo = max(lo, 1e-3)
+        if hi <= lo:
+            hi = lo * 10
+        return [lo * (hi / lo) ** (i / n) for i in range(n + 1)]
+
+    # short-flow FCT CDF, all runs pooled per mode
+    fig, ax = plt.subplots(figsize=(6, 4))
+    for mode in groups[values[0]] if len(values) == 1 else MODES:
+        xs = pooled("short_fcts", mode, values, 1e-3)
+        if xs:
+            ax.plot(xs, [(i + 1) / len(xs) for i in range(len(xs))], label=mode,
+                    color=colors.get(mode))
+    ax.set_xscale("log")
+    ax.set_xlabel("short-flow network FCT (ms)")
+    ax.set_ylabel("CDF")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(top, "fct_cdf.png"), dpi=120)
+    plt.close(fig)
+    made.append(("fct_cdf.png", "CDF of short-flow network FCT per mode, log x"))
+
+    # Fig. 5: PDFs of short-flow FCT and jitter, one panel per varied value
+    for key, unit, name, xlabel, what in (
+            ("short_fcts", 1e-3, "fct_pdf.png", "short-flow network FCT (ms)", "FCT"),
+            ("short_jits", 1.0, "jitter_pdf.png", "short-flow jitter (us)", "jitter")):
+        shown = values[:6]
+        fig, axes = plt.subplots(1, len(shown), figsize=(4.5 * len(shown), 3.6), squeeze=False)
+        for ax, v in zip(axes[0], shown):
+            data = {m: pooled(key, m, [v], unit) for m in MODES}
+            allx = [x for xs in data.values() for x in xs if x > 0]
+            if not allx:
+                ax.set_visible(False)
                 continue
-            if name.endswith("cdf.png"):
-                ax.plot(xs, [(i + 1) / len(xs) for i in range(len(xs))], label=mode, color=color)
-                ax.set_ylabel("CDF")
-                ax.set_xscale("log")
-            else:
-                ax.hist(xs, bins=50, density=True, alpha=0.5, label=mode, color=color)
-                ax.set_ylabel("probability density (1/us)")
-        ax.set_xlabel(xlabel)
-        ax.legend()
-        ax.grid(alpha=0.3)
+            bins = log_bins(allx)
+            for m, xs in data.items():
+                xs = [x for x in xs if x > 0]
+                if xs:
+                    # probability per log-spaced bin (the density of log x),
+                    # log y: the queueing tail stays visible next to the peak
+                    ax.hist(xs, bins=bins, weights=[1.0 / len(xs)] * len(xs), alpha=0.5,
+                            color=colors.get(m), histtype="stepfilled",
+                            label="%s (mean %.3g, std %.3g)" % (m, mean(xs), std(xs)))
+            ax.set_xscale("log")
+            ax.set_yscale("log")
+            ax.set_xlabel(xlabel)
+            ax.set_ylabel("probability per bin (%d log bins)" % (len(bins) - 1))
+            if varied:
+                ax.set_title("%s = %s" % (varied, v))
+            ax.legend(fontsize=7)
+            ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(os.path.join(top, name), dpi=120)
         plt.close(fig)
-    if varied and len(table) > 1:
+        made.append((name, "PDF of short-flow %s, split vs ECMP (paper Fig. 5)" % what))
+
+    # long-flow FCT: CDF per mode, mean penalty in the title
+    if any(r["long_fcts"] for g in groups.values() for m in g.values() for r in m.values()):
         fig, ax = plt.subplots(figsize=(6, 4))
-        xs = [r["value"] for r in table]
-        for m, label in (("short_mean", "mean"), ("short_p99", "p99")):
-            # no interval with a single repetition: draw the points alone
-            ax.errorbar(xs, [r[m][0] for r in table],
-                        yerr=[0 if math.isnan(r[m][1]) else r[m][1] for r in table], marker="o",
-                        capsize=3, label="short-flow FCT speedup, " + label)
+        for mode in MODES:
+            xs = pooled("long_fcts", mode, values, 1e-3)
+            if xs:
+                ax.plot(xs, [(i + 1) / len(xs) for i in range(len(xs))],
+                        label="%s (mean %.0f ms)" % (mode, mean(xs)), color=colors.get(mode))
+        pen = [r for r in rows if r["metric"] == "long_penalty"]
+        if len(pen) == 1 and not math.isnan(pen[0]["ratio"][0]):
+            ax.set_title("long-flow penalty split / ECMP = %.2f ± %s" % (
+                pen[0]["ratio"][0], fnum(pen[0]["ratio"][1], "%.2f")))
+        ax.set_xlabel("long-flow network FCT (ms)")
+        ax.set_ylabel("CDF")
+        ax.legend()
+        ax.grid(alpha=0.3)
+        fig.tight_layout()
+        fig.savefig(os.path.join(top, "long_fct.png"), dpi=120)
+        plt.close(fig)
+        made.append(("long_fct.png", "CDF of long-flow network FCT per mode"))
+
+    # Fig. 4a / 4b: speedup vs the varied parameter
+    numeric = varied and all(isinstance(v, (int, float)) for v in values)
+    sp = {m: [r for r in rows if r["metric"] == m and "ratio" in r]
+          for m in ("short_fct_mean_us", "short_fct_p99_us")}
+    if numeric and sp["short_fct_mean_us"]:
+        xlabel = {"threshold": "splitter threshold (packets)",
+                  "bg_util": "background load (% of the tunnels' capacity)"}.get(varied, varied)
+        scale = 100 if varied == "bg_util" else 1
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for m, label in (("short_fct_mean_us", "mean"), ("short_fct_p99_us", "p99")):
+            xs = [r["value"] * scale for r in sp[m]]
+            ax.errorbar(xs, [r["ratio"][0] for r in sp[m]],
+                        yerr=[0 if math.isnan(r["ratio"][1]) else r["ratio"][1] for r in sp[m]],
+                        marker="o", capsize=3, label="short-flow FCT, " + label)
         ax.axhline(1, color="grey", lw=0.8)
-        ax.set_xlabel(varied)
-        ax.set_ylabel("speedup ECMP / split (x)")
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("FCT speedup, ECMP / split (x)")
+        ax.set_title({"threshold": "Fig. 4a", "bg_util": "Fig. 4b"}.get(varied, ""))
         ax.legend()
         ax.grid(alpha=0.3)
         fig.tight_layout()
         fig.savefig(os.path.join(top, "speedup.png"), dpi=120)
         plt.close(fig)
+        made.append(("speedup.png", "short-flow FCT speedup ECMP / split vs %s, 95 %% CI" % varied))
+
+    # Fig. 6: overhead of the splitter, FCT per XDP mode
+    if varied == "xdp_mode":
+        order = [v for v in ("none", "generic", "native") if v in groups] + \
+            [v for v in values if v not in ("none", "generic", "native")]
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
+        for ax, key, label in ((axes[0], "short_fct_mean_us", "network FCT mean (ms)"),
+                               (axes[1], "short_app_mean_us", "application FCT mean (ms)")):
+            modes = [m for m in MODES if any(m in groups[v] for v in order)]
+            w = 0.8 / max(1, len(modes))
+            for j, m in enumerate(modes):
+                ms = [ci([r[key] * 1e-3 for r in groups[v].get(m, {}).values()]) for v in order]
+                ax.bar([i + j * w for i in range(len(order))], [x[0] for x in ms], width=w,
+                       yerr=[0 if math.isnan(x[1]) else x[1] for x in ms], capsize=3,
+                       color=colors.get(m), label=m)
+            ax.set_xticks([i + w * (len(modes) - 1) / 2 for i in range(len(order))])
+            ax.set_xticklabels(["no XDP" if v == "none" else "%s XDP" % v for v in order])
+            ax.set_ylabel("short-flow " + label)
+            ax.legend(fontsize=8)
+            ax.grid(alpha=0.3, axis="y")
+        fig.suptitle("Fig. 6: splitter overhead, identical small requests")
+        fig.tight_layout()
+        fig.savefig(os.path.join(top, "overhead.png"), dpi=120)
+        plt.close(fig)
+        made.append(("overhead.png", "short-flow FCT with no / generic / native XDP (paper Fig. 6)"))
+    return made
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(sys.argv[1:]))
