@@ -1017,7 +1017,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (late)
-		fprintf(stderr, "flowgen: %ld of %ld requests started more than %llu ms late (max %.1f ms): the client could not keep up\n",
+		fprintf(stderr, "flowgen: %ld of %ld requests started more than %llu ms late (max %.1f ms): the client could not keep up, or --max-inflight was reached\n",
 			late, n, LATE_WARN_NS / 1000000, late_max / 1e6);
 	if (stop)
 		fprintf(stderr, "flowgen: interrupted after %ld of %ld requests\n", finished, n);
