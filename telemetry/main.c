@@ -682,8 +682,10 @@ int main(int argc, char **argv)
 	if (stop_sig)
 		printf("fct-tap: %s received, writing the final summary\n",
 		       strsignal(stop_sig));
-	tracker_finish(tr, reason);
+	/* port counters as the loop left them: what arrives while the final
+	 * records are written is not part of the measurement */
 	drops = ports_json(pj, sizeof(pj), ports);
+	tracker_finish(tr, reason);
 	{
 		const struct track_counters *c = tracker_counters(tr);
 		uint64_t unp = unparsed_kind[PARSE_NOT_IP] + unparsed_kind[PARSE_TRUNCATED] +

@@ -96,7 +96,7 @@ nft_get() { # NS COUNTER
 		{ tcpdump -r "$D/w2.pcap" -n -v | head; false; }
 	# every outer header carrying inner IPv4 TCP (protocol byte at UDP
 	# offset 8 + 8 + 14 + 9 = 39)
-	! tcpdump -r "$D/w2.pcap" -n -v 'udp[39] = 6' 2>/dev/null | grep 'proto UDP' | grep -v 'tos 0x4' | grep -q .
+	! tcpdump -r "$D/w2.pcap" -n -v 'udp[39] = 6' 2>/dev/null | grep 'proto UDP' | grep -v 'tos 0x4' | grep -q . || false
 }
 
 @test "split: UDP and ICMP use the SHORT tunnel" {

@@ -50,14 +50,14 @@ max_inflight() {
 	[ "$status" -eq 0 ]
 	[ "$(rows "$D/log.csv" | wc -l)" -eq 60 ]
 	# downloads answered 206 (partial content), uploads 204, no error
-	! rows "$D/log.csv" | awk -F, '($3 == "GET" && $10 != 206) || ($3 == "PUT" && $10 != 204) || $12 != ""' | grep .
+	! rows "$D/log.csv" | awk -F, '($3 == "GET" && $10 != 206) || ($3 == "PUT" && $10 != 204) || $12 != ""' | grep . || false
 	# the schedule's kinds and sizes are what was requested
 	diff <("$FLOWGEN" --rate 40 --requests 60 --seed 7 --scale 0.01 --print-schedule | tail -n +2 | cut -d, -f3-5) \
 		<(rows "$D/log.csv" | cut -d, -f2-4)
 	# every row: a client port, a positive FCT = end - start, started at or
 	# after its scheduled time
 	! rows "$D/log.csv" | awk -F, '$6 < 1 || $9 <= 0 || $7 < $11 ||
-		($8 - $7) / 1000 - $9 > 0.1 || $9 - ($8 - $7) / 1000 > 0.1' | grep .
+		($8 - $7) / 1000 - $9 > 0.1 || $9 - ($8 - $7) / 1000 > 0.1' | grep . || false
 	# one connection per request: 60 distinct ports
 	[ "$(rows "$D/log.csv" | cut -d, -f6 | sort -u | wc -l)" -eq 60 ]
 }
@@ -230,7 +230,7 @@ print(s.recv(100).split(b"\r\n")[0].decode())'
 	[ "$(pgrep -P "$pid" | wc -l)" -ge 1 ]
 	"$NGINX_STOP" "$D/nginx"
 	! kill -0 "$pid" 2>/dev/null || [ "$(awk '{print $3}' /proc/$pid/stat)" = Z ]
-	! ip netns pids "$S" | grep -q .
+	! ip netns pids "$S" | grep -q . || false
 	# a second stop is harmless; a restart in the same RUNDIR works
 	"$NGINX_STOP" "$D/nginx"
 	"$NGINX_START" "$S" $SRV 8080 "$D/nginx"
@@ -256,7 +256,7 @@ print(s.recv(100).split(b"\r\n")[0].decode())'
 	# per run: 15 requests, 1 failed, 1 unmatched, 10 short, 2 long (the
 	# 100-packet flow is neither); exact mean/p50/p99 (nearest rank) of a
 	# split run; the long app FCT proves the reused port joined in time order
-	! awk -F, 'NR > 1 && ($5 != 15 || $6 != 1 || $7 != 10 || $8 != 2 || $19 != 1)' "$D/rs/summary.csv" | grep .
+	! awk -F, 'NR > 1 && ($5 != 15 || $6 != 1 || $7 != 10 || $8 != 2 || $19 != 1)' "$D/rs/summary.csv" | grep . || false
 	grep -q '^split-5-1,split,5,1,15,1,10,2,5500.0,5000.0,10000.0,5600.0,5100.0,10100.0,110000.0,111000.0,55.0,' \
 		"$D/rs/summary.csv"
 	grep -q '^ecmp-5-3,ecmp,5,3,15,1,10,2,13750.0,12500.0,25000.0,' "$D/rs/summary.csv"
@@ -267,7 +267,7 @@ print(s.recv(100).split(b"\r\n")[0].decode())'
 	# --short-max moves the boundary: with 8, no listing is short
 	run /usr/bin/python3 "$REPORT" --short-max 8 "$D/rs"
 	[ "$status" -eq 0 ]
-	! awk -F, 'NR > 1 && $7 != 0' "$D/rs/summary.csv" | grep .
+	! awk -F, 'NR > 1 && $7 != 0' "$D/rs/summary.csv" | grep . || false
 }
 
 @test "report.py: usage errors exit 2, a directory without runs exits 1" {

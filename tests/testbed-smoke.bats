@@ -30,13 +30,16 @@ requests() { tail -n +2 "$1/flowgen.csv" | wc -l; }
 	for m in split ecmp; do
 		n=$("$FS_BUILD/flowgen" --rate 5 --duration 8 --seed 1 --scale 0.02 --print-schedule | tail -n +2 | wc -l)
 		[ "$(requests "$OUTDIR/$m-1")" -eq "$n" ]
-		! tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | awk -F, '$10 == 0' | grep .
+		! tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | awk -F, '$10 == 0' | grep . || false
 		jq -e '.flowgen_exit == 0 and .netem == false' "$OUTDIR/$m-1/meta.json"
 	done
 }
 
 @test "fct-tap has a flow record for every request, and saw no drops" {
 	for m in split ecmp; do
+		# shown on failure: what each port counted and what the tap said
+		jq -c '.ports' "$OUTDIR/$m-1/tap/summary.json"
+		tail -n 4 "$OUTDIR/$m-1/tap.log"
 		grep -q 'port_drops *0 ' "$OUTDIR/$m-1/tap/summary.txt"
 		tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | cut -d, -f6 | while read -r port; do
 			grep -q ",$port,10.2.0.1,80,6,\|^10.2.0.1,80,10.1.0.1,$port," "$OUTDIR/$m-1/tap/flows.csv" ||
@@ -74,9 +77,9 @@ requests() { tail -n +2 "$1/flowgen.csv" | wc -l; }
 
 @test "down leaves nothing behind" {
 	"$TB" down --prefix "$P"
-	! ip netns list | grep -q "^$P-"
+	! ip netns list | grep -q "^$P-" || false
 	[ ! -e "/run/$P" ]
-	! grep -q " /run/$P/" /proc/mounts
-	! pgrep -f -- "--prefix $P " >/dev/null
-	! pgrep -f "$P-" >/dev/null
+	! grep -q " /run/$P/" /proc/mounts || false
+	! pgrep -f -- "--prefix $P " >/dev/null || false
+	! pgrep -f "$P-" >/dev/null || false
 }
