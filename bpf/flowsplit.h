@@ -97,6 +97,12 @@ _Static_assert(sizeof(struct flow_state) == 40, "flow_state layout");
 
 /* ---- configuration (array map, one entry, key 0) ------------------------ */
 #define FS_CFG_F_ENABLED	(1U << 0)	/* classify and mark; else pass untouched */
+/* Pure ACKs (no payload; no SYN, FIN or RST) of a long flow keep the short
+ * code point: a download's ACK stream then does not queue behind upload data
+ * on the LONG tunnel. They are counted in their flow as usual.
+ */
+#define FS_CFG_F_ACK_SHORT	(1U << 1)
+#define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT)
 
 struct split_config {
 	__u32 threshold;	/* packets 1..threshold short, threshold+1.. long */
@@ -136,7 +142,8 @@ static inline void split_config_set_idle(struct split_config *c, __u32 ms,
 	X(PASS_MALFORMED, "pass_malformed",    "frames passed unclassified: truncated or malformed") \
 	X(PASS_EXTHDR,    "pass_ext_hdr_limit", "IPv6 packets passed unclassified: extension chain too long") \
 	X(PASS_DISABLED,  "pass_disabled",     "packets passed while classification is disabled") \
-	X(INSERT_FAIL,    "insert_failures",   "flow table insertions that failed")
+	X(INSERT_FAIL,    "insert_failures",   "flow table insertions that failed") \
+	X(ACKS_SHORT,     "acks_short",        "pure ACKs of long flows marked short (ack-short)")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

@@ -42,6 +42,7 @@ enum parse_result {
 
 struct packet {
 	void *l3;		/* IPv4 or IPv6 header, inside the frame */
+	int pure_ack;		/* TCP: no payload, ACK set, no SYN/FIN/RST */
 	union {
 		struct flow_key4 k4;
 		struct flow_key6 k6;
@@ -92,6 +93,15 @@ static __always_inline int tcp_ok(struct tcphdr *th, void *l3_end,
 	return th_end <= l3_end && th_end <= data_end;
 }
 
+/* A pure ACK: the TCP header (checked by tcp_ok) ends the IP packet, ACK is
+ * set and none of SYN, FIN, RST.
+ */
+static __always_inline int tcp_pure_ack(struct tcphdr *th, void *l3_end)
+{
+	return (void *)th + th->doff * 4 == l3_end && th->ack &&
+	       !(th->syn | th->fin | th->rst);
+}
+
 static __always_inline enum parse_result parse_ipv4(struct packet *p,
 						    void *data_end)
 {
@@ -124,6 +134,7 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 	p->k4.sport = th->source;
 	p->k4.dport = th->dest;
 	p->k4.proto = IPPROTO_TCP;
+	p->pure_ack = tcp_pure_ack(th, (void *)iph + tot);
 	return PARSE_TCP4;
 }
 
@@ -203,6 +214,7 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 	p->k6.sport = th->source;
 	p->k6.dport = th->dest;
 	p->k6.proto = IPPROTO_TCP;
+	p->pure_ack = tcp_pure_ack(th, l3_end);
 	return PARSE_TCP6;
 }
 

@@ -4,7 +4,8 @@
  *
  * Per packet: parse to TCP, count the packet in its directional 5-tuple flow,
  * and mark the flow short (packets 1..threshold) or long (threshold+1..) in
- * the DSCP bits, for policy routing to pick the SHORT or LONG tunnel. Every
+ * the DSCP bits, for policy routing to pick the SHORT or LONG tunnel (with
+ * FS_CFG_F_ACK_SHORT, a long flow's pure ACKs keep the short mark). Every
  * other packet is passed unmodified and counted by reason. The verdict is
  * always XDP_PASS: the splitter never drops a packet.
  *
@@ -143,6 +144,11 @@ int fs_splitter(struct xdp_md *ctx)
 		return XDP_PASS;
 	}
 
+	if (class == FS_CLASS_LONG && p.pure_ack &&
+	    (cfg->flags & FS_CFG_F_ACK_SHORT)) {
+		class = FS_CLASS_SHORT;
+		stat_add(FS_STAT_ACKS_SHORT, 1);
+	}
 	if (class == FS_CLASS_SHORT) {
 		dscp = cfg->dscp_short;
 		stat_add(FS_STAT_PKTS_SHORT, 1);

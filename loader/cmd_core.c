@@ -139,7 +139,7 @@ int cmd_set(int argc, char **argv, const struct sc_opts *o)
 	while ((c = sc_getopt(argc, argv)) != -1)
 		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
 	if (optind == argc || (argc - optind) % 2)
-		return sc_usage_error("set", "expected NAME VALUE pairs; names: threshold, idle-timeout, dscp-short, dscp-long, enabled");
+		return sc_usage_error("set", "expected NAME VALUE pairs; names: threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short");
 	ret = sc_state_open(o, &st, 1);
 	if (ret)
 		return ret;
@@ -186,13 +186,15 @@ static void json_str(const char *s)
 static void print_config(const struct split_config *c, int json)
 {
 	if (json)
-		printf("\"config\":{\"threshold\":%u,\"idle_timeout_ms\":%u,\"dscp_short\":%u,\"dscp_long\":%u,\"enabled\":%s}",
+		printf("\"config\":{\"threshold\":%u,\"idle_timeout_ms\":%u,\"dscp_short\":%u,\"dscp_long\":%u,\"enabled\":%s,\"ack_short\":%s}",
 		       c->threshold, c->idle_timeout_ms, c->dscp_short, c->dscp_long,
-		       c->flags & FS_CFG_F_ENABLED ? "true" : "false");
+		       c->flags & FS_CFG_F_ENABLED ? "true" : "false",
+		       c->flags & FS_CFG_F_ACK_SHORT ? "true" : "false");
 	else
-		printf("config: threshold %u packets, idle-timeout %g s, dscp-short %u, dscp-long %u, %s\n",
+		printf("config: threshold %u packets, idle-timeout %g s, dscp-short %u, dscp-long %u, ack-short %s, %s\n",
 		       c->threshold, c->idle_timeout_ms / 1000.0, c->dscp_short,
-		       c->dscp_long, c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+		       c->dscp_long, c->flags & FS_CFG_F_ACK_SHORT ? "yes" : "no",
+		       c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
 }
 
 static __u32 map_capacity(int fd)

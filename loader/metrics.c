@@ -49,6 +49,8 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	gauge(f, "dscp_long", "DSCP code point of long flows", cfg.dscp_long);
 	gauge(f, "enabled", "1 when the splitter classifies and marks",
 	      cfg.flags & FS_CFG_F_ENABLED ? 1 : 0);
+	gauge(f, "ack_short", "1 when pure ACKs of long flows keep the short mark",
+	      cfg.flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
 	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
 	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n",
 		(unsigned long long)sc_map_count(st->flows4_fd, sizeof(struct flow_key4)));

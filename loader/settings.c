@@ -10,7 +10,8 @@
 #include "splitctl.h"
 
 const char *const sc_setting_names[] = {
-	"threshold", "idle-timeout", "dscp-short", "dscp-long", "enabled", NULL,
+	"threshold", "idle-timeout", "dscp-short", "dscp-long", "enabled",
+	"ack-short", NULL,
 };
 
 void sc_config_defaults(struct split_config *cfg, unsigned int hz)
@@ -20,7 +21,7 @@ void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 	split_config_set_idle(cfg, FS_DEFAULT_IDLE_MS, hz);
 	cfg->dscp_short = FS_DEFAULT_DSCP_SHORT;
 	cfg->dscp_long = FS_DEFAULT_DSCP_LONG;
-	cfg->flags = FS_CFG_F_ENABLED;
+	cfg->flags = FS_DEFAULT_CFG_FLAGS;
 }
 
 int sc_parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
@@ -96,18 +97,20 @@ int sc_setting_apply(struct split_config *cfg, const char *name,
 			cfg->dscp_short = v;
 		else
 			cfg->dscp_long = v;
-	} else if (!strcmp(name, "enabled")) {
+	} else if (!strcmp(name, "enabled") || !strcmp(name, "ack-short")) {
+		__u32 flag = name[0] == 'e' ? FS_CFG_F_ENABLED : FS_CFG_F_ACK_SHORT;
+
 		if (!strcmp(value, "yes") || !strcmp(value, "1"))
-			cfg->flags |= FS_CFG_F_ENABLED;
+			cfg->flags |= flag;
 		else if (!strcmp(value, "no") || !strcmp(value, "0"))
-			cfg->flags &= ~FS_CFG_F_ENABLED;
+			cfg->flags &= ~flag;
 		else {
-			snprintf(err, errlen, "enabled: invalid value '%s': accepted: yes, no, 1, 0",
-				 value);
+			snprintf(err, errlen, "%s: invalid value '%s': accepted: yes, no, 1, 0",
+				 name, value);
 			return -1;
 		}
 	} else {
-		snprintf(err, errlen, "unknown setting '%s': accepted: threshold, idle-timeout, dscp-short, dscp-long, enabled",
+		snprintf(err, errlen, "unknown setting '%s': accepted: threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short",
 			 name);
 		return -1;
 	}

@@ -148,7 +148,7 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
 /*
  * Settings shared by "set", "attach" options and config files:
  * "threshold", "idle-timeout" (seconds), "dscp-short", "dscp-long",
- * "enabled" (yes/no). Validated against the datapath limits of flowsplit.h.
+ * "enabled", "ack-short" (yes/no). Validated against the datapath limits of flowsplit.h.
  * Returns 0, or -1 with a one-line reason (naming the bad value and the
  * accepted range) in err; cfg is unchanged on error.
  */

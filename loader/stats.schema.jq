@@ -5,5 +5,5 @@
   "packets_short", "bytes_short", "packets_long", "bytes_long",
   "flows_new", "flows_promoted", "flows_expired", "flows_swept",
   "pass_non_tcp", "pass_fragment", "pass_non_ip", "pass_malformed",
-  "pass_ext_hdr_limit", "pass_disabled", "insert_failures"
+  "pass_ext_hdr_limit", "pass_disabled", "insert_failures", "acks_short"
 ] | sort)) and all(.[]; type == "number" and . >= 0 and . == floor)

@@ -128,6 +128,9 @@ expect() {
 @test "set enabled with a bad value" {
 	expect 2 "enabled: invalid value 'maybe': accepted: yes, no, 1, 0" -- fs_sc set enabled maybe
 }
+@test "set ack-short with a bad value" {
+	expect 2 "ack-short: invalid value 'on': accepted: yes, no, 1, 0" -- fs_sc set ack-short on
+}
 @test "status with an unexpected argument" {
 	expect 2 "unexpected argument 'rc'" -- fs_sc status rc
 }

@@ -45,7 +45,7 @@ T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
        29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
 NAN = float("nan")
 # meta.json keys copied into summary.csv
-META_COLS = ("xdp_mode", "threshold", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct")
+META_COLS = ("xdp_mode", "threshold", "ack_short", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct")
 
 # per-run metrics: key, label, unit of the stored value, and whether a speedup
 # (ECMP / split) is meaningful for it

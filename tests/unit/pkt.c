@@ -72,7 +72,7 @@ static int build_l4(const struct pkt_spec *s, __u8 *p)
 		memset(p + 4, 0, 16);
 		p[7] = 1;				/* seq */
 		p[12] = (doff & 0xf) << 4;
-		p[13] = 0x18;				/* PSH|ACK */
+		p[13] = s->tcp_flags ? s->tcp_flags : 0x18;	/* PSH|ACK */
 		put16(p + 14, 65535);
 		n = doff >= 5 ? doff * 4 : 20;
 		memset(p + 20, 1, n - 20);		/* NOP options */

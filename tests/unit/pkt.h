@@ -27,6 +27,7 @@ struct pkt_spec {
 	__u8 saddr6[16], daddr6[16];
 	__u16 sport, dport;	/* host order */
 	int tcp_doff;		/* 0 = 5 */
+	__u8 tcp_flags;		/* 0 = PSH|ACK */
 	int payload;		/* L4 payload bytes */
 };
 

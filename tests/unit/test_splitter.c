@@ -437,6 +437,70 @@ static void test_flows_independent(void)
 	       "each direction crosses the threshold on its own count");
 }
 
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
+/* ack-short: a long flow's pure ACKs (no payload; ACK without SYN, FIN,
+ * RST) keep the short mark and are still counted; nothing else changes.
+ */
+static void test_ack_short(int family)
+{
+	struct pkt_spec data = family == 4 ? pkt_tcp4(6100, 80) : pkt_tcp6(6100, 80);
+	struct pkt_spec ack = data, fin = data, syn = data, rst = data;
+	__u64 before[FS_STAT_MAX], after[FS_STAT_MAX];
+	__u8 d[16];
+	struct flow_state st;
+	int got;
+
+	data.tos = 0x10;	/* every packet rewritten: the mark is visible */
+	ack = fin = syn = rst = data;
+	ack.payload = 0;
+	ack.tcp_flags = TH_ACK;
+	fin.payload = 0;
+	fin.tcp_flags = TH_FIN | TH_ACK;
+	syn.payload = 0;
+	syn.tcp_flags = TH_SYN | TH_ACK;
+	rst.payload = 0;
+	rst.tcp_flags = TH_RST | TH_ACK;
+
+	dp_flush(&dp);
+	dp_set_config(&dp, 2, FS_DEFAULT_IDLE_MS, DSCP_S, DSCP_L,
+		      ENABLED | FS_CFG_F_ACK_SHORT);
+	send_n(&ack, 1, d);		/* 1: short anyway */
+	send_n(&data, 2, d + 1);	/* 2 short, 3 long */
+	dp_stats(&dp, before);
+	send_n(&ack, 2, d + 3);		/* 4, 5: long flow, pure ACKs */
+	dp_stats(&dp, after);
+	send_n(&data, 1, d + 5);	/* 6: data, long */
+	send_n(&fin, 1, d + 6);		/* 7: FIN, long */
+	send_n(&syn, 1, d + 7);		/* 8 */
+	send_n(&rst, 1, d + 8);		/* 9 */
+	got = family == 4 ? flow4_get(&data, &st) : 0;
+	tap_ok(d[0] == DSCP_S && d[1] == DSCP_S && d[2] == DSCP_L &&
+		       d[3] == DSCP_S && d[4] == DSCP_S &&
+		       after[FS_STAT_ACKS_SHORT] - before[FS_STAT_ACKS_SHORT] == 2 &&
+		       after[FS_STAT_PKTS_SHORT] - before[FS_STAT_PKTS_SHORT] == 2 &&
+		       after[FS_STAT_PKTS_LONG] == before[FS_STAT_PKTS_LONG],
+	       "IPv%d ack-short: a long flow's pure ACKs marked short (stats "
+	       "acks_short +2, packets_short +2)", family);
+	tap_ok(d[5] == DSCP_L && d[6] == DSCP_L && d[7] == DSCP_L &&
+		       d[8] == DSCP_L && got == 0 &&
+		       (family == 6 || (st.packets == 9 && st.class == FS_CLASS_LONG)),
+	       "IPv%d ack-short: data, FIN, SYN and RST segments stay long; "
+	       "ACKs counted in the flow (9 packets, class long)", family);
+	dp_set_config(&dp, 2, FS_DEFAULT_IDLE_MS, DSCP_S, DSCP_L, ENABLED);
+	dp_stats(&dp, before);
+	send_n(&ack, 1, d + 9);
+	dp_stats(&dp, after);
+	tap_ok(d[9] == DSCP_L &&
+		       after[FS_STAT_ACKS_SHORT] == before[FS_STAT_ACKS_SHORT],
+	       "IPv%d ack-short off: a long flow's pure ACK marked long", family);
+	cfg(FS_DEFAULT_THRESHOLD, FS_DEFAULT_IDLE_MS);
+}
+
 static void sleep_ms(long ms)
 {
 	struct timespec t = { ms / 1000, (ms % 1000) * 1000000L };
@@ -775,6 +839,8 @@ int main(void)
 	test_threshold(40);
 	test_threshold(0);
 	test_flows_independent();
+	test_ack_short(4);
+	test_ack_short(6);
 	test_idle_expiry();
 	test_runtime_config();
 	test_ecn_and_checksum();
