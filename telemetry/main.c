@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,9 @@ static void usage(FILE *o)
 		"  --idle-sleep-us U     back-off sleep; 0 = busy poll (default on live ports: %u with\n"
 		"                        TSC stamps, %u with kernel stamps; 0 on pcap files and NICs)\n"
 		"  --busy-poll           same as --idle-sleep-us 0\n"
+		"  --rt-priority N       poll at SCHED_FIFO priority N, 1..99 (default: normal\n"
+		"                        scheduling); with TSC stamps on live ports a preempted\n"
+		"                        tap stamps late: give it a core of its own (EAL -l) too\n"
 		"  -h, --help\n"
 		"EAL for veth taps: --no-huge -m 256 --no-pci --in-memory -l 0 "
 		"--vdev=net_af_packet0,iface=X --vdev=net_af_packet1,iface=Y\n"
@@ -323,6 +327,20 @@ static uint64_t ports_json(char *buf, size_t sz, struct port *ports)
 	return drops;
 }
 
+/* on the calling thread only: the EAL main lcore, i.e. the poll loop (the
+ * EAL's control threads keep normal scheduling) */
+static int set_rt_priority(uint32_t prio)
+{
+	struct sched_param sp = { .sched_priority = (int)prio };
+
+	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 0;
+	fprintf(stderr, "fct-tap: --rt-priority %u: SCHED_FIFO refused: %s (needs "
+		"root or CAP_SYS_NICE, or RLIMIT_RTPRIO >= %u)\n", prio,
+		strerror(errno), prio);
+	return -1;
+}
+
 static int mkdir_p(const char *dir)
 {
 	char tmp[4096];
@@ -369,6 +387,7 @@ int main(int argc, char **argv)
 		{ "idle-polls", required_argument, NULL, 'P' },
 		{ "idle-sleep-us", required_argument, NULL, 'U' },
 		{ "busy-poll", no_argument, NULL, 'B' },
+		{ "rt-priority", required_argument, NULL, 'Y' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -377,7 +396,7 @@ int main(int argc, char **argv)
 	uint32_t ninfl = TAP_DEF_INFLIGHT, nsamp = TAP_DEF_OWD_SAMPLES;
 	uint32_t nsum = TAP_DEF_SUMMARY_FLOWS, dscp_long = FS_DEFAULT_DSCP_LONG;
 	uint32_t vxport = TAP_VXLAN_PORT, idle_polls = TAP_DEF_IDLE_POLLS;
-	uint32_t idle_us = UINT32_MAX;
+	uint32_t idle_us = UINT32_MAX, rt_prio = 0;
 	const char *out = NULL;
 	bool force_tsc = false;
 	struct port ports[2];
@@ -446,6 +465,7 @@ int main(int argc, char **argv)
 		case 'P': bad = parse_u32("--idle-polls", optarg, 1, UINT32_MAX, &idle_polls); break;
 		case 'U': bad = parse_u32("--idle-sleep-us", optarg, 0, 1000000, &idle_us); break;
 		case 'B': idle_us = 0; break;
+		case 'Y': bad = parse_u32("--rt-priority", optarg, 1, 99, &rt_prio); break;
 		case 'T':
 			if (!strcmp(optarg, "tsc")) {
 				force_tsc = true;
@@ -486,6 +506,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fct-tap: --idle-timeout-ms %u is below --loss-timeout-ms "
 			"%u: accepted idle >= loss timeout\n", idle_ms, loss_ms);
 		rc = EXIT_USAGE;
+	} else if (rt_prio && set_rt_priority(rt_prio)) {
+		rc = 1;
 	} else if (mkdir_p(out)) {
 		fprintf(stderr, "fct-tap: cannot create output directory '%s': %s\n",
 			out, strerror(errno));
@@ -569,10 +591,18 @@ int main(int argc, char **argv)
 		       ts_names[src], res_ns,
 		       src == TS_TSC ? " (one TSC read per rx burst)" : "",
 		       idle_us, idle_polls);
+		if (rt_prio)
+			printf("fct-tap: polling on lcore %u at SCHED_FIFO priority %u\n",
+			       rte_lcore_id(), rt_prio);
+		else
+			printf("fct-tap: polling on lcore %u, normal scheduling\n",
+			       rte_lcore_id());
 		snprintf(tsj, sizeof(tsj),
 			 "\"timestamp\":{\"source\":\"%s\",\"resolution_ns\":%.3f,"
-			 "\"tsc_hz\":%" PRIu64 "},\"idle_sleep_us\":%u,\"idle_polls\":%u",
-			 ts_names[src], res_ns, tsc_hz, idle_us, idle_polls);
+			 "\"tsc_hz\":%" PRIu64 "},\"idle_sleep_us\":%u,\"idle_polls\":%u,"
+			 "\"lcore\":%u,\"rt_priority\":%u",
+			 ts_names[src], res_ns, tsc_hz, idle_us, idle_polls,
+			 rte_lcore_id(), rt_prio);
 		fflush(stdout);
 	}
 

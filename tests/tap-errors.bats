@@ -77,3 +77,24 @@ fails() {
 	[ "$status" -eq 0 ]
 	[[ $output == *"--port-a N"* && $output == *"--idle-timeout-ms"* ]]
 }
+
+@test "tap-errors: --rt-priority out of range (usage), refused without CAP_SYS_NICE (runtime)" {
+	fails 2 "rt-priority '0' is invalid: accepted 1..99" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+		--port-a 0 --port-b 1 --rt-priority 0 --out "$D/out"
+	fails 2 "rt-priority '100' is invalid: accepted 1..99" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+		--port-a 0 --port-b 1 --rt-priority 100 --out "$D/out"
+	command -v setpriv >/dev/null || skip "setpriv not installed"
+	[ "$(ulimit -r)" = 0 ] || skip "RLIMIT_RTPRIO is not 0: SCHED_FIFO allowed without CAP_SYS_NICE"
+	fails 1 "rt-priority 10: SCHED_FIFO refused: Operation not permitted" \
+		setpriv --bounding-set -sys_nice --inh-caps -sys_nice "$TAP" "${EAL[@]}" \
+		"${PCAPS[@]}" -- --port-a 0 --port-b 1 --rt-priority 10 --out "$D/out"
+}
+
+@test "tap-errors: --rt-priority accepted as root: recorded in summary.json" {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for SCHED_FIFO"
+	run "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- --port-a 0 --port-b 1 --rt-priority 10 --out "$D/out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ $output == *"polling on lcore 0 at SCHED_FIFO priority 10"* ]]
+	[ "$(jq -r .rt_priority "$D/out/summary.json")" -eq 10 ]
+}

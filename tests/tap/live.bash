@@ -55,17 +55,84 @@ live_topo() {
 		action mirred egress mirror dev tb
 }
 
+# Where the live pieces run (all optional):
+#   LIVE_PMD=af_packet (default): TSC stamps; LIVE_PMD=pcap: net_pcap
+#     rx_iface=, kernel capture stamps
+#   LIVE_LCORE=N: fct-tap's EAL lcore (-l N, default 0)
+#   LIVE_GEN_CPUS=LIST: taskset CPU list for tcpdump and socat (default: any)
+
 # live_tap OUTDIR LOG [fct-tap options]: start fct-tap in the tap namespace
-# (LIVE_PMD=af_packet (default): TSC stamps; LIVE_PMD=pcap: net_pcap
-# rx_iface=, kernel capture stamps)
 live_tap() {
 	local out=$1 log=$2; shift 2
 	local vdevs=(--vdev=net_af_packet0,iface=pa --vdev=net_af_packet1,iface=pb)
 	[ "${LIVE_PMD:-af_packet}" = pcap ] &&
 		vdevs=(--vdev=net_pcap0,rx_iface=pa --vdev=net_pcap1,rx_iface=pb)
 	fs_bg ip netns exec "$TAPNS" "$FS_BUILD/fct-tap" --no-huge -m 256 --no-pci \
-		--in-memory -l 0 --log-level=error "${vdevs[@]}" -- \
+		--in-memory -l "${LIVE_LCORE:-0}" --log-level=error "${vdevs[@]}" -- \
 		--port-a 0 --port-b 1 --out "$out" "$@" >"$log" 2>&1
 	TAP_PID=$!
 	fs_wait_for 20 grep -q "timestamp source" "$log"
+}
+
+# live_run DIR [fct-tap options]: tcpdump on pa and pb (DIR/a.pcap,
+# DIR/b.pcap) and fct-tap (DIR/out, DIR/tap.log) while 4 TCP transfers of
+# 2 kB, 20 kB, 200 kB and 1 MB run snd -> rcv one after the other; stops
+# fct-tap with SIGINT once every FIN has reached B, then the tcpdumps (TERM:
+# a background job of a non-interactive shell ignores SIGINT)
+live_run() {
+	local d=$1 n td_a td_b gen=(); shift
+	[ -n "${LIVE_GEN_CPUS:-}" ] && gen=(taskset -c "$LIVE_GEN_CPUS")
+	mkdir -p "$d"
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -i pa -w "$d/a.pcap" 2>"$d/tda.log"
+	td_a=$!
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -i pb -w "$d/b.pcap" 2>"$d/tdb.log"
+	td_b=$!
+	fs_wait_for 10 grep -q listening "$d/tda.log"
+	fs_wait_for 10 grep -q listening "$d/tdb.log"
+	live_tap "$d/out" "$d/tap.log" --idle-timeout-ms 60000 "$@"
+	ip netns exec "$RCV" ss -ltn | grep -q :5001 ||
+		fs_bg "${gen[@]}" ip netns exec "$RCV" socat -u \
+			TCP-LISTEN:5001,reuseaddr,fork GOPEN:/dev/null
+	fs_wait_for 10 bash -c "ip netns exec $RCV ss -ltn | grep -q :5001"
+	for n in 2000 20000 200000 1000000; do
+		head -c $n /dev/zero |
+			"${gen[@]}" ip netns exec "$SND" socat -u - TCP:$LIVE_RCV:5001
+	done
+	# every FIN has reached B (tcpdump writes each packet at once with -U)
+	fs_wait_for 20 bash -c "[ \$(tcpdump -nn -r $d/b.pcap 'tcp[13] & 1 != 0' 2>/dev/null | wc -l) -ge 4 ]"
+	kill -INT "$TAP_PID"
+	fs_wait_for 20 bash -c "! kill -0 $TAP_PID 2>/dev/null"
+	kill -TERM "$td_a" "$td_b" 2>/dev/null
+	fs_wait_for 10 bash -c "! kill -0 $td_a 2>/dev/null && ! kill -0 $td_b 2>/dev/null"
+}
+
+# live_dump_fct A.pcap B.pcap: "sport fct_us pkts_a pkts_b" per flow from
+# tcpdump (first packet at A, last packet at B up to the FIN)
+live_dump_fct() {
+	{
+		tcpdump -tt -nn -r "$1" tcp 2>/dev/null | sed "s/^/A /"
+		tcpdump -tt -nn -r "$2" tcp 2>/dev/null | sed 's/^/B /'
+	} | awk '{ split($4, s, "."); sp = s[5]; t = $2 }
+		$1 == "A" { if (!(sp in fa)) fa[sp] = t; na[sp]++ }
+		$1 == "B" { nb[sp]++; if (!(sp in done)) { lb[sp] = t
+				if ($8 ~ /[FR]/) done[sp] = 1 } }
+		END { for (sp in fa) printf "%s %.0f %d %d\n", sp,
+			(lb[sp] - fa[sp]) * 1e6, na[sp], nb[sp] }'
+}
+
+# live_compare DIR: one line per tcpdump flow, sorted by size:
+#   sport fct_tcpdump_us fct_tap_us err_us pkts_a(tcpdump) pkts_a(tap)
+#   pkts_b(tcpdump) pkts_b(tap) lost(tap)
+# err_us = fct_tap - fct_tcpdump; fields the tap lacks are "-"
+live_compare() {
+	local d=$1
+	live_dump_fct "$d/a.pcap" "$d/b.pcap" | sort -k3n |
+		awk 'NR == FNR { if (FNR > 1) { ft[$2] = $15; pa[$2] = $8
+				pb[$2] = $10; lo[$2] = $12 }; next }
+			{ t = ($1 in ft) ? ft[$1] : "-"
+			  printf "%s %s %s %s %s %s %s %s %s\n", $1, $2, t,
+				t == "-" ? "-" : sprintf("%.0f", t - $2), $3,
+				($1 in pa) ? pa[$1] : "-", $4,
+				($1 in pb) ? pb[$1] : "-", ($1 in lo) ? lo[$1] : "-" }' \
+			FS=, "$d/out/flows.csv" FS=' ' -
 }
