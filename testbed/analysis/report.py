@@ -178,7 +178,9 @@ def load_run(d, short_max, long_min):
     s_net, s_app, s_jit, l_net, l_app = [], [], [], [], []
     unmatched = 0
     for r, fl in join(ok, flows, meta):
-        if fl is None:
+        # no flow at the tap, or none of its packets reached B (capture
+        # drops): no network FCT to report
+        if fl is None or fl.get("fct_us") in (None, ""):
             unmatched += 1
             continue
         pk = int(fl["pkts_a"])
