@@ -27,6 +27,9 @@
  * Idle back-off (af_packet and other software ports): after --idle-polls
  * empty polls of both ports, sleep --idle-sleep-us. It trades CPU for
  * timestamp error on the first packet after a pause (see README, noise floor).
+ * With TSC stamps a packet is also late by any time the tap is preempted:
+ * on a live path run it on an lcore of its own with --rt-priority (SCHED_FIFO
+ * for the poll loop); README "Accuracy" has the measured FCT errors.
  */
 #include <errno.h>
 #include <getopt.h>

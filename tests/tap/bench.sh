@@ -7,9 +7,11 @@
 #  2. live noise floor: one UDP stream mirrored at the SAME point to both tap
 #     ports, so every B - A is pure measurement error; per configuration the
 #     B - A distribution and fct-tap's CPU use:
-#       af_packet (TSC stamps): busy-poll, 20 us back-off (its default),
-#       200 us back-off; net_pcap rx_iface (kernel stamps): busy-poll,
-#       200 us back-off (its default).
+#       af_packet (TSC stamps) on CPU 0 shared with the traffic: busy-poll,
+#       20 us back-off (its default), 200 us back-off; af_packet on a CPU of
+#       its own (the last; iperf3 on the others): busy-poll, and 20 us
+#       back-off at SCHED_FIFO 50 (the README's live set-up); net_pcap
+#       rx_iface (kernel stamps): busy-poll, 200 us back-off (its default).
 # Prints a table, writes build/bench/fct-tap.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -72,31 +74,39 @@ done
 tc -n "$SINK" qdisc add dev k0 clsact
 tc -n "$SINK" filter add dev k0 ingress protocol ip u32 match ip protocol 17 0xff \
 	action mirred egress mirror dev ta action mirred egress mirror dev tb
-fs_bg ip netns exec "$SINK" iperf3 -s -1 -p 5201 >/dev/null 2>&1
 
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 HZ=$(getconf CLK_TCK)
 RATE_PPS=5000
 DUR=4
+NCPU=$(nproc)
+# noise NAME PMD [fct-tap options]; OWN=1: fct-tap alone on the last CPU,
+# iperf3 on the others (needs 2 CPUs); else fct-tap on CPU 0, iperf3 anywhere
 noise() {
 	local name=$1 pmd=$2; shift 2
 	local vd=(--vdev=net_af_packet0,iface=pa --vdev=net_af_packet1,iface=pb)
 	[ "$pmd" = pcap ] && vd=(--vdev=net_pcap0,rx_iface=pa --vdev=net_pcap1,rx_iface=pb)
-	ip netns exec "$TAPNS" "$FS_BUILD/fct-tap" "${EAL[@]}" "${vd[@]}" -- \
+	local eal=("${EAL[@]}") gen=()
+	if [ "${OWN:-0}" = 1 ]; then
+		[ "$NCPU" -ge 2 ] || return 0
+		eal=(--no-huge -m 256 --no-pci --in-memory -l $((NCPU - 1)) --log-level=error)
+		gen=(taskset -c 0-$((NCPU - 2)))
+	fi
+	"${gen[@]}" ip netns exec "$SINK" iperf3 -s -1 -p 5201 >/dev/null 2>&1 &
+	PIDS+=($!)
+	fs_wait_for 10 bash -c "ip netns exec $SINK ss -ltn | grep -q :5201"
+	ip netns exec "$TAPNS" "$FS_BUILD/fct-tap" "${eal[@]}" "${vd[@]}" -- \
 		--port-a 0 --port-b 1 --out "$W/$name" "$@" >"$W/$name.log" 2>&1 &
 	local tp=$!
 	PIDS+=("$tp")
 	fs_wait_for 20 grep -q "timestamp source" "$W/$name.log"
-	fs_wait_for 10 bash -c "ip netns exec $SINK ss -ltn | grep -q :5201" ||
-		{ ip netns exec "$SINK" iperf3 -s -1 -p 5201 >/dev/null 2>&1 & PIDS+=($!); sleep 0.2; }
 	local c0 c1 t0 t1
 	c0=$(cpu_ticks $tp); t0=$(date +%s.%N)
-	ip netns exec "$GEN" iperf3 -c 10.72.0.2 -p 5201 -u -l 1000 \
+	"${gen[@]}" ip netns exec "$GEN" iperf3 -c 10.72.0.2 -p 5201 -u -l 1000 \
 		-b $((RATE_PPS * 8000)) -t $DUR >/dev/null 2>&1 || true
 	c1=$(cpu_ticks $tp); t1=$(date +%s.%N)
 	kill -INT $tp
 	wait $tp || true
-	fs_bg ip netns exec "$SINK" iperf3 -s -1 -p 5201 >/dev/null 2>&1
 	local cpu
 	cpu=$(awk -v a="$c0" -v b="$c1" -v hz="$HZ" -v t0="$t0" -v t1="$t1" \
 		'BEGIN { printf "%.1f", (b - a) / hz / (t1 - t0) * 100 }')
@@ -109,6 +119,8 @@ noise() {
 	noise af_packet_busy af_packet --busy-poll
 	noise af_packet_sleep20 af_packet
 	noise af_packet_sleep200 af_packet --idle-sleep-us 200
+	OWN=1 noise af_packet_own_busy af_packet --busy-poll
+	OWN=1 noise af_packet_own_rt20 af_packet --rt-priority 50
 	noise pcap_iface_busy pcap --busy-poll
 	noise pcap_iface_sleep200 pcap
 } >"$W/noise.txt"
