@@ -139,7 +139,7 @@ int cmd_set(int argc, char **argv, const struct sc_opts *o)
 	while ((c = sc_getopt(argc, argv)) != -1)
 		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
 	if (optind == argc || (argc - optind) % 2)
-		return sc_usage_error("set", "expected NAME VALUE pairs; names: threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short");
+		return sc_usage_error("set", "expected NAME VALUE pairs; names: " SC_SETTING_NAMES);
 	ret = sc_state_open(o, &st, 1);
 	if (ret)
 		return ret;

@@ -90,7 +90,7 @@ static const struct sc_cmd commands[] = {
 	{ "attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)", attach_opts },
 	{ "detach", cmd_detach, "IFACE | --all", "detach; remove the pins with the last interface", detach_opts },
 	{ "set", cmd_set, "NAME VALUE [NAME VALUE]...",
-	  "change settings live: threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short", help_only },
+	  "change settings live: " SC_SETTING_NAMES, help_only },
 	{ "status", cmd_status, "", "interfaces, mode, program, config, table fill", help_only },
 	{ "stats", cmd_stats, "", "counters summed over CPUs", stats_opts },
 	{ "flows", cmd_flows, "", "the live flow table", flows_opts },

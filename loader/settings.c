@@ -9,11 +9,6 @@
 
 #include "splitctl.h"
 
-const char *const sc_setting_names[] = {
-	"threshold", "idle-timeout", "dscp-short", "dscp-long", "enabled",
-	"ack-short", NULL,
-};
-
 void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -98,7 +93,7 @@ int sc_setting_apply(struct split_config *cfg, const char *name,
 		else
 			cfg->dscp_long = v;
 	} else if (!strcmp(name, "enabled") || !strcmp(name, "ack-short")) {
-		__u32 flag = name[0] == 'e' ? FS_CFG_F_ENABLED : FS_CFG_F_ACK_SHORT;
+		__u32 flag = !strcmp(name, "enabled") ? FS_CFG_F_ENABLED : FS_CFG_F_ACK_SHORT;
 
 		if (!strcmp(value, "yes") || !strcmp(value, "1"))
 			cfg->flags |= flag;
@@ -110,7 +105,7 @@ int sc_setting_apply(struct split_config *cfg, const char *name,
 			return -1;
 		}
 	} else {
-		snprintf(err, errlen, "unknown setting '%s': accepted: threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short",
+		snprintf(err, errlen, "unknown setting '%s': accepted: " SC_SETTING_NAMES,
 			 name);
 		return -1;
 	}

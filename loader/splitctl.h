@@ -148,15 +148,16 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
 /*
  * Settings shared by "set", "attach" options and config files:
  * "threshold", "idle-timeout" (seconds), "dscp-short", "dscp-long",
- * "enabled", "ack-short" (yes/no). Validated against the datapath limits of flowsplit.h.
+ * "enabled", "ack-short" (yes/no). Validated against the datapath limits
+ * of flowsplit.h.
  * Returns 0, or -1 with a one-line reason (naming the bad value and the
  * accepted range) in err; cfg is unchanged on error.
  */
 int sc_setting_apply(struct split_config *cfg, const char *name,
 		     const char *value, unsigned int hz, char *err,
 		     size_t errlen);
-/* NULL-terminated list of the setting names. */
-extern const char *const sc_setting_names[];
+/* The setting names, for help and error messages. */
+#define SC_SETTING_NAMES "threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short"
 void sc_config_defaults(struct split_config *cfg, unsigned int hz);
 /* Strict unsigned parse: digits only, within [min, max]; 0 ok, -1 bad. */
 int sc_parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);

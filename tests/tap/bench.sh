@@ -22,18 +22,7 @@ W=$(mktemp -d /tmp/fct-tap-bench.XXXXXX)
 P=fstt-bench$$
 mkdir -p "$OUT"
 EAL=(--no-huge -m 256 --no-pci --in-memory -l 0 --log-level=error)
-NS=()
-PIDS=()
-cleanup() {
-	local p n
-	for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	for n in "${NS[@]}"; do
-		ip netns pids "$n" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-		ip netns del "$n" 2>/dev/null || true
-	done
-	rm -rf "$W"
-}
-trap cleanup EXIT
+. tests/tap/standalone.bash
 
 # ---- 1. replay ----
 "$BUILD/tap-mkpcap" --bench 1000000 10000 "$W/a.pcap" "$W/b.pcap"
@@ -53,12 +42,6 @@ PPS_64K=$(replay --inflight 65536)
 rm -f "$W/a.pcap" "$W/b.pcap"
 
 # ---- 2. noise floor ----
-fs_netns() { local n; for n in "$@"; do ip netns add "$n"; ip -n "$n" link set lo up; NS+=("$n"); done; }
-fs_bg() { "$@" & PIDS+=($!); }
-fs_wait_for() {
-	local deadline=$((SECONDS + $1)); shift
-	until "$@"; do [ $SECONDS -ge $deadline ] && return 1; sleep 0.05; done
-}
 GEN=$P-gen SINK=$P-sink TAPNS=$P-tap
 fs_netns "$GEN" "$SINK" "$TAPNS"
 ip -n "$GEN" link add g0 type veth peer name k0 netns "$SINK"
