@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/* util.c - see util.h. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "util.h"
+
+/* ---- logging ------------------------------------------------------------ */
+static const char *log_prog = "flowsplit";
+static enum fs_log_level log_max = FS_LOG_INFO;
+
+void fs_log_init(const char *prog, enum fs_log_level max)
+{
+	log_prog = prog;
+	log_max = max;
+}
+
+enum fs_log_level fs_log_level(void)
+{
+	return log_max;
+}
+
+void fs_log(enum fs_log_level level, const char *fmt, ...)
+{
+	char buf[2048];
+	va_list ap;
+
+	if (level > log_max)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	/* one write: lines from concurrent processes do not interleave */
+	fprintf(stderr, "%s: %s\n", log_prog, buf);
+}
+
+/* ---- parsing ------------------------------------------------------------ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	unsigned long long v;
+	const char *p;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	for (p = s; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_s64(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	const char *p;
+	long long v;
+	char *end;
+
+	if (!s || !*s)
+		return -EINVAL;
+	p = *s == '-' ? s + 1 : s;
+	if (!*p)
+		return -EINVAL;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return -EINVAL;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno == ERANGE || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_double(const char *s, double min, double max, double *out)
+{
+	const char *p;
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return -EINVAL;
+	/* digits, one sign, '.', exponent only: strtod would take hex, inf,
+	 * nan and leading spaces */
+	for (p = s; *p; p++)
+		if (!strchr("0123456789.eE+-", *p))
+			return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || end == s)
+		return -EINVAL;
+	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+int parse_bool(const char *s, bool *out)
+{
+	static const char *const yes[] = { "yes", "on", "true", "1" };
+	static const char *const no[] = { "no", "off", "false", "0" };
+	size_t i;
+
+	if (!s)
+		return -EINVAL;
+	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(s, yes[i])) {
+			*out = true;
+			return 0;
+		}
+		if (!strcmp(s, no[i])) {
+			*out = false;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+/* ---- clocks ------------------------------------------------------------- */
+uint64_t mono_ns(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+}
+
+double mono_s(void)
+{
+	return mono_ns() / 1e9;
+}
+
+void sleep_until_ns(uint64_t deadline_ns)
+{
+	struct timespec t = {
+		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
+		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+	};
+
+	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+}
+
+/* ---- signals ------------------------------------------------------------ */
+volatile sig_atomic_t fs_stop;
+volatile sig_atomic_t fs_reload;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	fs_stop = 1;
+}
+
+static void on_reload(int sig)
+{
+	(void)sig;
+	fs_reload = 1;
+}
+
+void fs_signals_install(bool reload)
+{
+	struct sigaction sa = { .sa_handler = on_stop };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (reload) {
+		sa.sa_handler = on_reload;
+		sigaction(SIGHUP, &sa, NULL);
+	}
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- files -------------------------------------------------------------- */
+int out_file_open(struct out_file *o, const char *path, unsigned int mode)
+{
+	const char *slash;
+	int fd, n;
+
+	memset(o, 0, sizeof(*o));
+	if (!strcmp(path, "-")) {
+		o->f = stdout;
+		return 0;
+	}
+	if (strlen(path) >= sizeof(o->path))
+		return -ENAMETOOLONG;
+	strcpy(o->path, path);
+	/* the temporary lives beside the target, so rename() is atomic */
+	slash = strrchr(path, '/');
+	n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%s.XXXXXX",
+		     slash ? (int)(slash - path + 1) : 0, path,
+		     slash ? slash + 1 : path);
+	if (n < 0 || (size_t)n >= sizeof(o->tmp))
+		return -ENAMETOOLONG;
+	/* mkstemp: O_CREAT|O_EXCL with a random name; a planted link or file
+	 * makes it pick another name, never follow it */
+	fd = mkostemp(o->tmp, O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0) {
+		o->tmp[0] = 0;
+		return -errno;
+	}
+	if (fchmod(fd, mode) || !(o->f = fdopen(fd, "w"))) {
+		int err = -errno;
+
+		close(fd);
+		unlink(o->tmp);
+		o->tmp[0] = 0;
+		return err;
+	}
+	return 0;
+}
+
+int out_file_commit(struct out_file *o)
+{
+	int err = 0;
+
+	if (!o->f)
+		return -EBADF;
+	if (!o->tmp[0]) {
+		err = fflush(o->f) == EOF ? -errno : 0;
+		o->f = NULL;
+		return err;
+	}
+	if (fflush(o->f) == EOF || fsync(fileno(o->f)))
+		err = -errno;
+	if (fclose(o->f) == EOF && !err)
+		err = -errno;
+	o->f = NULL;
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+	if (err)
+		unlink(o->tmp);
+	o->tmp[0] = 0;
+	return err;
+}
+
+void out_file_abort(struct out_file *o)
+{
+	if (o->f && o->tmp[0]) {
+		fclose(o->f);
+		unlink(o->tmp);
+	}
+	o->f = NULL;
+	o->tmp[0] = 0;
+}
+
+FILE *in_file_open(const char *path)
+{
+	struct stat sb;
+	FILE *f;
+	int fd;
+
+	if (!strcmp(path, "-"))
+		return stdin;
+	/* O_NONBLOCK: opening a FIFO must not block before we can refuse it */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &sb)) {
+		close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		errno = S_ISDIR(sb.st_mode) ? EISDIR : EINVAL;
+		return NULL;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * util.h - small helpers shared by splitctl, tunnel-cfg and fct-tap:
+ * exit codes, logging, strict number parsing, clocks, stop signals and
+ * safe output files. No BPF and no netlink in here (see bpfutil.h).
+ *
+ * Error convention (the xdp-tools one): library-like code returns 0 or a
+ * negative errno and leaves the words to its caller, which knows what the
+ * user asked for; only the command layer prints, once, through pr_err().
+ */
+#ifndef FS_UTIL_H
+#define FS_UTIL_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Process exit codes, the same for every program of the project. */
+enum fs_exit {
+	FS_EXIT_OK = 0,
+	FS_EXIT_RUNTIME = 1,	/* the system said no */
+	FS_EXIT_USAGE = 2,	/* the user asked for something invalid */
+};
+
+/* ---- logging ------------------------------------------------------------ */
+enum fs_log_level { FS_LOG_ERR, FS_LOG_WARN, FS_LOG_INFO, FS_LOG_DEBUG };
+
+/* Program name (message prefix) and the most verbose level printed
+ * (FS_LOG_INFO by default; -v gives FS_LOG_DEBUG). */
+void fs_log_init(const char *prog, enum fs_log_level max);
+enum fs_log_level fs_log_level(void);
+/* "prog: message\n" on stderr when level <= the configured level. */
+void fs_log(enum fs_log_level level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+#define pr_err(...)   fs_log(FS_LOG_ERR, __VA_ARGS__)
+#define pr_warn(...)  fs_log(FS_LOG_WARN, __VA_ARGS__)
+#define pr_info(...)  fs_log(FS_LOG_INFO, __VA_ARGS__)
+#define pr_debug(...) fs_log(FS_LOG_DEBUG, __VA_ARGS__)
+
+/* ---- parsing ------------------------------------------------------------ */
+/*
+ * Strict decimal parse: digits only (no sign, no spaces, no 0x, no
+ * suffix), within [min, max]. 0, -EINVAL (not a number) or -ERANGE.
+ */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+/* Same for signed values (an optional leading '-'). */
+int parse_s64(const char *s, int64_t min, int64_t max, int64_t *out);
+/* A finite decimal number ("1", "0.25", "1e3"; no hex, nan or inf)
+ * within [min, max]. 0, -EINVAL or -ERANGE. */
+int parse_double(const char *s, double min, double max, double *out);
+/* "yes"/"no" (also "on"/"off", "true"/"false", "1"/"0"). 0 or -EINVAL. */
+int parse_bool(const char *s, bool *out);
+
+/* ---- clocks ------------------------------------------------------------- */
+/* CLOCK_MONOTONIC in nanoseconds / seconds. */
+uint64_t mono_ns(void);
+double mono_s(void);
+/* Sleep until CLOCK_MONOTONIC reaches deadline_ns (or a signal). */
+void sleep_until_ns(uint64_t deadline_ns);
+
+/* ---- signals ------------------------------------------------------------ */
+/* Set by the handlers that fs_signals_install() sets up. */
+extern volatile sig_atomic_t fs_stop;	/* SIGINT, SIGTERM */
+extern volatile sig_atomic_t fs_reload;	/* SIGHUP, when asked for */
+/* SIGINT/SIGTERM set fs_stop (no SA_RESTART, so a blocking call returns
+ * EINTR); with reload, SIGHUP sets fs_reload instead of killing us.
+ * SIGPIPE is ignored (a closed reader becomes EPIPE). */
+void fs_signals_install(bool reload);
+
+/* ---- files -------------------------------------------------------------- */
+/*
+ * An output file written whole or not at all: a temporary file created in
+ * the target's directory with O_CREAT|O_EXCL|O_NOFOLLOW (mkstemp), so a
+ * link planted there is never followed, then renamed over the target by
+ * out_file_commit(). "-" means stdout (no temporary, nothing renamed).
+ */
+struct out_file {
+	FILE *f;
+	char path[4096];	/* target */
+	char tmp[4096];		/* temporary, "" for stdout */
+};
+/* 0 or -errno. mode applies to the new file (e.g. 0644). */
+int out_file_open(struct out_file *o, const char *path, unsigned int mode);
+/* Flush, fsync, rename over the target. 0 or -errno (the temporary is
+ * removed on failure). */
+int out_file_commit(struct out_file *o);
+/* Give up: close and remove the temporary. */
+void out_file_abort(struct out_file *o);
+
+/*
+ * Open an input file for reading: refuses directories, FIFOs, sockets and
+ * devices (which would block or make no sense) with -EISDIR / -EINVAL;
+ * "-" is stdin. Returns the stream or NULL with errno set.
+ */
+FILE *in_file_open(const char *path);
+
+#endif /* FS_UTIL_H */
