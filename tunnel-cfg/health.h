@@ -1,0 +1,168 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * health.h - tunnel liveness: a deterministic per-tunnel state machine with
+ * flap damping, the routing plan that follows from two tunnels' states, and
+ * the routing plan's input for the route writer; probe.h feeds it.
+ *
+ * The state machine (health.c) reads no clock and does no I/O: every
+ * function takes the current CLOCK_MONOTONIC time in nanoseconds, so the
+ * unit tests drive it with invented time lines. The prober (probe.h) sends
+ * ICMP (or UDP) echo requests through each tunnel device and turns answers
+ * and timeouts into health_reply()/health_miss() calls.
+ *
+ * Units: every *_ns is nanoseconds of CLOCK_MONOTONIC; penalties are fixed
+ * point Q16.16 (1.0 = 65536). The design, the damping formula and its bounds
+ * are in docs/health.md.
+ *
+ * Errors: 0 or a negative errno; nothing here prints.
+ */
+#ifndef TCFG_HEALTH_H
+#define TCFG_HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define HEALTH_NS_PER_MS 1000000ull
+#define HEALTH_NS_PER_S 1000000000ull
+
+/* Defaults (docs/health.md says why). */
+#define HEALTH_DEF_INTERVAL_NS (100 * HEALTH_NS_PER_MS)
+#define HEALTH_DEF_DOWN_MISSES 3
+#define HEALTH_DEF_UP_SUCCESSES 5
+#define HEALTH_DEF_HOLD_MIN_NS (1 * HEALTH_NS_PER_S)
+#define HEALTH_DEF_HOLD_MAX_NS (32 * HEALTH_NS_PER_S)
+#define HEALTH_DEF_HALF_LIFE_NS (30 * HEALTH_NS_PER_S)
+#define HEALTH_DEF_LOSS_WINDOW 100
+
+/* Accepted ranges, checked by health_params_check(). */
+#define HEALTH_MIN_INTERVAL_NS (10 * HEALTH_NS_PER_MS)
+#define HEALTH_MAX_INTERVAL_NS (60 * HEALTH_NS_PER_S)
+#define HEALTH_MAX_COUNT 255		/* down_misses, up_successes */
+#define HEALTH_MAX_TIMEOUT_INTERVALS 32	/* timeout <= 32 x interval */
+#define HEALTH_MAX_HOLD_NS (3600 * HEALTH_NS_PER_S)
+#define HEALTH_MAX_LOSS_WINDOW 1024	/* probes */
+
+#define HEALTH_Q16_ONE 65536ull
+
+struct health_params {
+	uint64_t interval_ns;	/* between two probes of one tunnel */
+	uint64_t timeout_ns;	/* a probe unanswered this long is a miss;
+				 * 0 = interval_ns */
+	uint32_t down_misses;	/* consecutive misses: up -> down */
+	uint32_t up_successes;	/* consecutive answers: down -> up */
+	uint64_t hold_min_ns;	/* hold-down after a first flap */
+	uint64_t hold_max_ns;	/* hold-down ceiling */
+	uint64_t half_life_ns;	/* flap penalty half-life */
+	uint32_t loss_window;	/* probes in the loss ratio's window */
+};
+
+/* The defaults above. */
+void health_params_default(struct health_params *p);
+/*
+ * 0, or -EINVAL with *field set to the name of the first bad field (the
+ * [health] INI key, e.g. "interval", "down-misses"); ranges in the
+ * HEALTH_MIN_/MAX_ macros, and hold_min <= hold_max, and timeout (when
+ * set) within [interval / 10, 32 x interval].
+ */
+int health_params_check(const struct health_params *p, const char **field);
+/* The effective probe timeout (timeout_ns, or interval_ns when 0). */
+uint64_t health_timeout_ns(const struct health_params *p);
+
+enum health_state {
+	HEALTH_INIT,	/* no verdict yet: neither N misses nor M answers */
+	HEALTH_UP,
+	HEALTH_DOWN,
+};
+/* "init", "up", "down" */
+const char *health_state_name(enum health_state s);
+
+struct health {
+	struct health_params params;	/* a copy, checked */
+	enum health_state state;
+	uint64_t since_ns;		/* time of the last state change */
+	uint32_t misses;		/* consecutive, reset by an answer */
+	uint32_t successes;		/* consecutive, reset by a miss */
+	uint64_t penalty_q16;		/* flap penalty as of penalty_at_ns */
+	uint64_t penalty_at_ns;
+	uint64_t hold_ns;		/* hold-down of the last flap */
+	uint64_t up_not_before_ns;	/* DOWN: earliest return to UP */
+	uint64_t flaps;			/* UP -> DOWN transitions */
+	uint64_t transitions;		/* all state changes */
+	/* by-products */
+	uint64_t rtt_last_ns;		/* 0 until the first answer */
+	uint64_t rtt_ewma_ns;		/* EWMA, weight 1/8 per sample */
+	uint64_t probes, answered, missed;	/* totals */
+	uint64_t window[HEALTH_MAX_LOSS_WINDOW / 64];	/* 1 = lost */
+	uint32_t window_len, window_pos, window_lost;
+};
+
+/* State INIT at now_ns, no penalty. params must pass health_params_check. */
+void health_init(struct health *h, const struct health_params *params,
+		 uint64_t now_ns);
+/*
+ * Feed one probe outcome, in the order the probes were sent. Each returns
+ * true when the state changed (h->state, h->since_ns tell to what).
+ */
+bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns);
+bool health_miss(struct health *h, uint64_t now_ns);
+/*
+ * Time alone can end a hold-down (DOWN with M answers already counted):
+ * call at health_deadline(). True when the state changed.
+ */
+bool health_tick(struct health *h, uint64_t now_ns);
+/* When health_tick() could change the state; UINT64_MAX for never. */
+uint64_t health_deadline(const struct health *h);
+
+/* The flap penalty decayed to now_ns (Q16.16). */
+uint64_t health_penalty_q16(const struct health *h, uint64_t now_ns);
+/* The hold-down a flap with this penalty (Q16.16, new flap included) gets:
+ * hold_min x 2^(penalty - 1), within [hold_min, hold_max]. */
+uint64_t health_hold_for_penalty(const struct health_params *p,
+				 uint64_t penalty_q16);
+/* Loss ratio over the last loss_window probe outcomes (0 with none). */
+double health_loss_ratio(const struct health *h);
+
+/* ---- routing plan ------------------------------------------------------- */
+enum health_tunnel { HEALTH_SHORT, HEALTH_LONG, HEALTH_TUNNELS };
+#define HEALTH_VIA(t) (1u << (t))
+#define HEALTH_VIA_SHORT HEALTH_VIA(HEALTH_SHORT)
+#define HEALTH_VIA_LONG HEALTH_VIA(HEALTH_LONG)
+
+enum health_mode { HEALTH_MODE_SPLIT, HEALTH_MODE_ECMP };
+/* What to do when both tunnels are down. */
+enum health_both_down {
+	HEALTH_BOTH_DOWN_KEEP,	/* leave the routes in force (default) */
+	HEALTH_BOTH_DOWN_MAIN,	/* withdraw ours: the main table decides */
+};
+
+enum health_plan_action {
+	HEALTH_PLAN_WAIT,	/* a tunnel has no verdict yet: change nothing */
+	HEALTH_PLAN_ROUTE,	/* install short_via / long_via */
+	HEALTH_PLAN_KEEP,	/* both down, keep: change nothing */
+	HEALTH_PLAN_MAIN,	/* both down, main: remove our routes */
+};
+
+struct health_plan {
+	enum health_plan_action action;
+	/* ROUTE only (0 otherwise), HEALTH_VIA() bits:
+	 * split: short_via = the one tunnel carrying table SHORT,
+	 *        long_via  = the one tunnel carrying table LONG;
+	 * ecmp:  short_via = the members of table SHORT's multipath route
+	 *        (one bit = a plain route), long_via = 0 (no LONG table). */
+	unsigned int short_via;
+	unsigned int long_via;
+};
+
+/* The plan for these states; state[HEALTH_SHORT], state[HEALTH_LONG]. */
+struct health_plan health_plan(enum health_mode mode,
+			       enum health_both_down both_down,
+			       const enum health_state state[HEALTH_TUNNELS]);
+bool health_plan_equal(const struct health_plan *a,
+		       const struct health_plan *b);
+/* "short=SHORT long=LONG", "short=SHORT+LONG", "wait", "keep", "main";
+ * returns what snprintf returns. */
+int health_plan_format(const struct health_plan *plan, char *buf,
+		       size_t len);
+
+#endif /* TCFG_HEALTH_H */
