@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * probe.c - the tunnel prober. Per tunnel one non-blocking socket bound to
+ * the tunnel device (SO_BINDTODEVICE), so a probe can only leave, and an
+ * answer only count, through that tunnel: an ICMP/ICMPv6 echo socket (ping
+ * socket when net.ipv4.ping_group_range allows the caller, raw otherwise) or
+ * a connected UDP socket towards an echo service.
+ *
+ * Every probe carries a payload (magic, per-tunnel nonce, 64-bit sequence,
+ * send time) that the far end sends back unchanged; the answer must match
+ * it, the target address and, for raw ICMP, our identifier. Outcomes are
+ * fed to the state machine in send order: probe k's answer is counted only
+ * once probe k-1 is answered or timed out, so "N consecutive misses" means
+ * N consecutive probes, whatever order the answers arrive in.
+ *
+ * One epoll set holds the sockets and a timerfd (CLOCK_MONOTONIC, absolute)
+ * armed for the next thing due: a send, a timeout, or the end of a
+ * hold-down. health_poll() does what is due and waits at most as long as
+ * asked.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <net/if.h>
+#include <netinet/icmp6.h>
+#include <netinet/in.h>
+#include <netinet/ip.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <linux/icmp.h>
+
+#include "probe.h"
+
+#define PROBE_MAX_TUNNELS 8
+#define PROBE_RING 64		/* > the most probes a timeout keeps pending */
+#define PROBE_EVENTS 64		/* unread state changes kept */
+#define PROBE_MAGIC 0x66736831u	/* "fsh1" */
+#define PROBE_TIMER_TAG UINT32_MAX
+#define PROBE_DRAIN_MAX 256	/* datagrams read per socket per call */
+
+/* Sent after the ICMP header (or alone, over UDP) and echoed back. Host
+ * byte order: only this process reads it; the far end just copies it. */
+struct probe_payload {
+	uint32_t magic;
+	uint32_t nonce;
+	uint64_t seq;
+	uint64_t sent_ns;
+};
+
+struct probe_slot {
+	uint64_t seq;
+	uint64_t sent_ns;
+	uint64_t deadline_ns;
+	uint64_t rtt_ns;
+	bool answered;
+};
+
+struct probe_tunnel {
+	struct health health;
+	struct health_probe_stats stats;
+	char dev[IF_NAMESIZE];
+	int fd;
+	int family;
+	enum health_probe_kind kind;
+	bool raw;		/* raw ICMP: we fill identifier and checksum */
+	bool rebind;		/* the device vanished: bind again before sending */
+	uint16_t ident;		/* raw ICMP identifier (ping sockets: kernel's) */
+	uint32_t nonce;
+	struct sockaddr_storage target;
+	socklen_t target_len;
+	uint64_t next_seq;	/* the next probe to send */
+	uint64_t oldest_seq;	/* the oldest probe not yet fed to health */
+	uint64_t next_send_ns;
+	struct probe_slot ring[PROBE_RING];
+};
+
+struct health_prober {
+	struct health_params params;
+	uint64_t timeout_ns;
+	enum health_icmp_socket icmp_socket;
+	int epfd, timerfd;
+	unsigned int n;
+	struct probe_tunnel t[PROBE_MAX_TUNNELS];
+	struct health_event pending[PROBE_EVENTS];
+	unsigned int pending_head, pending_len;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * HEALTH_NS_PER_S + ts.tv_nsec;
+}
+
+struct health_prober *health_prober_new(const struct health_params *params,
+					enum health_icmp_socket icmp_socket)
+{
+	struct epoll_event ev = { .events = EPOLLIN,
+				  .data.u32 = PROBE_TIMER_TAG };
+	struct health_prober *p;
+	int err;
+
+	if (health_params_check(params, NULL)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return NULL;
+	p->params = *params;
+	p->timeout_ns = health_timeout_ns(params);
+	p->icmp_socket = icmp_socket;
+	p->timerfd = -1;
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (p->epfd < 0)
+		goto fail;
+	p->timerfd = timerfd_create(CLOCK_MONOTONIC,
+				    TFD_NONBLOCK | TFD_CLOEXEC);
+	if (p->timerfd < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->timerfd, &ev))
+		goto fail;
+	return p;
+fail:
+	err = errno;
+	health_prober_free(p);
+	errno = err;
+	return NULL;
+}
+
+void health_prober_free(struct health_prober *p)
+{
+	unsigned int i;
+
+	if (!p)
+		return;
+	for (i = 0; i < p->n; i++)
+		close(p->t[i].fd);
+	if (p->timerfd >= 0)
+		close(p->timerfd);
+	if (p->epfd >= 0)
+		close(p->epfd);
+	free(p);
+}
+
+/* A unicast IPv4/IPv6 literal; link-local IPv6 gets the device's scope. */
+static int parse_target(struct probe_tunnel *t, const char *s,
+			unsigned int ifindex, uint16_t port)
+{
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&t->target;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&t->target;
+	uint32_t a;
+
+	memset(&t->target, 0, sizeof(t->target));
+	if (inet_pton(AF_INET, s, &v4->sin_addr) == 1) {
+		a = ntohl(v4->sin_addr.s_addr);
+		if (a == 0 || a == UINT32_MAX || IN_MULTICAST(a))
+			return -EINVAL;
+		v4->sin_family = AF_INET;
+		v4->sin_port = htons(port);
+		t->target_len = sizeof(*v4);
+	} else if (inet_pton(AF_INET6, s, &v6->sin6_addr) == 1) {
+		if (IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr) ||
+		    IN6_IS_ADDR_MULTICAST(&v6->sin6_addr))
+			return -EINVAL;
+		v6->sin6_family = AF_INET6;
+		v6->sin6_port = htons(port);
+		if (IN6_IS_ADDR_LINKLOCAL(&v6->sin6_addr))
+			v6->sin6_scope_id = ifindex;
+		t->target_len = sizeof(*v6);
+	} else {
+		return -EINVAL;
+	}
+	t->family = t->target.ss_family;
+	return 0;
+}
+
+/* Raw ICMP sockets see every echo reply on the device: let only echo
+ * replies through the kernel's type filter. */
+static int set_icmp_filter(struct probe_tunnel *t)
+{
+	struct icmp6_filter f6;
+	struct icmp_filter f4;
+
+	if (t->family == AF_INET) {
+		f4.data = ~(1u << ICMP_ECHOREPLY);
+		return setsockopt(t->fd, SOL_RAW, ICMP_FILTER, &f4,
+				  sizeof(f4));
+	}
+	ICMP6_FILTER_SETBLOCKALL(&f6);
+	ICMP6_FILTER_SETPASS(ICMP6_ECHO_REPLY, &f6);
+	return setsockopt(t->fd, IPPROTO_ICMPV6, ICMP6_FILTER, &f6, sizeof(f6));
+}
+
+static int open_socket(struct health_prober *p, struct probe_tunnel *t)
+{
+	int proto = t->family == AF_INET ? IPPROTO_ICMP : IPPROTO_ICMPV6;
+	int flags = SOCK_NONBLOCK | SOCK_CLOEXEC;
+
+	if (t->kind == HEALTH_PROBE_UDP) {
+		t->fd = socket(t->family, SOCK_DGRAM | flags, IPPROTO_UDP);
+	} else {
+		t->fd = -1;
+		if (p->icmp_socket != HEALTH_ICMP_RAW)
+			t->fd = socket(t->family, SOCK_DGRAM | flags, proto);
+		if (t->fd < 0 && p->icmp_socket == HEALTH_ICMP_AUTO &&
+		    (errno == EACCES || errno == EPERM))
+			t->fd = socket(t->family, SOCK_RAW | flags, proto);
+		else if (t->fd < 0 && p->icmp_socket == HEALTH_ICMP_RAW)
+			t->fd = socket(t->family, SOCK_RAW | flags, proto);
+	}
+	if (t->fd < 0)
+		return -errno;
+	if (t->kind == HEALTH_PROBE_ICMP) {
+		int type = 0;
+		socklen_t len = sizeof(type);
+
+		if (getsockopt(t->fd, SOL_SOCKET, SO_TYPE, &type, &len))
+			return -errno;
+		t->raw = type == SOCK_RAW;
+		if (t->raw && set_icmp_filter(t))
+			return -errno;
+	}
+	if (setsockopt(t->fd, SOL_SOCKET, SO_BINDTODEVICE, t->dev,
+		       strlen(t->dev) + 1))
+		return -errno;
+	/* UDP: connected, so only the target's datagrams reach us */
+	if (t->kind == HEALTH_PROBE_UDP &&
+	    connect(t->fd, (struct sockaddr *)&t->target, t->target_len))
+		return -errno;
+	return 0;
+}
+
+int health_prober_add(struct health_prober *p,
+		      const struct health_probe_cfg *cfg)
+{
+	struct probe_tunnel *t;
+	struct epoll_event ev = { .events = EPOLLIN };
+	unsigned int ifindex;
+	uint32_t rnd[2];
+	int err;
+
+	if (p->n == PROBE_MAX_TUNNELS)
+		return -ENOSPC;
+	if (!cfg->dev || !cfg->target || strlen(cfg->dev) >= IF_NAMESIZE ||
+	    (cfg->kind == HEALTH_PROBE_UDP && !cfg->udp_port))
+		return -EINVAL;
+	ifindex = if_nametoindex(cfg->dev);
+	if (!ifindex)
+		return -ENODEV;
+	t = &p->t[p->n];
+	memset(t, 0, sizeof(*t));
+	t->fd = -1;
+	strcpy(t->dev, cfg->dev);
+	t->kind = cfg->kind;
+	err = parse_target(t, cfg->target, ifindex,
+			   cfg->kind == HEALTH_PROBE_UDP ? cfg->udp_port : 0);
+	if (err)
+		return err;
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
+		/* no entropy yet: time and slot still tell our probes apart */
+		rnd[0] = (uint32_t)now_ns() ^ (p->n << 16);
+		rnd[1] = rnd[0] * 2654435761u;
+	}
+	t->ident = (uint16_t)rnd[0];
+	t->nonce = rnd[1];
+	err = open_socket(p, t);
+	ev.data.u32 = p->n;
+	if (!err && epoll_ctl(p->epfd, EPOLL_CTL_ADD, t->fd, &ev))
+		err = -errno;
+	if (err) {
+		if (t->fd >= 0)
+			close(t->fd);
+		return err;
+	}
+	health_init(&t->health, &p->params, now_ns());
+	t->next_send_ns = now_ns();
+	return p->n++;
+}
+
+const char *health_prober_socket_name(const struct health_prober *p,
+				      unsigned int idx)
+{
+	if (idx >= p->n)
+		return NULL;
+	if (p->t[idx].kind == HEALTH_PROBE_UDP)
+		return "udp";
+	return p->t[idx].raw ? "raw" : "dgram";
+}
+
+int health_prober_fd(const struct health_prober *p)
+{
+	return p->epfd;
+}
+
+const struct health *health_prober_tunnel(const struct health_prober *p,
+					  unsigned int idx)
+{
+	return idx < p->n ? &p->t[idx].health : NULL;
+}
+
+int health_prober_stats(const struct health_prober *p, unsigned int idx,
+			struct health_probe_stats *st)
+{
+	if (idx >= p->n)
+		return -ENOENT;
+	*st = p->t[idx].stats;
+	return 0;
+}
+
+static uint16_t inet_csum(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons(~sum & 0xffff);
+}
+
+static void probe_send(struct probe_tunnel *t, uint64_t timeout_ns)
+{
+	struct probe_slot *slot = &t->ring[t->next_seq % PROBE_RING];
+	struct probe_payload pl = {
+		.magic = PROBE_MAGIC, .nonce = t->nonce, .seq = t->next_seq,
+	};
+	uint8_t buf[sizeof(struct icmphdr) + sizeof(pl)];
+	struct icmphdr *icmp = (struct icmphdr *)buf;
+	size_t off = 0;
+	ssize_t r;
+
+	if (t->rebind && !setsockopt(t->fd, SOL_SOCKET, SO_BINDTODEVICE,
+				     t->dev, strlen(t->dev) + 1))
+		t->rebind = false;
+	pl.sent_ns = now_ns();
+	if (t->kind == HEALTH_PROBE_ICMP) {
+		/* ICMPv6 echo has the same layout; the kernel sums ICMPv6 */
+		memset(icmp, 0, sizeof(*icmp));
+		icmp->type = t->family == AF_INET ? ICMP_ECHO
+						  : ICMP6_ECHO_REQUEST;
+		icmp->un.echo.id = htons(t->ident);
+		icmp->un.echo.sequence = htons((uint16_t)t->next_seq);
+		off = sizeof(*icmp);
+	}
+	memcpy(buf + off, &pl, sizeof(pl));
+	if (t->kind == HEALTH_PROBE_ICMP && t->raw && t->family == AF_INET)
+		icmp->checksum = inet_csum(buf, off + sizeof(pl));
+	if (t->kind == HEALTH_PROBE_UDP)
+		r = send(t->fd, buf, off + sizeof(pl), 0);
+	else
+		r = sendto(t->fd, buf, off + sizeof(pl), 0,
+			   (struct sockaddr *)&t->target, t->target_len);
+	t->stats.sent++;
+	if (r < 0) {
+		/* counted as a miss at its deadline, like a lost probe */
+		t->stats.send_errors++;
+		if (errno == ENODEV || errno == ENXIO)
+			t->rebind = true;
+	}
+	*slot = (struct probe_slot){
+		.seq = t->next_seq,
+		.sent_ns = pl.sent_ns,
+		.deadline_ns = pl.sent_ns + timeout_ns,
+	};
+	t->next_seq++;
+}
+
+static bool same_addr(const struct probe_tunnel *t,
+		      const struct sockaddr_storage *from)
+{
+	const struct sockaddr_in *a4 = (const void *)&t->target;
+	const struct sockaddr_in *b4 = (const void *)from;
+	const struct sockaddr_in6 *a6 = (const void *)&t->target;
+	const struct sockaddr_in6 *b6 = (const void *)from;
+
+	if (from->ss_family != t->family)
+		return false;
+	if (t->family == AF_INET)
+		return a4->sin_addr.s_addr == b4->sin_addr.s_addr;
+	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
+}
+
+/* The payload of an answer that is ours, or NULL. */
+static const struct probe_payload *match_answer(const struct probe_tunnel *t,
+						const uint8_t *buf, size_t len)
+{
+	const struct probe_payload *pl;
+	const struct icmphdr *icmp;
+	size_t ihl;
+
+	if (t->kind == HEALTH_PROBE_ICMP) {
+		/* raw IPv4 sockets get the IP header too */
+		if (t->raw && t->family == AF_INET) {
+			if (len < sizeof(struct iphdr))
+				return NULL;
+			ihl = (size_t)(buf[0] & 0x0f) * 4;
+			if (ihl < sizeof(struct iphdr) || ihl > len)
+				return NULL;
+			buf += ihl;
+			len -= ihl;
+		}
+		if (len < sizeof(*icmp) + sizeof(*pl))
+			return NULL;
+		icmp = (const struct icmphdr *)buf;
+		if (icmp->type != (t->family == AF_INET ? ICMP_ECHOREPLY
+							: ICMP6_ECHO_REPLY) ||
+		    icmp->code != 0)
+			return NULL;
+		/* ping sockets: the kernel already matched its identifier */
+		if (t->raw && ntohs(icmp->un.echo.id) != t->ident)
+			return NULL;
+		pl = (const struct probe_payload *)(buf + sizeof(*icmp));
+		if (ntohs(icmp->un.echo.sequence) != (uint16_t)pl->seq)
+			return NULL;
+	} else {
+		if (len < sizeof(*pl))
+			return NULL;
+		pl = (const struct probe_payload *)buf;
+	}
+	if (pl->magic != PROBE_MAGIC || pl->nonce != t->nonce)
+		return NULL;
+	return pl;
+}
+
+/* Read every datagram waiting: mark the probes they answer. */
+static void probe_drain(struct probe_tunnel *t)
+{
+	uint64_t buf64[(sizeof(struct iphdr) + 60 + sizeof(struct icmphdr) +
+			sizeof(struct probe_payload) + 64) / 8];
+	const struct probe_payload *pl;
+	struct sockaddr_storage from;
+	struct probe_slot *slot;
+	socklen_t fromlen;
+	ssize_t len;
+	int i;
+
+	for (i = 0; i < PROBE_DRAIN_MAX; i++) {
+		fromlen = sizeof(from);
+		len = recvfrom(t->fd, buf64, sizeof(buf64), MSG_DONTWAIT,
+			       (struct sockaddr *)&from, &fromlen);
+		if (len < 0) {
+			if (errno == EAGAIN || errno == EWOULDBLOCK)
+				return;
+			/* a queued ICMP error (e.g. UDP port unreachable):
+			 * no answer, the probe times out */
+			continue;
+		}
+		pl = match_answer(t, (const uint8_t *)buf64, len);
+		if (!pl || (t->kind == HEALTH_PROBE_ICMP &&
+			    !same_addr(t, &from))) {
+			t->stats.foreign++;
+			continue;
+		}
+		slot = &t->ring[pl->seq % PROBE_RING];
+		if (pl->seq < t->oldest_seq || pl->seq >= t->next_seq ||
+		    slot->seq != pl->seq || slot->answered) {
+			/* after its timeout, or a duplicate */
+			t->stats.late++;
+			continue;
+		}
+		slot->answered = true;
+		slot->rtt_ns = now_ns() - slot->sent_ns;
+		t->stats.answers++;
+	}
+}
+
+static void push_event(struct health_prober *p, unsigned int idx,
+		       enum health_state from, uint64_t at_ns)
+{
+	struct health_event *ev;
+
+	if (p->pending_len == PROBE_EVENTS) {
+		/* nobody reads them: drop the oldest (the state is current) */
+		p->pending_head = (p->pending_head + 1) % PROBE_EVENTS;
+		p->pending_len--;
+	}
+	ev = &p->pending[(p->pending_head + p->pending_len) % PROBE_EVENTS];
+	*ev = (struct health_event){ .tunnel = idx, .from = from,
+				     .to = p->t[idx].health.state,
+				     .at_ns = at_ns };
+	p->pending_len++;
+}
+
+/* Feed answered and timed-out probes to the state machine, in send order. */
+static void probe_resolve(struct health_prober *p, unsigned int idx,
+			  uint64_t now)
+{
+	struct probe_tunnel *t = &p->t[idx];
+	struct probe_slot *slot;
+	enum health_state from;
+	bool changed;
+
+	while (t->oldest_seq < t->next_seq) {
+		slot = &t->ring[t->oldest_seq % PROBE_RING];
+		from = t->health.state;
+		if (slot->answered)
+			changed = health_reply(&t->health, now, slot->rtt_ns);
+		else if (now >= slot->deadline_ns)
+			changed = health_miss(&t->health, now);
+		else
+			break;
+		if (changed)
+			push_event(p, idx, from, now);
+		t->oldest_seq++;
+	}
+	from = t->health.state;
+	if (now >= health_deadline(&t->health) &&
+	    health_tick(&t->health, now))
+		push_event(p, idx, from, now);
+}
+
+/* The earliest time something is due for tunnel t. */
+static uint64_t probe_next_due(const struct probe_tunnel *t)
+{
+	uint64_t due = t->next_send_ns, d;
+
+	if (t->oldest_seq < t->next_seq) {
+		d = t->ring[t->oldest_seq % PROBE_RING].deadline_ns;
+		due = d < due ? d : due;
+	}
+	d = health_deadline(&t->health);
+	return d < due ? d : due;
+}
+
+/* Everything due now, then the timer armed for what comes next. */
+static int probe_run(struct health_prober *p)
+{
+	struct itimerspec its = { 0 };
+	uint64_t now, due, next = UINT64_MAX, expirations;
+	struct probe_tunnel *t;
+	unsigned int i;
+
+	/* clear the timer's readiness, or the caller's poll spins */
+	if (read(p->timerfd, &expirations, sizeof(expirations)) < 0 &&
+	    errno != EAGAIN)
+		return -errno;
+	for (i = 0; i < p->n; i++) {
+		t = &p->t[i];
+		probe_drain(t);
+		now = now_ns();
+		probe_resolve(p, i, now);
+		if (now >= t->next_send_ns) {
+			/* a full ring would mean timeouts longer than allowed */
+			if (t->next_seq - t->oldest_seq < PROBE_RING)
+				probe_send(t, p->timeout_ns);
+			t->next_send_ns += p->params.interval_ns;
+			/* late by a whole interval (we were stalled): no
+			 * burst of catch-up probes, restart the rhythm */
+			if (t->next_send_ns <= now)
+				t->next_send_ns = now + p->params.interval_ns;
+		}
+		due = probe_next_due(t);
+		next = due < next ? due : next;
+	}
+	if (next == UINT64_MAX)
+		return 0;
+	its.it_value.tv_sec = next / HEALTH_NS_PER_S;
+	its.it_value.tv_nsec = next % HEALTH_NS_PER_S;
+	if (timerfd_settime(p->timerfd, TFD_TIMER_ABSTIME, &its, NULL))
+		return -errno;
+	return 0;
+}
+
+static int pop_events(struct health_prober *p, struct health_event *ev,
+		      unsigned int max)
+{
+	unsigned int n = 0;
+
+	while (n < max && p->pending_len) {
+		ev[n++] = p->pending[p->pending_head];
+		p->pending_head = (p->pending_head + 1) % PROBE_EVENTS;
+		p->pending_len--;
+	}
+	return n;
+}
+
+int health_poll(struct health_prober *p, int timeout_ms,
+		struct health_event *ev, unsigned int max)
+{
+	struct epoll_event ready[PROBE_MAX_TUNNELS + 1];
+	int err, r;
+
+	if (timeout_ms < 0)
+		return -EINVAL;
+	err = probe_run(p);
+	if (err)
+		return err;
+	if (p->pending_len || !timeout_ms)
+		return pop_events(p, ev, max);
+	r = epoll_wait(p->epfd, ready, PROBE_MAX_TUNNELS + 1, timeout_ms);
+	if (r < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (r > 0) {
+		err = probe_run(p);
+		if (err)
+			return err;
+	}
+	return pop_events(p, ev, max);
+}
