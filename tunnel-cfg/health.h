@@ -32,7 +32,7 @@
 #define HEALTH_DEF_UP_SUCCESSES 5
 #define HEALTH_DEF_HOLD_MIN_NS (1 * HEALTH_NS_PER_S)
 #define HEALTH_DEF_HOLD_MAX_NS (32 * HEALTH_NS_PER_S)
-#define HEALTH_DEF_HALF_LIFE_NS (30 * HEALTH_NS_PER_S)
+#define HEALTH_DEF_HALF_LIFE_NS (60 * HEALTH_NS_PER_S)
 #define HEALTH_DEF_LOSS_WINDOW 100
 
 /* Accepted ranges, checked by health_params_check(). */

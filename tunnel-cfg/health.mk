@@ -10,7 +10,7 @@
 
 $(BUILD)/tests/unit-health: tests/unit/test_health.c $$(TCFG_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itunnel-cfg -Itests/unit $< -o $@ $(TCFG_LIB)
+	$(CC) $(CFLAGS) -Itunnel-cfg -Itests/unit $< -o $@ $(TCFG_LIB) -lm
 
 $(BUILD)/health-probe-test: tests/tools/health-probe-test.c $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)

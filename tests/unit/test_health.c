@@ -1,0 +1,526 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_health.c - unit tests of the tunnel health state machine
+ * (tunnel-cfg/health.c), TAP output: transitions at exact miss/answer
+ * counts, hold-down growth, cap and decay, the flapping bounds stated in
+ * docs/health.md, the routing plan for every mode x state x policy, RTT and
+ * loss accounting. Time is simulated: no clock is read.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health.h"
+#include "tap.h"
+
+#define MS HEALTH_NS_PER_MS
+#define SEC HEALTH_NS_PER_S
+#define T0 (1000 * SEC)	/* an arbitrary monotonic start */
+
+static struct health_params defaults(void)
+{
+	struct health_params p;
+
+	health_params_default(&p);
+	return p;
+}
+
+/* Case i of the bad-value table: spoil one field, return its name. */
+static const char *spoil(int i, struct health_params *p)
+{
+	switch (i) {
+	case 0: p->interval_ns = 0; return "interval";
+	case 1: p->interval_ns = 9 * MS; return "interval";
+	case 2: p->interval_ns = 61 * SEC; return "interval";
+	case 3: p->timeout_ns = 9 * MS; return "timeout";
+	case 4: p->timeout_ns = 33 * p->interval_ns; return "timeout";
+	case 5: p->down_misses = 0; return "down-misses";
+	case 6: p->down_misses = 256; return "down-misses";
+	case 7: p->up_successes = 0; return "up-successes";
+	case 8: p->hold_min_ns = 3601 * SEC; return "hold-min";
+	case 9: p->hold_max_ns = p->hold_min_ns - 1; return "hold-max";
+	case 10: p->half_life_ns = 0; return "half-life";
+	case 11: p->loss_window = 0; return "loss-window";
+	case 12: p->loss_window = HEALTH_MAX_LOSS_WINDOW + 1; return "loss-window";
+	}
+	return NULL;
+}
+
+static void test_params(void)
+{
+	struct health_params p = defaults();
+	const char *field = "x", *want;
+	int i;
+
+	tap_ok(p.interval_ns == 100 * MS && p.down_misses == 3 &&
+		       p.up_successes == 5 && p.hold_min_ns == 1 * SEC &&
+		       p.hold_max_ns == 32 * SEC && p.half_life_ns == 60 * SEC &&
+		       health_timeout_ns(&p) == p.interval_ns,
+	       "defaults: 100 ms, 3 misses, 5 answers, hold 1..32 s, "
+	       "half-life 60 s, timeout = interval");
+	tap_ok(!health_params_check(&p, &field) && !field,
+	       "defaults pass the check");
+	for (i = 0; (p = defaults(), want = spoil(i, &p)); i++) {
+		int err = health_params_check(&p, &field);
+
+		tap_ok(err == -EINVAL && field && !strcmp(field, want),
+		       "bad %s (case %d) refused, named (got %s)", want, i,
+		       field ? field : "nothing");
+	}
+	p = defaults();
+	p.timeout_ns = 300 * MS;
+	tap_ok(!health_params_check(&p, NULL) &&
+		       health_timeout_ns(&p) == 300 * MS,
+	       "a timeout of 3 intervals is accepted and used");
+}
+
+/* feed n misses (or answers) at 100 ms steps; returns transitions seen */
+static int feed(struct health *h, uint64_t *now, int n, bool answer)
+{
+	int changes = 0;
+
+	while (n--) {
+		*now += 100 * MS;
+		changes += answer ? health_reply(h, *now, 1 * MS)
+				  : health_miss(h, *now);
+	}
+	return changes;
+}
+
+static void test_counts(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0;
+
+	health_init(&h, &p, now);
+	tap_ok(h.state == HEALTH_INIT && !strcmp(health_state_name(h.state),
+						 "init"),
+	       "starts in init");
+	feed(&h, &now, 4, true);
+	tap_ok(h.state == HEALTH_INIT, "init after 4 answers");
+	tap_ok(feed(&h, &now, 1, true) == 1 && h.state == HEALTH_UP &&
+		       h.since_ns == now,
+	       "init -> up at exactly the 5th answer, since = then");
+	feed(&h, &now, 2, false);
+	feed(&h, &now, 1, true);
+	feed(&h, &now, 2, false);
+	tap_ok(h.state == HEALTH_UP && h.misses == 2,
+	       "2 misses, an answer, 2 misses: still up (counts reset)");
+	tap_ok(feed(&h, &now, 1, false) == 1 && h.state == HEALTH_DOWN &&
+		       h.flaps == 1 && h.hold_ns == p.hold_min_ns,
+	       "up -> down at exactly the 3rd consecutive miss; flap 1, "
+	       "hold-down = hold-min");
+
+	health_init(&h, &p, now);
+	feed(&h, &now, 2, false);
+	tap_ok(h.state == HEALTH_INIT, "init after 2 misses");
+	tap_ok(feed(&h, &now, 1, false) == 1 && h.state == HEALTH_DOWN &&
+		       h.flaps == 0 && h.hold_ns == 0,
+	       "init -> down at the 3rd miss: not a flap, no hold-down");
+	feed(&h, &now, 4, true);
+	tap_ok(h.state == HEALTH_DOWN, "down after 4 answers");
+	tap_ok(feed(&h, &now, 1, true) == 1 && h.state == HEALTH_UP,
+	       "down (no hold) -> up at exactly the 5th answer");
+}
+
+static void test_hold_down(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0, down_at;
+
+	health_init(&h, &p, now);
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	down_at = now;
+	tap_ok(h.state == HEALTH_DOWN && h.up_not_before_ns == down_at + SEC,
+	       "a first flap: earliest return = down + 1 s");
+	tap_ok(health_deadline(&h) == UINT64_MAX,
+	       "no deadline while answers are missing");
+	feed(&h, &now, 5, true);
+	tap_ok(h.state == HEALTH_DOWN && h.successes == 5,
+	       "5 answers inside the hold-down: still down");
+	tap_ok(health_deadline(&h) == down_at + SEC,
+	       "deadline = end of the hold-down once 5 answers are in");
+	tap_ok(!health_tick(&h, down_at + SEC - 1) && h.state == HEALTH_DOWN,
+	       "tick 1 ns before the end: still down");
+	tap_ok(health_tick(&h, down_at + SEC) && h.state == HEALTH_UP &&
+		       h.since_ns == down_at + SEC,
+	       "tick at the end of the hold-down: up");
+
+	/* a miss inside the hold-down starts the count again */
+	health_init(&h, &p, T0);
+	now = T0;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	down_at = now;
+	feed(&h, &now, 6, true);
+	feed(&h, &now, 1, false);
+	feed(&h, &now, 4, true);
+	now = down_at + 2 * SEC;
+	tap_ok(!health_tick(&h, now) && h.state == HEALTH_DOWN,
+	       "answers interrupted by a miss: hold-down over but 4 < 5");
+	tap_ok(health_reply(&h, now, MS) && h.state == HEALTH_UP,
+	       "the 5th answer after the miss brings it up");
+}
+
+static double rel_err(double got, double want)
+{
+	return fabs(got - want) / want;
+}
+
+static void test_damping(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0, hold, prev = 0, pen;
+	double ref_p = 0;
+	uint64_t ref_at = now;
+	int k;
+	bool grows = true, exact = true;
+
+	tap_ok(health_hold_for_penalty(&p, 0) == SEC &&
+		       health_hold_for_penalty(&p, HEALTH_Q16_ONE) == SEC,
+	       "hold(P <= 1) = hold-min");
+	hold = health_hold_for_penalty(&p, HEALTH_Q16_ONE * 3 / 2);
+	tap_ok(rel_err(hold, SEC * sqrt(2)) < 1e-6,
+	       "hold(1.5) = hold-min x sqrt(2) (got %llu ns)",
+	       (unsigned long long)hold);
+	tap_ok(health_hold_for_penalty(&p, 6 * HEALTH_Q16_ONE) == 32 * SEC &&
+		       health_hold_for_penalty(&p, 40 * HEALTH_Q16_ONE) ==
+			       32 * SEC,
+	       "hold(6) = 32 s = hold-max, and never more");
+
+	/* slow decay: every flap nearly doubles the hold-down; the fixed
+	 * point result against the formula in floating point */
+	p.half_life_ns = 3600 * SEC;
+	health_init(&h, &p, now);
+	feed(&h, &now, 5, true);
+	for (k = 1; k <= 8; k++) {
+		feed(&h, &now, 3, false);
+		hold = h.hold_ns;
+		ref_p = fmin(6, ref_p * pow(2, -(double)(now - ref_at) /
+						      p.half_life_ns) + 1);
+		ref_at = now;
+		exact &= rel_err(hold, fmin(32, pow(2, ref_p - 1)) * SEC) <
+			 5e-4;
+		grows &= hold > prev || hold == p.hold_max_ns;
+		tap_diag("flap %d: hold-down %.4f s (formula %.4f s)", k,
+			 (double)hold / SEC, fmin(32, pow(2, ref_p - 1)));
+		prev = hold;
+		now = h.up_not_before_ns;
+		feed(&h, &now, 5, true);
+	}
+	tap_ok(exact, "flaps 1..8, half-life 1 h: hold-down = "
+		      "min(32 s, 1 s x 2^(P-1)) within 0.05%%");
+	tap_ok(grows && h.hold_ns == 32 * SEC &&
+		       h.penalty_q16 == 6 * HEALTH_Q16_ONE && h.flaps == 8,
+	       "flaps 7, 8: capped at hold-max, penalty at its ceiling 6");
+
+	/* decay: the penalty halves every half-life */
+	p.half_life_ns = 60 * SEC;
+	health_init(&h, &p, T0);
+	now = T0;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	pen = health_penalty_q16(&h, now + 60 * SEC);
+	tap_ok(rel_err(pen, HEALTH_Q16_ONE / 2.0) < 1e-4,
+	       "penalty 1 -> 0.5 after one half-life (got %llu/65536)",
+	       (unsigned long long)pen);
+	pen = health_penalty_q16(&h, now + 90 * SEC);
+	tap_ok(rel_err(pen, HEALTH_Q16_ONE * pow(2, -1.5)) < 1e-3,
+	       "penalty 1 -> 2^-1.5 after 1.5 half-lives");
+	tap_ok(health_penalty_q16(&h, now + 64 * 60 * SEC) == 0 &&
+		       health_penalty_q16(&h, UINT64_MAX) == 0,
+	       "penalty 0 after 64 half-lives (no overflow at any time)");
+	/* a second flap one half-life later: P = 0.5 + 1 */
+	now += 60 * SEC;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	/* P = 1 x 2^(-60.8 / 60) + 1, hold = 1 s x 2^(P - 1) */
+	tap_ok(rel_err(h.hold_ns, SEC * pow(2, pow(2, -60.8 / 60))) < 1e-3,
+	       "a flap 60.8 s after the first: hold = 2^(P-1), P = "
+	       "decayed 1 + 1 (got %.3f s)",
+	       (double)h.hold_ns / SEC);
+	/* long quiet: back to the minimum */
+	now += 3600 * SEC;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	tap_ok(rel_err(h.hold_ns, SEC) < 1e-3 && h.flaps == 3,
+	       "after an hour without flaps: hold-down back to hold-min");
+}
+
+/* ---- simulated paths ---------------------------------------------------- */
+struct sim {
+	struct health h;
+	int changes, downs, ups;
+	uint64_t last_down_ns, last_hold_ns;
+	uint64_t shortest_return_ns;	/* down -> up, smallest seen */
+	bool return_before_hold;	/* down -> up faster than its hold */
+	uint64_t period_ns;		/* flapping path: alive half, dead half */
+	bool verbose;			/* each change as a TAP comment */
+};
+
+static void sim_note(struct sim *s, uint64_t at, bool changed)
+{
+	uint64_t back;
+
+	if (!changed)
+		return;
+	s->changes++;
+	if (s->verbose)
+		tap_diag("%8.3f s  %s  hold %.3f s", (double)(at - T0) / SEC,
+			 health_state_name(s->h.state),
+			 (double)s->h.hold_ns / SEC);
+	if (s->h.state == HEALTH_DOWN) {
+		s->downs++;
+		s->last_down_ns = at;
+		s->last_hold_ns = s->h.hold_ns;
+		return;
+	}
+	if (s->h.state != HEALTH_UP || !s->downs)
+		return;
+	s->ups++;
+	back = at - s->last_down_ns;
+	if (back < s->last_hold_ns)
+		s->return_before_hold = true;
+	if (back < s->shortest_return_ns)
+		s->shortest_return_ns = back;
+}
+
+/* Probes every interval in [t0, t1): an answered one is fed 1 ms after it
+ * was sent, a lost one at its timeout, hold-down ends at their deadline. */
+static void sim_run(struct sim *s, uint64_t t0, uint64_t t1,
+		    bool (*alive)(struct sim *s, uint64_t t))
+{
+	uint64_t t, at, d, timeout = health_timeout_ns(&s->h.params);
+	bool ok;
+
+	for (t = t0; t < t1; t += s->h.params.interval_ns) {
+		ok = alive(s, t);
+		at = t + (ok ? MS : timeout);
+		d = health_deadline(&s->h);
+		if (d <= at)
+			sim_note(s, d, health_tick(&s->h, d));
+		sim_note(s, at, ok ? health_reply(&s->h, at, MS)
+				   : health_miss(&s->h, at));
+	}
+}
+
+static void sim_start(struct sim *s, const struct health_params *p)
+{
+	uint64_t now = T0 - 2 * SEC;
+
+	memset(s, 0, sizeof(*s));
+	s->shortest_return_ns = UINT64_MAX;
+	health_init(&s->h, p, now);
+	feed(&s->h, &now, 10, true);	/* up, no penalty */
+}
+
+static bool path_flapping(struct sim *s, uint64_t t)
+{
+	return ((t - T0) / (s->period_ns / 2)) % 2;	/* dead first */
+}
+
+/* The worst case: the path dies the moment the tunnel is up and answers
+ * whenever it is down, so every hold-down ends in a return. */
+static bool path_adversary(struct sim *s, uint64_t t)
+{
+	(void)t;
+	return s->h.state != HEALTH_UP;
+}
+
+static void test_flapping(void)
+{
+	struct health_params p = defaults();
+	struct sim s;
+
+	/* 200 ms dead / 200 ms alive for 5 s, probes every 100 ms */
+	sim_start(&s, &p);
+	s.period_ns = 400 * MS;
+	sim_run(&s, T0, T0 + 5 * SEC, path_flapping);
+	tap_ok(s.changes == 0 && s.h.state == HEALTH_UP &&
+		       s.h.missed == 26 && s.h.probes == 60,
+	       "defaults, 200 ms dead / 200 ms alive: 2 misses at most in a "
+	       "row, 0 changes (%llu of 50 probes lost)",
+	       (unsigned long long)s.h.missed);
+
+	/* the most sensitive settings still cannot oscillate */
+	p.down_misses = 1;
+	p.up_successes = 1;
+	sim_start(&s, &p);
+	s.period_ns = 400 * MS;
+	sim_run(&s, T0, T0 + 5 * SEC, path_flapping);
+	tap_ok(s.changes <= 5 && !s.return_before_hold &&
+		       s.shortest_return_ns >= SEC,
+	       "N = M = 1, 200 ms flapping for 5 s: %d changes (<= 5), "
+	       "returns never before their hold-down (shortest %.2f s)",
+	       s.changes, (double)s.shortest_return_ns / SEC);
+
+	p = defaults();
+	sim_start(&s, &p);
+	s.verbose = true;
+	sim_run(&s, T0, T0 + 5 * SEC, path_adversary);
+	tap_ok(s.changes == 5 && s.downs == 3 && s.ups == 2 &&
+		       !s.return_before_hold,
+	       "defaults, worst-case path for 5 s: 3 downs + 2 returns = %d "
+	       "changes (docs/health.md bound: 5)",
+	       s.changes);
+	sim_start(&s, &p);
+	sim_run(&s, T0, T0 + 60 * SEC, path_adversary);
+	tap_ok(s.changes <= 15 && !s.return_before_hold,
+	       "defaults, worst-case path for 60 s: %d changes (bound 15)",
+	       s.changes);
+	sim_start(&s, &p);
+	sim_run(&s, T0, T0 + 3600 * SEC, path_adversary);
+	tap_ok(s.ups <= 198 && s.last_hold_ns >= 18 * SEC,
+	       "defaults, worst-case path for 1 h: %d returns, hold-down "
+	       "settles at %.1f s (bound: 198, >= 18 s)",
+	       s.ups, (double)s.last_hold_ns / SEC);
+}
+
+/* ---- plans -------------------------------------------------------------- */
+static void test_plans(void)
+{
+	static const enum health_state all[] = { HEALTH_INIT, HEALTH_UP,
+						 HEALTH_DOWN };
+	static const char *const want[2][2][3][3] = {
+		/* [mode][policy][short][long]; long: init, up, down */
+		[HEALTH_MODE_SPLIT][HEALTH_BOTH_DOWN_KEEP] = {
+			{ "wait", "wait", "wait" },
+			{ "wait", "short=SHORT long=LONG",
+			  "short=SHORT long=SHORT" },
+			{ "wait", "short=LONG long=LONG", "keep" },
+		},
+		[HEALTH_MODE_SPLIT][HEALTH_BOTH_DOWN_MAIN] = {
+			{ "wait", "wait", "wait" },
+			{ "wait", "short=SHORT long=LONG",
+			  "short=SHORT long=SHORT" },
+			{ "wait", "short=LONG long=LONG", "main" },
+		},
+		[HEALTH_MODE_ECMP][HEALTH_BOTH_DOWN_KEEP] = {
+			{ "wait", "wait", "wait" },
+			{ "wait", "short=SHORT+LONG", "short=SHORT" },
+			{ "wait", "short=LONG", "keep" },
+		},
+		[HEALTH_MODE_ECMP][HEALTH_BOTH_DOWN_MAIN] = {
+			{ "wait", "wait", "wait" },
+			{ "wait", "short=SHORT+LONG", "short=SHORT" },
+			{ "wait", "short=LONG", "main" },
+		},
+	};
+	enum health_state st[HEALTH_TUNNELS];
+	struct health_plan plan, again;
+	int mode, pol, s, l;
+	char buf[64];
+
+	for (mode = 0; mode < 2; mode++)
+		for (pol = 0; pol < 2; pol++)
+			for (s = 0; s < 3; s++)
+				for (l = 0; l < 3; l++) {
+					st[HEALTH_SHORT] = all[s];
+					st[HEALTH_LONG] = all[l];
+					plan = health_plan(mode, pol, st);
+					health_plan_format(&plan, buf,
+							   sizeof(buf));
+					tap_ok(!strcmp(buf, want[mode][pol][s][l]),
+					       "%s, both-down %s, SHORT %s, "
+					       "LONG %s: %s (got %s)",
+					       mode ? "ecmp" : "split",
+					       pol ? "main" : "keep",
+					       health_state_name(all[s]),
+					       health_state_name(all[l]),
+					       want[mode][pol][s][l], buf);
+				}
+	st[HEALTH_SHORT] = HEALTH_DOWN;
+	st[HEALTH_LONG] = HEALTH_UP;
+	plan = health_plan(HEALTH_MODE_SPLIT, HEALTH_BOTH_DOWN_KEEP, st);
+	tap_ok(plan.action == HEALTH_PLAN_ROUTE &&
+		       plan.short_via == HEALTH_VIA_LONG &&
+		       plan.long_via == HEALTH_VIA_LONG,
+	       "split, SHORT down: both tables via the LONG tunnel (bits)");
+	again = health_plan(HEALTH_MODE_SPLIT, HEALTH_BOTH_DOWN_MAIN, st);
+	tap_ok(health_plan_equal(&plan, &again),
+	       "the policy does not matter while one tunnel is up");
+	st[HEALTH_LONG] = HEALTH_DOWN;
+	plan = health_plan(HEALTH_MODE_ECMP, HEALTH_BOTH_DOWN_MAIN, st);
+	tap_ok(plan.action == HEALTH_PLAN_MAIN && !plan.short_via &&
+		       !plan.long_via && !health_plan_equal(&plan, &again),
+	       "both down, main: no tunnel in the plan; plans compare");
+}
+
+/* ---- by-products -------------------------------------------------------- */
+static void test_rtt_loss(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0;
+	int i, lost = 0, naive;
+	unsigned int seed = 7;
+	bool window_ok = true;
+	bool outcome[400];
+
+	health_init(&h, &p, now);
+	tap_ok(health_loss_ratio(&h) == 0.0 && h.rtt_last_ns == 0,
+	       "no probe yet: loss 0, no RTT");
+	health_reply(&h, now, 8 * MS);
+	tap_ok(h.rtt_last_ns == 8 * MS && h.rtt_ewma_ns == 8 * MS,
+	       "first RTT sample: last = EWMA = 8 ms");
+	health_reply(&h, now, 16 * MS);
+	tap_ok(h.rtt_last_ns == 16 * MS && h.rtt_ewma_ns == 9 * MS,
+	       "second sample 16 ms: EWMA = 7/8 x 8 + 1/8 x 16 = 9 ms");
+	health_miss(&h, now);
+	tap_ok(h.rtt_last_ns == 16 * MS && h.probes == 3 && h.answered == 2 &&
+		       h.missed == 1 &&
+		       rel_err(health_loss_ratio(&h), 1 / 3.0) < 1e-9,
+	       "a miss leaves the RTT alone; loss 1/3, totals 3/2/1");
+
+	/* the window holds exactly the last loss_window outcomes */
+	p.loss_window = 100;
+	health_init(&h, &p, now);
+	for (i = 0; i < 400; i++) {
+		outcome[i] = rand_r(&seed) % 4 == 0;
+		if (outcome[i])
+			health_miss(&h, now);
+		else
+			health_reply(&h, now, MS);
+		lost += outcome[i];
+		if (i >= 100)
+			lost -= outcome[i - 100];
+		naive = lost;
+		window_ok &= h.window_lost == (uint32_t)naive &&
+			     h.window_len == (uint32_t)(i < 100 ? i + 1 : 100);
+	}
+	tap_ok(window_ok && rel_err(health_loss_ratio(&h), naive / 100.0) <
+					    1e-9,
+	       "400 random outcomes: the window always counts the last 100 "
+	       "exactly (loss now %.2f)",
+	       health_loss_ratio(&h));
+	p.loss_window = 10;
+	health_init(&h, &p, now);
+	for (i = 0; i < 3; i++)
+		health_miss(&h, now);
+	for (i = 0; i < 7; i++)
+		health_reply(&h, now, MS);
+	tap_ok(rel_err(health_loss_ratio(&h), 0.3) < 1e-9,
+	       "window 10: 3 lost of 10 = 0.3");
+	health_reply(&h, now, MS);
+	health_reply(&h, now, MS);
+	health_reply(&h, now, MS);
+	tap_ok(health_loss_ratio(&h) == 0.0 && h.missed == 3,
+	       "3 more answers push the losses out: 0, totals keep them");
+}
+
+int main(void)
+{
+	test_params();
+	test_counts();
+	test_hold_down();
+	test_damping();
+	test_flapping();
+	test_plans();
+	test_rtt_loss();
+	return tap_done();
+}
