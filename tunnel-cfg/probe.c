@@ -471,6 +471,8 @@ static void probe_drain(struct probe_tunnel *t)
 		slot->answered = true;
 		slot->rtt_ns = now_ns() - slot->sent_ns;
 		t->stats.answers++;
+		if (slot->sent_ns > t->stats.last_answer_sent_ns)
+			t->stats.last_answer_sent_ns = slot->sent_ns;
 	}
 }
 

@@ -76,10 +76,15 @@ int health_poll(struct health_prober *p, int timeout_ms,
 /* The state machine of tunnel idx (read only; NULL when out of range). */
 const struct health *health_prober_tunnel(const struct health_prober *p,
 					  unsigned int idx);
-/* Probes sent, answers matched, and answers that came after their probe had
- * already been counted as a miss. */
+/* Counters of one tunnel's prober. */
 struct health_probe_stats {
-	uint64_t sent, send_errors, answers, late, foreign;
+	uint64_t sent;		/* probes handed to the kernel (or tried) */
+	uint64_t send_errors;	/* refused by the kernel: counted as misses */
+	uint64_t answers;	/* matched in time */
+	uint64_t late;		/* after their probe was counted as a miss */
+	uint64_t foreign;	/* datagrams on the socket that were not ours */
+	uint64_t last_answer_sent_ns;	/* send time of the newest answered
+					 * probe: the path was alive then */
 };
 int health_prober_stats(const struct health_prober *p, unsigned int idx,
 			struct health_probe_stats *st);

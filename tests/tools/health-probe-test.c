@@ -11,11 +11,13 @@
  * One line per event on stdout (line buffered), key=value words:
  *   start  tunnel=I dev=D target=A socket=raw|dgram|udp
  *   event  tunnel=I dev=D from=S to=S mono_ns=T wall_ns=T flaps=N
- *          hold_ns=H misses=N successes=N
+ *          hold_ns=H misses=N successes=N last_answer_sent_ns=T
  *   stats  tunnel=I dev=D state=S sent=N answers=N late=N foreign=N
  *          send_errors=N probes=N missed=N loss=R rtt_last_ns=N
  *          rtt_ewma_ns=N flaps=N
- * wall_ns is CLOCK_REALTIME, comparable with `date +%s%N` in a script.
+ * wall_ns is CLOCK_REALTIME, comparable with `date +%s%N` in a script;
+ * mono_ns and last_answer_sent_ns (the newest answered probe's send time:
+ * the path was alive then) are CLOCK_MONOTONIC.
  * Runs until --duration has passed or SIGTERM/SIGINT, then prints stats.
  * Exit 0, 1 (runtime), 2 (usage).
  */
@@ -120,13 +122,17 @@ static void print_event(const struct health_prober *p,
 			const struct health_event *ev, const char *dev)
 {
 	const struct health *h = health_prober_tunnel(p, ev->tunnel);
+	struct health_probe_stats st;
 
+	health_prober_stats(p, ev->tunnel, &st);
 	printf("event tunnel=%u dev=%s from=%s to=%s mono_ns=%llu "
-	       "wall_ns=%llu flaps=%llu hold_ns=%llu misses=%u successes=%u\n",
+	       "wall_ns=%llu flaps=%llu hold_ns=%llu misses=%u successes=%u "
+	       "last_answer_sent_ns=%llu\n",
 	       ev->tunnel, dev, health_state_name(ev->from),
 	       health_state_name(ev->to), (unsigned long long)ev->at_ns,
 	       (unsigned long long)wall_ns(), (unsigned long long)h->flaps,
-	       (unsigned long long)h->hold_ns, h->misses, h->successes);
+	       (unsigned long long)h->hold_ns, h->misses, h->successes,
+	       (unsigned long long)st.last_answer_sent_ns);
 }
 
 int main(int argc, char **argv)
