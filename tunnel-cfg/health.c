@@ -221,20 +221,12 @@ bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns)
 	return try_up(h, now_ns);
 }
 
-bool health_miss(struct health *h, uint64_t now_ns)
+/* UP or INIT -> DOWN; from UP a flap: more penalty, a longer hold-down. */
+static void go_down(struct health *h, uint64_t now_ns)
 {
 	uint64_t p, pmax;
 
-	h->probes++;
-	h->missed++;
-	window_push(h, true);
-	h->successes = 0;
-	if (h->misses < UINT32_MAX)
-		h->misses++;
-	if (h->state == HEALTH_DOWN || h->misses < h->params.down_misses)
-		return false;
 	if (h->state == HEALTH_UP) {
-		/* a flap: more penalty, a longer hold-down */
 		pmax = penalty_max_q16(&h->params);
 		p = health_penalty_q16(h, now_ns) + HEALTH_Q16_ONE;
 		h->penalty_q16 = p > pmax ? pmax : p;
@@ -248,6 +240,29 @@ bool health_miss(struct health *h, uint64_t now_ns)
 	}
 	h->up_not_before_ns = now_ns + h->hold_ns;
 	set_state(h, HEALTH_DOWN, now_ns);
+}
+
+bool health_miss(struct health *h, uint64_t now_ns)
+{
+	h->probes++;
+	h->missed++;
+	window_push(h, true);
+	h->successes = 0;
+	if (h->misses < UINT32_MAX)
+		h->misses++;
+	if (h->state == HEALTH_DOWN || h->misses < h->params.down_misses)
+		return false;
+	go_down(h, now_ns);
+	return true;
+}
+
+bool health_link_down(struct health *h, uint64_t now_ns)
+{
+	/* answers counted before the event prove nothing any more */
+	h->successes = 0;
+	if (h->state == HEALTH_DOWN)
+		return false;
+	go_down(h, now_ns);
 	return true;
 }
 

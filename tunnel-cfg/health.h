@@ -107,6 +107,12 @@ void health_init(struct health *h, const struct health_params *params,
 bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns);
 bool health_miss(struct health *h, uint64_t now_ns);
 /*
+ * The tunnel device went down or away (a netlink link event): DOWN now,
+ * without waiting for N misses; a flap like any other when it was UP.
+ * True when the state changed.
+ */
+bool health_link_down(struct health *h, uint64_t now_ns);
+/*
  * Time alone can end a hold-down (DOWN with M answers already counted):
  * call at health_deadline(). True when the state changed.
  */

@@ -123,6 +123,18 @@ static void test_counts(void)
 	tap_ok(h.state == HEALTH_DOWN, "down after 4 answers");
 	tap_ok(feed(&h, &now, 1, true) == 1 && h.state == HEALTH_UP,
 	       "down (no hold) -> up at exactly the 5th answer");
+
+	tap_ok(health_link_down(&h, now + 1) && h.state == HEALTH_DOWN &&
+		       h.since_ns == now + 1 && h.flaps == 1 &&
+		       h.up_not_before_ns == now + 1 + SEC,
+	       "link down: down at once, a flap with its hold-down");
+	tap_ok(!health_link_down(&h, now + 2) && h.flaps == 1,
+	       "link down again while down: nothing changes");
+	health_init(&h, &p, now);
+	feed(&h, &now, 4, true);
+	tap_ok(health_link_down(&h, now) && h.flaps == 0 && h.hold_ns == 0 &&
+		       h.successes == 0,
+	       "link down from init: down, no flap, answers forgotten");
 }
 
 static void test_hold_down(void)
