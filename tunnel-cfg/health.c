@@ -16,6 +16,7 @@
  * steps instead of libm: the result does not depend on the FPU or libm.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,136 @@ int health_params_check(const struct health_params *p, const char **field)
 	if (field)
 		*field = bad;
 	return bad ? -EINVAL : 0;
+}
+
+/* The settings health_params_set() knows, with their own ranges. */
+static const struct health_key {
+	const char *key;
+	const char *range;
+	bool duration;		/* ns in a uint64_t, else a uint32_t count */
+	uint64_t min, max;
+	size_t offset;
+} health_keys[] = {
+	{ "interval", "10ms..60s", true, HEALTH_MIN_INTERVAL_NS,
+	  HEALTH_MAX_INTERVAL_NS, offsetof(struct health_params, interval_ns) },
+	{ "timeout", "1ms..3600s, interval/10..32 x interval", true,
+	  HEALTH_NS_PER_MS, HEALTH_MAX_HOLD_NS,
+	  offsetof(struct health_params, timeout_ns) },
+	{ "down-misses", "1..255", false, 1, HEALTH_MAX_COUNT,
+	  offsetof(struct health_params, down_misses) },
+	{ "up-successes", "1..255", false, 1, HEALTH_MAX_COUNT,
+	  offsetof(struct health_params, up_successes) },
+	{ "hold-min", "0s..3600s, at most hold-max", true, 0,
+	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, hold_min_ns) },
+	{ "hold-max", "0s..3600s, at least hold-min", true, 0,
+	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, hold_max_ns) },
+	{ "half-life", "100ms..3600s", true, HEALTH_NS_PER_S / 10,
+	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, half_life_ns) },
+	{ "loss-window", "1..1024", false, 1, HEALTH_MAX_LOSS_WINDOW,
+	  offsetof(struct health_params, loss_window) },
+};
+
+static const struct health_key *find_key(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(health_keys) / sizeof(health_keys[0]); i++)
+		if (!strcmp(health_keys[i].key, key))
+			return &health_keys[i];
+	return NULL;
+}
+
+const char *health_param_range(const char *key)
+{
+	const struct health_key *k = find_key(key);
+
+	return k ? k->range : NULL;
+}
+
+/* Digits only, at most max_digits of them, into *out. */
+static int parse_digits(const char *s, size_t len, size_t max_digits,
+			uint64_t *out)
+{
+	uint64_t v = 0;
+	size_t i;
+
+	if (!len || len > max_digits)
+		return -EINVAL;
+	for (i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+int health_parse_duration(const char *s, uint64_t *ns)
+{
+	uint64_t whole, frac = 0, unit, scale;
+	size_t len, int_len, frac_len = 0, max_frac;
+	const char *dot;
+
+	if (!s)
+		return -EINVAL;
+	len = strlen(s);
+	if (len > 2 && !strcmp(s + len - 2, "ms")) {
+		unit = HEALTH_NS_PER_MS;
+		max_frac = 6;
+		len -= 2;
+	} else if (len > 1 && s[len - 1] == 's') {
+		unit = HEALTH_NS_PER_S;
+		max_frac = 9;
+		len -= 1;
+	} else {
+		return -EINVAL;
+	}
+	dot = memchr(s, '.', len);
+	int_len = dot ? (size_t)(dot - s) : len;
+	/* 10 digits: 3600 s in ms fits, and nothing can overflow */
+	if (parse_digits(s, int_len, 10, &whole))
+		return -EINVAL;
+	if (dot) {
+		frac_len = len - int_len - 1;
+		if (parse_digits(dot + 1, frac_len, max_frac, &frac))
+			return -EINVAL;
+	}
+	for (scale = unit; frac_len--;)
+		scale /= 10;
+	if (whole > HEALTH_MAX_HOLD_NS / unit)
+		return -ERANGE;
+	*ns = whole * unit + frac * scale;
+	return *ns > HEALTH_MAX_HOLD_NS ? -ERANGE : 0;
+}
+
+int health_params_set(struct health_params *p, const char *key,
+		      const char *value)
+{
+	const struct health_key *k = find_key(key);
+	uint64_t v;
+	int err;
+
+	if (!k)
+		return -ENOENT;
+	if (k->duration) {
+		err = health_parse_duration(value, &v);
+	} else if (!value || parse_digits(value, strlen(value), SIZE_MAX,
+					  &v)) {
+		err = -EINVAL;
+	} else {
+		/* every count limit is below 10000: more digits are too many
+		 * (and could have overflowed v) */
+		err = strlen(value) > 4 ? -ERANGE : 0;
+	}
+	if (err)
+		return err;
+	if (v < k->min || v > k->max)
+		return -ERANGE;
+	if (k->duration)
+		*(uint64_t *)((char *)p + k->offset) = v;
+	else
+		*(uint32_t *)((char *)p + k->offset) = (uint32_t)v;
+	return 0;
 }
 
 uint64_t health_timeout_ns(const struct health_params *p)

@@ -66,6 +66,26 @@ void health_params_default(struct health_params *p);
  * set) within [interval / 10, 32 x interval].
  */
 int health_params_check(const struct health_params *p, const char **field);
+/*
+ * One setting from text, as the [health] INI section and the command-line
+ * flags give it: key is the field name above ("interval", "timeout",
+ * "down-misses", "up-successes", "hold-min", "hold-max", "half-life",
+ * "loss-window"); durations are a decimal number with a unit, "ms" or "s"
+ * ("100ms", "1.5s"), counts a plain decimal number. Returns 0, -ENOENT
+ * (unknown key), -EINVAL (not a duration / number) or -ERANGE (outside
+ * health_param_range(key)); then health_params_check() for the limits that
+ * involve two fields.
+ */
+int health_params_set(struct health_params *p, const char *key,
+		      const char *value);
+/* What key accepts, for error messages ("10ms..60s"); NULL if unknown. */
+const char *health_param_range(const char *key);
+#define HEALTH_PARAM_KEYS                                                   \
+	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
+	"half-life, loss-window"
+/* "100ms", "1.5s", "0s": digits, an optional fraction (exact to the ns),
+ * then "ms" or "s"; at most 3600 s. 0, -EINVAL or -ERANGE. */
+int health_parse_duration(const char *s, uint64_t *ns);
 /* The effective probe timeout (timeout_ns, or interval_ns when 0). */
 uint64_t health_timeout_ns(const struct health_params *p);
 

@@ -3,10 +3,12 @@
  * health-probe-test - drive the tunnel prober (tunnel-cfg/probe.h) against
  * real peers, for tests/health-probe.bats. Not installed.
  *
- *   health-probe-test [--interval MS] [--timeout MS] [--down-misses N]
- *                     [--up-successes M] [--hold-min MS] [--hold-max MS]
- *                     [--half-life MS] [--socket auto|dgram|raw]
- *                     [--duration MS] DEV,TARGET[,udp:PORT]...
+ *   health-probe-test [--interval T] [--timeout T] [--down-misses N]
+ *                     [--up-successes M] [--hold-min T] [--hold-max T]
+ *                     [--half-life T] [--loss-window N]
+ *                     [--socket auto|dgram|raw] [--duration T]
+ *                     DEV,TARGET[,udp:PORT]...
+ * T: a duration with its unit, "100ms", "1.5s" (health_params_set()).
  *
  * One line per event on stdout (line buffered), key=value words:
  *   start  tunnel=I dev=D target=A socket=raw|dgram|udp
@@ -33,10 +35,10 @@
 #define MAX_TUNNELS 8
 
 static const char usage[] =
-	"usage: health-probe-test [--interval MS] [--timeout MS] "
-	"[--down-misses N] [--up-successes M] [--hold-min MS] [--hold-max MS] "
-	"[--half-life MS] [--socket auto|dgram|raw] [--duration MS] "
-	"DEV,TARGET[,udp:PORT]...";
+	"usage: health-probe-test [--interval T] [--timeout T] "
+	"[--down-misses N] [--up-successes M] [--hold-min T] [--hold-max T] "
+	"[--half-life T] [--loss-window N] [--socket auto|dgram|raw] "
+	"[--duration T] DEV,TARGET[,udp:PORT]...  (T: 100ms, 1.5s)";
 
 static uint64_t wall_ns(void)
 {
@@ -46,29 +48,72 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* A millisecond option into ns; exits 2 on a bad value. */
-static uint64_t opt_ms(const char *name, const char *val, uint64_t max_ms)
+/* --KEY VALUE for a [health] setting; exits 2 on a bad value. */
+static void opt_param(struct health_params *p, const char *key,
+		      const char *val)
 {
-	uint64_t ms;
-
-	if (parse_u64(val, 0, max_ms, &ms)) {
-		pr_err("--%s: bad value '%s' (milliseconds, 0..%llu)", name,
-		       val, (unsigned long long)max_ms);
+	if (health_params_set(p, key, val)) {
+		pr_err("--%s: bad value '%s' (%s)", key, val,
+		       health_param_range(key));
 		exit(FS_EXIT_USAGE);
 	}
-	return ms * HEALTH_NS_PER_MS;
 }
 
-static uint32_t opt_count(const char *name, const char *val)
+static void parse_args(int argc, char **argv, struct health_params *params,
+		       enum health_icmp_socket *sock, uint64_t *duration_ns)
 {
-	uint64_t n;
+	static const struct option opts[] = {
+		{ "interval", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 'p' },
+		{ "down-misses", required_argument, NULL, 'p' },
+		{ "up-successes", required_argument, NULL, 'p' },
+		{ "hold-min", required_argument, NULL, 'p' },
+		{ "hold-max", required_argument, NULL, 'p' },
+		{ "half-life", required_argument, NULL, 'p' },
+		{ "loss-window", required_argument, NULL, 'p' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "duration", required_argument, NULL, 'D' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *field;
+	int c, idx;
 
-	if (parse_u64(val, 1, HEALTH_MAX_COUNT, &n)) {
-		pr_err("--%s: bad value '%s' (1..%d)", name, val,
-		       HEALTH_MAX_COUNT);
+	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
+		switch (c) {
+		case 'p':
+			opt_param(params, opts[idx].name, optarg);
+			break;
+		case 's':
+			if (!strcmp(optarg, "auto"))
+				*sock = HEALTH_ICMP_AUTO;
+			else if (!strcmp(optarg, "dgram"))
+				*sock = HEALTH_ICMP_DGRAM;
+			else if (!strcmp(optarg, "raw"))
+				*sock = HEALTH_ICMP_RAW;
+			else
+				goto bad_socket;
+			break;
+		case 'D':
+			if (health_parse_duration(optarg, duration_ns)) {
+				pr_err("--duration: bad value '%s' (0s..3600s)",
+				       optarg);
+				exit(FS_EXIT_USAGE);
+			}
+			break;
+		default:
+			fprintf(stderr, "%s\n", usage);
+			exit(FS_EXIT_USAGE);
+		}
+	}
+	if (health_params_check(params, &field)) {
+		pr_err("--%s: out of range together with the other settings "
+		       "(%s)", field, health_param_range(field));
 		exit(FS_EXIT_USAGE);
 	}
-	return (uint32_t)n;
+	return;
+bad_socket:
+	pr_err("--socket: bad value '%s' (auto, dgram, raw)", optarg);
+	exit(FS_EXIT_USAGE);
 }
 
 /* DEV,TARGET[,udp:PORT] -> cfg (pointing into arg, which is modified). */
@@ -137,81 +182,21 @@ static void print_event(const struct health_prober *p,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'i' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "down-misses", required_argument, NULL, 'd' },
-		{ "up-successes", required_argument, NULL, 'u' },
-		{ "hold-min", required_argument, NULL, 'h' },
-		{ "hold-max", required_argument, NULL, 'H' },
-		{ "half-life", required_argument, NULL, 'l' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
 	struct health_probe_cfg cfg[MAX_TUNNELS];
 	enum health_icmp_socket sock = HEALTH_ICMP_AUTO;
 	uint64_t duration_ns = 3600 * HEALTH_NS_PER_S, end;
 	struct health_event ev[16];
 	struct health_params params;
 	struct health_prober *p;
-	const char *field;
-	int c, i, n, ntun, r;
+	int i, n, ntun, r;
 
 	fs_log_init("health-probe-test", FS_LOG_INFO);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	health_params_default(&params);
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			params.interval_ns = opt_ms("interval", optarg, 60000);
-			break;
-		case 't':
-			params.timeout_ns = opt_ms("timeout", optarg, 3600000);
-			break;
-		case 'd':
-			params.down_misses = opt_count("down-misses", optarg);
-			break;
-		case 'u':
-			params.up_successes = opt_count("up-successes", optarg);
-			break;
-		case 'h':
-			params.hold_min_ns = opt_ms("hold-min", optarg, 3600000);
-			break;
-		case 'H':
-			params.hold_max_ns = opt_ms("hold-max", optarg, 3600000);
-			break;
-		case 'l':
-			params.half_life_ns = opt_ms("half-life", optarg, 3600000);
-			break;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				sock = HEALTH_ICMP_AUTO;
-			else if (!strcmp(optarg, "dgram"))
-				sock = HEALTH_ICMP_DGRAM;
-			else if (!strcmp(optarg, "raw"))
-				sock = HEALTH_ICMP_RAW;
-			else {
-				pr_err("--socket: bad value '%s' (auto, dgram, raw)",
-				       optarg);
-				return FS_EXIT_USAGE;
-			}
-			break;
-		case 'D':
-			duration_ns = opt_ms("duration", optarg, 3600000);
-			break;
-		default:
-			fprintf(stderr, "%s\n", usage);
-			return FS_EXIT_USAGE;
-		}
-	}
+	parse_args(argc, argv, &params, &sock, &duration_ns);
 	ntun = argc - optind;
 	if (ntun < 1 || ntun > MAX_TUNNELS) {
 		fprintf(stderr, "%s\n", usage);
-		return FS_EXIT_USAGE;
-	}
-	if (health_params_check(&params, &field)) {
-		pr_err("--%s: value out of range (see docs/health.md)", field);
 		return FS_EXIT_USAGE;
 	}
 	for (i = 0; i < ntun; i++)

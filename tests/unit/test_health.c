@@ -75,6 +75,86 @@ static void test_params(void)
 	       "a timeout of 3 intervals is accepted and used");
 }
 
+static void test_settings(void)
+{
+	static const struct {
+		const char *text;
+		int err;
+		uint64_t ns;
+	} durations[] = {
+		{ "100ms", 0, 100 * MS },	{ "1.5s", 0, 1500 * MS },
+		{ "0s", 0, 0 },			{ "0.000001ms", 0, 1 },
+		{ "2.000000001s", 0, 2 * SEC + 1 },
+		{ "3600s", 0, 3600 * SEC },	{ "3600000ms", 0, 3600 * SEC },
+		{ "3600.000000001s", -ERANGE, 0 },
+		{ "99999999999s", -EINVAL, 0 },	/* 11 digits */
+		{ "9999999999s", -ERANGE, 0 },
+		{ "100", -EINVAL, 0 },		{ "ms", -EINVAL, 0 },
+		{ "s", -EINVAL, 0 },		{ "", -EINVAL, 0 },
+		{ "1.s", -EINVAL, 0 },		{ ".5s", -EINVAL, 0 },
+		{ "-1s", -EINVAL, 0 },		{ "1e3ms", -EINVAL, 0 },
+		{ " 1s", -EINVAL, 0 },		{ "1 s", -EINVAL, 0 },
+		{ "0.0000001ms", -EINVAL, 0 },	/* below 1 ns */
+		{ "1min", -EINVAL, 0 },		{ "0x10ms", -EINVAL, 0 },
+	};
+	struct health_params p = defaults(), want = defaults();
+	uint64_t ns;
+	size_t i;
+	int err;
+
+	for (i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		ns = 0;
+		err = health_parse_duration(durations[i].text, &ns);
+		tap_ok(err == durations[i].err &&
+			       (err || ns == durations[i].ns),
+		       "duration '%s': %d %llu (got %d %llu)",
+		       durations[i].text, durations[i].err,
+		       (unsigned long long)durations[i].ns, err,
+		       (unsigned long long)ns);
+	}
+	tap_ok(!health_params_set(&p, "interval", "50ms") &&
+		       !health_params_set(&p, "timeout", "0.2s") &&
+		       !health_params_set(&p, "down-misses", "4") &&
+		       !health_params_set(&p, "up-successes", "10") &&
+		       !health_params_set(&p, "hold-min", "500ms") &&
+		       !health_params_set(&p, "hold-max", "1000s") &&
+		       !health_params_set(&p, "half-life", "2s") &&
+		       !health_params_set(&p, "loss-window", "1024"),
+	       "every key set from text");
+	want = (struct health_params){
+		.interval_ns = 50 * MS, .timeout_ns = 200 * MS,
+		.down_misses = 4, .up_successes = 10, .hold_min_ns = 500 * MS,
+		.hold_max_ns = 1000 * SEC, .half_life_ns = 2 * SEC,
+		.loss_window = 1024,
+	};
+	tap_ok(!memcmp(&p, &want, sizeof(p)) && !health_params_check(&p, NULL),
+	       "... to exactly those values, which pass the check");
+	p = defaults();
+	tap_ok(health_params_set(&p, "intervall", "1s") == -ENOENT &&
+		       !health_param_range("intervall"),
+	       "unknown key: -ENOENT, no range");
+	tap_ok(health_params_set(&p, "interval", "5ms") == -ERANGE &&
+		       health_params_set(&p, "interval", "61s") == -ERANGE &&
+		       health_params_set(&p, "interval", "100") == -EINVAL &&
+		       health_params_set(&p, "down-misses", "0") == -ERANGE &&
+		       health_params_set(&p, "down-misses", "256") == -ERANGE &&
+		       health_params_set(&p, "down-misses",
+					 "99999999999999999999999") == -ERANGE &&
+		       health_params_set(&p, "up-successes", "3ms") ==
+			       -EINVAL &&
+		       health_params_set(&p, "up-successes", NULL) == -EINVAL &&
+		       health_params_set(&p, "loss-window", "1025") == -ERANGE &&
+		       health_params_set(&p, "half-life", "50ms") == -ERANGE,
+	       "bad values: -EINVAL (syntax) or -ERANGE (range)");
+	tap_ok(p.interval_ns == 100 * MS &&
+		       p.down_misses == 3 && p.loss_window == 100 &&
+		       p.half_life_ns == 60 * SEC,
+	       "a refused value leaves the setting alone");
+	tap_ok(!strcmp(health_param_range("interval"), "10ms..60s") &&
+		       !strcmp(health_param_range("down-misses"), "1..255"),
+	       "ranges for messages");
+}
+
 /* feed n misses (or answers) at 100 ms steps; returns transitions seen */
 static int feed(struct health *h, uint64_t *now, int n, bool answer)
 {
@@ -528,6 +608,7 @@ static void test_rtt_loss(void)
 int main(void)
 {
 	test_params();
+	test_settings();
 	test_counts();
 	test_hold_down();
 	test_damping();
