@@ -384,6 +384,7 @@ bool health_miss(struct health *h, uint64_t now_ns)
 	if (h->state == HEALTH_DOWN || h->misses < h->params.down_misses)
 		return false;
 	go_down(h, now_ns);
+	h->link_down = false;
 	return true;
 }
 
@@ -394,6 +395,7 @@ bool health_link_down(struct health *h, uint64_t now_ns)
 	if (h->state == HEALTH_DOWN)
 		return false;
 	go_down(h, now_ns);
+	h->link_down = true;
 	return true;
 }
 
@@ -410,6 +412,32 @@ uint64_t health_deadline(const struct health *h)
 	    h->successes >= h->params.up_successes)
 		return h->up_not_before_ns;
 	return UINT64_MAX;
+}
+
+int health_transition_format(const struct health *h, enum health_state from,
+			     char *buf, size_t len)
+{
+	const char *to = health_state_name(h->state);
+	double rtt_ms = (double)h->rtt_ewma_ns / HEALTH_NS_PER_MS;
+	double loss = 100.0 * health_loss_ratio(h);
+
+	if (h->state == HEALTH_DOWN && h->link_down)
+		return snprintf(buf, len, "%s -> %s: link down, flap %llu, "
+				"hold-down %.2f s",
+				health_state_name(from), to,
+				(unsigned long long)h->flaps,
+				(double)h->hold_ns / HEALTH_NS_PER_S);
+	if (h->state == HEALTH_DOWN)
+		return snprintf(buf, len, "%s -> %s after %u misses, flap %llu, "
+				"hold-down %.2f s, rtt %.2f ms, loss %.1f %%",
+				health_state_name(from), to, h->misses,
+				(unsigned long long)h->flaps,
+				(double)h->hold_ns / HEALTH_NS_PER_S, rtt_ms,
+				loss);
+	return snprintf(buf, len, "%s -> %s after %u answers, rtt %.2f ms, "
+			"loss %.1f %%",
+			health_state_name(from), to, h->successes, rtt_ms,
+			loss);
 }
 
 struct health_plan health_plan(enum health_mode mode,

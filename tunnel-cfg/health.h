@@ -108,6 +108,7 @@ struct health {
 	uint64_t hold_ns;		/* hold-down of the last flap */
 	uint64_t up_not_before_ns;	/* DOWN: earliest return to UP */
 	uint64_t flaps;			/* UP -> DOWN transitions */
+	bool link_down;			/* the last down: health_link_down() */
 	uint64_t transitions;		/* all state changes */
 	/* by-products */
 	uint64_t rtt_last_ns;		/* 0 until the first answer */
@@ -148,6 +149,15 @@ uint64_t health_hold_for_penalty(const struct health_params *p,
 				 uint64_t penalty_q16);
 /* Loss ratio over the last loss_window probe outcomes (0 with none). */
 double health_loss_ratio(const struct health *h);
+
+/*
+ * The log line of a transition to h->state from `from` (one per
+ * transition), e.g. "up -> down after 3 misses, flap 2, hold-down 1.98 s,
+ * rtt 0.21 ms, loss 4.0 %" or "down -> up after 5 answers, down 3.21 s".
+ * Returns what snprintf returns.
+ */
+int health_transition_format(const struct health *h, enum health_state from,
+			     char *buf, size_t len);
 
 /* ---- routing plan ------------------------------------------------------- */
 enum health_tunnel { HEALTH_SHORT, HEALTH_LONG, HEALTH_TUNNELS };

@@ -473,6 +473,41 @@ static void test_flapping(void)
 	       s.ups, (double)s.last_hold_ns / SEC);
 }
 
+static void test_log_lines(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0;
+	char buf[160];
+
+	health_init(&h, &p, now);
+	feed(&h, &now, 5, true);
+	health_transition_format(&h, HEALTH_INIT, buf, sizeof(buf));
+	tap_ok(!strcmp(buf, "init -> up after 5 answers, rtt 1.00 ms, "
+			    "loss 0.0 %"),
+	       "log line, up: %s", buf);
+	feed(&h, &now, 3, false);
+	health_transition_format(&h, HEALTH_UP, buf, sizeof(buf));
+	tap_ok(!strcmp(buf, "up -> down after 3 misses, flap 1, hold-down "
+			    "1.00 s, rtt 1.00 ms, loss 37.5 %"),
+	       "log line, down: %s", buf);
+	now = h.up_not_before_ns;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 2, false);
+	health_link_down(&h, now);
+	health_transition_format(&h, HEALTH_UP, buf, sizeof(buf));
+	tap_ok(!strncmp(buf, "up -> down: link down, flap 2, hold-down 1.9",
+			strlen("up -> down: link down, flap 2, hold-down 1.9")),
+	       "log line, link down (after 2 misses): %s", buf);
+	now = h.up_not_before_ns;
+	feed(&h, &now, 5, true);
+	feed(&h, &now, 3, false);
+	health_transition_format(&h, HEALTH_UP, buf, sizeof(buf));
+	tap_ok(!strncmp(buf, "up -> down after 3 misses, flap 3",
+			strlen("up -> down after 3 misses, flap 3")),
+	       "log line, probes again after a link down: %s", buf);
+}
+
 /* ---- plans -------------------------------------------------------------- */
 static void test_plans(void)
 {
@@ -615,5 +650,6 @@ int main(void)
 	test_flapping();
 	test_plans();
 	test_rtt_loss();
+	test_log_lines();
 	return tap_done();
 }
