@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * health.h - tunnel liveness: a deterministic per-tunnel state machine with
- * flap damping, the routing plan that follows from two tunnels' states, and
- * the routing plan's input for the route writer; probe.h feeds it.
+ * flap damping, and the routing plan that follows from the two tunnels'
+ * states (which the route writer only has to apply). probe.h feeds it.
  *
  * The state machine (health.c) reads no clock and does no I/O: every
  * function takes the current CLOCK_MONOTONIC time in nanoseconds, so the
@@ -80,6 +80,7 @@ int health_params_set(struct health_params *p, const char *key,
 		      const char *value);
 /* What key accepts, for error messages ("10ms..60s"); NULL if unknown. */
 const char *health_param_range(const char *key);
+/* Every key health_params_set() knows, for an "unknown key" message. */
 #define HEALTH_PARAM_KEYS                                                   \
 	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
 	"half-life, loss-window"
@@ -153,7 +154,8 @@ double health_loss_ratio(const struct health *h);
 /*
  * The log line of a transition to h->state from `from` (one per
  * transition), e.g. "up -> down after 3 misses, flap 2, hold-down 1.98 s,
- * rtt 0.21 ms, loss 4.0 %" or "down -> up after 5 answers, down 3.21 s".
+ * rtt 0.21 ms, loss 4.0 %", "down -> up after 5 answers, rtt 0.20 ms,
+ * loss 3.0 %", "up -> down: link down, flap 3, hold-down 3.78 s".
  * Returns what snprintf returns.
  */
 int health_transition_format(const struct health *h, enum health_state from,

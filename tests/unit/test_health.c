@@ -98,9 +98,11 @@ static void test_settings(void)
 		{ "1min", -EINVAL, 0 },		{ "0x10ms", -EINVAL, 0 },
 	};
 	struct health_params p = defaults(), want = defaults();
+	char keys[] = HEALTH_PARAM_KEYS, *key, *save = NULL;
+	bool all_known = true;
+	int err, nkeys = 0;
 	uint64_t ns;
 	size_t i;
-	int err;
 
 	for (i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
 		ns = 0;
@@ -150,6 +152,15 @@ static void test_settings(void)
 		       p.down_misses == 3 && p.loss_window == 100 &&
 		       p.half_life_ns == 60 * SEC,
 	       "a refused value leaves the setting alone");
+	for (key = strtok_r(keys, ", ", &save); key;
+	     key = strtok_r(NULL, ", ", &save)) {
+		nkeys++;
+		p = defaults();
+		all_known &= health_param_range(key) != NULL &&
+			     health_params_set(&p, key, "x") == -EINVAL;
+	}
+	tap_ok(all_known && nkeys == 8,
+	       "HEALTH_PARAM_KEYS: %d keys, each known to the setter", nkeys);
 	tap_ok(!strcmp(health_param_range("interval"), "10ms..60s") &&
 		       !strcmp(health_param_range("down-misses"), "1..255"),
 	       "ranges for messages");
