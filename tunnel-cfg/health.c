@@ -160,10 +160,11 @@ int health_parse_duration(const char *s, uint64_t *ns)
 	}
 	for (scale = unit; frac_len--;)
 		scale /= 10;
-	if (whole > HEALTH_MAX_HOLD_NS / unit)
+	if (whole > HEALTH_MAX_HOLD_NS / unit ||
+	    whole * unit + frac * scale > HEALTH_MAX_HOLD_NS)
 		return -ERANGE;
 	*ns = whole * unit + frac * scale;
-	return *ns > HEALTH_MAX_HOLD_NS ? -ERANGE : 0;
+	return 0;
 }
 
 int health_params_set(struct health_params *p, const char *key,

@@ -390,46 +390,44 @@ static bool same_addr(const struct probe_tunnel *t,
 	return !memcmp(&a6->sin6_addr, &b6->sin6_addr, sizeof(a6->sin6_addr));
 }
 
-/* The payload of an answer that is ours, or NULL. */
-static const struct probe_payload *match_answer(const struct probe_tunnel *t,
-						const uint8_t *buf, size_t len)
+/* Is this datagram an answer of ours? Its payload is copied to *pl (it may
+ * sit unaligned behind the IP and ICMP headers). */
+static bool match_answer(const struct probe_tunnel *t, const uint8_t *buf,
+			 size_t len, struct probe_payload *pl)
 {
-	const struct probe_payload *pl;
-	const struct icmphdr *icmp;
+	const struct icmphdr *icmp = NULL;
 	size_t ihl;
 
 	if (t->kind == HEALTH_PROBE_ICMP) {
 		/* raw IPv4 sockets get the IP header too */
 		if (t->raw && t->family == AF_INET) {
 			if (len < sizeof(struct iphdr))
-				return NULL;
+				return false;
 			ihl = (size_t)(buf[0] & 0x0f) * 4;
 			if (ihl < sizeof(struct iphdr) || ihl > len)
-				return NULL;
+				return false;
 			buf += ihl;
 			len -= ihl;
 		}
-		if (len < sizeof(*icmp) + sizeof(*pl))
-			return NULL;
-		icmp = (const struct icmphdr *)buf;
+		if (len < sizeof(*icmp))
+			return false;
+		icmp = (const struct icmphdr *)buf;	/* 4-byte aligned */
 		if (icmp->type != (t->family == AF_INET ? ICMP_ECHOREPLY
 							: ICMP6_ECHO_REPLY) ||
 		    icmp->code != 0)
-			return NULL;
+			return false;
 		/* ping sockets: the kernel already matched its identifier */
 		if (t->raw && ntohs(icmp->un.echo.id) != t->ident)
-			return NULL;
-		pl = (const struct probe_payload *)(buf + sizeof(*icmp));
-		if (ntohs(icmp->un.echo.sequence) != (uint16_t)pl->seq)
-			return NULL;
-	} else {
-		if (len < sizeof(*pl))
-			return NULL;
-		pl = (const struct probe_payload *)buf;
+			return false;
+		buf += sizeof(*icmp);
+		len -= sizeof(*icmp);
 	}
-	if (pl->magic != PROBE_MAGIC || pl->nonce != t->nonce)
-		return NULL;
-	return pl;
+	if (len < sizeof(*pl))
+		return false;
+	memcpy(pl, buf, sizeof(*pl));
+	if (icmp && ntohs(icmp->un.echo.sequence) != (uint16_t)pl->seq)
+		return false;
+	return pl->magic == PROBE_MAGIC && pl->nonce == t->nonce;
 }
 
 /* Read every datagram waiting: mark the probes they answer. */
@@ -437,7 +435,7 @@ static void probe_drain(struct probe_tunnel *t)
 {
 	uint64_t buf64[(sizeof(struct iphdr) + 60 + sizeof(struct icmphdr) +
 			sizeof(struct probe_payload) + 64) / 8];
-	const struct probe_payload *pl;
+	struct probe_payload pl;
 	struct sockaddr_storage from;
 	struct probe_slot *slot;
 	socklen_t fromlen;
@@ -455,15 +453,15 @@ static void probe_drain(struct probe_tunnel *t)
 			 * no answer, the probe times out */
 			continue;
 		}
-		pl = match_answer(t, (const uint8_t *)buf64, len);
-		if (!pl || (t->kind == HEALTH_PROBE_ICMP &&
-			    !same_addr(t, &from))) {
+		if (!match_answer(t, (const uint8_t *)buf64, len, &pl) ||
+		    (t->kind == HEALTH_PROBE_ICMP && !same_addr(t, &from)) ||
+		    pl.seq >= t->next_seq) {
 			t->stats.foreign++;
 			continue;
 		}
-		slot = &t->ring[pl->seq % PROBE_RING];
-		if (pl->seq < t->oldest_seq || pl->seq >= t->next_seq ||
-		    slot->seq != pl->seq || slot->answered) {
+		slot = &t->ring[pl.seq % PROBE_RING];
+		if (pl.seq < t->oldest_seq || slot->seq != pl.seq ||
+		    slot->answered) {
 			/* after its timeout, or a duplicate */
 			t->stats.late++;
 			continue;

@@ -105,10 +105,10 @@ static void test_settings(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
-		ns = 0;
+		ns = 7;
 		err = health_parse_duration(durations[i].text, &ns);
 		tap_ok(err == durations[i].err &&
-			       (err || ns == durations[i].ns),
+			       ns == (err ? 7 : durations[i].ns),
 		       "duration '%s': %d %llu (got %d %llu)",
 		       durations[i].text, durations[i].err,
 		       (unsigned long long)durations[i].ns, err,
