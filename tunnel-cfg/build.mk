@@ -16,3 +16,4 @@ $(TCFG_LIB): $(TCFG_OBJS)
 	$(AR) rcs $@ $^
 
 ALL_TARGETS += $(TCFG_LIB)
+include tunnel-cfg/health.mk
