@@ -36,16 +36,6 @@ void nl_close(struct nl *nl)
 	nl->sock = NULL;
 }
 
-struct nlmsghdr *nl_msg(struct nl *nl, int type, int flags)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	nlh->nlmsg_seq = ++nl->seq;
-	return nlh;
-}
-
 /* mnl_cb_run2 hands the same pointer to data and control callbacks */
 struct talk {
 	struct nl *nl;
@@ -107,10 +97,11 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		[NLMSG_DONE] = stop_cb, [NLMSG_OVERRUN] = noop_cb,
 	};
 	struct talk t = { nl, cb, data };
-	unsigned int seq = nlh->nlmsg_seq;
+	unsigned int seq = ++nl->seq;
 	ssize_t n;
 	int ret;
 
+	nlh->nlmsg_seq = seq;
 	nl->extack[0] = '\0';
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -1;
