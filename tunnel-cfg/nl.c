@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* nl.c - see nl.h */
+/* nl.c - see nl.h; and tcfg_fail(), the error text of tunnel-cfg's functions */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <linux/netlink.h>
 
 #include "nl.h"
+#include "tcfg.h"
 
 int nl_open(struct nl *nl)
 {
@@ -124,4 +126,14 @@ const char *nl_err(struct nl *nl)
 	else
 		snprintf(msg, sizeof(msg), "%s", strerror(errno));
 	return msg;
+}
+
+int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return err > 0 ? -err : -EIO;
 }

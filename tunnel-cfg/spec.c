@@ -6,24 +6,12 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flowsplit.h"
 #include "tcfg.h"
 #include "util.h"
-
-int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
-	va_end(ap);
-	return err > 0 ? -err : -EIO;
-}
 
 int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len)
 {

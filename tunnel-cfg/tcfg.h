@@ -12,7 +12,7 @@
  *   route.c        route up / down (the actions)
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
- *   nl.c           the netlink socket (send, ACK, extack)
+ *   nl.c           the netlink socket (send, ACK, extack); tcfg_fail()
  *   cli_compat.c   the old command lines (removed when splitctl parses them)
  *
  * Functions here return 0 or a negative errno and leave the one-line
@@ -111,6 +111,8 @@ struct tcfg_route {
 	int nnh;
 };
 
+/* Lists of up to TCFG_MAX_OBJS are tens of kilobytes: their users keep them
+ * static (one action per process at a time, as with lib/json_print). */
 struct tcfg_rules {
 	struct tcfg_rule r[TCFG_MAX_OBJS];
 	int n;
