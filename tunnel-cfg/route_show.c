@@ -92,9 +92,9 @@ void tcfg_show_rules(const struct tcfg_rules *rules)
 		print_int(PRINT_JSON, "dscp", NULL, r->dscp);
 		if (r->dscp >= 0)
 			print_int(PRINT_FP, NULL, " dscp %lld", r->dscp);
-		print_int(PRINT_JSON, "tos", NULL, r->tos);
+		print_uint(PRINT_JSON, "tos", NULL, r->tos);
 		if (r->tos)
-			print_int(PRINT_FP, NULL, " tos 0x%02llx", r->tos);
+			print_uint(PRINT_FP, NULL, " tos 0x%02llx", r->tos);
 		print_uint(PRINT_ANY, "table", " lookup %llu", r->table);
 		print_nl();
 		close_json_object();
