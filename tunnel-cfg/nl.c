@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
-/* nl.c - see nl.h */
+/* nl.c - see nl.h; and tcfg_fail(), the error text of tunnel-cfg's functions */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <linux/netlink.h>
 
 #include "nl.h"
+#include "tcfg.h"
 
 int nl_open(struct nl *nl)
 {
@@ -34,16 +36,6 @@ void nl_close(struct nl *nl)
 	if (nl->sock)
 		mnl_socket_close(nl->sock);
 	nl->sock = NULL;
-}
-
-struct nlmsghdr *nl_msg(struct nl *nl, int type, int flags)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(nl->buf);
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
-	nlh->nlmsg_seq = ++nl->seq;
-	return nlh;
 }
 
 /* mnl_cb_run2 hands the same pointer to data and control callbacks */
@@ -107,10 +99,11 @@ int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 		[NLMSG_DONE] = stop_cb, [NLMSG_OVERRUN] = noop_cb,
 	};
 	struct talk t = { nl, cb, data };
-	unsigned int seq = nlh->nlmsg_seq;
+	unsigned int seq = ++nl->seq;
 	ssize_t n;
 	int ret;
 
+	nlh->nlmsg_seq = seq;
 	nl->extack[0] = '\0';
 	if (mnl_socket_sendto(nl->sock, nlh, nlh->nlmsg_len) < 0)
 		return -1;
@@ -133,4 +126,14 @@ const char *nl_err(struct nl *nl)
 	else
 		snprintf(msg, sizeof(msg), "%s", strerror(errno));
 	return msg;
+}
+
+int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	va_end(ap);
+	return err > 0 ? -err : -EIO;
 }

@@ -24,10 +24,9 @@ struct nl {
 
 int nl_open(struct nl *nl);
 void nl_close(struct nl *nl);
-/* Start a message in nl->buf. */
-struct nlmsghdr *nl_msg(struct nl *nl, int type, int flags);
 /*
- * Send with NLM_F_ACK and process replies (cb for data messages, may be
+ * Send a request (built by msg.c, which sets NLM_F_ACK; here it gets its
+ * sequence number) and process the replies (cb for data messages, may be
  * NULL). Returns 0, or -1 with errno set and nl->extack filled.
  */
 int nl_talk(struct nl *nl, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);

@@ -1,31 +1,149 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * tunnel.c - "splitctl tunnel add|del|show": lab tunnels for the SD-WAN
- * paths. VXLAN works on every kernel here; GRE, IPIP and WireGuard are
- * tried and, when the kernel lacks them, refused with a clear message.
+ * tunnel.c - "tunnel add|del|show": lab tunnels for the SD-WAN paths.
+ * VXLAN works on every kernel here; GRE, IPIP and WireGuard are tried and,
+ * when the kernel lacks them, refused with a clear message. The messages
+ * themselves are built in msg.c.
  *
  * MTU: VXLAN adds 50 bytes over an IPv4 underlay (70 over IPv6). Unless
- * --mtu is given, the tunnel's MTU is the underlay's minus that overhead, so
- * nothing is fragmented; for inner 1500-byte packets give the underlay an
- * MTU of 1550 (1570) — the testbed does.
+ * "mtu" is given, the tunnel's MTU is the underlay's minus that overhead,
+ * so nothing is fragmented; for inner 1500-byte packets give the underlay
+ * an MTU of 1550 (1570).
  */
-#include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
-#include <net/if.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "nl.h"
-#include "tunnel_cfg.h"
+#include "json_print.h"
+#include "tcfg.h"
+#include "util.h"
 
 #define VXLAN_DEFAULT_PORT 4789		/* IANA */
 #define VXLAN_OVERHEAD4 50		/* outer Ethernet 14 + IPv4 20 + UDP 8 + VXLAN 8 */
 #define VXLAN_OVERHEAD6 70		/* ... with an IPv6 outer header (40) */
-#define VXLAN_MAX_VNI 16777215
+#define VXLAN_MAX_VNI 16777215		/* 24 bits */
+#define TUNNEL_MIN_MTU 1280		/* IPv6's minimum */
+#define TUNNEL_MAX_MTU 65535
+
+static const char *const tunnel_kinds[] = { "vxlan", "gre", "ipip", "wireguard" };
+
+static bool kind_known(const char *kind)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(tunnel_kinds) / sizeof(tunnel_kinds[0]); i++)
+		if (!strcmp(kind, tunnel_kinds[i]))
+			return true;
+	return false;
+}
+
+/* ---- the tunnel's settings ------------------------------------------------ */
+struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
+				    char *err, size_t errlen)
+{
+	struct tcfg_tunnel *t;
+
+	if (!*name || strlen(name) >= IF_NAMESIZE || strchr(name, '/')) {
+		snprintf(err, errlen, "invalid name '%s': accepted: 1..%d characters",
+			 name, IF_NAMESIZE - 1);
+		return NULL;
+	}
+	if (!kind_known(kind)) {
+		snprintf(err, errlen, "unknown kind '%s': accepted: vxlan, gre, ipip, wireguard", kind);
+		return NULL;
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return NULL;
+	}
+	snprintf(t->name, sizeof(t->name), "%s", name);
+	snprintf(t->kind, sizeof(t->kind), "%s", kind);
+	t->dstport = VXLAN_DEFAULT_PORT;
+	return t;
+}
+
+void tcfg_tunnel_free(struct tcfg_tunnel *t)
+{
+	free(t);
+}
+
+/* A number option in [min, max]; the messages name the command-line option. */
+static int set_number(const char *key, const char *value, uint64_t min, uint64_t max,
+		      uint64_t *out, char *err, size_t errlen)
+{
+	if (parse_u64(value, min, max, out)) {
+		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %llu..%llu", key, value,
+			 (unsigned long long)min, (unsigned long long)max);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_addr(const char *key, const char *value, struct tcfg_prefix *a,
+		    char *err, size_t errlen)
+{
+	if (tcfg_parse_prefix(value, a, false)) {
+		snprintf(err, errlen, "--%s: invalid address '%s'", key, value);
+		return -1;
+	}
+	return 0;
+}
+
+int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	uint64_t v;
+
+	if (!strcmp(key, "vni")) {
+		if (set_number(key, value, 1, VXLAN_MAX_VNI, &v, err, errlen))
+			return -1;
+		t->vni = v;
+	} else if (!strcmp(key, "dstport")) {
+		if (set_number(key, value, 1, 65535, &v, err, errlen))
+			return -1;
+		t->dstport = v;
+	} else if (!strcmp(key, "mtu")) {
+		if (set_number(key, value, TUNNEL_MIN_MTU, TUNNEL_MAX_MTU, &v, err, errlen))
+			return -1;
+		t->mtu = v;
+	} else if (!strcmp(key, "local")) {
+		return set_addr(key, value, &t->local, err, errlen);
+	} else if (!strcmp(key, "remote")) {
+		return set_addr(key, value, &t->remote, err, errlen);
+	} else if (!strcmp(key, "dev")) {
+		if (!*value || strlen(value) >= IF_NAMESIZE) {
+			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: 1..%d characters",
+				 value, IF_NAMESIZE - 1);
+			return -1;
+		}
+		snprintf(t->dev, sizeof(t->dev), "%s", value);
+	} else {
+		snprintf(err, errlen, "unknown tunnel setting '%s': accepted: vni, local, remote, dev, dstport, mtu",
+			 key);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- add -------------------------------------------------------------------- */
+/* Complete and consistent? Exit code, the error printed. */
+static int tunnel_check(const struct tcfg_tunnel *t)
+{
+	if (!strcmp(t->kind, "vxlan") &&
+	    (!t->vni || !t->local.family || !t->remote.family || !t->dev[0])) {
+		pr_err("tunnel add: vxlan needs --vni, --local, --remote and --dev");
+		return FS_EXIT_USAGE;
+	}
+	if (t->local.family && t->remote.family && t->local.family != t->remote.family) {
+		pr_err("tunnel add: --local and --remote must be of the same family");
+		return FS_EXIT_USAGE;
+	}
+	return FS_EXIT_OK;
+}
 
 static int link_mtu_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -33,226 +151,96 @@ static int link_mtu_cb(const struct nlmsghdr *nlh, void *data)
 
 	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
 		if (mnl_attr_get_type(a) == IFLA_MTU)
-			*(unsigned int *)data = mnl_attr_get_u32(a);
+			*(__u32 *)data = mnl_attr_get_u32(a);
 	return MNL_CB_OK;
 }
 
-static int tunnel_add(int argc, char **argv)
+/* The tunnel's MTU over this underlay: given (and checked) or derived. */
+static int tunnel_mtu(struct nl *nl, const struct tcfg_tunnel *t, int underlay, __u32 *mtu)
 {
-	static const struct option lo[] = {
-		{ "vni", required_argument, NULL, 'n' },
-		{ "local", required_argument, NULL, 'l' },
-		{ "remote", required_argument, NULL, 'r' },
-		{ "dev", required_argument, NULL, 'd' },
-		{ "dstport", required_argument, NULL, 'p' },
-		{ "mtu", required_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *name, *kind, *dev = NULL;
-	unsigned char local[16], remote[16];
-	int lfam = 0, rfam = 0, c, link, ret = 1;
-	unsigned long vni = 0, port = VXLAN_DEFAULT_PORT, mtu = 0;
-	unsigned int under_mtu = 0;
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
-	struct nlattr *li, *data;
+	__u32 overhead = t->local.family == AF_INET6 ? VXLAN_OVERHEAD6 : VXLAN_OVERHEAD4;
+	__u32 under_mtu = 0;
+
+	*mtu = t->mtu;
+	if (!underlay)
+		return FS_EXIT_OK;
+	if (nl_talk(nl, tcfg_msg_link(nl->buf, RTM_GETLINK, underlay), link_mtu_cb, &under_mtu)) {
+		pr_err("tunnel add: netlink: %s", nl_err(nl));
+		return FS_EXIT_RUNTIME;
+	}
+	if (!t->mtu) {
+		*mtu = under_mtu - overhead;
+	} else if (t->mtu + overhead > under_mtu) {
+		pr_err("tunnel add: --mtu %u needs an underlay MTU of %u, '%s' has %u: raise it or lower --mtu",
+		       t->mtu, t->mtu + overhead, t->dev, under_mtu);
+		return FS_EXIT_USAGE;
+	}
+	return FS_EXIT_OK;
+}
+
+int tcfg_tunnel_add(const struct tcfg_tunnel *t)
+{
+	int underlay = 0, ret;
 	struct nl nl;
-	char *end;
+	__u32 mtu;
 
-	if (argc < 3) {
-		fprintf(stderr, "splitctl tunnel add: expected NAME KIND (see splitctl tunnel -h)\n");
-		return 2;
-	}
-	name = argv[1];
-	kind = argv[2];
-	if (!*name || strlen(name) >= IF_NAMESIZE || strchr(name, '/')) {
-		fprintf(stderr, "splitctl tunnel add: invalid name '%s': accepted: 1..%d characters\n",
-			name, IF_NAMESIZE - 1);
-		return 2;
-	}
-	if (strcmp(kind, "vxlan") && strcmp(kind, "gre") && strcmp(kind, "ipip") &&
-	    strcmp(kind, "wireguard")) {
-		fprintf(stderr, "splitctl tunnel add: unknown kind '%s': accepted: vxlan, gre, ipip, wireguard\n", kind);
-		return 2;
-	}
-	optind = 0;
-	opterr = 0;
-	argc -= 2;
-	argv += 2;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'n':
-			vni = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || vni < 1 || vni > VXLAN_MAX_VNI) {
-				fprintf(stderr, "splitctl tunnel add: --vni: invalid value '%s': accepted: 1..%d\n",
-					optarg, VXLAN_MAX_VNI);
-				return 2;
-			}
-			break;
-		case 'l':
-		case 'r': {
-			unsigned char *a = c == 'l' ? local : remote;
-			int *fam = c == 'l' ? &lfam : &rfam;
-
-			if (inet_pton(AF_INET, optarg, a) == 1)
-				*fam = AF_INET;
-			else if (inet_pton(AF_INET6, optarg, a) == 1)
-				*fam = AF_INET6;
-			else {
-				fprintf(stderr, "splitctl tunnel add: --%s: invalid address '%s'\n",
-					c == 'l' ? "local" : "remote", optarg);
-				return 2;
-			}
-			break;
+	ret = tunnel_check(t);
+	if (ret)
+		return ret;
+	if (t->dev[0]) {
+		underlay = if_nametoindex(t->dev);
+		if (!underlay) {
+			pr_err("tunnel add: underlay interface '%s' does not exist", t->dev);
+			return FS_EXIT_RUNTIME;
 		}
-		case 'd':
-			dev = optarg;
-			break;
-		case 'p':
-			port = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || port < 1 || port > 65535) {
-				fprintf(stderr, "splitctl tunnel add: --dstport: invalid value '%s': accepted: 1..65535\n", optarg);
-				return 2;
-			}
-			break;
-		case 'm':
-			mtu = strtoul(optarg, &end, 10);
-			if (*end || end == optarg || mtu < 1280 || mtu > 65535) {
-				fprintf(stderr, "splitctl tunnel add: --mtu: invalid value '%s': accepted: 1280..65535\n", optarg);
-				return 2;
-			}
-			break;
-		case 'h':
-			printf("Usage: splitctl tunnel add NAME vxlan --vni N --local ADDR --remote ADDR --dev UNDERLAY [--dstport P] [--mtu M]\n");
-			return 0;
-		default:
-			fprintf(stderr, "splitctl tunnel add: %s option '%s'\n",
-				c == ':' ? "missing value for" : "unknown", argv[optind - 1]);
-			return 2;
-		}
-	}
-	if (optind != argc) {
-		fprintf(stderr, "splitctl tunnel add: unexpected argument '%s'\n", argv[optind]);
-		return 2;
-	}
-	if (!strcmp(kind, "vxlan") && (!vni || !lfam || !rfam || !dev)) {
-		fprintf(stderr, "splitctl tunnel add: vxlan needs --vni, --local, --remote and --dev\n");
-		return 2;
-	}
-	if (lfam && rfam && lfam != rfam) {
-		fprintf(stderr, "splitctl tunnel add: --local and --remote must be of the same family\n");
-		return 2;
-	}
-	link = dev ? (int)if_nametoindex(dev) : 0;
-	if (dev && !link) {
-		fprintf(stderr, "splitctl tunnel add: underlay interface '%s' does not exist\n", dev);
-		return 1;
 	}
 	if (nl_open(&nl)) {
-		fprintf(stderr, "splitctl tunnel add: netlink: %s\n", strerror(errno));
-		return 1;
+		pr_err("tunnel add: netlink: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
 	}
-	if (link) {
-		nlh = nl_msg(&nl, RTM_GETLINK, 0);
-		ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-		ifi->ifi_index = link;
-		if (nl_talk(&nl, nlh, link_mtu_cb, &under_mtu))
-			goto nlfail;
-		if (!mtu)
-			mtu = under_mtu - (lfam == AF_INET6 ? VXLAN_OVERHEAD6 : VXLAN_OVERHEAD4);
-		else if (mtu + (lfam == AF_INET6 ? VXLAN_OVERHEAD6 : VXLAN_OVERHEAD4) > under_mtu) {
-			fprintf(stderr, "splitctl tunnel add: --mtu %lu needs an underlay MTU of %lu, '%s' has %u: raise it or lower --mtu\n",
-				mtu, mtu + (lfam == AF_INET6 ? VXLAN_OVERHEAD6 : VXLAN_OVERHEAD4), dev, under_mtu);
-			ret = 2;
-			goto out;
-		}
-	}
-	nlh = nl_msg(&nl, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_flags = IFF_UP;
-	ifi->ifi_change = IFF_UP;
-	mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
-	if (mtu)
-		mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
-	li = mnl_attr_nest_start(nlh, IFLA_LINKINFO);
-	mnl_attr_put_strz(nlh, IFLA_INFO_KIND, kind);
-	if (!strcmp(kind, "vxlan")) {
-		data = mnl_attr_nest_start(nlh, IFLA_INFO_DATA);
-		mnl_attr_put_u32(nlh, IFLA_VXLAN_ID, vni);
-		if (lfam == AF_INET) {
-			mnl_attr_put(nlh, IFLA_VXLAN_LOCAL, 4, local);
-			mnl_attr_put(nlh, IFLA_VXLAN_GROUP, 4, remote);
-		} else {
-			mnl_attr_put(nlh, IFLA_VXLAN_LOCAL6, 16, local);
-			mnl_attr_put(nlh, IFLA_VXLAN_GROUP6, 16, remote);
-		}
-		mnl_attr_put_u32(nlh, IFLA_VXLAN_LINK, link);
-		mnl_attr_put_u16(nlh, IFLA_VXLAN_PORT, htons(port));	/* network order */
-		/* the outer header carries the inner DSCP: the class stays visible */
-		mnl_attr_put_u8(nlh, IFLA_VXLAN_TOS, 1);		/* 1 = inherit */
-		mnl_attr_put_u8(nlh, IFLA_VXLAN_LEARNING, 0);
-		mnl_attr_nest_end(nlh, data);
-	}
-	mnl_attr_nest_end(nlh, li);
-	if (nl_talk(&nl, nlh, NULL, NULL)) {
+	ret = tunnel_mtu(&nl, t, underlay, &mtu);
+	if (!ret && nl_talk(&nl, tcfg_msg_newlink(nl.buf, t, underlay, mtu), NULL, NULL)) {
 		if (errno == EOPNOTSUPP || strstr(nl.extack, "Unknown device type"))
-			fprintf(stderr, "splitctl tunnel add: this kernel has no %s tunnels (%s): use vxlan\n",
-				kind, nl_err(&nl));
+			pr_err("tunnel add: this kernel has no %s tunnels (%s): use vxlan",
+			       t->kind, nl_err(&nl));
 		else
-			fprintf(stderr, "splitctl tunnel add: cannot create '%s': %s\n", name, nl_err(&nl));
-		goto out;
+			pr_err("tunnel add: cannot create '%s': %s", t->name, nl_err(&nl));
+		ret = FS_EXIT_RUNTIME;
 	}
-	ret = 0;
-	goto out;
-nlfail:
-	fprintf(stderr, "splitctl tunnel add: netlink: %s\n", nl_err(&nl));
-out:
 	nl_close(&nl);
 	return ret;
 }
 
-static int tunnel_del(int argc, char **argv)
+/* ---- del, show ----------------------------------------------------------------- */
+int tcfg_tunnel_del(const char *name)
 {
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
+	int ifindex = if_nametoindex(name), ret = FS_EXIT_OK;
 	struct nl nl;
-	int idx, ret = 0;
 
-	if (argc != 2) {
-		fprintf(stderr, "splitctl tunnel del: expected NAME\n");
-		return 2;
+	if (!ifindex) {
+		pr_err("tunnel del: interface '%s' does not exist", name);
+		return FS_EXIT_RUNTIME;
 	}
-	idx = if_nametoindex(argv[1]);
-	if (!idx) {
-		fprintf(stderr, "splitctl tunnel del: interface '%s' does not exist\n", argv[1]);
-		return 1;
+	if (nl_open(&nl)) {
+		pr_err("tunnel del: netlink: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
 	}
-	if (nl_open(&nl))
-		return 1;
-	nlh = nl_msg(&nl, RTM_DELLINK, 0);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_index = idx;
-	if (nl_talk(&nl, nlh, NULL, NULL)) {
-		fprintf(stderr, "splitctl tunnel del: cannot delete '%s': %s\n", argv[1], nl_err(&nl));
-		ret = 1;
+	if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_DELLINK, ifindex), NULL, NULL)) {
+		pr_err("tunnel del: cannot delete '%s': %s", name, nl_err(&nl));
+		ret = FS_EXIT_RUNTIME;
 	}
 	nl_close(&nl);
 	return ret;
 }
 
-struct show_ctx {
-	int json, n;
-};
-
-static int show_cb(const struct nlmsghdr *nlh, void *data)
+int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data)
 {
-	struct show_ctx *sc = data;
-	const struct nlattr *a, *b, *c;
 	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 	const char *name = "?", *kind = NULL;
-	unsigned int vni = 0, mtu = 0;
+	const struct nlattr *a, *b, *c;
+	__u32 vni = 0, mtu = 0;
 
+	(void)data;
 	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
 		switch (mnl_attr_get_type(a)) {
 		case IFLA_IFNAME: name = mnl_attr_get_str(a); break;
@@ -269,60 +257,34 @@ static int show_cb(const struct nlmsghdr *nlh, void *data)
 			break;
 		}
 	}
-	if (!kind || (strcmp(kind, "vxlan") && strcmp(kind, "gre") &&
-		      strcmp(kind, "ipip") && strcmp(kind, "wireguard")))
+	if (!kind || !kind_known(kind))
 		return MNL_CB_OK;
-	if (sc->json)
-		printf("%s{\"name\":\"%s\",\"kind\":\"%s\",\"vni\":%u,\"mtu\":%u,\"up\":%s}",
-		       sc->n ? "," : "", name, kind, vni, mtu,
-		       ifi->ifi_flags & IFF_UP ? "true" : "false");
-	else
-		printf("%s %s vni %u mtu %u %s\n", name, kind, vni, mtu,
-		       ifi->ifi_flags & IFF_UP ? "up" : "down");
-	sc->n++;
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "%s", name);
+	print_string(PRINT_ANY, "kind", " %s", kind);
+	print_uint(PRINT_ANY, "vni", " vni %llu", vni);
+	print_uint(PRINT_ANY, "mtu", " mtu %llu", mtu);
+	print_bool(PRINT_JSON, "up", NULL, ifi->ifi_flags & IFF_UP);
+	print_string(PRINT_FP, NULL, " %s", ifi->ifi_flags & IFF_UP ? "up" : "down");
+	print_nl();
+	close_json_object();
 	return MNL_CB_OK;
 }
 
-static int tunnel_show(const struct tcfg_ctx *ctx)
+int tcfg_tunnel_show(void)
 {
-	struct show_ctx sc = { .json = ctx->json };
-	struct nlmsghdr *nlh;
-	struct ifinfomsg *ifi;
 	struct nl nl;
 	int ret;
 
-	if (nl_open(&nl))
-		return 1;
-	nlh = nl_msg(&nl, RTM_GETLINK, NLM_F_DUMP);
-	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
-	ifi->ifi_family = AF_UNSPEC;
-	if (sc.json)
-		printf("[");
-	ret = nl_talk(&nl, nlh, show_cb, &sc);
-	if (sc.json)
-		printf("]\n");
-	if (ret)
-		fprintf(stderr, "splitctl tunnel show: %s\n", nl_err(&nl));
-	nl_close(&nl);
-	return ret ? 1 : 0;
-}
-
-int tcfg_tunnel_main(int argc, char **argv, const struct tcfg_ctx *ctx)
-{
-	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-		fprintf(argc < 2 ? stderr : stdout,
-			"Usage: splitctl tunnel add NAME vxlan --vni N --local ADDR --remote ADDR --dev UNDERLAY [--dstport P] [--mtu M]\n"
-			"       splitctl tunnel add NAME gre|ipip|wireguard ...   (only where the kernel has them)\n"
-			"       splitctl tunnel del NAME\n"
-			"       splitctl [-j] tunnel show\n");
-		return argc < 2 ? 2 : 0;
+	if (nl_open(&nl)) {
+		pr_err("tunnel show: netlink: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
 	}
-	if (!strcmp(argv[1], "add"))
-		return tunnel_add(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "del"))
-		return tunnel_del(argc - 1, argv + 1);
-	if (!strcmp(argv[1], "show"))
-		return tunnel_show(ctx);
-	fprintf(stderr, "splitctl tunnel: unknown action '%s': accepted: add, del, show\n", argv[1]);
-	return 2;
+	open_json_array(PRINT_JSON, NULL);
+	ret = nl_talk(&nl, tcfg_msg_dump(nl.buf, RTM_GETLINK), tcfg_tunnel_show_link, NULL);
+	close_json_array(PRINT_JSON, NULL);
+	if (ret)
+		pr_err("tunnel show: %s", nl_err(&nl));
+	nl_close(&nl);
+	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }

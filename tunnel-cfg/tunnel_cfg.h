@@ -3,12 +3,16 @@
  * tunnel_cfg.h - the interface between splitctl (loader/) and tunnel-cfg.
  *
  * tunnel-cfg installs policy routing towards the SHORT and LONG tunnels with
- * netlink (libmnl) and creates lab tunnels. It knows nothing about BPF maps:
- * splitctl passes in what it knows of the running splitter (the long code
- * point) through struct tcfg_ctx.
+ * netlink (libmnl) and creates lab tunnels. It knows nothing about BPF maps
+ * and nothing about the command line: splitctl's option table parses the
+ * options and hands each one over as a key/value pair (the long option name
+ * without the dashes), and passes in what it knows of the running splitter
+ * (the long code point) through struct tcfg_ctx.
  *
- * Return values of the *_main() entry points are process exit codes:
- * 0 ok, 1 runtime failure, 2 usage error.
+ * Output goes through lib/json_print.h (the caller has called
+ * print_begin()); errors are printed once, as one line, with pr_err()
+ * (lib/util.h). The action functions return a process exit code
+ * (FS_EXIT_OK, FS_EXIT_RUNTIME, FS_EXIT_USAGE).
  */
 #ifndef TUNNEL_CFG_H
 #define TUNNEL_CFG_H
@@ -16,29 +20,58 @@
 #include <stddef.h>
 
 struct tcfg_ctx {
-	int json;	/* -j/--json given to splitctl */
-	int verbose;	/* -v given to splitctl */
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
+	/* COMPAT (cli_compat.c, removed with it): -j and -v of splitctl */
+	int json;
+	int verbose;
 };
 
-/* "splitctl route up|down|show ...": argv[0] is "route" */
-int tcfg_route_main(int argc, char **argv, const struct tcfg_ctx *ctx);
-/* "splitctl tunnel add|del|show ...": argv[0] is "tunnel" */
-int tcfg_tunnel_main(int argc, char **argv, const struct tcfg_ctx *ctx);
+/* Defaults of "route up", for splitctl's help text. */
+#define TCFG_DEFAULT_TABLE_SHORT 100
+#define TCFG_DEFAULT_TABLE_LONG 101
+#define TCFG_DEFAULT_PRIORITY 1000
 
-/*
- * Declarative form used by "splitctl apply/check -c FILE" ([route] section).
- * Keys are the long option names of "splitctl route up" without the dashes.
- */
+/* ---- route up|down|show ---------------------------------------------------- */
 struct tcfg_spec;
 struct tcfg_spec *tcfg_spec_new(void);
 void tcfg_spec_free(struct tcfg_spec *spec);
-/* 0 ok; -1 bad key or value, with a one-line reason in err */
+/* One "route up" option (key = long name: "mode", "short-dev", "prefix",
+ * ...; list keys may repeat). 0 ok; -1 bad key or value, with a one-line
+ * reason (naming the value and what is accepted) in err. */
 int tcfg_spec_set(struct tcfg_spec *spec, const char *key, const char *value,
 		  char *err, size_t errlen);
 /* 0 when complete and consistent; -1 with a reason in err */
 int tcfg_spec_check(const struct tcfg_spec *spec, char *err, size_t errlen);
-/* Same effect as "route up" with these settings; returns an exit code. */
+int tcfg_route_up(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
+int tcfg_route_down(const struct tcfg_ctx *ctx);
+int tcfg_route_show(const struct tcfg_ctx *ctx);
+
+/* ---- tunnel add|del|show --------------------------------------------------- */
+struct tcfg_tunnel;
+/* kind: "vxlan", ... ; NULL with a reason in err when kind or name is bad */
+struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
+				    char *err, size_t errlen);
+void tcfg_tunnel_free(struct tcfg_tunnel *t);
+/* One "tunnel add" option (key = long name: "vni", "local", "remote",
+ * "dev", "dstport", "mtu", ...). 0 ok; -1 with a reason in err. */
+int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
+		    char *err, size_t errlen);
+int tcfg_tunnel_add(const struct tcfg_tunnel *t);
+int tcfg_tunnel_del(const char *name);
+int tcfg_tunnel_show(void);
+
+/*
+ * ---- COMPAT: the old entry points (cli_compat.c) ----------------------------
+ * Until splitctl's option table parses "route" and "tunnel" itself. They
+ * parse argv with their own getopt, set up the logger ("splitctl: ...") and
+ * the output (print_begin(stdout, ctx->json)) and call the functions above.
+ * The switch deletes cli_compat.c and this block.
+ */
+/* "splitctl route up|down|show ...": argv[0] is "route" */
+int tcfg_route_main(int argc, char **argv, const struct tcfg_ctx *ctx);
+/* "splitctl tunnel add|del|show ...": argv[0] is "tunnel" */
+int tcfg_tunnel_main(int argc, char **argv, const struct tcfg_ctx *ctx);
+/* = tcfg_route_up(), for "splitctl apply -c FILE" ([route] section) */
 int tcfg_route_apply(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
 
 #endif /* TUNNEL_CFG_H */

@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * route_show.c - "route show": the mode, our rules and routes as the kernel
+ * has them, and the counters of the tunnels those routes use. Text and JSON
+ * from the same print_* calls (lib/json_print.h):
+ *
+ *   {"mode": "split"|"ecmp"|"down",
+ *    "rules": [{"family","priority","table","iif","dscp","tos"}],
+ *    "routes": [{"table","dst","devs":[NAME...]}],
+ *    "tunnels": [{"name","up","tx_packets","tx_bytes","rx_packets","rx_bytes"}]}
+ *
+ * "iif" is "" for any input interface, "dscp" -1 without a DSCP selector,
+ * "tos" 0 without a tos selector.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+
+#include "json_print.h"
+#include "tcfg.h"
+#include "util.h"
+
+/* IF_OPER_* of <linux/if.h> (RFC 2863), which clashes with <net/if.h> */
+#define TCFG_OPER_UNKNOWN 0
+#define TCFG_OPER_UP 6
+
+#define TCFG_MAX_SHOWN_TUNNELS 8
+
+struct link_info {
+	char name[IF_NAMESIZE];
+	bool up;
+	struct rtnl_link_stats64 st;
+};
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct link_info *li = data;
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_IFNAME:
+			snprintf(li->name, sizeof(li->name), "%s", mnl_attr_get_str(a));
+			break;
+		case IFLA_OPERSTATE:
+			li->up = mnl_attr_get_u8(a) == TCFG_OPER_UP ||
+				 mnl_attr_get_u8(a) == TCFG_OPER_UNKNOWN;
+			break;
+		case IFLA_STATS64:
+			if (mnl_attr_get_payload_len(a) >= sizeof(li->st))
+				memcpy(&li->st, mnl_attr_get_payload(a), sizeof(li->st));
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int get_link(struct nl *nl, int ifindex, struct link_info *li)
+{
+	memset(li, 0, sizeof(*li));
+	return nl_talk(nl, tcfg_msg_link(nl->buf, RTM_GETLINK, ifindex), link_cb, li);
+}
+
+/* A rule of ours carrying a code point selector means split mode. */
+static const char *mode_name(const struct tcfg_rules *rules)
+{
+	int i;
+
+	for (i = 0; i < rules->n; i++)
+		if (rules->r[i].dscp >= 0 || rules->r[i].tos)
+			return "split";
+	return rules->n ? "ecmp" : "down";
+}
+
+void tcfg_show_rules(const struct tcfg_rules *rules)
+{
+	int i;
+
+	open_json_array(PRINT_JSON, "rules");
+	for (i = 0; i < rules->n; i++) {
+		const struct tcfg_rule *r = &rules->r[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "family", "rule: %s",
+			     r->family == AF_INET ? "ipv4" : "ipv6");
+		print_uint(PRINT_ANY, "priority", " priority %llu", r->prio);
+		print_string(PRINT_JSON, "iif", NULL, r->iif);
+		if (r->iif[0])
+			print_string(PRINT_FP, NULL, " iif %s", r->iif);
+		print_int(PRINT_JSON, "dscp", NULL, r->dscp);
+		if (r->dscp >= 0)
+			print_int(PRINT_FP, NULL, " dscp %lld", r->dscp);
+		print_uint(PRINT_JSON, "tos", NULL, r->tos);
+		if (r->tos)
+			print_uint(PRINT_FP, NULL, " tos 0x%02llx", r->tos);
+		print_uint(PRINT_ANY, "table", " lookup %llu", r->table);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+static void show_routes(const struct tcfg_routes *routes)
+{
+	char buf[TCFG_PREFIX_STRLEN];
+	int i, j;
+
+	open_json_array(PRINT_JSON, "routes");
+	for (i = 0; i < routes->n; i++) {
+		const struct tcfg_route *rt = &routes->r[i];
+
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "table", "route: table %llu", rt->table);
+		tcfg_fmt_prefix(&rt->dst, buf, sizeof(buf));
+		print_string(PRINT_ANY, "dst", " %s dev", buf);
+		open_json_array(PRINT_JSON, "devs");
+		for (j = 0; j < rt->nnh; j++) {
+			char name[IF_NAMESIZE] = "?";
+
+			if_indextoname(rt->nh[j].oif, name);
+			print_string(PRINT_ANY, NULL, " %s", name);
+		}
+		close_json_array(PRINT_JSON, NULL);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* The interfaces our routes go out of, each once. */
+static int route_devs(const struct tcfg_routes *routes, int *ifs, int max)
+{
+	int i, j, k, n = 0;
+
+	for (i = 0; i < routes->n; i++)
+		for (j = 0; j < routes->r[i].nnh; j++) {
+			int oif = routes->r[i].nh[j].oif;
+
+			for (k = 0; k < n && ifs[k] != oif; k++)
+				;
+			if (k == n && n < max)
+				ifs[n++] = oif;
+		}
+	return n;
+}
+
+static void show_tunnels(struct nl *nl, const struct tcfg_routes *routes)
+{
+	int ifs[TCFG_MAX_SHOWN_TUNNELS], n, i;
+	struct link_info li;
+
+	n = route_devs(routes, ifs, TCFG_MAX_SHOWN_TUNNELS);
+	open_json_array(PRINT_JSON, "tunnels");
+	for (i = 0; i < n; i++) {
+		if (get_link(nl, ifs[i], &li))
+			continue;	/* gone since the dump */
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "tunnel: %s", li.name);
+		print_bool(PRINT_JSON, "up", NULL, li.up);
+		print_string(PRINT_FP, NULL, " %s", li.up ? "up" : "down");
+		print_uint(PRINT_ANY, "tx_packets", " tx %llu packets", li.st.tx_packets);
+		print_uint(PRINT_ANY, "tx_bytes", " %llu bytes", li.st.tx_bytes);
+		print_uint(PRINT_ANY, "rx_packets", ", rx %llu packets", li.st.rx_packets);
+		print_uint(PRINT_ANY, "rx_bytes", " %llu bytes", li.st.rx_bytes);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+int tcfg_route_show(const struct tcfg_ctx *ctx)
+{
+	static struct tcfg_rules rules;
+	static struct tcfg_routes routes;
+	struct tcfg_err e = { "" };
+	const char *mode;
+	struct nl nl;
+
+	(void)ctx;
+	if (nl_open(&nl)) {
+		pr_err("route: netlink: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	if (tcfg_rules_dump(&nl, &rules, &e) || tcfg_routes_dump(&nl, &routes, &e)) {
+		pr_err("route: %s", e.msg);
+		nl_close(&nl);
+		return FS_EXIT_RUNTIME;
+	}
+	mode = mode_name(&rules);
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "mode", NULL, mode);
+	print_string(PRINT_FP, NULL, "mode: %s\n",
+		     strcmp(mode, "down") ? mode : "down (nothing installed)");
+	tcfg_show_rules(&rules);
+	show_routes(&routes);
+	show_tunnels(&nl, &routes);
+	close_json_object();
+	nl_close(&nl);
+	return FS_EXIT_OK;
+}

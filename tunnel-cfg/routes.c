@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * routes.c - the routes of "route up", per remote prefix:
+ *
+ *   split: table SHORT: via the SHORT tunnel; table LONG: via the LONG tunnel
+ *   ecmp:  table SHORT: one multipath route over both tunnels
+ *
+ * all with protocol TCFG_PROTO: the routes of ours are found again by it.
+ * A table without a matching route falls through to the next rule, so
+ * traffic not bound for a remote prefix still uses "main".
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/rtnetlink.h>
+
+#include "tcfg.h"
+
+static struct tcfg_nexthop nexthop(int oif, const struct tcfg_prefix *via_pair, int family)
+{
+	struct tcfg_nexthop nh = { .oif = oif };
+
+	nh.via = via_pair[tcfg_fam_idx(family)];	/* family 0 when not given */
+	return nh;
+}
+
+void tcfg_routes_wanted(const struct tcfg_spec *s, int short_if, int long_if,
+			struct tcfg_routes *want)
+{
+	int i;
+
+	want->n = 0;
+	for (i = 0; i < s->nprefixes; i++) {
+		const struct tcfg_prefix *p = &s->prefixes[i];
+		struct tcfg_route rt = { .family = p->family, .dst = *p,
+					 .table = s->table_short, .nnh = 1 };
+
+		rt.nh[0] = nexthop(short_if, s->via_short, p->family);
+		if (s->mode == MODE_ECMP) {
+			rt.nh[1] = nexthop(long_if, s->via_long, p->family);
+			rt.nnh = 2;
+			want->r[want->n++] = rt;
+			continue;
+		}
+		want->r[want->n++] = rt;
+		rt.table = s->table_long;
+		rt.nh[0] = nexthop(long_if, s->via_long, p->family);
+		want->r[want->n++] = rt;
+	}
+}
+
+static int route_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tcfg_routes *routes = data;
+	struct tcfg_route rt;
+
+	if (tcfg_parse_route(nlh, &rt) && routes->n < TCFG_MAX_OBJS)
+		routes->r[routes->n++] = rt;
+	return MNL_CB_OK;
+}
+
+int tcfg_routes_dump(struct nl *nl, struct tcfg_routes *have, struct tcfg_err *e)
+{
+	have->n = 0;
+	if (nl_talk(nl, tcfg_msg_dump(nl->buf, RTM_GETROUTE), route_cb, have))
+		return tcfg_fail(e, errno, "cannot list routes: %s", nl_err(nl));
+	return 0;
+}
+
+static int route_req(struct nl *nl, int type, const struct tcfg_route *rt)
+{
+	return nl_talk(nl, tcfg_msg_route(nl->buf, type, rt), NULL, NULL);
+}
+
+/* Delete by destination and table alone: our route there, whatever its
+ * next hops (the dump does not read the gateways back). */
+static int route_del(struct nl *nl, const struct tcfg_route *rt)
+{
+	struct tcfg_route del = *rt;
+
+	del.nnh = 0;
+	return route_req(nl, RTM_DELROUTE, &del);
+}
+
+int tcfg_routes_install(struct nl *nl, const struct tcfg_routes *want,
+			struct tcfg_err *e)
+{
+	int i;
+
+	for (i = 0; i < want->n; i++)
+		if (route_req(nl, RTM_NEWROUTE, &want->r[i]))
+			return tcfg_fail(e, errno, "cannot install a route to the remote prefixes: %s",
+					 nl_err(nl));
+	return 0;
+}
+
+/* same destination in the same table (the next hops are replaced in place) */
+static bool same_dst(const struct tcfg_route *a, const struct tcfg_route *b)
+{
+	return a->family == b->family && a->table == b->table && a->dst.len == b->dst.len &&
+	       !memcmp(a->dst.addr, b->dst.addr, tcfg_alen(a->family));
+}
+
+int tcfg_routes_remove_unwanted(struct nl *nl, const struct tcfg_routes *want,
+				struct tcfg_err *e)
+{
+	static struct tcfg_routes have;
+	int i, j, ret;
+
+	ret = tcfg_routes_dump(nl, &have, e);
+	for (i = 0; !ret && i < have.n; i++) {
+		for (j = 0; j < want->n; j++)
+			if (same_dst(&have.r[i], &want->r[j]))
+				break;
+		if (j == want->n)
+			route_del(nl, &have.r[i]);
+	}
+	return ret;
+}
+
+int tcfg_routes_remove_all(struct nl *nl, struct tcfg_err *e)
+{
+	static struct tcfg_routes have;
+	int i, ret;
+
+	ret = tcfg_routes_dump(nl, &have, e);
+	if (ret)
+		return ret;
+	/* on: remove as much as possible */
+	for (i = 0; i < have.n; i++)
+		if (route_del(nl, &have.r[i]) && errno != ENOENT)
+			ret = tcfg_fail(e, errno, "cannot delete a route of table %u: %s",
+					have.r[i].table, nl_err(nl));
+	return ret;
+}

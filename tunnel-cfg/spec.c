@@ -1,0 +1,293 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spec.c - the settings of "route up" (command-line options or the [route]
+ * section of a config file), one key/value at a time, and their check.
+ * Nothing here touches the system.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tcfg.h"
+#include "util.h"
+
+int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len)
+{
+	char buf[64], *slash;
+	uint64_t len;
+	int max;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (slash)
+		*slash = '\0';
+	memset(p, 0, sizeof(*p));
+	if (inet_pton(AF_INET, buf, p->addr) == 1)
+		p->family = AF_INET;
+	else if (inet_pton(AF_INET6, buf, p->addr) == 1)
+		p->family = AF_INET6;
+	else
+		return -EINVAL;
+	max = p->family == AF_INET ? 32 : 128;
+	p->len = max;
+	if (!slash)
+		return need_len ? -EINVAL : 0;
+	if (!need_len || parse_u64(slash + 1, 0, max, &len))
+		return -EINVAL;
+	p->len = len;
+	return 0;
+}
+
+void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len)
+{
+	char a[INET6_ADDRSTRLEN] = "?";
+
+	inet_ntop(p->family, p->addr, a, sizeof(a));
+	snprintf(buf, len, "%s/%d", a, p->len);
+}
+
+struct tcfg_spec *tcfg_spec_new(void)
+{
+	struct tcfg_spec *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->table_short = TCFG_DEFAULT_TABLE_SHORT;
+	s->table_long = TCFG_DEFAULT_TABLE_LONG;
+	s->priority = TCFG_DEFAULT_PRIORITY;
+	s->dscp_long = -1;
+	return s;
+}
+
+void tcfg_spec_free(struct tcfg_spec *spec)
+{
+	free(spec);
+}
+
+/* ---- one setter per key: 0, or -1 with the reason in err ---------------------- */
+static int devname_ok(const char *v)
+{
+	return *v && strlen(v) < IF_NAMESIZE && !strchr(v, '/') && !strchr(v, ' ');
+}
+
+static int set_mode(struct tcfg_spec *s, const char *key, const char *value,
+		    char *err, size_t errlen)
+{
+	(void)key;
+	if (!strcmp(value, "split"))
+		s->mode = MODE_SPLIT;
+	else if (!strcmp(value, "ecmp"))
+		s->mode = MODE_ECMP;
+	else {
+		snprintf(err, errlen, "mode: invalid value '%s': accepted: split, ecmp", value);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	char *dst;
+
+	if (!devname_ok(value)) {
+		snprintf(err, errlen, "%s: invalid interface name '%s'", key, value);
+		return -1;
+	}
+	if (!strcmp(key, "lan-dev")) {
+		if (s->nlan == TCFG_MAX_LAN) {
+			snprintf(err, errlen, "lan-dev: at most %d interfaces", TCFG_MAX_LAN);
+			return -1;
+		}
+		dst = s->lan[s->nlan++];
+	} else {
+		dst = !strcmp(key, "short-dev") ? s->short_dev : s->long_dev;
+	}
+	snprintf(dst, IF_NAMESIZE, "%s", value);
+	return 0;
+}
+
+/* config files list several prefixes (or gateways) on one line */
+#define TCFG_LIST_SEP " ,"
+
+static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
+		      char *err, size_t errlen)
+{
+	char buf[1024], *tok, *save = NULL;
+	struct tcfg_prefix p;
+
+	(void)key;
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
+	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
+		if (tcfg_parse_prefix(tok, &p, true)) {
+			snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
+				 tok);
+			return -1;
+		}
+		if (s->nprefixes == TCFG_MAX_PREFIXES) {
+			snprintf(err, errlen, "prefix: at most %d prefixes", TCFG_MAX_PREFIXES);
+			return -1;
+		}
+		s->prefixes[s->nprefixes++] = p;
+	}
+	return 0;
+}
+
+static int set_via(struct tcfg_spec *s, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	struct tcfg_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
+	char buf[256], *tok, *save = NULL;
+	struct tcfg_prefix p;
+
+	snprintf(buf, sizeof(buf), "%s", value);
+	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
+	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
+		if (tcfg_parse_prefix(tok, &p, false)) {
+			snprintf(err, errlen, "%s: invalid address '%s': accepted: an IPv4 or IPv6 address (one per family)",
+				 key, tok);
+			return -1;
+		}
+		via[tcfg_fam_idx(p.family)] = p;
+	}
+	return 0;
+}
+
+static int set_table(struct tcfg_spec *s, const char *key, const char *value,
+		     char *err, size_t errlen)
+{
+	uint64_t v;
+
+	/* 253..255 are the kernel's default, main and local tables */
+	if (parse_u64(value, 1, 0xfffffffe, &v) || (v >= 253 && v <= 255)) {
+		snprintf(err, errlen, "%s: invalid table '%s': accepted: 1..4294967294 except 253-255 (default, main, local)",
+			 key, value);
+		return -1;
+	}
+	*(!strcmp(key, "table-short") ? &s->table_short : &s->table_long) = v;
+	return 0;
+}
+
+static int set_priority(struct tcfg_spec *s, const char *key, const char *value,
+			char *err, size_t errlen)
+{
+	uint64_t v;
+
+	(void)key;
+	if (parse_u64(value, 1, 32764, &v)) {
+		snprintf(err, errlen, "priority: invalid value '%s': accepted: 1..32764 (rules use PRIORITY and PRIORITY+1, before main at 32766)",
+			 value);
+		return -1;
+	}
+	s->priority = v;
+	return 0;
+}
+
+static int set_selector(struct tcfg_spec *s, const char *key, const char *value,
+			char *err, size_t errlen)
+{
+	(void)key;
+	if (!strcmp(value, "auto"))
+		s->selector = SEL_AUTO;
+	else if (!strcmp(value, "dscp"))
+		s->selector = SEL_DSCP;
+	else if (!strcmp(value, "tos"))
+		s->selector = SEL_TOS;
+	else {
+		snprintf(err, errlen, "selector: invalid value '%s': accepted: auto, dscp, tos", value);
+		return -1;
+	}
+	return 0;
+}
+
+static int set_dscp_long(struct tcfg_spec *s, const char *key, const char *value,
+			 char *err, size_t errlen)
+{
+	uint64_t v;
+
+	(void)key;
+	if (parse_u64(value, 0, 63, &v)) {
+		snprintf(err, errlen, "dscp-long: invalid DSCP '%s': accepted: 0..63", value);
+		return -1;
+	}
+	s->dscp_long = v;
+	return 0;
+}
+
+static const struct spec_key {
+	const char *key;
+	int (*set)(struct tcfg_spec *s, const char *key, const char *value,
+		   char *err, size_t errlen);
+} spec_keys[] = {
+	{ "mode", set_mode },
+	{ "short-dev", set_dev },
+	{ "long-dev", set_dev },
+	{ "prefix", set_prefix },
+	{ "lan-dev", set_dev },
+	{ "via-short", set_via },
+	{ "via-long", set_via },
+	{ "table-short", set_table },
+	{ "table-long", set_table },
+	{ "priority", set_priority },
+	{ "dscp-long", set_dscp_long },
+	{ "selector", set_selector },
+};
+
+#define N_SPEC_KEYS (sizeof(spec_keys) / sizeof(spec_keys[0]))
+
+int tcfg_spec_set(struct tcfg_spec *s, const char *key, const char *value,
+		  char *err, size_t errlen)
+{
+	size_t i, off;
+
+	for (i = 0; i < N_SPEC_KEYS; i++)
+		if (!strcmp(key, spec_keys[i].key))
+			return spec_keys[i].set(s, key, value, err, errlen);
+	off = snprintf(err, errlen, "unknown route setting '%s': accepted: ", key);
+	for (i = 0; i < N_SPEC_KEYS && off < errlen; i++)
+		off += snprintf(err + off, errlen - off, "%s%s", i ? ", " : "", spec_keys[i].key);
+	return -1;
+}
+
+/* The first IPv6 prefix of s, or NULL. */
+static const struct tcfg_prefix *first_v6(const struct tcfg_spec *s)
+{
+	int i;
+
+	for (i = 0; i < s->nprefixes; i++)
+		if (s->prefixes[i].family == AF_INET6)
+			return &s->prefixes[i];
+	return NULL;
+}
+
+int tcfg_spec_check(const struct tcfg_spec *s, char *err, size_t errlen)
+{
+	const struct tcfg_prefix *v6 = first_v6(s);
+	char a[TCFG_PREFIX_STRLEN];
+
+	if (!s->mode)
+		snprintf(err, errlen, "mode is missing: accepted: split, ecmp");
+	else if (!s->short_dev[0] || !s->long_dev[0])
+		snprintf(err, errlen, "short-dev and long-dev are required");
+	else if (!strcmp(s->short_dev, s->long_dev))
+		snprintf(err, errlen, "short-dev and long-dev are both '%s': they must differ", s->short_dev);
+	else if (!s->nprefixes)
+		snprintf(err, errlen, "at least one remote prefix is required");
+	else if (s->table_short == s->table_long)
+		snprintf(err, errlen, "table-short and table-long are both %u: they must differ", s->table_short);
+	else if (s->mode == MODE_ECMP && v6 &&
+		 (!s->via_short[1].family || !s->via_long[1].family)) {
+		/* the kernel takes no device-only IPv6 multipath route */
+		tcfg_fmt_prefix(v6, a, sizeof(a));
+		snprintf(err, errlen, "ecmp mode: IPv6 prefix %s needs IPv6 gateways: give --via-short and --via-long an IPv6 address each",
+			 a);
+	} else {
+		return 0;
+	}
+	return -1;
+}
