@@ -14,22 +14,21 @@
  * retransmission) therefore have the same signature; track.c handles that.
  */
 #include <string.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_gre.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+#include <rte_vxlan.h>
 
 #include "tap.h"
 
-#define ETH_HLEN_	14
-#define ETHERTYPE_IPV4	0x0800
-#define ETHERTYPE_IPV6	0x86DD
-#define ETHERTYPE_VLAN	0x8100
-#define ETHERTYPE_QINQ	0x88A8
-#define ETHERTYPE_TEB	0x6558	/* GRE: transparent Ethernet bridging */
-#define VXLAN_HLEN	8
-#define GRE_F_CSUM	0x8000
-#define GRE_F_KEY	0x2000
-#define GRE_F_SEQ	0x1000
-#define IPPROTO_GRE_	47
+static enum parse_result parse_ip(const struct parse_cfg *cfg, uint16_t etype,
+				  const uint8_t *p, uint32_t len, int depth,
+				  struct pkt_info *pi);
 
 static uint64_t mix(uint64_t h, uint64_t w)
 {
@@ -56,11 +55,6 @@ static uint64_t hash_bytes(uint64_t h, const uint8_t *p, uint32_t n)
 	return h;
 }
 
-static uint16_t rd16(const uint8_t *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);	/* network -> host */
-}
-
 /* parse_l4: p points at the L4 header of the innermost packet, len = bytes
  * of L4 header + payload available in the frame */
 static enum parse_result parse_l4(const struct parse_cfg *cfg,
@@ -70,84 +64,126 @@ static enum parse_result parse_l4(const struct parse_cfg *cfg,
 static enum parse_result parse_eth(const struct parse_cfg *cfg, const uint8_t *p,
 				   uint32_t len, int depth, struct pkt_info *pi);
 
+/* IPv4 header at p: key, DSCP, length; *hl = header length, *len trimmed to
+ * the IP total length (drops Ethernet padding) */
+static enum parse_result parse_ipv4(const uint8_t *p, uint32_t *len,
+				    uint32_t *hl, uint64_t *h, struct pkt_info *pi)
+{
+	const struct rte_ipv4_hdr *ip = (const struct rte_ipv4_hdr *)p;
+	struct flow_key *k = &pi->key;
+	uint32_t tot;
+
+	if (*len < sizeof(*ip) || (ip->version_ihl >> 4) != IPVERSION)
+		return PARSE_TRUNCATED;
+	*hl = rte_ipv4_hdr_len(ip);
+	tot = rte_be_to_cpu_16(ip->total_length);
+	if (*hl < sizeof(*ip) || *len < *hl || tot < *hl)
+		return PARSE_TRUNCATED;
+	if (rte_be_to_cpu_16(ip->fragment_offset) & RTE_IPV4_HDR_OFFSET_MASK)
+		return PARSE_FRAGMENT;
+	if (tot < *len)
+		*len = tot;
+	memset(k, 0, sizeof(*k));
+	memcpy(k->src, &ip->src_addr, 4);
+	memcpy(k->dst, &ip->dst_addr, 4);
+	k->family = 4;
+	k->proto = ip->next_proto_id;
+	pi->dscp = (ip->type_of_service & RTE_IPV4_HDR_DSCP_MASK) >> 2;
+	pi->ip_len = tot;
+	*h = mix(*h, rte_be_to_cpu_16(ip->packet_id));
+	return PARSE_OK;
+}
+
+/* IPv6 header at p, then up to TAP_MAX_IPV6_EXT hop-by-hop, routing and
+ * destination-options headers; same outputs as parse_ipv4 */
+static enum parse_result parse_ipv6(const uint8_t *p, uint32_t *len,
+				    uint32_t *hl, struct pkt_info *pi)
+{
+	const struct rte_ipv6_hdr *ip = (const struct rte_ipv6_hdr *)p;
+	struct flow_key *k = &pi->key;
+	uint32_t vtc, tot, n = 0;
+	int proto;
+
+	if (*len < sizeof(*ip) || (p[0] >> 4) != 6)
+		return PARSE_TRUNCATED;
+	*hl = sizeof(*ip);
+	tot = sizeof(*ip) + rte_be_to_cpu_16(ip->payload_len);
+	if (tot < *len)
+		*len = tot;
+	vtc = rte_be_to_cpu_32(ip->vtc_flow);
+	memset(k, 0, sizeof(*k));
+	memcpy(k->src, ip->src_addr, 16);
+	memcpy(k->dst, ip->dst_addr, 16);
+	k->family = 6;
+	pi->dscp = (uint8_t)((vtc & RTE_IPV6_HDR_DSCP_MASK) >> (RTE_IPV6_HDR_TC_SHIFT + 2));
+	pi->ip_len = tot;
+	proto = ip->proto;
+	while ((proto == IPPROTO_HOPOPTS || proto == IPPROTO_ROUTING ||
+		proto == IPPROTO_DSTOPTS) && n++ < TAP_MAX_IPV6_EXT) {
+		size_t ext;
+
+		if (*len < *hl + 8)
+			return PARSE_TRUNCATED;
+		proto = rte_ipv6_get_next_ext(p + *hl, proto, &ext);
+		if (*len < *hl + ext)
+			return PARSE_TRUNCATED;
+		*hl += (uint32_t)ext;
+	}
+	if (proto == IPPROTO_FRAGMENT)
+		return PARSE_FRAGMENT;
+	k->proto = (uint8_t)proto;
+	return PARSE_OK;
+}
+
+/* GRE header at p (depth 0 only): the inner packet's result, or PARSE_OK
+ * with *inner = 0 for payloads we do not look into */
+static enum parse_result parse_gre(const struct parse_cfg *cfg, const uint8_t *p,
+				   uint32_t len, int depth, struct pkt_info *pi,
+				   bool *inner)
+{
+	const struct rte_gre_hdr *g = (const struct rte_gre_hdr *)p;
+	uint32_t gl = sizeof(*g);
+	uint16_t proto;
+
+	*inner = true;
+	if (len < sizeof(*g))
+		return PARSE_TRUNCATED;
+	gl += g->c ? sizeof(struct rte_gre_hdr_opt_checksum_rsvd) : 0;
+	gl += g->k ? sizeof(struct rte_gre_hdr_opt_key) : 0;
+	gl += g->s ? sizeof(struct rte_gre_hdr_opt_sequence) : 0;
+	if (len < gl)
+		return PARSE_TRUNCATED;
+	proto = rte_be_to_cpu_16(g->proto);
+	if (proto == RTE_ETHER_TYPE_TEB)
+		return parse_eth(cfg, p + gl, len - gl, depth + 1, pi);
+	if (proto == RTE_ETHER_TYPE_IPV4 || proto == RTE_ETHER_TYPE_IPV6)
+		return parse_ip(cfg, proto, p + gl, len - gl, depth + 1, pi);
+	*inner = false;		/* other GRE payloads: the tunnel itself is the flow */
+	return PARSE_OK;
+}
+
 static enum parse_result parse_ip(const struct parse_cfg *cfg, uint16_t etype,
 				  const uint8_t *p, uint32_t len, int depth,
 				  struct pkt_info *pi)
 {
-	struct flow_key *k = &pi->key;
+	enum parse_result r;
 	uint64_t h = 0;
-	uint32_t hl, tot;
-	uint8_t proto;
+	uint32_t hl;
 
-	if (etype == ETHERTYPE_IPV4) {
-		if (len < 20 || (p[0] >> 4) != 4)
-			return PARSE_TRUNCATED;
-		hl = (uint32_t)(p[0] & 0x0f) * 4;
-		tot = rd16(p + 2);
-		if (hl < 20 || len < hl || tot < hl)
-			return PARSE_TRUNCATED;
-		if (rd16(p + 6) & 0x1fff)
-			return PARSE_FRAGMENT;
-		if (tot < len)
-			len = tot;	/* drop Ethernet padding */
-		proto = p[9];
-		memset(k, 0, sizeof(*k));
-		memcpy(k->src, p + 12, 4);
-		memcpy(k->dst, p + 16, 4);
-		k->family = 4;
-		pi->dscp = p[1] >> 2;
-		pi->ip_len = tot;
-		h = mix(h, rd16(p + 4));	/* IP ID */
-	} else {
-		uint32_t n = 0;
-
-		if (len < 40 || (p[0] >> 4) != 6)
-			return PARSE_TRUNCATED;
-		hl = 40;
-		tot = 40 + (uint32_t)rd16(p + 4);
-		if (tot < len)
-			len = tot;
-		proto = p[6];
-		memset(k, 0, sizeof(*k));
-		memcpy(k->src, p + 8, 16);
-		memcpy(k->dst, p + 24, 16);
-		k->family = 6;
-		pi->dscp = (uint8_t)((rd16(p) >> 6) & 0x3f);
-		pi->ip_len = tot;
-		/* skip hop-by-hop, routing, destination options */
-		while ((proto == 0 || proto == 43 || proto == 60) &&
-		       n++ < TAP_MAX_IPV6_EXT) {
-			if (len < hl + 8 || len < hl + (p[hl + 1] + 1U) * 8)
-				return PARSE_TRUNCATED;
-			proto = p[hl];
-			hl += (p[hl + 1] + 1U) * 8;
-		}
-		if (proto == 44)
-			return PARSE_FRAGMENT;
-	}
-	k->proto = proto;
+	if (etype == RTE_ETHER_TYPE_IPV4)
+		r = parse_ipv4(p, &len, &hl, &h, pi);
+	else
+		r = parse_ipv6(p, &len, &hl, pi);
+	if (r != PARSE_OK)
+		return r;
 	p += hl;
 	len -= hl;
+	if (pi->key.proto == IPPROTO_GRE && depth == 0) {
+		bool inner;
 
-	if (proto == IPPROTO_GRE_ && depth == 0) {
-		uint16_t fl, gproto;
-		uint32_t gl = 4;
-
-		if (len < 4)
-			return PARSE_TRUNCATED;
-		fl = rd16(p);
-		gproto = rd16(p + 2);
-		gl += (fl & GRE_F_CSUM) ? 4 : 0;
-		gl += (fl & GRE_F_KEY) ? 4 : 0;
-		gl += (fl & GRE_F_SEQ) ? 4 : 0;
-		if (len < gl)
-			return PARSE_TRUNCATED;
-		if (gproto == ETHERTYPE_TEB)
-			return parse_eth(cfg, p + gl, len - gl, depth + 1, pi);
-		if (gproto == ETHERTYPE_IPV4 || gproto == ETHERTYPE_IPV6)
-			return parse_ip(cfg, gproto, p + gl, len - gl, depth + 1,
-					pi);
-		/* other GRE payloads: the tunnel itself is the flow */
+		r = parse_gre(cfg, p, len, depth, pi, &inner);
+		if (inner)
+			return r;
 	}
 	return parse_l4(cfg, p, len, depth, h ^ pi->ip_len, pi);
 }
@@ -161,22 +197,28 @@ static enum parse_result parse_l4(const struct parse_cfg *cfg,
 
 	pi->tcp_flags = 0;
 	if (k->proto == IPPROTO_TCP) {
-		if (len < 20)
+		const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)p;
+
+		if (len < sizeof(*th))
 			return PARSE_TRUNCATED;
-		l4h = (uint32_t)(p[12] >> 4) * 4;
-		if (l4h < 20 || len < l4h)
+		l4h = (uint32_t)(th->data_off >> 4) * 4;
+		if (l4h < sizeof(*th) || len < l4h)
 			return PARSE_TRUNCATED;
-		pi->tcp_flags = p[13];
+		pi->tcp_flags = th->tcp_flags;
 	} else if (k->proto == IPPROTO_UDP) {
-		if (len < 8)
+		const struct rte_udp_hdr *uh = (const struct rte_udp_hdr *)p;
+
+		if (len < sizeof(*uh))
 			return PARSE_TRUNCATED;
-		l4h = 8;
-		if (depth == 0 && rd16(p + 2) == cfg->vxlan_port &&
-		    len >= 8 + VXLAN_HLEN + ETH_HLEN_)
-			return parse_eth(cfg, p + 8 + VXLAN_HLEN,
-					 len - 8 - VXLAN_HLEN, depth + 1, pi);
+		l4h = sizeof(*uh);
+		if (depth == 0 && rte_be_to_cpu_16(uh->dst_port) == cfg->vxlan_port &&
+		    len >= sizeof(*uh) + sizeof(struct rte_vxlan_hdr) + RTE_ETHER_HDR_LEN)
+			return parse_eth(cfg, p + sizeof(*uh) + sizeof(struct rte_vxlan_hdr),
+					 len - sizeof(*uh) - sizeof(struct rte_vxlan_hdr),
+					 depth + 1, pi);
 	}
 	if (l4h) {
+		/* TCP and UDP both start with the two ports */
 		memcpy(&k->sport, p, 2);	/* network order */
 		memcpy(&k->dport, p + 2, 2);
 	}
@@ -191,21 +233,24 @@ static enum parse_result parse_l4(const struct parse_cfg *cfg,
 static enum parse_result parse_eth(const struct parse_cfg *cfg, const uint8_t *p,
 				   uint32_t len, int depth, struct pkt_info *pi)
 {
+	const struct rte_ether_hdr *eh = (const struct rte_ether_hdr *)p;
+	uint32_t off = sizeof(*eh);
 	uint16_t etype;
-	uint32_t off = ETH_HLEN_;
 	int vlans = 0;
 
-	if (len < ETH_HLEN_)
+	if (len < sizeof(*eh))
 		return PARSE_TRUNCATED;
-	etype = rd16(p + 12);
-	while ((etype == ETHERTYPE_VLAN || etype == ETHERTYPE_QINQ) &&
+	etype = rte_be_to_cpu_16(eh->ether_type);
+	while ((etype == RTE_ETHER_TYPE_VLAN || etype == RTE_ETHER_TYPE_QINQ) &&
 	       vlans++ < TAP_MAX_VLAN) {
-		if (len < off + 4)
+		const struct rte_vlan_hdr *vh = (const struct rte_vlan_hdr *)(p + off);
+
+		if (len < off + sizeof(*vh))
 			return PARSE_TRUNCATED;
-		etype = rd16(p + off + 2);
-		off += 4;
+		etype = rte_be_to_cpu_16(vh->eth_proto);
+		off += sizeof(*vh);
 	}
-	if (etype != ETHERTYPE_IPV4 && etype != ETHERTYPE_IPV6)
+	if (etype != RTE_ETHER_TYPE_IPV4 && etype != RTE_ETHER_TYPE_IPV6)
 		return depth ? PARSE_TRUNCATED : PARSE_NOT_IP;
 	return parse_ip(cfg, etype, p + off, len - off, depth, pi);
 }

@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define TAP_VXLAN_PORT		4789	/* IANA VXLAN UDP port */
+#define TAP_VXLAN_PORT		4789	/* IANA VXLAN UDP port (RTE_VXLAN_DEFAULT_PORT) */
 #define TAP_MAX_VLAN		2
 #define TAP_MAX_IPV6_EXT	6
 #define TAP_SIG_PAYLOAD		8	/* payload bytes folded into the signature */
@@ -72,10 +72,6 @@ struct parse_cfg {
 
 enum parse_result parse_frame(const struct parse_cfg *cfg, const uint8_t *p,
 			      uint32_t len, struct pkt_info *out);
-
-#define TCP_FIN 0x01
-#define TCP_SYN 0x02
-#define TCP_RST 0x04
 
 /* ---- tracking (track.c) ---- */
 struct track_cfg {

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <rte_tcp.h>
+
 #include "tap.h"
 
 #define NIL UINT32_MAX
@@ -607,9 +609,9 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 	if (f->end == END_NONE) {
 		f->last_b = ts;
 		f->has_b = true;
-		if (pi->tcp_flags & TCP_RST)
+		if (pi->tcp_flags & RTE_TCP_RST_FLAG)
 			f->end = END_RST;
-		else if (pi->tcp_flags & TCP_FIN)
+		else if (pi->tcp_flags & RTE_TCP_FIN_FLAG)
 			f->end = END_FIN;
 	}
 	if (!e) {
