@@ -9,7 +9,7 @@
  * Timestamps (chosen per run, printed at start and stored in summary.json):
  *   pcap  net_pcap rx_pcap= ports: the file's record time, which net_pcap
  *         22.11 stores in the rx timestamp dynamic mbuf field in microseconds
- *         (eth_pcap_rx: tv_sec * US_PER_S + tv_usec), so offline results
+ *         (tv_sec * US_PER_S + tv_usec), so offline results
  *         are exact and reproducible;
  *   kernel net_pcap rx_iface= ports: the same field, filled from libpcap's
  *         header, i.e. the kernel's capture time (CLOCK_REALTIME, us) taken
@@ -35,13 +35,13 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <pcap/pcap.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -51,18 +51,30 @@
 #include <rte_mbuf_dyn.h>
 
 #include "flowsplit.h"
+#include "json_print.h"
 #include "tap.h"
+#include "util.h"
 
 #define BURST		32
 #define NB_MBUF		8191
 #define MBUF_CACHE	256
 #define NB_RXD		1024
 #define HW_CAL_MS	100	/* NIC clock frequency measurement */
-#define EXIT_USAGE	2
-#define TAP_DRAIN_MS	200	/* see the main loop */
+#define TAP_DRAIN_MS	200	/* see poll_loop() */
 
 enum ts_source { TS_PCAP, TS_KERNEL, TS_HW, TS_TSC };
 static const char *const ts_names[] = { "pcap", "kernel", "hw", "tsc" };
+
+/* the command line after the EAL's part */
+struct tap_opts {
+	uint32_t port_a, port_b;	/* UINT32_MAX: not given */
+	const char *out;
+	uint32_t idle_ms, loss_ms, flows, inflight, owd_samples, summary_flows;
+	uint32_t dscp_long, vxlan_port, idle_polls;
+	uint32_t idle_us;		/* UINT32_MAX: default for the ports */
+	uint32_t rt_prio;		/* 0: normal scheduling */
+	bool force_tsc;
+};
 
 struct port {
 	uint16_t id;
@@ -72,21 +84,31 @@ struct port {
 	bool live_sw;		/* software port on a live interface */
 	char name[RTE_ETH_NAME_MAX_LEN];
 	char driver[64];
+	uint64_t rx_capa;	/* rx offload capabilities */
 	struct rte_mbuf *buf[BURST];
 	uint16_t n, i;
-	int64_t burst_ts;	/* TSC source: time of this burst (ns) */
+	/* TSC source: time of this burst, and how late it may be for its
+	 * packets: they arrived after drained_ns, the last poll that left the
+	 * ring empty (returned less than a full burst) */
+	int64_t burst_ts, burst_err, drained_ns;
 	uint64_t nombuf;
 	/* hw: ns = (clock - clk0) * 1e9 / hz + ns0 */
 	uint64_t clk0, hz;
 	int64_t ns0;
 };
 
-static volatile sig_atomic_t stop_sig;
-
-static void on_signal(int sig)
-{
-	stop_sig = sig;
-}
+/* one run of the tap */
+struct tap {
+	struct tap_opts o;
+	struct port ports[2];
+	enum ts_source src;
+	struct parse_cfg pcfg;
+	struct tracker *tr;
+	struct out_file csv, jsonl;
+	uint64_t unparsed[PARSE__MAX];
+	int64_t t_start, t_end, t_first;	/* CLOCK_MONOTONIC ns */
+	const char *end;			/* "eof" or "stop" */
+};
 
 static char no_shconf[] = "--no-shconf";
 static int ts_off = -1;
@@ -103,14 +125,6 @@ static int64_t real_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
@@ -148,231 +162,56 @@ static void usage(FILE *o)
 		TAP_DEF_IDLE_SLEEP_KERNEL_US);
 }
 
-static int parse_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi,
-		     uint32_t *out)
-{
-	char *end;
-	unsigned long v;
+/* ---- options ---------------------------------------------------------- */
 
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (errno || end == s || *end || s[0] == '-' || v < lo || v > hi) {
-		fprintf(stderr, "fct-tap: %s '%s' is invalid: accepted %u..%u\n",
-			opt, s, lo, hi);
+static int opt_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi,
+		   uint32_t *out)
+{
+	uint64_t v;
+
+	if (parse_u64(s, lo, hi, &v)) {
+		pr_err("%s '%s' is invalid: accepted %u..%u", opt, s, lo, hi);
 		return -1;
 	}
 	*out = (uint32_t)v;
 	return 0;
 }
 
-/* Find the rx_pcap= file of each net_pcap --vdev before EAL init so a
- * missing file is reported by name (the PMD's own error is generic). */
-static int check_pcap_args(int argc, char **argv)
+/* one option of the table below; -1 on a bad value (printed) */
+static int opt_one(struct tap_opts *o, int opt, const char *arg)
 {
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i], *p;
-
-		if (!strcmp(a, "--vdev") && i + 1 < argc)
-			a = argv[++i];
-		else if (!strncmp(a, "--vdev=", 7))
-			a += 7;
-		else
-			continue;
-		for (p = strstr(a, "rx_pcap="); p; p = strstr(p + 1, "rx_pcap=")) {
-			char file[4096];
-			size_t n = strcspn(p + 8, ",");
-			FILE *f;
-
-			if (n >= sizeof(file))
-				n = sizeof(file) - 1;
-			memcpy(file, p + 8, n);
-			file[n] = 0;
-			uint32_t magic = 0;
-
-			f = fopen(file, "r");
-			if (!f || fread(&magic, 4, 1, f) != 1) {
-				fprintf(stderr, "fct-tap: cannot read pcap file '%s': %s\n",
-					file, f ? "empty or unreadable" : strerror(errno));
-				if (f)
-					fclose(f);
-				return -1;
-			}
-			fclose(f);
-			/* pcap (us or ns, either byte order) or pcapng */
-			if (magic != 0xa1b2c3d4 && magic != 0xd4c3b2a1 &&
-			    magic != 0xa1b23c4d && magic != 0x4d3cb2a1 &&
-			    magic != 0x0a0d0d0a) {
-				fprintf(stderr, "fct-tap: '%s' is not a pcap file "
-					"(magic 0x%08x)\n", file, magic);
-				return -1;
-			}
+	switch (opt) {
+	case 'a': return opt_u32("--port-a", arg, 0, RTE_MAX_ETHPORTS - 1, &o->port_a);
+	case 'b': return opt_u32("--port-b", arg, 0, RTE_MAX_ETHPORTS - 1, &o->port_b);
+	case 'o': o->out = arg; return 0;
+	case 'I': return opt_u32("--idle-timeout-ms", arg, 1, TAP_MAX_TIMEOUT_MS, &o->idle_ms);
+	case 'L': return opt_u32("--loss-timeout-ms", arg, 1, TAP_MAX_TIMEOUT_MS, &o->loss_ms);
+	case 'F': return opt_u32("--flows", arg, TAP_MIN_TABLE, TAP_MAX_TABLE, &o->flows);
+	case 'N': return opt_u32("--inflight", arg, TAP_MIN_TABLE, TAP_MAX_TABLE, &o->inflight);
+	case 'S': return opt_u32("--owd-samples", arg, 0, UINT32_MAX, &o->owd_samples);
+	case 'R': return opt_u32("--summary-flows", arg, 0, UINT32_MAX, &o->summary_flows);
+	case 'D': return opt_u32("--dscp-long", arg, 0, FS_DSCP_MAX, &o->dscp_long);
+	case 'X': return opt_u32("--vxlan-port", arg, 1, 65535, &o->vxlan_port);
+	case 'P': return opt_u32("--idle-polls", arg, 1, UINT32_MAX, &o->idle_polls);
+	case 'U': return opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_us);
+	case 'B': o->idle_us = 0; return 0;
+	case 'Y': return opt_u32("--rt-priority", arg, 1, 99, &o->rt_prio);
+	case 'T':
+		if (!strcmp(arg, "tsc")) {
+			o->force_tsc = true;
+			return 0;
 		}
-	}
-	return 0;
-}
-
-static bool vdev_is_rx_pcap(int argc, char **argv, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--vdev") && i + 1 < argc)
-			a = argv[++i];
-		else if (!strncmp(a, "--vdev=", 7))
-			a += 7;
-		else
-			continue;
-		if (!strncmp(a, name, n) && a[n] == ',' && strstr(a, "rx_pcap="))
-			return true;
-	}
-	return false;
-}
-
-static int port_setup(struct port *p, struct rte_mempool *mp, bool want_ts,
-		      uint64_t *capa)
-{
-	struct rte_eth_conf conf;
-	struct rte_eth_dev_info info;
-	int rc;
-
-	memset(&conf, 0, sizeof(conf));
-	rc = rte_eth_dev_info_get(p->id, &info);
-	if (rc) {
-		fprintf(stderr, "fct-tap: port %u: cannot get device info: %s\n",
-			p->id, strerror(-rc));
+		if (!strcmp(arg, "auto"))
+			return 0;
+		pr_err("--timestamp '%s' is invalid: accepted auto, tsc", arg);
 		return -1;
 	}
-	snprintf(p->driver, sizeof(p->driver), "%s", info.driver_name);
-	p->live_sw = !strcmp(info.driver_name, "net_af_packet") ||
-		     !strcmp(info.driver_name, "net_af_xdp") ||
-		     (!strcmp(info.driver_name, "net_pcap") && !p->pcap_file);
-	*capa = info.rx_offload_capa;
-	if (want_ts)
-		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
-	rc = rte_eth_dev_configure(p->id, 1, 1, &conf);
-	if (!rc)
-		rc = rte_eth_rx_queue_setup(p->id, 0, NB_RXD,
-					    rte_eth_dev_socket_id(p->id), NULL, mp);
-	if (!rc)
-		rc = rte_eth_tx_queue_setup(p->id, 0, NB_RXD,
-					    rte_eth_dev_socket_id(p->id), NULL);
-	if (!rc)
-		rc = rte_eth_dev_start(p->id);
-	if (rc) {
-		fprintf(stderr, "fct-tap: port %u (%s): cannot start: %s\n", p->id,
-			p->name, strerror(rc < 0 ? -rc : rc));
-		return -1;
-	}
-	rte_eth_promiscuous_enable(p->id);	/* not all PMDs can: ignore */
-	return 0;
+	return -1;	/* getopt printed it */
 }
 
-/* NIC clock -> ns: measure the clock frequency against CLOCK_MONOTONIC and
- * anchor it to the TSC time base so A and B share one base */
-static int hw_calibrate(struct port *p)
-{
-	uint64_t c0, c1;
-	int64_t m0, m1;
-
-	if (rte_eth_read_clock(p->id, &c0))
-		return -1;
-	m0 = mono_ns();
-	rte_delay_ms(HW_CAL_MS);
-	if (rte_eth_read_clock(p->id, &c1))
-		return -1;
-	m1 = mono_ns();
-	if (c1 <= c0 || m1 <= m0)
-		return -1;
-	p->hz = (uint64_t)((__uint128_t)(c1 - c0) * 1000000000u / (uint64_t)(m1 - m0));
-	p->clk0 = c1;
-	p->ns0 = tsc_ns();
-	return p->hz ? 0 : -1;
-}
-
-static int64_t pkt_ts(const struct port *p, enum ts_source src, struct rte_mbuf *m)
-{
-	uint64_t v;
-
-	if (src == TS_TSC || !(m->ol_flags & ts_flag))
-		return p->burst_ts;
-	v = *RTE_MBUF_DYNFIELD(m, ts_off, rte_mbuf_timestamp_t *);
-	if (src == TS_PCAP || src == TS_KERNEL)
-		return (int64_t)v * 1000;	/* us -> ns */
-	return p->ns0 + (int64_t)((__int128)((int64_t)(v - p->clk0)) * 1000000000 /
-				  (int64_t)p->hz);
-}
-
-static uint64_t ports_json(char *buf, size_t sz, struct port *ports)
-{
-	uint64_t drops = 0;
-	size_t off = 0;
-
-	off += (size_t)snprintf(buf + off, sz - off, "[");
-	for (int i = 0; i < 2; i++) {
-		struct rte_eth_stats st;
-
-		memset(&st, 0, sizeof(st));
-		rte_eth_stats_get(ports[i].id, &st);
-		drops += st.imissed + st.ierrors + st.rx_nombuf;
-		off += (size_t)snprintf(buf + off, sz - off,
-			"%s{\"role\":\"%s\",\"port\":%u,\"name\":\"%s\",\"driver\":\"%s\","
-			"\"ipackets\":%" PRIu64 ",\"ibytes\":%" PRIu64 ",\"imissed\":%" PRIu64
-			",\"ierrors\":%" PRIu64 ",\"rx_nombuf\":%" PRIu64 "}",
-			i ? "," : "", i ? "B" : "A", ports[i].id, ports[i].name,
-			ports[i].driver, st.ipackets, st.ibytes, st.imissed,
-			st.ierrors, st.rx_nombuf);
-		if (off >= sz)
-			off = sz - 1;
-	}
-	snprintf(buf + off, sz - off, "]");
-	return drops;
-}
-
-/* on the calling thread only: the EAL main lcore, i.e. the poll loop (the
- * EAL's control threads keep normal scheduling) */
-static int set_rt_priority(uint32_t prio)
-{
-	struct sched_param sp = { .sched_priority = (int)prio };
-
-	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
-		return 0;
-	fprintf(stderr, "fct-tap: --rt-priority %u: SCHED_FIFO refused: %s (needs "
-		"root or CAP_SYS_NICE, or RLIMIT_RTPRIO >= %u)\n", prio,
-		strerror(errno), prio);
-	return -1;
-}
-
-static int mkdir_p(const char *dir)
-{
-	char tmp[4096];
-
-	snprintf(tmp, sizeof(tmp), "%s", dir);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(tmp, 0755) && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-static FILE *open_in(const char *dir, const char *name)
-{
-	char path[4096];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	f = fopen(path, "w");
-	if (!f)
-		fprintf(stderr, "fct-tap: cannot write %s: %s\n", path, strerror(errno));
-	return f;
-}
-
-int main(int argc, char **argv)
+/* fct-tap's own options (after the EAL's). 0 to run, 1 for --help, or -1
+ * on a usage error (printed). */
+static int opts_parse(int argc, char **argv, struct tap_opts *o)
 {
 	static const struct option lopts[] = {
 		{ "port-a", required_argument, NULL, 'a' },
@@ -394,373 +233,689 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint32_t pa = UINT32_MAX, pb = UINT32_MAX, idle_ms = TAP_DEF_IDLE_MS;
-	uint32_t loss_ms = TAP_DEF_LOSS_MS, nflows = TAP_DEF_FLOWS;
-	uint32_t ninfl = TAP_DEF_INFLIGHT, nsamp = TAP_DEF_OWD_SAMPLES;
-	uint32_t nsum = TAP_DEF_SUMMARY_FLOWS, dscp_long = FS_DEFAULT_DSCP_LONG;
-	uint32_t vxport = TAP_VXLAN_PORT, idle_polls = TAP_DEF_IDLE_POLLS;
-	uint32_t idle_us = UINT32_MAX, rt_prio = 0;
-	const char *out = NULL;
-	bool force_tsc = false;
-	struct port ports[2];
-	struct parse_cfg pcfg;
-	struct track_cfg tcfg;
-	struct tracker *tr;
-	struct rte_mempool *mp;
-	enum ts_source src;
-	FILE *csv, *jsonl;
-	uint64_t capa[2], unparsed_kind[PARSE__MAX] = { 0 }, drops, empty = 0;
-	int64_t t_start, t_end, t_first = -1, drain_until = 0;
-	char tsj[256], pj[2048], extra[512], info_drv[2][64];
-	const char *reason;
-	int eal_argc, opt, rc = 0;
-	int orig_argc = argc;
-	char **orig_argv = argv;
+	int opt;
 
-	/* before anything slow: a signal during start-up must end the run
-	 * cleanly (empty summary), not kill it */
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		usage(stdout);
-		return 0;
-	}
-	if (check_pcap_args(argc, argv))
-		return 1;
-	/* DPDK 22.11 refuses --in-memory with --no-huge (which implies legacy
-	 * memory); the contract's veth/pcap EAL line has both. --no-shconf
-	 * gives what --in-memory is there for: no shared files, so several
-	 * taps can run at once. */
-	{
-		bool nohuge = false;
-
-		for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-			nohuge |= !strcmp(argv[i], "--no-huge");
-		for (int i = 1; i < argc && strcmp(argv[i], "--") && nohuge; i++)
-			if (!strcmp(argv[i], "--in-memory"))
-				argv[i] = no_shconf;
-	}
-	eal_argc = rte_eal_init(argc, argv);
-	if (eal_argc < 0) {
-		fprintf(stderr, "fct-tap: EAL initialisation failed: %s (check the "
-			"EAL arguments, e.g. an unknown PMD in --vdev; see --help)\n",
-			rte_strerror(rte_errno));
-		return 1;
-	}
-	argc -= eal_argc;
-	argv += eal_argc;
+	*o = (struct tap_opts){
+		.port_a = UINT32_MAX, .port_b = UINT32_MAX,
+		.idle_ms = TAP_DEF_IDLE_MS, .loss_ms = TAP_DEF_LOSS_MS,
+		.flows = TAP_DEF_FLOWS, .inflight = TAP_DEF_INFLIGHT,
+		.owd_samples = TAP_DEF_OWD_SAMPLES,
+		.summary_flows = TAP_DEF_SUMMARY_FLOWS,
+		.dscp_long = FS_DEFAULT_DSCP_LONG, .vxlan_port = TAP_VXLAN_PORT,
+		.idle_polls = TAP_DEF_IDLE_POLLS, .idle_us = UINT32_MAX,
+	};
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		int bad = 0;
-
-		switch (opt) {
-		case 'a': bad = parse_u32("--port-a", optarg, 0, RTE_MAX_ETHPORTS - 1, &pa); break;
-		case 'b': bad = parse_u32("--port-b", optarg, 0, RTE_MAX_ETHPORTS - 1, &pb); break;
-		case 'o': out = optarg; break;
-		case 'I': bad = parse_u32("--idle-timeout-ms", optarg, 1, TAP_MAX_TIMEOUT_MS, &idle_ms); break;
-		case 'L': bad = parse_u32("--loss-timeout-ms", optarg, 1, TAP_MAX_TIMEOUT_MS, &loss_ms); break;
-		case 'F': bad = parse_u32("--flows", optarg, TAP_MIN_TABLE, TAP_MAX_TABLE, &nflows); break;
-		case 'N': bad = parse_u32("--inflight", optarg, TAP_MIN_TABLE, TAP_MAX_TABLE, &ninfl); break;
-		case 'S': bad = parse_u32("--owd-samples", optarg, 0, UINT32_MAX, &nsamp); break;
-		case 'R': bad = parse_u32("--summary-flows", optarg, 0, UINT32_MAX, &nsum); break;
-		case 'D': bad = parse_u32("--dscp-long", optarg, 0, FS_DSCP_MAX, &dscp_long); break;
-		case 'X': bad = parse_u32("--vxlan-port", optarg, 1, 65535, &vxport); break;
-		case 'P': bad = parse_u32("--idle-polls", optarg, 1, UINT32_MAX, &idle_polls); break;
-		case 'U': bad = parse_u32("--idle-sleep-us", optarg, 0, 1000000, &idle_us); break;
-		case 'B': idle_us = 0; break;
-		case 'Y': bad = parse_u32("--rt-priority", optarg, 1, 99, &rt_prio); break;
-		case 'T':
-			if (!strcmp(optarg, "tsc")) {
-				force_tsc = true;
-			} else if (strcmp(optarg, "auto")) {
-				fprintf(stderr, "fct-tap: --timestamp '%s' is invalid: accepted auto, tsc\n", optarg);
-				bad = 1;
-			}
-			break;
-		case 'h': usage(stdout); rte_eal_cleanup(); return 0;
-		default: bad = 1; break;
-		}
-		if (bad) {
-			rte_eal_cleanup();
-			return EXIT_USAGE;
-		}
+		if (opt == 'h')
+			return 1;
+		if (opt_one(o, opt, optarg))
+			return -1;
 	}
 	if (optind < argc) {
-		fprintf(stderr, "fct-tap: unexpected argument '%s'\n", argv[optind]);
-		rc = EXIT_USAGE;
-	} else if (rte_eth_dev_count_avail() == 0) {
-		fprintf(stderr, "fct-tap: no DPDK ports: give two with --vdev= "
-			"(net_af_packet, net_pcap, ...) or bind NICs to DPDK\n");
-		rc = EXIT_USAGE;
-	} else if (pa == UINT32_MAX || pb == UINT32_MAX || !out) {
-		fprintf(stderr, "fct-tap: --port-a, --port-b and --out are required\n");
-		rc = EXIT_USAGE;
-	} else if (pa == pb) {
-		fprintf(stderr, "fct-tap: --port-a and --port-b are both %u: A and B "
-			"must be two different ports\n", pa);
-		rc = EXIT_USAGE;
-	} else if (!rte_eth_dev_is_valid_port((uint16_t)pa) ||
-		   !rte_eth_dev_is_valid_port((uint16_t)pb)) {
-		fprintf(stderr, "fct-tap: port %u does not exist: %u ports available "
-			"(0..%u)\n", rte_eth_dev_is_valid_port((uint16_t)pa) ? pb : pa,
-			rte_eth_dev_count_avail(), rte_eth_dev_count_avail() - 1);
-		rc = EXIT_USAGE;
-	} else if (idle_ms < loss_ms) {
-		fprintf(stderr, "fct-tap: --idle-timeout-ms %u is below --loss-timeout-ms "
-			"%u: accepted idle >= loss timeout\n", idle_ms, loss_ms);
-		rc = EXIT_USAGE;
-	} else if (rt_prio && set_rt_priority(rt_prio)) {
-		rc = 1;
-	} else if (mkdir_p(out)) {
-		fprintf(stderr, "fct-tap: cannot create output directory '%s': %s\n",
-			out, strerror(errno));
-		rc = 1;
+		pr_err("unexpected argument '%s'", argv[optind]);
+		return -1;
 	}
+	return 0;
+}
+
+/* what the options ask of the ports: FS_EXIT_OK or the exit code (printed) */
+static int opts_check(const struct tap_opts *o)
+{
+	uint16_t navail = rte_eth_dev_count_avail();
+
+	if (navail == 0) {
+		pr_err("no DPDK ports: give two with --vdev= (net_af_packet, "
+		       "net_pcap, ...) or bind NICs to DPDK");
+	} else if (o->port_a == UINT32_MAX || o->port_b == UINT32_MAX || !o->out) {
+		pr_err("--port-a, --port-b and --out are required");
+	} else if (o->port_a == o->port_b) {
+		pr_err("--port-a and --port-b are both %u: A and B must be two "
+		       "different ports", o->port_a);
+	} else if (!rte_eth_dev_is_valid_port((uint16_t)o->port_a) ||
+		   !rte_eth_dev_is_valid_port((uint16_t)o->port_b)) {
+		pr_err("port %u does not exist: %u ports available (0..%u)",
+		       rte_eth_dev_is_valid_port((uint16_t)o->port_a) ? o->port_b :
+		       o->port_a, navail, navail - 1);
+	} else if (o->idle_ms < o->loss_ms) {
+		pr_err("--idle-timeout-ms %u is below --loss-timeout-ms %u: accepted "
+		       "idle >= loss timeout", o->idle_ms, o->loss_ms);
+	} else {
+		return FS_EXIT_OK;
+	}
+	return FS_EXIT_USAGE;
+}
+
+/* ---- EAL set-up ------------------------------------------------------- */
+
+/* The --vdev argument at argv[*i] (either "--vdev X" or "--vdev=X"), *i
+ * moved past it; NULL when argv[*i] is something else. */
+static const char *vdev_arg(int argc, char **argv, int *i)
+{
+	if (!strcmp(argv[*i], "--vdev") && *i + 1 < argc)
+		return argv[++*i];
+	if (!strncmp(argv[*i], "--vdev=", 7))
+		return argv[*i] + 7;
+	return NULL;
+}
+
+/* One rx_pcap= file, read with libpcap as net_pcap will: FS_EXIT_OK, or
+ * the exit code with the file and the problem named. */
+static int pcap_check(const char *file)
+{
+	char errbuf[PCAP_ERRBUF_SIZE];
+	FILE *f = in_file_open(file);
+	pcap_t *p;
+	int dlt;
+
+	if (!f) {
+		pr_err("cannot read pcap file '%s': %s", file, strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	p = pcap_fopen_offline(f, errbuf);	/* owns f from here */
+	if (!p) {
+		fclose(f);
+		pr_err("'%s' is not a pcap file: %s", file, errbuf);
+		return FS_EXIT_RUNTIME;
+	}
+	dlt = pcap_datalink(p);
+	pcap_close(p);
+	if (dlt == DLT_EN10MB)
+		return FS_EXIT_OK;
+	pr_err("'%s' has link type %s (%s): accepted EN10MB (Ethernet) only", file,
+	       pcap_datalink_val_to_name(dlt) ? pcap_datalink_val_to_name(dlt) : "?",
+	       pcap_datalink_val_to_description(dlt) ?
+	       pcap_datalink_val_to_description(dlt) : "unknown");
+	return FS_EXIT_USAGE;
+}
+
+/* Check the rx_pcap= file of each net_pcap --vdev before EAL init so a bad
+ * file is reported by name (the PMD's own error is generic, or none: a
+ * port just does not appear). */
+static int pcap_args_check(int argc, char **argv)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = vdev_arg(argc, argv, &i), *p;
+
+		for (p = a ? strstr(a, "rx_pcap=") : NULL; p; p = strstr(p + 1, "rx_pcap=")) {
+			char file[4096];
+			size_t n = strcspn(p + 8, ",");
+			int rc;
+
+			if (n >= sizeof(file))
+				n = sizeof(file) - 1;
+			memcpy(file, p + 8, n);
+			file[n] = 0;
+			rc = pcap_check(file);
+			if (rc)
+				return rc;
+		}
+	}
+	return FS_EXIT_OK;
+}
+
+static bool vdev_is_rx_pcap(int argc, char **argv, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++) {
+		const char *a = vdev_arg(argc, argv, &i);
+
+		if (a && !strncmp(a, name, n) && a[n] == ',' && strstr(a, "rx_pcap="))
+			return true;
+	}
+	return false;
+}
+
+/* rte_eal_init; the number of arguments it used, or -1 (printed) */
+static int eal_start(int argc, char **argv)
+{
+	bool nohuge = false;
+	int n;
+
+	/* DPDK 22.11 refuses --in-memory with --no-huge (which implies legacy
+	 * memory), and the usual veth/pcap EAL line has both. --no-shconf
+	 * gives what --in-memory is there for: no shared files, so several
+	 * taps can run at once. */
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		nohuge |= !strcmp(argv[i], "--no-huge");
+	for (int i = 1; i < argc && strcmp(argv[i], "--") && nohuge; i++)
+		if (!strcmp(argv[i], "--in-memory"))
+			argv[i] = no_shconf;
+	n = rte_eal_init(argc, argv);
+	if (n < 0)
+		pr_err("EAL initialisation failed: %s (check the EAL arguments, "
+		       "e.g. an unknown PMD in --vdev; see --help)",
+		       rte_strerror(rte_errno));
+	return n;
+}
+
+/* on the calling thread only: the EAL main lcore, i.e. the poll loop (the
+ * EAL's control threads keep normal scheduling) */
+static int set_rt_priority(uint32_t prio)
+{
+	struct sched_param sp = { .sched_priority = (int)prio };
+
+	if (!sched_setscheduler(0, SCHED_FIFO, &sp))
+		return 0;
+	pr_err("--rt-priority %u: SCHED_FIFO refused: %s (needs root or "
+	       "CAP_SYS_NICE, or RLIMIT_RTPRIO >= %u)", prio, strerror(errno), prio);
+	return -1;
+}
+
+static int mkdir_p(const char *dir)
+{
+	char tmp[4096];
+
+	snprintf(tmp, sizeof(tmp), "%s", dir);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0755) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* ---- ports and timestamps --------------------------------------------- */
+
+/* name, driver and capabilities of port p (before choosing the stamps) */
+static void port_probe(struct port *p, int argc, char **argv)
+{
+	struct rte_eth_dev_info info;
+
+	rte_eth_dev_get_name_by_port(p->id, p->name);
+	p->pcap_file = vdev_is_rx_pcap(argc, argv, p->name);
+	memset(&info, 0, sizeof(info));
+	rte_eth_dev_info_get(p->id, &info);
+	p->rx_capa = info.rx_offload_capa;
+	snprintf(p->driver, sizeof(p->driver), "%s",
+		 info.driver_name ? info.driver_name : "?");
+	p->live_sw = !strcmp(p->driver, "net_af_packet") ||
+		     !strcmp(p->driver, "net_af_xdp") ||
+		     (!strcmp(p->driver, "net_pcap") && !p->pcap_file);
+}
+
+static int port_setup(struct port *p, struct rte_mempool *mp, bool want_ts)
+{
+	struct rte_eth_conf conf;
+	int rc;
+
+	memset(&conf, 0, sizeof(conf));
+	if (want_ts)
+		conf.rxmode.offloads |= RTE_ETH_RX_OFFLOAD_TIMESTAMP;
+	rc = rte_eth_dev_configure(p->id, 1, 1, &conf);
+	if (!rc)
+		rc = rte_eth_rx_queue_setup(p->id, 0, NB_RXD,
+					    rte_eth_dev_socket_id(p->id), NULL, mp);
+	if (!rc)
+		rc = rte_eth_tx_queue_setup(p->id, 0, NB_RXD,
+					    rte_eth_dev_socket_id(p->id), NULL);
+	p->drained_ns = tsc_ns();	/* nothing in its ring before the start */
+	if (!rc)
+		rc = rte_eth_dev_start(p->id);
 	if (rc) {
-		rte_eal_cleanup();
-		return rc;
+		pr_err("port %u (%s): cannot start: %s", p->id, p->name,
+		       strerror(rc < 0 ? -rc : rc));
+		return -1;
 	}
+	rte_eth_promiscuous_enable(p->id);	/* not all PMDs can: ignore */
+	return 0;
+}
+
+/* NIC clock -> ns: measure the clock frequency against CLOCK_MONOTONIC and
+ * anchor it to the TSC time base so A and B share one base */
+static int hw_calibrate(struct port *p)
+{
+	uint64_t c0, c1, m0, m1;
+
+	if (rte_eth_read_clock(p->id, &c0))
+		return -1;
+	m0 = mono_ns();
+	rte_delay_ms(HW_CAL_MS);
+	if (rte_eth_read_clock(p->id, &c1))
+		return -1;
+	m1 = mono_ns();
+	if (c1 <= c0 || m1 <= m0)
+		return -1;
+	p->hz = (uint64_t)((__uint128_t)(c1 - c0) * 1000000000u / (m1 - m0));
+	p->clk0 = c1;
+	p->ns0 = tsc_ns();
+	return p->hz ? 0 : -1;
+}
+
+/* The timestamp source for what the ports can do (the list in the header
+ * comment, in that order of preference). */
+static enum ts_source ts_choose(const struct tap *t)
+{
+	const struct port *a = &t->ports[0], *b = &t->ports[1];
+
+	if (ts_off < 0 || t->o.force_tsc)
+		return TS_TSC;
+	if (a->pcap_file != b->pcap_file)
+		return TS_TSC;	/* one pcap and one live port share no clock */
+	if (a->pcap_file)
+		return TS_PCAP;
+	if (!strcmp(a->driver, "net_pcap") && !strcmp(b->driver, "net_pcap"))
+		return TS_KERNEL;	/* rx_iface=: libpcap's kernel capture time */
+	if (a->rx_capa & b->rx_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP)
+		return TS_HW;
+	return TS_TSC;
+}
+
+/* mbuf pool, ports, timestamp source, back-off: 0 or -1 (printed) */
+static int ports_start(struct tap *t, int argc, char **argv)
+{
+	struct rte_mempool *mp;
 
 	tsc_hz = rte_get_tsc_hz();
 	tsc0 = rte_rdtsc();
-	memset(ports, 0, sizeof(ports));
-	ports[0].id = (uint16_t)pa;
-	ports[1].id = (uint16_t)pb;
-	ports[1].role = ROLE_B;
+	t->ports[0].id = (uint16_t)t->o.port_a;
+	t->ports[1].id = (uint16_t)t->o.port_b;
+	t->ports[1].role = ROLE_B;
 	mp = rte_pktmbuf_pool_create("fct_tap_pool", NB_MBUF, MBUF_CACHE, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE, (int)rte_socket_id());
 	if (!mp) {
-		fprintf(stderr, "fct-tap: cannot create the mbuf pool: %s (raise EAL -m)\n",
-			rte_strerror(rte_errno));
-		rte_eal_cleanup();
-		return 1;
+		pr_err("cannot create the mbuf pool: %s (raise EAL -m)",
+		       rte_strerror(rte_errno));
+		return -1;
 	}
 	if (rte_mbuf_dyn_rx_timestamp_register(&ts_off, &ts_flag))
 		ts_off = -1;
-
-	/* first pass: what the ports can do */
-	for (int i = 0; i < 2; i++) {
-		struct rte_eth_dev_info info;
-
-		rte_eth_dev_get_name_by_port(ports[i].id, ports[i].name);
-		ports[i].pcap_file = vdev_is_rx_pcap(orig_argc, orig_argv, ports[i].name);
-		rte_eth_dev_info_get(ports[i].id, &info);
-		capa[i] = info.rx_offload_capa;
-		snprintf(info_drv[i], sizeof(info_drv[i]), "%s", info.driver_name);
-	}
-	if (ts_off >= 0 && !force_tsc && ports[0].pcap_file && ports[1].pcap_file)
-		src = TS_PCAP;
-	else if (ts_off >= 0 && !force_tsc && !ports[0].pcap_file &&
-		 !ports[1].pcap_file && !strcmp(info_drv[0], "net_pcap") &&
-		 !strcmp(info_drv[1], "net_pcap"))
-		src = TS_KERNEL;	/* rx_iface=: libpcap's kernel capture time */
-	else if (ts_off >= 0 && !force_tsc &&
-		 (capa[0] & capa[1] & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
-		src = TS_HW;
-	else
-		src = TS_TSC;
-	if (src != TS_TSC && ports[0].pcap_file != ports[1].pcap_file)
-		src = TS_TSC;	/* one pcap and one live port share no clock */
-	for (int i = 0; i < 2; i++) {
-		if (port_setup(&ports[i], mp, src == TS_HW, &capa[i])) {
-			rte_eal_cleanup();
-			return 1;
-		}
-	}
-	if (src == TS_HW && (hw_calibrate(&ports[0]) || hw_calibrate(&ports[1]))) {
-		fprintf(stderr, "fct-tap: NIC clock unreadable (rte_eth_read_clock): "
-			"using the TSC\n");
-		src = TS_TSC;
+	port_probe(&t->ports[0], argc, argv);
+	port_probe(&t->ports[1], argc, argv);
+	t->src = ts_choose(t);
+	if (port_setup(&t->ports[0], mp, t->src == TS_HW) ||
+	    port_setup(&t->ports[1], mp, t->src == TS_HW))
+		return -1;
+	if (t->src == TS_HW && (hw_calibrate(&t->ports[0]) || hw_calibrate(&t->ports[1]))) {
+		pr_warn("NIC clock unreadable (rte_eth_read_clock): using the TSC");
+		t->src = TS_TSC;
 	}
 	/* back-off default: TSC stamps are late by the sleep, so keep it
 	 * short; kernel stamps do not depend on when we poll, so sleep
 	 * longer (the kernel ring only has to hold that long) */
-	if (idle_us == UINT32_MAX)
-		idle_us = !(ports[0].live_sw || ports[1].live_sw) ? 0 :
-			  src == TS_KERNEL ? TAP_DEF_IDLE_SLEEP_KERNEL_US :
-			  TAP_DEF_IDLE_SLEEP_US;
+	if (t->o.idle_us == UINT32_MAX)
+		t->o.idle_us = !(t->ports[0].live_sw || t->ports[1].live_sw) ? 0 :
+			       t->src == TS_KERNEL ? TAP_DEF_IDLE_SLEEP_KERNEL_US :
+			       TAP_DEF_IDLE_SLEEP_US;
 	/* the default 50 us timer slack would more than triple a 20 us
 	 * back-off sleep, and with it the stamp error after a pause */
-	if (idle_us)
+	if (t->o.idle_us)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
-	{
-		double res_ns = src == TS_PCAP || src == TS_KERNEL ? 1000.0 :
-				src == TS_HW ? 1e9 / (double)ports[0].hz : 1e9 / (double)tsc_hz;
+	return 0;
+}
 
-		printf("fct-tap: A = port %u (%s, %s), B = port %u (%s, %s)\n",
-		       ports[0].id, ports[0].name, ports[0].driver, ports[1].id,
-		       ports[1].name, ports[1].driver);
-		printf("fct-tap: timestamp source %s, resolution %.3f ns%s; idle back-off %u us after %u empty polls\n",
-		       ts_names[src], res_ns,
-		       src == TS_TSC ? " (one TSC read per rx burst)" : "",
-		       idle_us, idle_polls);
-		if (rt_prio)
-			printf("fct-tap: polling on lcore %u at SCHED_FIFO priority %u\n",
-			       rte_lcore_id(), rt_prio);
-		else
-			printf("fct-tap: polling on lcore %u, normal scheduling\n",
-			       rte_lcore_id());
-		snprintf(tsj, sizeof(tsj),
-			 "\"timestamp\":{\"source\":\"%s\",\"resolution_ns\":%.3f,"
-			 "\"tsc_hz\":%" PRIu64 "},\"idle_sleep_us\":%u,\"idle_polls\":%u,"
-			 "\"lcore\":%u,\"rt_priority\":%u",
-			 ts_names[src], res_ns, tsc_hz, idle_us, idle_polls,
-			 rte_lcore_id(), rt_prio);
-		fflush(stdout);
+static double ts_resolution_ns(const struct tap *t)
+{
+	switch (t->src) {
+	case TS_PCAP:
+	case TS_KERNEL:
+		return 1000.0;
+	case TS_HW:
+		return 1e9 / (double)t->ports[0].hz;
+	default:
+		return 1e9 / (double)tsc_hz;
 	}
+}
 
-	csv = open_in(out, "flows.csv");
-	jsonl = open_in(out, "flows.jsonl");
-	pcfg.vxlan_port = (uint16_t)vxport;
-	tcfg.max_flows = nflows;
-	tcfg.max_inflight = ninfl;
-	tcfg.loss_timeout_ns = (int64_t)loss_ms * 1000000;
-	tcfg.idle_timeout_ns = (int64_t)idle_ms * 1000000;
-	tcfg.owd_samples = nsamp;
-	tcfg.summary_flows = nsum;
-	tcfg.dscp_long = (uint8_t)dscp_long;
-	tr = csv && jsonl ? tracker_new(&tcfg, csv, jsonl) : NULL;
-	if (!tr) {
-		if (csv && jsonl)
-			fprintf(stderr, "fct-tap: out of memory for %u flows / %u in-flight "
-				"entries (lower --flows/--inflight)\n", nflows, ninfl);
-		rte_eal_cleanup();
-		return 1;
+static void print_start(const struct tap *t)
+{
+	const struct port *a = &t->ports[0], *b = &t->ports[1];
+
+	printf("fct-tap: A = port %u (%s, %s), B = port %u (%s, %s)\n", a->id,
+	       a->name, a->driver, b->id, b->name, b->driver);
+	printf("fct-tap: timestamp source %s, resolution %.3f ns%s; idle back-off "
+	       "%u us after %u empty polls\n", ts_names[t->src], ts_resolution_ns(t),
+	       t->src == TS_TSC ? " (one TSC read per rx burst)" : "",
+	       t->o.idle_us, t->o.idle_polls);
+	if (t->o.rt_prio)
+		printf("fct-tap: polling on lcore %u at SCHED_FIFO priority %u\n",
+		       rte_lcore_id(), t->o.rt_prio);
+	else
+		printf("fct-tap: polling on lcore %u, normal scheduling\n",
+		       rte_lcore_id());
+	fflush(stdout);
+}
+
+/* flows.csv, flows.jsonl and the tracker writing them: 0 or -1 (printed) */
+static int tracker_start(struct tap *t)
+{
+	struct track_cfg tcfg = {
+		.max_flows = t->o.flows,
+		.max_inflight = t->o.inflight,
+		.loss_timeout_ns = (int64_t)t->o.loss_ms * 1000000,
+		.idle_timeout_ns = (int64_t)t->o.idle_ms * 1000000,
+		.owd_samples = t->o.owd_samples,
+		.summary_flows = t->o.summary_flows,
+		.dscp_long = (uint8_t)t->o.dscp_long,
+	};
+
+	t->pcfg.vxlan_port = (uint16_t)t->o.vxlan_port;
+	if (tap_out_open(&t->csv, t->o.out, "flows.csv"))
+		return -1;
+	if (tap_out_open(&t->jsonl, t->o.out, "flows.jsonl")) {
+		out_file_abort(&t->csv);
+		return -1;
 	}
-	t_start = mono_ns();
-	/* on a signal, drain what the ports hold already so packets captured
-	 * before the signal are counted: until both ports stay empty for
-	 * TAP_DRAIN_MS (libpcap's TPACKET_V3 ring hands out a block of
-	 * packets only when it is full or its timeout expires) */
-	for (;;) {
-		bool polled_empty[2] = { false, false };
-		struct port *pq;
+	t->tr = tracker_new(&tcfg, t->csv.f, t->jsonl.f);
+	if (!t->tr) {
+		pr_err("out of memory for %u flows / %u in-flight entries (lower "
+		       "--flows/--inflight)", t->o.flows, t->o.inflight);
+		out_file_abort(&t->csv);
+		out_file_abort(&t->jsonl);
+		return -1;
+	}
+	return 0;
+}
 
-		for (int i = 0; i < 2; i++) {
-			struct port *p = &ports[i];
+/* ---- poll loop -------------------------------------------------------- */
 
-			if (p->i < p->n || p->eof)
-				continue;
-			p->n = rte_eth_rx_burst(p->id, 0, p->buf, BURST);
-			p->i = 0;
-			if (p->n) {
-				if (src == TS_TSC)
-					p->burst_ts = tsc_ns();
-				if (t_first < 0)
-					t_first = mono_ns();
-				continue;
-			}
-			polled_empty[i] = true;
-			if (p->pcap_file) {
-				struct rte_eth_stats st;
+/* the stamp of m (ns) and how late it may be (*err, ns) */
+static int64_t pkt_ts(const struct port *p, enum ts_source src,
+		      struct rte_mbuf *m, int64_t *err)
+{
+	uint64_t v;
 
-				rte_eth_stats_get(p->id, &st);
-				if (st.rx_nombuf == p->nombuf)
-					p->eof = true;
-				p->nombuf = st.rx_nombuf;
-			}
+	*err = 0;
+	if (src == TS_TSC || !(m->ol_flags & ts_flag)) {
+		*err = p->burst_err;
+		return p->burst_ts;
+	}
+	v = *RTE_MBUF_DYNFIELD(m, ts_off, rte_mbuf_timestamp_t *);
+	if (src == TS_PCAP || src == TS_KERNEL)
+		return (int64_t)v * 1000;	/* us -> ns */
+	return p->ns0 + (int64_t)((__int128)((int64_t)(v - p->clk0)) * 1000000000 /
+				  (int64_t)p->hz);
+}
+
+/* rx_burst on every port whose last burst is used up; polled_empty[i] set
+ * for a port that returned nothing */
+static void poll_ports(struct tap *t, bool polled_empty[2])
+{
+	for (int i = 0; i < 2; i++) {
+		struct port *p = &t->ports[i];
+		struct rte_eth_stats st;
+
+		if (p->i < p->n || p->eof)
+			continue;
+		p->n = rte_eth_rx_burst(p->id, 0, p->buf, BURST);
+		p->i = 0;
+		if (t->src == TS_TSC) {
+			int64_t now = tsc_ns();
+
+			p->burst_ts = now;
+			p->burst_err = now - p->drained_ns;
+			if (p->n < BURST)
+				p->drained_ns = now;
 		}
-		if (ports[0].i == ports[0].n && ports[1].i == ports[1].n) {
-			if (ports[0].eof && ports[1].eof)
-				break;
-			if (stop_sig) {
-				if (!drain_until)
-					drain_until = mono_ns() + TAP_DRAIN_MS * 1000000LL;
-				else if (mono_ns() >= drain_until)
-					break;
-			}
-			if (src == TS_TSC)
-				tracker_advance(tr, tsc_ns());
-			else if (src == TS_KERNEL)
-				tracker_advance(tr, real_ns());
-			if (++empty >= idle_polls && idle_us) {
-				struct timespec ts = { 0, (long)idle_us * 1000 };
-
-				nanosleep(&ts, NULL);
-			}
+		if (p->n) {
+			if (t->t_first < 0)
+				t->t_first = (int64_t)mono_ns();
 			continue;
 		}
-		empty = 0;
-		drain_until = 0;
-		/* merge the two streams in timestamp order while both have
-		 * packets; a port that is at EOF or just polled empty does not
-		 * hold the other back */
-		for (;;) {
-			struct port *a = &ports[0], *b = &ports[1];
-			bool ha = a->i < a->n, hb = b->i < b->n;
-			struct rte_mbuf *m;
-			struct pkt_info pi;
-			enum parse_result pr;
+		polled_empty[i] = true;
+		if (p->pcap_file) {
+			rte_eth_stats_get(p->id, &st);
+			if (st.rx_nombuf == p->nombuf)
+				p->eof = true;
+			p->nombuf = st.rx_nombuf;
+		}
+	}
+}
 
-			if (ha && hb)
-				pq = pkt_ts(a, src, a->buf[a->i]) <= pkt_ts(b, src, b->buf[b->i]) ? a : b;
-			else if (ha && (b->eof || polled_empty[1]))
-				pq = a;
-			else if (hb && (a->eof || polled_empty[0]))
-				pq = b;
-			else
+/* Hand the polled packets to the tracker, the two streams merged in
+ * timestamp order while both have packets; a port that is at EOF or just
+ * polled empty does not hold the other back. */
+static void merge_bursts(struct tap *t, const bool polled_empty[2])
+{
+	struct port *a = &t->ports[0], *b = &t->ports[1];
+
+	for (;;) {
+		bool ha = a->i < a->n, hb = b->i < b->n;
+		struct port *pq;
+		struct rte_mbuf *m;
+		struct pkt_info pi;
+		enum parse_result pr;
+		int64_t ts, err, eb;
+
+		if (ha && hb)
+			pq = pkt_ts(a, t->src, a->buf[a->i], &err) <=
+			     pkt_ts(b, t->src, b->buf[b->i], &eb) ? a : b;
+		else if (ha && (b->eof || polled_empty[1]))
+			pq = a;
+		else if (hb && (a->eof || polled_empty[0]))
+			pq = b;
+		else
+			break;
+		m = pq->buf[pq->i++];
+		ts = pkt_ts(pq, t->src, m, &err);
+		pr = parse_frame(&t->pcfg, rte_pktmbuf_mtod(m, const uint8_t *),
+				 rte_pktmbuf_data_len(m), &pi);
+		if (pr == PARSE_OK)
+			tracker_packet(t->tr, pq->role, ts, err, &pi);
+		else
+			t->unparsed[pr]++;
+		rte_pktmbuf_free(m);
+	}
+}
+
+/* Poll until both ports are at EOF, or a stop signal. On a signal, drain
+ * what the ports hold already so packets captured before it are counted:
+ * until both ports stay empty for TAP_DRAIN_MS (libpcap's TPACKET_V3 ring
+ * hands out a block of packets only when it is full or its timeout
+ * expires). */
+static void poll_loop(struct tap *t)
+{
+	struct port *a = &t->ports[0], *b = &t->ports[1];
+	uint64_t empty = 0, drain_until = 0;
+
+	for (;;) {
+		bool polled_empty[2] = { false, false };
+
+		poll_ports(t, polled_empty);
+		if (a->i < a->n || b->i < b->n) {
+			empty = 0;
+			drain_until = 0;
+			merge_bursts(t, polled_empty);
+			continue;
+		}
+		if (a->eof && b->eof)
+			break;
+		if (fs_stop) {
+			if (!drain_until)
+				drain_until = mono_ns() + TAP_DRAIN_MS * 1000000ULL;
+			else if (mono_ns() >= drain_until)
 				break;
-			m = pq->buf[pq->i++];
-			pr = parse_frame(&pcfg, rte_pktmbuf_mtod(m, const uint8_t *),
-					 rte_pktmbuf_data_len(m), &pi);
-			if (pr == PARSE_OK)
-				tracker_packet(tr, pq->role, pkt_ts(pq, src, m), &pi);
-			else
-				unparsed_kind[pr]++;
-			rte_pktmbuf_free(m);
 		}
-	}
-	t_end = mono_ns();
-	reason = stop_sig ? "stop" : "eof";
-	if (stop_sig)
-		printf("fct-tap: %s received, writing the final summary\n",
-		       strsignal(stop_sig));
-	/* port counters as the loop left them: what arrives while the final
-	 * records are written is not part of the measurement */
-	drops = ports_json(pj, sizeof(pj), ports);
-	tracker_finish(tr, reason);
-	{
-		const struct track_counters *c = tracker_counters(tr);
-		uint64_t unp = unparsed_kind[PARSE_NOT_IP] + unparsed_kind[PARSE_TRUNCATED] +
-			       unparsed_kind[PARSE_FRAGMENT];
-		uint64_t tot = c->pkts_a + c->pkts_b + unp;
-		double secs = t_first < 0 ? 0 : (double)(t_end - t_first) / 1e9;
+		if (t->src == TS_TSC)
+			tracker_advance(t->tr, tsc_ns());
+		else if (t->src == TS_KERNEL)
+			tracker_advance(t->tr, real_ns());
+		if (++empty >= t->o.idle_polls && t->o.idle_us) {
+			struct timespec ts = { 0, (long)t->o.idle_us * 1000 };
 
-		tracker_set_unparsed(tr, unp);
-		snprintf(extra, sizeof(extra),
-			 "\"end\":\"%s\",\"unparsed\":{\"not_ip\":%" PRIu64 ",\"truncated\":%" PRIu64
-			 ",\"fragment\":%" PRIu64 "},\"run\":{\"frames\":%" PRIu64
-			 ",\"seconds\":%.6f,\"pps\":%.0f,\"wall_seconds\":%.6f}",
-			 reason, unparsed_kind[PARSE_NOT_IP], unparsed_kind[PARSE_TRUNCATED],
-			 unparsed_kind[PARSE_FRAGMENT], tot, secs,
-			 secs > 0 ? (double)tot / secs : 0.0, (double)(t_end - t_start) / 1e9);
-		if (report_write(out, tr, tsj, pj, drops, extra))
-			rc = 1;
-		printf("fct-tap: %" PRIu64 " frames (A %" PRIu64 ", B %" PRIu64 ", unparsed %"
-		       PRIu64 ") in %.3f s, %.0f frames/s; %" PRIu64 " flows, %" PRIu64
-		       " lost; results in %s\n", tot, c->pkts_a, c->pkts_b, unp, secs,
-		       secs > 0 ? (double)tot / secs : 0.0, c->flows_ended, c->lost, out);
-		if (drops) {
-			fprintf(stderr, "fct-tap: WARNING: the ports dropped %" PRIu64
-				" packets (imissed + ierrors + rx_nombuf): the measurement "
-				"is incomplete\n", drops);
-			rc = 1;
-		}
-		if (c->flow_overflow_pkts || c->inflight_overflow) {
-			fprintf(stderr, "fct-tap: WARNING: tables overflowed (%" PRIu64
-				" packets of untracked flows, %" PRIu64 " unresolved in-flight "
-				"evictions): raise --flows / --inflight\n",
-				c->flow_overflow_pkts, c->inflight_overflow);
-			rc = 1;
+			nanosleep(&ts, NULL);
 		}
 	}
-	fclose(csv);
-	fclose(jsonl);
-	tracker_free(tr);
+}
+
+/* ---- the end: records, summary, verdict -------------------------------- */
+
+/* the run's figures for summary.json; port counters read now, as the loop
+ * left them: what arrives while the records are written is not measured */
+static void run_report_fill(const struct tap *t, struct run_report *r)
+{
+	const struct track_counters *c = tracker_counters(t->tr);
+
+	memset(r, 0, sizeof(*r));
+	r->ts_source = ts_names[t->src];
+	r->resolution_ns = ts_resolution_ns(t);
+	r->tsc_hz = tsc_hz;
+	r->idle_sleep_us = t->o.idle_us;
+	r->idle_polls = t->o.idle_polls;
+	r->lcore = rte_lcore_id();
+	r->rt_priority = t->o.rt_prio;
 	for (int i = 0; i < 2; i++) {
-		rte_eth_dev_stop(ports[i].id);
-		rte_eth_dev_close(ports[i].id);
+		const struct port *p = &t->ports[i];
+		struct port_report *pr = &r->ports[i];
+		struct rte_eth_stats st;
+
+		memset(&st, 0, sizeof(st));
+		rte_eth_stats_get(p->id, &st);
+		*pr = (struct port_report){
+			.role = i ? "B" : "A", .port = p->id, .name = p->name,
+			.driver = p->driver, .ipackets = st.ipackets,
+			.ibytes = st.ibytes, .imissed = st.imissed,
+			.ierrors = st.ierrors, .rx_nombuf = st.rx_nombuf,
+		};
+		r->port_drops += st.imissed + st.ierrors + st.rx_nombuf;
 	}
+	r->end = t->end;
+	r->not_ip = t->unparsed[PARSE_NOT_IP];
+	r->truncated = t->unparsed[PARSE_TRUNCATED];
+	r->fragment = t->unparsed[PARSE_FRAGMENT];
+	r->frames = c->pkts_a + c->pkts_b + r->not_ip + r->truncated + r->fragment;
+	r->seconds = t->t_first < 0 ? 0 : (double)(t->t_end - t->t_first) / 1e9;
+	r->pps = r->seconds > 0 ? (uint64_t)((double)r->frames / r->seconds + 0.5) : 0;
+	r->wall_seconds = (double)(t->t_end - t->t_start) / 1e9;
+}
+
+/* B before A for most matched packets: the capture points are swapped (or
+ * the clocks of A and B disagree) and every delay is negative. Returns the
+ * number of negative samples when they are the majority, else 0. */
+static uint64_t swapped_ab(const struct tracker *tr)
+{
+	const uint64_t *hs = tracker_owd_hist(tr, 0), *hl = tracker_owd_hist(tr, 1);
+	uint64_t neg = tracker_counters(tr)->owd_negative, n = 0;
+
+	for (int b = 0; b < HIST_BINS; b++)
+		n += hs[b] + hl[b];
+	return neg * 2 > n ? neg : 0;
+}
+
+/* what makes the measurement incomplete or doubtful: warnings, exit 1 */
+static int verdict(const struct tap *t, const struct run_report *r)
+{
+	const struct track_counters *c = tracker_counters(t->tr);
+	uint64_t neg = swapped_ab(t->tr);
+	int rc = FS_EXIT_OK;
+
+	if (r->port_drops) {
+		pr_warn("WARNING: the ports dropped %" PRIu64 " packets (imissed + "
+			"ierrors + rx_nombuf): the measurement is incomplete",
+			r->port_drops);
+		rc = FS_EXIT_RUNTIME;
+	}
+	if (c->flow_overflow_pkts || c->inflight_overflow) {
+		pr_warn("WARNING: tables overflowed (%" PRIu64 " packets of untracked "
+			"flows, %" PRIu64 " unresolved in-flight evictions): raise "
+			"--flows / --inflight", c->flow_overflow_pkts, c->inflight_overflow);
+		rc = FS_EXIT_RUNTIME;
+	}
+	if (neg) {
+		pr_warn("WARNING: %" PRIu64 " of the delay samples have the packet at "
+			"B before A (more than half): are --port-a and --port-b "
+			"swapped? (A = leaving the source router)", neg);
+		rc = FS_EXIT_RUNTIME;
+	}
+	return rc;
+}
+
+/* resolve everything, write the records and the summary: the exit code */
+static int tap_finish(struct tap *t)
+{
+	struct run_report r;
+	int rc = FS_EXIT_OK, err;
+
+	t->t_end = (int64_t)mono_ns();
+	t->end = fs_stop ? "stop" : "eof";
+	if (fs_stop)
+		printf("fct-tap: SIGINT or SIGTERM received, writing the final summary\n");
+	run_report_fill(t, &r);
+	tracker_set_unparsed(t->tr, r.not_ip + r.truncated + r.fragment);
+	err = tracker_finish(t->tr, t->end);
+	if (err) {
+		pr_err("cannot write the flow records in %s: %s", t->o.out,
+		       strerror(-err));
+		rc = FS_EXIT_RUNTIME;
+	}
+	if (tap_out_commit(&t->csv) || tap_out_commit(&t->jsonl) ||
+	    report_write(t->o.out, t->tr, &r))
+		rc = FS_EXIT_RUNTIME;
+	{
+		const struct track_counters *c = tracker_counters(t->tr);
+
+		printf("fct-tap: %" PRIu64 " frames (A %" PRIu64 ", B %" PRIu64
+		       ", unparsed %" PRIu64 ") in %.3f s, %" PRIu64 " frames/s; %"
+		       PRIu64 " flows, %" PRIu64 " lost; results in %s\n", r.frames,
+		       c->pkts_a, c->pkts_b, c->unparsed, r.seconds, r.pps,
+		       c->flows_ended, c->lost, t->o.out);
+		fflush(stdout);
+	}
+	if (verdict(t, &r))
+		rc = FS_EXIT_RUNTIME;
+	return rc;
+}
+
+static void tap_stop(struct tap *t)
+{
+	out_file_abort(&t->csv);
+	out_file_abort(&t->jsonl);
+	tracker_free(t->tr);
+	for (int i = 0; i < 2; i++) {
+		rte_eth_dev_stop(t->ports[i].id);
+		rte_eth_dev_close(t->ports[i].id);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static struct tap t;	/* static: the mbuf pointers of two bursts */
+	int orig_argc = argc, n, rc;
+	char **orig_argv = argv;
+
+	fs_log_init("fct-tap", FS_LOG_INFO);
+	/* before anything slow: a signal during start-up must end the run
+	 * cleanly (empty summary), not kill it */
+	fs_signals_install(false);
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return FS_EXIT_OK;
+	}
+	rc = pcap_args_check(argc, argv);
+	if (rc)
+		return rc;
+	n = eal_start(argc, argv);
+	if (n < 0)
+		return FS_EXIT_RUNTIME;
+	rc = opts_parse(argc - n, argv + n, &t.o);
+	if (rc > 0) {
+		usage(stdout);
+		rc = FS_EXIT_OK;
+		goto out;
+	}
+	rc = rc < 0 ? FS_EXIT_USAGE : opts_check(&t.o);
+	if (!rc && t.o.rt_prio && set_rt_priority(t.o.rt_prio))
+		rc = FS_EXIT_RUNTIME;
+	if (!rc && mkdir_p(t.o.out)) {
+		pr_err("cannot create output directory '%s': %s", t.o.out, strerror(errno));
+		rc = FS_EXIT_RUNTIME;
+	}
+	if (rc)
+		goto out;
+	t.t_first = -1;
+	if (ports_start(&t, orig_argc, orig_argv) || tracker_start(&t)) {
+		rc = FS_EXIT_RUNTIME;
+		goto out;
+	}
+	print_start(&t);
+	t.t_start = (int64_t)mono_ns();
+	poll_loop(&t);
+	rc = tap_finish(&t);
+	tap_stop(&t);
+out:
 	rte_eal_cleanup();
 	return rc;
 }

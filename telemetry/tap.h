@@ -99,7 +99,8 @@ struct track_cfg {
 	X(unmatched_b, "packets seen at B and never at A")		\
 	X(ambiguous, "matched packets left out of delay stats (several copies)") \
 	X(owd_samples_dropped, "delay samples not stored: --owd-samples budget") \
-	X(summary_dropped, "flows left out of summary percentiles: budget")
+	X(summary_dropped, "flows left out of summary percentiles: budget") \
+	X(owd_negative, "delay samples with the packet at B before A: A and B swapped?")
 
 struct track_counters {
 #define TC_FIELD(n, h) uint64_t n;
@@ -110,12 +111,15 @@ struct track_counters {
 struct tracker;
 
 struct tracker *tracker_new(const struct track_cfg *cfg, FILE *csv, FILE *jsonl);
+/* ts: the packet's stamp (ns); ts_err: how late that stamp may be (ns, 0
+ * for a per-packet capture time), carried into the record's fct_err_us */
 void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
-		    const struct pkt_info *pi);
+		    int64_t ts_err, const struct pkt_info *pi);
 /* advance time without a packet (live capture idle); expires and ends flows */
 void tracker_advance(struct tracker *t, int64_t now);
-/* resolve everything still open; reason for flows not ended by FIN/RST */
-void tracker_finish(struct tracker *t, const char *reason);
+/* resolve everything still open; reason for flows not ended by FIN/RST.
+ * 0, or -errno of the first failed record write */
+int tracker_finish(struct tracker *t, const char *reason);
 const struct track_counters *tracker_counters(const struct tracker *t);
 void tracker_set_unparsed(struct tracker *t, uint64_t n);
 void tracker_free(struct tracker *t);
@@ -142,7 +146,42 @@ const struct flow_result *tracker_results(const struct tracker *t, size_t *n);
 const uint64_t *tracker_owd_hist(const struct tracker *t, int is_long);
 
 /* ---- report.c ---- */
-int report_write(const char *dir, const struct tracker *t, const char *ts_json,
-		 const char *ports_json, uint64_t port_drops, const char *extra_json);
+/* one port's counters as the poll loop left them (rte_eth_stats) */
+struct port_report {
+	const char *role;	/* "A" or "B" */
+	uint16_t port;
+	const char *name, *driver;
+	uint64_t ipackets, ibytes, imissed, ierrors, rx_nombuf;
+};
+
+/* what summary.json holds besides the tracker's results */
+struct run_report {
+	const char *ts_source;		/* pcap, kernel, hw, tsc */
+	double resolution_ns;
+	uint64_t tsc_hz;
+	uint32_t idle_sleep_us, idle_polls, lcore, rt_priority;
+	struct port_report ports[2];
+	uint64_t port_drops;		/* imissed + ierrors + rx_nombuf, both */
+	const char *end;		/* "eof" or "stop" */
+	uint64_t not_ip, truncated, fragment;	/* frames not parsed, by kind */
+	uint64_t frames;		/* all frames read */
+	double seconds;			/* first frame to the end of the loop */
+	uint64_t pps;			/* frames / seconds, rounded */
+	double wall_seconds;		/* whole poll loop */
+};
+
+/* summary.txt, summary.json and hist_*.csv in dir. 0 or -errno (the file
+ * that failed is named on stderr). */
+int report_write(const char *dir, const struct tracker *t, const struct run_report *run);
+
+/* print_begin() (lib/json_print.h) with every JSON number that is a double
+ * written with `decimals` decimals, as the text output has them */
+void tap_print_begin(FILE *f, bool json, int decimals);
+
+struct out_file;
+/* out_file_open() of dir/name, mode 0644; 0 or -errno, named on stderr */
+int tap_out_open(struct out_file *o, const char *dir, const char *name);
+/* out_file_commit(); 0 or -errno, named on stderr */
+int tap_out_commit(struct out_file *o);
 
 #endif

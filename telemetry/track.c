@@ -23,12 +23,14 @@
  * accounted to it.
  */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <rte_tcp.h>
 
+#include "json_print.h"
 #include "tap.h"
 
 #define NIL UINT32_MAX
@@ -44,6 +46,10 @@ struct flow {
 	uint64_t pkts_a, bytes_a, pkts_b, bytes_b;
 	uint64_t lost, retrans, dup_b, unmatched_b, ambiguous;
 	int64_t first_a, last_b, last_seen;
+	/* how late the stamps of the first packet at A and the last at B may
+	 * be (ns; 0 with per-packet stamps): the FCT is exact within the
+	 * larger of the two */
+	int64_t first_a_err, last_b_err;
 	bool has_a, has_b;
 	/* one-way delay (ns) */
 	int64_t owd_min, owd_max;
@@ -69,6 +75,7 @@ _Static_assert(sizeof(struct entry) == 32, "entry: two per cache line");
 struct tracker {
 	struct track_cfg cfg;
 	FILE *csv, *jsonl;
+	int werr;		/* first record write error (errno) */
 	struct track_counters c;
 	int64_t now;
 	/* flows */
@@ -140,7 +147,7 @@ struct tracker *tracker_new(const struct track_cfg *cfg, FILE *csv, FILE *jsonl)
 		fputs("src,sport,dst,dport,proto,dscp,class,pkts_a,bytes_a,"
 		      "pkts_b,bytes_b,lost,first_a_us,last_b_us,fct_us,"
 		      "owd_min_us,owd_mean_us,owd_p50_us,owd_p99_us,owd_max_us,"
-		      "jitter_us,dv_mean_us,dv_std_us,end_reason\n", csv);
+		      "jitter_us,dv_mean_us,dv_std_us,end_reason,fct_err_us\n", csv);
 	return t;
 }
 
@@ -246,20 +253,6 @@ static int64_t pct(const int64_t *s, uint32_t n, unsigned int p)
 	return s[r ? r - 1 : 0];
 }
 
-static void fmt_addr(const struct flow_key *k, const uint8_t *a, char *buf)
-{
-	inet_ntop(k->family == 4 ? AF_INET : AF_INET6, a, buf, INET6_ADDRSTRLEN);
-}
-
-/* print a time value in us with 3 decimals, or the "missing" text */
-static void put_us(FILE *o, double ns, bool ok, const char *missing)
-{
-	if (ok)
-		fprintf(o, "%.3f", ns / 1000.0);
-	else
-		fputs(missing, o);
-}
-
 static const char *end_name(const struct flow *f, const char *dflt)
 {
 	switch (f->end) {
@@ -270,101 +263,109 @@ static const char *end_name(const struct flow *f, const char *dflt)
 	}
 }
 
-static void write_record(struct tracker *t, struct flow *f, const char *reason)
+/* a time in us with 3 decimals (CSV field after a comma), or undefined:
+ * empty CSV field, JSON null */
+static void print_us(const char *key, double ns, bool defined)
+{
+	if (defined)
+		print_float(PRINT_ANY, key, ",%.3f", ns / 1000.0);
+	else
+		print_null(PRINT_ANY, key, ",%s", "");
+}
+
+/* One flow record: a flows.csv row in text mode, a flows.jsonl line in JSON
+ * mode, from the same calls (the CSV columns are the header in tracker_new;
+ * the last four counters are JSON only). */
+static void record_print(FILE *o, bool json, struct tracker *t,
+			 const struct flow *f, const char *reason)
 {
 	char s[INET6_ADDRSTRLEN], d[INET6_ADDRSTRLEN];
-	bool is_long = f->dscp == t->cfg.dscp_long;
 	bool has_fct = f->has_a && f->has_b;
 	bool has_owd = f->owd_n > 0, has_j = f->dv_n > 0;
-	double fct = (double)(f->last_b - f->first_a);
-	double mean = has_owd ? f->owd_sum / (double)f->owd_n : 0;
 	double dvm = has_j ? f->dv_sum / (double)f->dv_n : 0;
 	double dvs = has_j ? sqrt(fmax(0, f->dv_sq / (double)f->dv_n - dvm * dvm)) : 0;
-	int64_t p50 = 0, p99 = 0;
-	double v[10];
-	bool ok[10];
-	static const char *const names[10] = {
-		"first_a_us", "last_b_us", "fct_us", "owd_min_us", "owd_mean_us",
-		"owd_p50_us", "owd_p99_us", "owd_max_us", "jitter_us", "dv_mean_us",
-	};
+	int err;
 
-	if (f->ns) {
-		qsort(f->samples, f->ns, sizeof(int64_t), cmp_i64);
-		p50 = pct(f->samples, f->ns, 50);
-		p99 = pct(f->samples, f->ns, 99);
-	}
-	v[0] = (double)f->first_a; ok[0] = f->has_a;
-	v[1] = (double)f->last_b; ok[1] = f->has_b;
-	v[2] = fct; ok[2] = has_fct;
-	v[3] = (double)f->owd_min; ok[3] = has_owd;
-	v[4] = mean; ok[4] = has_owd;
-	v[5] = (double)p50; ok[5] = f->ns > 0;
-	v[6] = (double)p99; ok[6] = f->ns > 0;
-	v[7] = (double)f->owd_max; ok[7] = has_owd;
-	v[8] = f->jitter; ok[8] = has_j;
-	v[9] = dvm; ok[9] = has_j;
-	fmt_addr(&f->key, f->key.src, s);
-	fmt_addr(&f->key, f->key.dst, d);
-	reason = end_name(f, reason);
+	inet_ntop(f->key.family == 4 ? AF_INET : AF_INET6, f->key.src, s, sizeof(s));
+	inet_ntop(f->key.family == 4 ? AF_INET : AF_INET6, f->key.dst, d, sizeof(d));
+	tap_print_begin(o, json, 3);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "src", "%s", s);
+	print_uint(PRINT_ANY, "sport", ",%llu", ntohs(f->key.sport));
+	print_string(PRINT_ANY, "dst", ",%s", d);
+	print_uint(PRINT_ANY, "dport", ",%llu", ntohs(f->key.dport));
+	print_uint(PRINT_ANY, "proto", ",%llu", f->key.proto);
+	print_uint(PRINT_ANY, "dscp", ",%llu", f->dscp);
+	print_string(PRINT_ANY, "class", ",%s",
+		     f->dscp == t->cfg.dscp_long ? "long" : "short");
+	print_uint(PRINT_ANY, "pkts_a", ",%llu", f->pkts_a);
+	print_uint(PRINT_ANY, "bytes_a", ",%llu", f->bytes_a);
+	print_uint(PRINT_ANY, "pkts_b", ",%llu", f->pkts_b);
+	print_uint(PRINT_ANY, "bytes_b", ",%llu", f->bytes_b);
+	print_uint(PRINT_ANY, "lost", ",%llu", f->lost);
+	print_us("first_a_us", (double)f->first_a, f->has_a);
+	print_us("last_b_us", (double)f->last_b, f->has_b);
+	print_us("fct_us", (double)(f->last_b - f->first_a), has_fct);
+	print_us("owd_min_us", (double)f->owd_min, has_owd);
+	print_us("owd_mean_us", has_owd ? f->owd_sum / (double)f->owd_n : 0, has_owd);
+	print_us("owd_p50_us", f->ns ? (double)pct(f->samples, f->ns, 50) : 0, f->ns > 0);
+	print_us("owd_p99_us", f->ns ? (double)pct(f->samples, f->ns, 99) : 0, f->ns > 0);
+	print_us("owd_max_us", (double)f->owd_max, has_owd);
+	print_us("jitter_us", f->jitter, has_j);
+	print_us("dv_mean_us", dvm, has_j);
+	print_us("dv_std_us", dvs, has_j);
+	print_string(PRINT_ANY, "end_reason", ",%s", end_name(f, reason));
+	print_us("fct_err_us", (double)(f->first_a_err > f->last_b_err ?
+					f->first_a_err : f->last_b_err), has_fct);
+	print_uint(PRINT_JSON, "retrans_a", NULL, f->retrans);
+	print_uint(PRINT_JSON, "dup_b", NULL, f->dup_b);
+	print_uint(PRINT_JSON, "unmatched_b", NULL, f->unmatched_b);
+	print_uint(PRINT_JSON, "ambiguous", NULL, f->ambiguous);
+	close_json_object();
+	print_nl();
+	err = print_end();
+	if (err && !t->werr)
+		t->werr = -err;
+}
 
-	if (t->csv) {
-		fprintf(t->csv, "%s,%u,%s,%u,%u,%u,%s,%lu,%lu,%lu,%lu,%lu", s,
-			ntohs(f->key.sport), d, ntohs(f->key.dport), f->key.proto,
-			f->dscp, is_long ? "long" : "short", f->pkts_a, f->bytes_a,
-			f->pkts_b, f->bytes_b, f->lost);
-		for (int i = 0; i < 10; i++) {
-			fputc(',', t->csv);
-			put_us(t->csv, v[i], ok[i], "");
-		}
-		fputc(',', t->csv);
-		put_us(t->csv, dvs, has_j, "");
-		fprintf(t->csv, ",%s\n", reason);
-	}
-	if (t->jsonl) {
-		fprintf(t->jsonl,
-			"{\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,"
-			"\"proto\":%u,\"dscp\":%u,\"class\":\"%s\",\"pkts_a\":%lu,"
-			"\"bytes_a\":%lu,\"pkts_b\":%lu,\"bytes_b\":%lu,\"lost\":%lu",
-			s, ntohs(f->key.sport), d, ntohs(f->key.dport), f->key.proto,
-			f->dscp, is_long ? "long" : "short", f->pkts_a, f->bytes_a,
-			f->pkts_b, f->bytes_b, f->lost);
-		for (int i = 0; i < 10; i++) {
-			fprintf(t->jsonl, ",\"%s\":", names[i]);
-			put_us(t->jsonl, v[i], ok[i], "null");
-		}
-		fputs(",\"dv_std_us\":", t->jsonl);
-		put_us(t->jsonl, dvs, has_j, "null");
-		fprintf(t->jsonl, ",\"end_reason\":\"%s\",\"retrans_a\":%lu,"
-			"\"dup_b\":%lu,\"unmatched_b\":%lu,\"ambiguous\":%lu}\n",
-			reason, f->retrans, f->dup_b, f->unmatched_b, f->ambiguous);
-	}
+/* keep what the summary percentiles need (report.c), within its budget */
+static void result_keep(struct tracker *t, const struct flow *f)
+{
+	struct flow_result *r;
 
-	if (t->nres < t->cfg.summary_flows) {
-		if (t->nres == t->capres) {
-			size_t nc = t->capres ? t->capres * 2 : 1024;
-			struct flow_result *r;
-
-			if (nc > t->cfg.summary_flows)
-				nc = t->cfg.summary_flows;
-			r = realloc(t->res, nc * sizeof(*r));
-			if (r) {
-				t->res = r;
-				t->capres = nc;
-			}
-		}
-		if (t->nres < t->capres) {
-			struct flow_result *r = &t->res[t->nres++];
-
-			r->fct_us = has_fct ? fct / 1000.0 : -1;
-			r->jitter_us = has_j ? f->jitter / 1000.0 : -1;
-			r->pkts_a = f->pkts_a;
-			r->is_long = is_long;
-		} else {
-			t->c.summary_dropped++;
-		}
-	} else {
+	if (t->nres >= t->cfg.summary_flows) {
 		t->c.summary_dropped++;
+		return;
 	}
+	if (t->nres == t->capres) {
+		size_t nc = t->capres ? t->capres * 2 : 1024;
+
+		if (nc > t->cfg.summary_flows)
+			nc = t->cfg.summary_flows;
+		r = realloc(t->res, nc * sizeof(*r));
+		if (!r) {
+			t->c.summary_dropped++;
+			return;
+		}
+		t->res = r;
+		t->capres = nc;
+	}
+	r = &t->res[t->nres++];
+	r->fct_us = f->has_a && f->has_b ? (double)(f->last_b - f->first_a) / 1000.0 : -1;
+	r->jitter_us = f->dv_n ? f->jitter / 1000.0 : -1;
+	r->pkts_a = f->pkts_a;
+	r->is_long = f->dscp == t->cfg.dscp_long;
+}
+
+static void write_record(struct tracker *t, struct flow *f, const char *reason)
+{
+	if (f->ns)
+		qsort(f->samples, f->ns, sizeof(int64_t), cmp_i64);
+	if (t->csv)
+		record_print(t->csv, false, t, f, reason);
+	if (t->jsonl)
+		record_print(t->jsonl, true, t, f, reason);
+	result_keep(t, f);
 	t->c.flows_ended++;
 }
 
@@ -431,6 +432,8 @@ static void add_sample(struct tracker *t, struct flow *f, int64_t owd)
 	if (owd > f->owd_max)
 		f->owd_max = owd;
 	f->owd_sum += (double)owd;
+	if (owd < 0)
+		t->c.owd_negative++;
 	if (f->owd_n) {
 		d = fabs((double)(owd - f->prev_transit));
 		f->jitter += (d - f->jitter) / 16.0;	/* RFC 3550 6.4.1 */
@@ -547,7 +550,7 @@ static struct entry *entry_add(struct tracker *t, uint64_t sig, uint32_t fi,
 }
 
 void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
-		    const struct pkt_info *pi)
+		    int64_t ts_err, const struct pkt_info *pi)
 {
 	struct flow *f;
 	struct entry *e;
@@ -586,6 +589,7 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 		f->bytes_a += pi->ip_len;
 		if (!f->has_a) {
 			f->first_a = ts;
+			f->first_a_err = ts_err;
 			f->has_a = true;
 		}
 		if (!e) {
@@ -608,6 +612,7 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 	f->bytes_b += pi->ip_len;
 	if (f->end == END_NONE) {
 		f->last_b = ts;
+		f->last_b_err = ts_err;
 		f->has_b = true;
 		if (pi->tcp_flags & RTE_TCP_RST_FLAG)
 			f->end = END_RST;
@@ -635,15 +640,12 @@ void tracker_advance(struct tracker *t, int64_t now)
 	}
 }
 
-void tracker_finish(struct tracker *t, const char *reason)
+int tracker_finish(struct tracker *t, const char *reason)
 {
 	while (t->rcount)
 		ring_pop(t);
 	/* oldest first, so records come out in a stable order */
 	while (t->lru_tail != NIL)
 		flow_end(t, t->lru_tail, reason);
-	if (t->csv)
-		fflush(t->csv);
-	if (t->jsonl)
-		fflush(t->jsonl);
+	return -t->werr;
 }
