@@ -3,7 +3,7 @@
  * tap-mkpcap - write a pair of pcap files (capture point A and B) with
  * chosen timestamps, for fct-tap's tests and benchmark.
  *
- *   tap-mkpcap A.pcap B.pcap < SPEC
+ *   tap-mkpcap [--raw] A.pcap B.pcap < SPEC
  *   tap-mkpcap --bench NPKTS NFLOWS A.pcap B.pcap
  *
  * SPEC: one packet per line ('#' comments):
@@ -15,6 +15,9 @@
  * Each file is sorted by time (stable). The B copy has TTL/hop limit one
  * lower (and a recomputed IPv4 checksum), as after a router; with vxlan/gre
  * the outer header differs too (outer TTL, outer UDP source port).
+ * --raw writes LINKTYPE_RAW files (IP packets, no Ethernet header), which
+ * fct-tap must refuse. Files are written with libpcap, headers built on
+ * DPDK's structs with its checksum helpers (rte_ip.h).
  * Bench mode: NPKTS TCP packets over NFLOWS IPv4 flows, A at 1 us spacing,
  * B = A + 50 us, 100-byte payloads.
  */
@@ -24,12 +27,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pcap/pcap.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+#include <rte_gre.h>
+#include <rte_ip.h>
+#include <rte_tcp.h>
+#include <rte_udp.h>
+#include <rte_vxlan.h>
 
 #define MAXF 1600
 
 struct rec {
 	uint64_t t;
 	uint32_t len, order;
+	uint32_t l3;		/* offset of the (outer) IP header */
 	uint8_t *data;
 };
 
@@ -41,140 +54,154 @@ struct spec {
 	uint8_t flags, dscp;
 };
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-
-static uint32_t csum_add(uint32_t s, const uint8_t *p, uint32_t n)
-{
-	for (uint32_t i = 0; i + 1 < n; i += 2)
-		s += (uint32_t)(p[i] << 8 | p[i + 1]);
-	if (n & 1)
-		s += (uint32_t)p[n - 1] << 8;
-	return s;
-}
-
-static uint16_t csum_fold(uint32_t s)
-{
-	while (s >> 16)
-		s = (s & 0xffff) + (s >> 16);
-	return (uint16_t)~s;
-}
-
+/* Ethernet header (+ one VLAN tag) at p; returns its length */
 static uint32_t eth(uint8_t *p, uint16_t etype, int vlan)
 {
-	static const uint8_t mac[12] = { 2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1 };
-	uint32_t o = 12;
+	static const struct rte_ether_addr dst = {{ 2, 0, 0, 0, 0, 2 }};
+	static const struct rte_ether_addr src = {{ 2, 0, 0, 0, 0, 1 }};
+	struct rte_ether_hdr *eh = (struct rte_ether_hdr *)p;
+	struct rte_vlan_hdr *vh = (struct rte_vlan_hdr *)(eh + 1);
 
-	memcpy(p, mac, 12);
-	if (vlan) {
-		put16(p + o, 0x8100);
-		put16(p + o + 2, (uint16_t)vlan);
-		o += 4;
+	eh->dst_addr = dst;
+	eh->src_addr = src;
+	if (!vlan) {
+		eh->ether_type = rte_cpu_to_be_16(etype);
+		return sizeof(*eh);
 	}
-	put16(p + o, etype);
-	return o + 2;
+	eh->ether_type = rte_cpu_to_be_16(RTE_ETHER_TYPE_VLAN);
+	vh->vlan_tci = rte_cpu_to_be_16((uint16_t)vlan);
+	vh->eth_proto = rte_cpu_to_be_16(etype);
+	return sizeof(*eh) + sizeof(*vh);
 }
 
-/* IP header + L4 at p; returns IP packet length */
+/* IPv4 or IPv6 header with the addresses, protocol, DSCP and length of s
+ * at p; returns its length (the L4 checksum needs it filled in first) */
+static uint32_t ip_hdr(uint8_t *p, const struct spec *s, int ttl_dec, uint32_t l4len)
+{
+	uint8_t proto = s->tcp ? IPPROTO_TCP : IPPROTO_UDP;
+
+	if (s->v6) {
+		struct rte_ipv6_hdr *ip = (struct rte_ipv6_hdr *)p;
+
+		memset(ip, 0, sizeof(*ip));
+		ip->vtc_flow = rte_cpu_to_be_32(6U << 28 | (uint32_t)s->dscp << 22);
+		ip->payload_len = rte_cpu_to_be_16((uint16_t)l4len);
+		ip->proto = proto;
+		ip->hop_limits = (uint8_t)(64 - ttl_dec);
+		memcpy(ip->src_addr, s->src, 16);
+		memcpy(ip->dst_addr, s->dst, 16);
+		return sizeof(*ip);
+	}
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->type_of_service = (uint8_t)(s->dscp << 2);
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + l4len));
+	ip->packet_id = rte_cpu_to_be_16(s->ipid);
+	ip->fragment_offset = rte_cpu_to_be_16(RTE_IPV4_HDR_DF_FLAG);
+	ip->time_to_live = (uint8_t)(64 - ttl_dec);
+	ip->next_proto_id = proto;
+	memcpy(&ip->src_addr, s->src, 4);
+	memcpy(&ip->dst_addr, s->dst, 4);
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return sizeof(*ip);
+}
+
+/* IP header + L4 + payload at p; returns the IP packet length */
 static uint32_t ip_pkt(uint8_t *p, const struct spec *s, int ttl_dec)
 {
-	uint32_t hl = s->v6 ? 40 : 20, l4 = s->tcp ? 20 : 8;
-	uint32_t tot = hl + l4 + s->plen;
+	uint32_t l4 = s->tcp ? sizeof(struct rte_tcp_hdr) : sizeof(struct rte_udp_hdr);
+	uint32_t hl = ip_hdr(p, s, ttl_dec, l4 + s->plen);
 	uint8_t *q = p + hl;
-	uint32_t sum;
+	uint16_t cksum;
 
-	memset(p, 0, hl + l4);
-	if (s->v6) {
-		put32(p, 6U << 28 | (uint32_t)s->dscp << 22);
-		put16(p + 4, (uint16_t)(l4 + s->plen));
-		p[6] = s->tcp ? 6 : 17;
-		p[7] = (uint8_t)(64 - ttl_dec);
-		memcpy(p + 8, s->src, 16);
-		memcpy(p + 24, s->dst, 16);
-	} else {
-		p[0] = 0x45;
-		p[1] = (uint8_t)(s->dscp << 2);
-		put16(p + 2, (uint16_t)tot);
-		put16(p + 4, s->ipid);
-		put16(p + 6, 0x4000);	/* DF */
-		p[8] = (uint8_t)(64 - ttl_dec);
-		p[9] = s->tcp ? 6 : 17;
-		memcpy(p + 12, s->src, 4);
-		memcpy(p + 16, s->dst, 4);
-		put16(p + 10, csum_fold(csum_add(0, p, 20)));
-	}
-	put16(q, s->sport);
-	put16(q + 2, s->dport);
 	if (s->tcp) {
-		put32(q + 4, s->seq);
-		put32(q + 8, s->ack);
-		q[12] = 5 << 4;
-		q[13] = s->flags;
-		put16(q + 14, 65535);
+		struct rte_tcp_hdr *th = (struct rte_tcp_hdr *)q;
+
+		memset(th, 0, sizeof(*th));
+		th->src_port = rte_cpu_to_be_16(s->sport);
+		th->dst_port = rte_cpu_to_be_16(s->dport);
+		th->sent_seq = rte_cpu_to_be_32(s->seq);
+		th->recv_ack = rte_cpu_to_be_32(s->ack);
+		th->data_off = 5 << 4;
+		th->tcp_flags = s->flags;
+		th->rx_win = rte_cpu_to_be_16(65535);
 	} else {
-		put16(q + 4, (uint16_t)(8 + s->plen));
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)q;
+
+		uh->src_port = rte_cpu_to_be_16(s->sport);
+		uh->dst_port = rte_cpu_to_be_16(s->dport);
+		uh->dgram_len = rte_cpu_to_be_16((uint16_t)(l4 + s->plen));
+		uh->dgram_cksum = 0;
 	}
 	for (uint32_t i = 0; i < s->plen; i++)
 		q[l4 + i] = (uint8_t)(s->seq + i);
-	/* L4 checksum over the pseudo header */
-	sum = s->v6 ? csum_add(0, p + 8, 32) : csum_add(0, p + 12, 8);
-	sum += (uint32_t)(s->tcp ? 6 : 17) + l4 + s->plen;
-	sum = csum_add(sum, q, l4 + s->plen);
-	put16(q + (s->tcp ? 16 : 6), csum_fold(sum));
-	return tot;
+	cksum = s->v6 ? rte_ipv6_udptcp_cksum((struct rte_ipv6_hdr *)p, q) :
+		rte_ipv4_udptcp_cksum((struct rte_ipv4_hdr *)p, q);
+	if (s->tcp)
+		((struct rte_tcp_hdr *)q)->cksum = cksum;
+	else
+		((struct rte_udp_hdr *)q)->dgram_cksum = cksum;
+	return hl + l4 + s->plen;
 }
 
-static uint32_t frame(uint8_t *p, const struct spec *s, int at_b)
+/* outer IPv4 10.255.0.1 -> 10.255.0.2 and UDP/VXLAN or GRE (with a key)
+ * around the inner packet of s at p; returns the outer IP packet length */
+static uint32_t tunnel_pkt(uint8_t *p, const struct spec *s, int at_b, uint16_t et)
 {
-	uint16_t et = s->v6 ? 0x86DD : 0x0800;
-	uint32_t o;
+	struct rte_ipv4_hdr *ip = (struct rte_ipv4_hdr *)p;
+	uint8_t *t = p + sizeof(*ip);
+	uint32_t hl, inner;
+
+	if (s->vxlan) {
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)t;
+		struct rte_vxlan_hdr *vx = (struct rte_vxlan_hdr *)(uh + 1);
+		uint8_t *in = (uint8_t *)(vx + 1);
+
+		hl = sizeof(*uh) + sizeof(*vx);
+		inner = eth(in, et, 0);
+		inner += ip_pkt(in + inner, s, 0);
+		uh->src_port = rte_cpu_to_be_16((uint16_t)(49152 + s->sport % 1000 + at_b));
+		uh->dst_port = rte_cpu_to_be_16(RTE_VXLAN_DEFAULT_PORT);
+		uh->dgram_len = rte_cpu_to_be_16((uint16_t)(hl + inner));
+		uh->dgram_cksum = 0;
+		vx->vx_flags = rte_cpu_to_be_32(0x08000000);	/* I flag */
+		vx->vx_vni = rte_cpu_to_be_32(100U << 8);	/* VNI 100 */
+	} else {
+		struct rte_gre_hdr *g = (struct rte_gre_hdr *)t;
+		struct rte_gre_hdr_opt_key *key = (struct rte_gre_hdr_opt_key *)(g + 1);
+
+		hl = sizeof(*g) + sizeof(*key);
+		memset(g, 0, sizeof(*g));
+		g->k = 1;
+		g->proto = rte_cpu_to_be_16(et);
+		key->key = rte_cpu_to_be_32(7);
+		inner = ip_pkt((uint8_t *)(key + 1), s, 0);
+	}
+	memset(ip, 0, sizeof(*ip));
+	ip->version_ihl = RTE_IPV4_VHL_DEF;
+	ip->total_length = rte_cpu_to_be_16((uint16_t)(sizeof(*ip) + hl + inner));
+	ip->time_to_live = (uint8_t)(64 - at_b);
+	ip->next_proto_id = s->vxlan ? IPPROTO_UDP : IPPROTO_GRE;
+	ip->src_addr = rte_cpu_to_be_32(RTE_IPV4(10, 255, 0, 1));
+	ip->dst_addr = rte_cpu_to_be_32(RTE_IPV4(10, 255, 0, 2));
+	ip->hdr_checksum = rte_ipv4_cksum(ip);
+	return sizeof(*ip) + hl + inner;
+}
+
+/* the frame of s as seen at A (at_b 0) or B (1); *l3 = offset of the IP
+ * header (where a LINKTYPE_RAW record starts) */
+static uint32_t frame(uint8_t *p, const struct spec *s, int at_b, uint32_t *l3)
+{
+	uint16_t et = s->v6 ? RTE_ETHER_TYPE_IPV6 : RTE_ETHER_TYPE_IPV4;
 
 	if (!s->vxlan && !s->gre) {
-		o = eth(p, et, s->vlan);
-		return o + ip_pkt(p + o, s, at_b);
+		*l3 = eth(p, et, s->vlan);
+		return *l3 + ip_pkt(p + *l3, s, at_b);
 	}
-	/* outer IPv4 10.255.0.1 -> 10.255.0.2 */
-	o = eth(p, 0x0800, s->vlan);
-	{
-		uint8_t *ip = p + o, *in;
-		uint32_t hl = s->vxlan ? 20 + 8 + 8 : 20 + 8;	/* GRE with key */
-		uint32_t inner;
-
-		memset(ip, 0, hl);
-		in = ip + hl;
-		if (s->vxlan)
-			inner = eth(in, et, 0) + ip_pkt(in + 14, s, 0);
-		else
-			inner = ip_pkt(in, s, 0);
-		ip[0] = 0x45;
-		put16(ip + 2, (uint16_t)(hl + inner));
-		ip[8] = (uint8_t)(64 - at_b);
-		ip[9] = s->vxlan ? 17 : 47;
-		ip[12] = 10; ip[13] = 255; ip[14] = 0; ip[15] = 1;
-		ip[16] = 10; ip[17] = 255; ip[18] = 0; ip[19] = 2;
-		put16(ip + 10, csum_fold(csum_add(0, ip, 20)));
-		if (s->vxlan) {
-			put16(ip + 20, (uint16_t)(49152 + s->sport % 1000 + at_b));
-			put16(ip + 22, 4789);
-			put16(ip + 24, (uint16_t)(8 + 8 + inner));
-			ip[28] = 0x08;	/* I flag */
-			put32(ip + 32, 100U << 8);	/* VNI 100 */
-		} else {
-			put16(ip + 20, 0x2000);	/* K */
-			put16(ip + 22, et);
-			put32(ip + 24, 7);
-		}
-		return o + hl + inner;
-	}
+	*l3 = eth(p, RTE_ETHER_TYPE_IPV4, s->vlan);
+	return *l3 + tunnel_pkt(p + *l3, s, at_b, et);
 }
 
 static int parse_addr(const char *a, struct spec *s, uint8_t *out)
@@ -192,11 +219,11 @@ static uint8_t parse_flags(const char *f)
 
 	for (; *f; f++) {
 		switch (*f) {
-		case 'F': v |= 0x01; break;
-		case 'S': v |= 0x02; break;
-		case 'R': v |= 0x04; break;
-		case 'P': v |= 0x08; break;
-		case 'A': v |= 0x10; break;
+		case 'F': v |= RTE_TCP_FIN_FLAG; break;
+		case 'S': v |= RTE_TCP_SYN_FLAG; break;
+		case 'R': v |= RTE_TCP_RST_FLAG; break;
+		case 'P': v |= RTE_TCP_PSH_FLAG; break;
+		case 'A': v |= RTE_TCP_ACK_FLAG; break;
 		}
 	}
 	return v;
@@ -207,7 +234,7 @@ struct file {
 	size_t n, cap;
 };
 
-static int add(struct file *f, uint64_t t, const uint8_t *d, uint32_t len)
+static int add(struct file *f, uint64_t t, const uint8_t *d, uint32_t len, uint32_t l3)
 {
 	if (f->n == f->cap) {
 		f->cap = f->cap ? f->cap * 2 : 1024;
@@ -215,10 +242,8 @@ static int add(struct file *f, uint64_t t, const uint8_t *d, uint32_t len)
 		if (!f->r)
 			return -1;
 	}
-	f->r[f->n].t = t;
-	f->r[f->n].len = len;
-	f->r[f->n].order = (uint32_t)f->n;
-	f->r[f->n].data = malloc(len);
+	f->r[f->n] = (struct rec){ .t = t, .len = len, .order = (uint32_t)f->n,
+				   .l3 = l3, .data = malloc(len) };
 	if (!f->r[f->n].data)
 		return -1;
 	memcpy(f->r[f->n].data, d, len);
@@ -235,68 +260,168 @@ static int cmp_rec(const void *a, const void *b)
 	return x->order < y->order ? -1 : 1;
 }
 
-static int write_pcap(const char *path, struct file *f, int sorted)
-{
-	FILE *o = fopen(path, "wb");
-	uint32_t gh[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+/* a pcap writer (microsecond records) of link type Ethernet, or raw IP */
+struct writer {
+	pcap_t *p;
+	pcap_dumper_t *d;
+	int raw;
+};
 
-	if (!o) {
-		fprintf(stderr, "tap-mkpcap: cannot write %s: %s\n", path, strerror(errno));
+static int writer_open(struct writer *w, const char *path, int raw)
+{
+	w->raw = raw;
+	w->p = pcap_open_dead_with_tstamp_precision(raw ? DLT_RAW : DLT_EN10MB,
+						    65535, PCAP_TSTAMP_PRECISION_MICRO);
+	w->d = w->p ? pcap_dump_open(w->p, path) : NULL;
+	if (!w->d) {
+		fprintf(stderr, "tap-mkpcap: cannot write %s: %s\n", path,
+			w->p ? pcap_geterr(w->p) : "out of memory");
+		if (w->p)
+			pcap_close(w->p);
 		return -1;
 	}
-	if (!sorted)
-		qsort(f->r, f->n, sizeof(*f->r), cmp_rec);
-	fwrite(gh, 4, 6, o);
-	for (size_t i = 0; i < f->n; i++) {
-		uint32_t h[4] = { (uint32_t)(f->r[i].t / 1000000),
-				  (uint32_t)(f->r[i].t % 1000000), f->r[i].len,
-				  f->r[i].len };
-
-		fwrite(h, 4, 4, o);
-		fwrite(f->r[i].data, 1, f->r[i].len, o);
-	}
-	return fclose(o) ? -1 : 0;
+	return 0;
 }
 
-static int bench(long npk, long nfl, const char *pa, const char *pb)
+/* t in microseconds; a raw record leaves the Ethernet header (l3 bytes) out */
+static void writer_add(struct writer *w, uint64_t t, const uint8_t *d,
+		       uint32_t len, uint32_t l3)
 {
-	FILE *o[2];
-	uint32_t gh[6] = { 0xa1b2c3d4, 0x00040002, 0, 0, 65535, 1 };
+	struct pcap_pkthdr h = {
+		.ts = { .tv_sec = (time_t)(t / 1000000), .tv_usec = (suseconds_t)(t % 1000000) },
+	};
+
+	if (w->raw) {
+		d += l3;
+		len -= l3;
+	}
+	h.caplen = h.len = len;
+	pcap_dump((u_char *)w->d, &h, d);
+}
+
+static int writer_close(struct writer *w, const char *path)
+{
+	int err = pcap_dump_flush(w->d);
+
+	pcap_dump_close(w->d);
+	pcap_close(w->p);
+	if (err)
+		fprintf(stderr, "tap-mkpcap: cannot write %s\n", path);
+	return err ? -1 : 0;
+}
+
+static int write_pcap(const char *path, struct file *f, int raw)
+{
+	struct writer w;
+
+	if (writer_open(&w, path, raw))
+		return -1;
+	qsort(f->r, f->n, sizeof(*f->r), cmp_rec);
+	for (size_t i = 0; i < f->n; i++)
+		writer_add(&w, f->r[i].t, f->r[i].data, f->r[i].len, f->r[i].l3);
+	return writer_close(&w, path);
+}
+
+static int bench(long npk, long nfl, const char *path[2])
+{
 	uint8_t buf[MAXF];
 	struct spec s;
 	uint64_t t0 = 1700000000ULL * 1000000;
 
-	o[0] = fopen(pa, "wb");
-	o[1] = fopen(pb, "wb");
-	if (!o[0] || !o[1]) {
-		fprintf(stderr, "tap-mkpcap: cannot write %s/%s\n", pa, pb);
-		return 1;
-	}
 	memset(&s, 0, sizeof(s));
 	s.tcp = 1;
 	s.plen = 100;
-	s.flags = 0x10;
+	s.flags = RTE_TCP_ACK_FLAG;
 	for (int k = 0; k < 2; k++) {
-		fwrite(gh, 4, 6, o[k]);
+		struct writer w;
+
+		if (writer_open(&w, path[k], 0))
+			return 1;
 		for (long i = 0; i < npk; i++) {
 			long fl = i % nfl;
-			uint64_t t = t0 + (uint64_t)i + (k ? 50 : 0);
-			uint32_t len, h[4];
+			uint32_t len, l3, a;
 
-			put32(s.src, 0x0a000000U | (uint32_t)(fl >> 16));
-			put32(s.dst, 0x0a800000U | (uint32_t)(fl & 0xffff));
+			a = rte_cpu_to_be_32(0x0a000000U | (uint32_t)(fl >> 16));
+			memcpy(s.src, &a, 4);
+			a = rte_cpu_to_be_32(0x0a800000U | (uint32_t)(fl & 0xffff));
+			memcpy(s.dst, &a, 4);
 			s.sport = (uint16_t)(1024 + fl % 60000);
 			s.dport = 80;
 			s.seq = (uint32_t)(i / nfl) * 100;
 			s.ipid = (uint16_t)(i / nfl);
-			len = frame(buf, &s, k);
-			h[0] = (uint32_t)(t / 1000000);
-			h[1] = (uint32_t)(t % 1000000);
-			h[2] = h[3] = len;
-			fwrite(h, 4, 4, o[k]);
-			fwrite(buf, 1, len, o[k]);
+			len = frame(buf, &s, k, &l3);
+			writer_add(&w, t0 + (uint64_t)i + (k ? 50 : 0), buf, len, l3);
 		}
-		if (fclose(o[k]))
+		if (writer_close(&w, path[k]))
+			return 1;
+	}
+	return 0;
+}
+
+/* one SPEC line's fields after the 5-tuple into s; -1 on an unknown one */
+static int spec_fields(struct spec *s, char **tok, int nt, int ln)
+{
+	for (int i = 7; i < nt; i++) {
+		char *v = strchr(tok[i], '=');
+
+		if (v)
+			*v++ = 0;
+		if (!strcmp(tok[i], "flags") && v) s->flags = parse_flags(v);
+		else if (!strcmp(tok[i], "seq") && v) s->seq = (uint32_t)strtoul(v, NULL, 0);
+		else if (!strcmp(tok[i], "ack") && v) s->ack = (uint32_t)strtoul(v, NULL, 0);
+		else if (!strcmp(tok[i], "len") && v) s->plen = (uint32_t)atoi(v);
+		else if (!strcmp(tok[i], "ipid") && v) s->ipid = (uint16_t)atoi(v);
+		else if (!strcmp(tok[i], "dscp") && v) s->dscp = (uint8_t)atoi(v);
+		else if (!strcmp(tok[i], "vlan") && v) s->vlan = atoi(v);
+		else if (!strcmp(tok[i], "vxlan")) s->vxlan = 1;
+		else if (!strcmp(tok[i], "gre")) s->gre = 1;
+		else {
+			fprintf(stderr, "tap-mkpcap: line %d: unknown field '%s'\n", ln, tok[i]);
+			return -1;
+		}
+	}
+	if (s->plen > 1400) {
+		fprintf(stderr, "tap-mkpcap: line %d: len above 1400\n", ln);
+		return -1;
+	}
+	return 0;
+}
+
+/* one SPEC line into the A and B files: 0, 1 (runtime) or 2 (bad line) */
+static int spec_line(char *line, int ln, struct file *fa, struct file *fb)
+{
+	char *tok[32], *sv = NULL, *w;
+	int nt = 0;
+	struct spec s;
+	uint8_t buf[MAXF];
+	uint32_t len, l3;
+
+	if (line[0] == '#' || line[0] == '\n')
+		return 0;
+	for (w = strtok_r(line, " \t\n", &sv); w && nt < 32; w = strtok_r(NULL, " \t\n", &sv))
+		tok[nt++] = w;
+	if (nt == 0)
+		return 0;
+	memset(&s, 0, sizeof(s));
+	s.flags = RTE_TCP_ACK_FLAG;
+	if (nt < 7 || (strcmp(tok[2], "tcp") && strcmp(tok[2], "udp")) ||
+	    parse_addr(tok[3], &s, s.src) || parse_addr(tok[5], &s, s.dst)) {
+		fprintf(stderr, "tap-mkpcap: line %d: bad packet line\n", ln);
+		return 2;
+	}
+	s.tcp = !strcmp(tok[2], "tcp");
+	s.sport = (uint16_t)atoi(tok[4]);
+	s.dport = (uint16_t)atoi(tok[6]);
+	if (spec_fields(&s, tok, nt, ln))
+		return 2;
+	if (strcmp(tok[0], "-")) {
+		len = frame(buf, &s, 0, &l3);
+		if (add(fa, strtoull(tok[0], NULL, 10), buf, len, l3))
+			return 1;
+	}
+	if (strcmp(tok[1], "-")) {
+		len = frame(buf, &s, 1, &l3);
+		if (add(fb, strtoull(tok[1], NULL, 10), buf, len, l3))
 			return 1;
 	}
 	return 0;
@@ -306,74 +431,25 @@ int main(int argc, char **argv)
 {
 	struct file fa = { 0 }, fb = { 0 };
 	char line[1024];
-	int ln = 0;
+	int ln = 0, raw = 0, rc;
 
 	if (argc == 6 && !strcmp(argv[1], "--bench"))
 		return bench(atol(argv[2]), atol(argv[3]) > 0 ? atol(argv[3]) : 1,
-			     argv[4], argv[5]);
+			     (const char *[2]){ argv[4], argv[5] });
+	if (argc == 4 && !strcmp(argv[1], "--raw")) {
+		raw = 1;
+		argv++;
+		argc--;
+	}
 	if (argc != 3) {
-		fprintf(stderr, "usage: tap-mkpcap A.pcap B.pcap < SPEC | "
+		fprintf(stderr, "usage: tap-mkpcap [--raw] A.pcap B.pcap < SPEC | "
 			"tap-mkpcap --bench NPKTS NFLOWS A.pcap B.pcap\n");
 		return 2;
 	}
 	while (fgets(line, sizeof(line), stdin)) {
-		char *tok[32], *sv = NULL, *w;
-		int nt = 0;
-		struct spec s;
-		uint8_t buf[MAXF];
-		uint32_t len;
-
-		ln++;
-		if (line[0] == '#' || line[0] == '\n')
-			continue;
-		for (w = strtok_r(line, " \t\n", &sv); w && nt < 32;
-		     w = strtok_r(NULL, " \t\n", &sv))
-			tok[nt++] = w;
-		if (nt == 0)
-			continue;
-		memset(&s, 0, sizeof(s));
-		s.flags = 0x10;
-		if (nt < 7 || (strcmp(tok[2], "tcp") && strcmp(tok[2], "udp")) ||
-		    parse_addr(tok[3], &s, s.src) || parse_addr(tok[5], &s, s.dst)) {
-			fprintf(stderr, "tap-mkpcap: line %d: bad packet line\n", ln);
-			return 2;
-		}
-		s.tcp = !strcmp(tok[2], "tcp");
-		s.sport = (uint16_t)atoi(tok[4]);
-		s.dport = (uint16_t)atoi(tok[6]);
-		for (int i = 7; i < nt; i++) {
-			char *v = strchr(tok[i], '=');
-
-			if (v)
-				*v++ = 0;
-			if (!strcmp(tok[i], "flags") && v) s.flags = parse_flags(v);
-			else if (!strcmp(tok[i], "seq") && v) s.seq = (uint32_t)strtoul(v, NULL, 0);
-			else if (!strcmp(tok[i], "ack") && v) s.ack = (uint32_t)strtoul(v, NULL, 0);
-			else if (!strcmp(tok[i], "len") && v) s.plen = (uint32_t)atoi(v);
-			else if (!strcmp(tok[i], "ipid") && v) s.ipid = (uint16_t)atoi(v);
-			else if (!strcmp(tok[i], "dscp") && v) s.dscp = (uint8_t)atoi(v);
-			else if (!strcmp(tok[i], "vlan") && v) s.vlan = atoi(v);
-			else if (!strcmp(tok[i], "vxlan")) s.vxlan = 1;
-			else if (!strcmp(tok[i], "gre")) s.gre = 1;
-			else {
-				fprintf(stderr, "tap-mkpcap: line %d: unknown field '%s'\n", ln, tok[i]);
-				return 2;
-			}
-		}
-		if (s.plen > 1400) {
-			fprintf(stderr, "tap-mkpcap: line %d: len above 1400\n", ln);
-			return 2;
-		}
-		if (strcmp(tok[0], "-")) {
-			len = frame(buf, &s, 0);
-			if (add(&fa, strtoull(tok[0], NULL, 10), buf, len))
-				return 1;
-		}
-		if (strcmp(tok[1], "-")) {
-			len = frame(buf, &s, 1);
-			if (add(&fb, strtoull(tok[1], NULL, 10), buf, len))
-				return 1;
-		}
+		rc = spec_line(line, ++ln, &fa, &fb);
+		if (rc)
+			return rc;
 	}
-	return write_pcap(argv[1], &fa, 0) || write_pcap(argv[2], &fb, 0) ? 1 : 0;
+	return write_pcap(argv[1], &fa, raw) || write_pcap(argv[2], &fb, raw) ? 1 : 0;
 }
