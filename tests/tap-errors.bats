@@ -43,6 +43,22 @@ fails() {
 		--port-a 0 --port-b 1 --out "$D/out"
 }
 
+@test "tap-errors: a link type it does not parse (raw IP) is refused by name" {
+	"$MKPCAP" --raw "$D/ra.pcap" "$D/rb.pcap" <"$FS_ROOT/tests/tap/fixtures/single.spec"
+	fails 2 "'$D/ra.pcap' has link type RAW (Raw IP): accepted EN10MB (Ethernet) only" \
+		"$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/ra.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/rb.pcap" -- --port-a 0 --port-b 1 --out "$D/out"
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+}
+
+@test "tap-errors: a truncated pcap file header names the file and the problem" {
+	head -c 10 "$D/a.pcap" >"$D/short.pcap"
+	fails 1 "'$D/short.pcap' is not a pcap file: truncated dump file" \
+		"$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/short.pcap" \
+		"${PCAPS[1]}" -- --port-a 0 --port-b 1 --out "$D/out"
+	[ "$(wc -l <<<"$stderr")" -eq 1 ]
+}
+
 @test "tap-errors: unknown PMD" {
 	fails 1 "unknown PMD" "$TAP" "${EAL[@]}" --vdev=net_nosuchpmd0 "${PCAPS[1]}" -- \
 		--port-a 0 --port-b 1 --out "$D/out"

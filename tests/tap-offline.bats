@@ -81,6 +81,45 @@ SINGLE=(src=10.0.0.1 dst=10.0.1.1 dport=80 proto=6 dscp=0 class=short
 	[ "$(js 40000 jitter_us)" = 2.385 ]
 }
 
+@test "tap: A and B swapped: B before A for most packets is a warning, exit 1" {
+	"$MKPCAP" "$D/a.pcap" "$D/b.pcap" <"$FIX/single.spec"
+	run --separate-stderr "$TAP" "${EAL[@]}" --vdev=net_pcap0,rx_pcap="$D/b.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/a.pcap" -- --port-a 0 --port-b 1 --out "$D/out"
+	echo "status $status, stderr: $stderr"
+	[ "$status" -eq 1 ]
+	[[ $stderr == *"WARNING: 4 of the delay samples have the packet at B before A (more than half): are --port-a and --port-b swapped?"* ]]
+	[ "$(jq .counters.owd_negative "$D/out/summary.json")" -eq 4 ]
+	# the right way round: no warning, no negative sample
+	tap single
+	[ "$status" -eq 0 ]
+	[[ $output != *swapped* ]] || false
+	[ "$(jq .counters.owd_negative "$D/out/summary.json")" -eq 0 ]
+}
+
+@test "tap: --out never follows a link planted in it; files are replaced whole" {
+	mkdir -p "$D/out"
+	echo precious >"$D/victim"
+	for f in flows.csv flows.jsonl summary.json summary.txt hist_fct.csv; do
+		ln -s "$D/victim" "$D/out/$f"
+	done
+	tap single
+	[ "$status" -eq 0 ]
+	[ "$(cat "$D/victim")" = precious ]
+	for f in flows.csv flows.jsonl summary.json summary.txt hist_fct.csv; do
+		[ -f "$D/out/$f" ] && [ ! -L "$D/out/$f" ]
+	done
+	expect 40000 "${SINGLE[@]}"
+	# no temporary left behind
+	[ "$(ls -A "$D/out" | wc -l)" -eq 7 ]
+}
+
+@test "tap: per-packet stamps (pcap) give fct_err_us 0" {
+	tap single
+	[ "$status" -eq 0 ]
+	expect 40000 fct_err_us=0.000
+	[ "$(js 40000 fct_err_us)" = 0 ]
+}
+
 @test "tap: VXLAN (inside a VLAN) and GRE encapsulation give the inner flow, same numbers" {
 	tap vxlan
 	[ "$status" -eq 0 ]
