@@ -23,7 +23,10 @@ teardown() {
 
 # live_fct SOURCE TOL_US TOL_PCT [fct-tap options]: 4 transfers (live_run);
 # every flow's packet counts at A and B equal tcpdump's, no loss, and
-# |FCT - tcpdump's FCT| <= max(TOL_US, TOL_PCT % of it)
+# |FCT - tcpdump's FCT| <= max(TOL_US, TOL_PCT % of it) + the flow's
+# fct_err_us: the tap's own bound on how late its stamps may be (0 for
+# per-packet stamps; with one TSC read per burst, the time since the last
+# poll that left the ring empty)
 live_fct() {
 	local want_src=$1 tol_us=$2 tol_pct=$3; shift 3
 	command -v socat >/dev/null || skip "socat not installed"
@@ -36,32 +39,44 @@ live_fct() {
 	live_compare "$D" >"$D/cmp.txt"
 	cat "$D/out/flows.csv"
 	[ "$(wc -l <"$D/cmp.txt")" -eq 4 ]
-	local sp fd ft err na pa nb pb lost ok=0
-	while read -r sp fd ft err na pa nb pb lost; do
-		echo "sport $sp: tcpdump fct $fd us ($na/$nb pkts), fct-tap $ft us ($pa/$pb pkts, lost $lost), error $err us"
+	local sp fd ft err na pa nb pb lost ferr ok=0
+	while read -r sp fd ft err na pa nb pb lost ferr; do
+		echo "sport $sp: tcpdump fct $fd us ($na/$nb pkts), fct-tap $ft us ($pa/$pb pkts, lost $lost, stamps late by <= $ferr us), error $err us"
 		# every flow is printed before the verdict
 		if [ "$pa" = "$na" ] && [ "$pb" = "$nb" ] && [ "$lost" = 0 ] &&
-			awk -v d="$err" -v b="$fd" -v tu="$tol_us" -v tp="$tol_pct" 'BEGIN {
+			awk -v d="$err" -v b="$fd" -v tu="$tol_us" -v tp="$tol_pct" -v fe="$ferr" 'BEGIN {
 				if (d < 0) d = -d
-				tol = tp / 100 * b; if (tol < tu) tol = tu; exit !(d <= tol) }'; then
+				tol = tp / 100 * b; if (tol < tu) tol = tu; exit !(d <= tol + fe) }'; then
 			ok=$((ok + 1))
 		else
-			echo "  ^ outside $tol_us us / $tol_pct % or packet counts differ"
+			echo "  ^ outside $tol_us us / $tol_pct % + $ferr us or packet counts differ"
 		fi
 	done <"$D/cmp.txt"
 	[ "$ok" -eq 4 ]
 }
 
+# Kernel stamps do not depend on when the tap polls, but its capture ring
+# does: on a loaded machine a tap sharing a CPU with the transfers dropped
+# packets (imissed), so it runs on a CPU of its own too.
 @test "tap-live: net_pcap rx_iface (kernel stamps): FCT per flow = tcpdump's at the same points (200 us or 2 %)" {
-	LIVE_PMD=pcap live_fct kernel 200 2
+	local n
+	n=$(nproc)
+	[ "$n" -ge 2 ] || skip "needs 2 CPUs: one of its own for the tap"
+	LIVE_PMD=pcap LIVE_LCORE=$((n - 1)) LIVE_GEN_CPUS=0-$((n - 2)) \
+		live_fct kernel 200 2 --rt-priority 50
+	# per-packet stamps: no stamp uncertainty added to the tolerance
+	! awk -F, 'NR > 1 && $NF != "0.000"' "$D/out/flows.csv" | grep . || false
 }
 
 # net_af_packet gives no capture time: the TSC is read after rx_burst, so a
-# stamp is late by however long the tap was not polling. Run as the README
-# says for live ports: the tap alone on the last CPU (EAL -l) at SCHED_FIFO
-# with its 20 us back-off, tcpdump and the transfers on the other CPUs
-# (measured: tests/tap/live-accuracy.sh, README "Accuracy").
-@test "tap-live: net_af_packet (TSC stamps, own core, SCHED_FIFO): FCT per flow = tcpdump's (200 us or 2 %)" {
+# stamp is late by however long the tap was not polling, and every packet
+# of a burst gets the same stamp (a 6-packet flow read in one burst had an
+# FCT of 3 us against tcpdump's 850 us). The tap reports that bound per flow
+# (fct_err_us) and the tolerance includes it. Run as the README says for
+# live ports: the tap alone on the last CPU (EAL -l) at SCHED_FIFO with its
+# 20 us back-off, tcpdump and the transfers on the other CPUs (measured:
+# tests/tap/live-accuracy.sh, README "Accuracy").
+@test "tap-live: net_af_packet (TSC stamps, own core, SCHED_FIFO): FCT per flow = tcpdump's (200 us or 2 %, + the tap's stamp bound)" {
 	local n
 	n=$(nproc)
 	[ "$n" -ge 2 ] || skip "needs 2 CPUs: one of its own for the tap"

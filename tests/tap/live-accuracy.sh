@@ -18,7 +18,7 @@ W=$(mktemp -d /tmp/fct-tap-acc.XXXXXX)
 . tests/tap/live.bash
 live_topo "fstt-acc$$" 50mbit
 
-echo "# run sport fct_tcpdump_us fct_tap_us err_us pkts_a tap_pkts_a pkts_b tap_pkts_b tap_lost"
+echo "# run sport fct_tcpdump_us fct_tap_us err_us pkts_a tap_pkts_a pkts_b tap_pkts_b tap_lost tap_fct_err_us"
 for r in $(seq 1 "$RUNS"); do
 	live_run "$W/$r" "$@"
 	live_compare "$W/$r" | sed "s/^/$r /" | tee -a "$W/all.txt"

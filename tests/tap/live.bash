@@ -122,17 +122,22 @@ live_dump_fct() {
 
 # live_compare DIR: one line per tcpdump flow, sorted by size:
 #   sport fct_tcpdump_us fct_tap_us err_us pkts_a(tcpdump) pkts_a(tap)
-#   pkts_b(tcpdump) pkts_b(tap) lost(tap)
-# err_us = fct_tap - fct_tcpdump; fields the tap lacks are "-"
+#   pkts_b(tcpdump) pkts_b(tap) lost(tap) fct_err_us(tap)
+# err_us = fct_tap - fct_tcpdump; fct_err_us = how late the tap says its
+# stamps of the flow's first A and last B packet may be (TSC per burst);
+# fields the tap lacks are "-"
 live_compare() {
 	local d=$1
 	live_dump_fct "$d/a.pcap" "$d/b.pcap" | sort -k3n |
-		awk 'NR == FNR { if (FNR > 1) { ft[$2] = $15; pa[$2] = $8
-				pb[$2] = $10; lo[$2] = $12 }; next }
+		awk 'NR == FNR { if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
+				sp = $c["sport"]; ft[sp] = $c["fct_us"]; pa[sp] = $c["pkts_a"]
+				pb[sp] = $c["pkts_b"]; lo[sp] = $c["lost"]
+				fe[sp] = $c["fct_err_us"]; next }
 			{ t = ($1 in ft) ? ft[$1] : "-"
-			  printf "%s %s %s %s %s %s %s %s %s\n", $1, $2, t,
+			  printf "%s %s %s %s %s %s %s %s %s %s\n", $1, $2, t,
 				t == "-" ? "-" : sprintf("%.0f", t - $2), $3,
 				($1 in pa) ? pa[$1] : "-", $4,
-				($1 in pb) ? pb[$1] : "-", ($1 in lo) ? lo[$1] : "-" }' \
+				($1 in pb) ? pb[$1] : "-", ($1 in lo) ? lo[$1] : "-",
+				($1 in fe) && fe[$1] != "" ? sprintf("%.0f", fe[$1]) : "-" }' \
 			FS=, "$d/out/flows.csv" FS=' ' -
 }
