@@ -64,14 +64,16 @@ live_topo() {
 # live_tap OUTDIR LOG [fct-tap options]: start fct-tap in the tap namespace
 live_tap() {
 	local out=$1 log=$2; shift 2
-	local vdevs=(--vdev=net_af_packet0,iface=pa --vdev=net_af_packet1,iface=pb)
+	# 4096 ring frames (default 512): room for 1 s of the transfers
+	local vdevs=(--vdev=net_af_packet0,iface=pa,framecnt=4096
+		--vdev=net_af_packet1,iface=pb,framecnt=4096)
 	[ "${LIVE_PMD:-af_packet}" = pcap ] &&
 		vdevs=(--vdev=net_pcap0,rx_iface=pa --vdev=net_pcap1,rx_iface=pb)
 	fs_bg ip netns exec "$TAPNS" "$FS_BUILD/fct-tap" --no-huge -m 256 --no-pci \
 		--in-memory -l "${LIVE_LCORE:-0}" --log-level=error "${vdevs[@]}" -- \
 		--port-a 0 --port-b 1 --out "$out" "$@" >"$log" 2>&1
 	TAP_PID=$!
-	fs_wait_for 20 grep -q "timestamp source" "$log"
+	fs_wait_for 60 grep -q "timestamp source" "$log"
 }
 
 # live_run DIR [fct-tap options]: tcpdump on pa and pb (DIR/a.pcap,
@@ -83,27 +85,38 @@ live_run() {
 	local d=$1 n td_a td_b gen=(); shift
 	[ -n "${LIVE_GEN_CPUS:-}" ] && gen=(taskset -c "$LIVE_GEN_CPUS")
 	mkdir -p "$d"
-	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -i pa -w "$d/a.pcap" 2>"$d/tda.log"
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -B 16384 -i pa -w "$d/a.pcap" 2>"$d/tda.log"
 	td_a=$!
-	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -i pb -w "$d/b.pcap" 2>"$d/tdb.log"
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -B 16384 -i pb -w "$d/b.pcap" 2>"$d/tdb.log"
 	td_b=$!
-	fs_wait_for 10 grep -q listening "$d/tda.log"
-	fs_wait_for 10 grep -q listening "$d/tdb.log"
+	fs_wait_for 60 grep -q listening "$d/tda.log"
+	fs_wait_for 60 grep -q listening "$d/tdb.log"
 	live_tap "$d/out" "$d/tap.log" --idle-timeout-ms 60000 "$@"
 	ip netns exec "$RCV" ss -ltn | grep -q :5001 ||
 		fs_bg "${gen[@]}" ip netns exec "$RCV" socat -u \
 			TCP-LISTEN:5001,reuseaddr,fork GOPEN:/dev/null
-	fs_wait_for 10 bash -c "ip netns exec $RCV ss -ltn | grep -q :5001"
+	fs_wait_for 60 bash -c "ip netns exec $RCV ss -ltn | grep -q :5001"
 	for n in 2000 20000 200000 1000000; do
 		head -c $n /dev/zero |
 			"${gen[@]}" ip netns exec "$SND" socat -u - TCP:$LIVE_RCV:5001
 	done
 	# every FIN has reached B (tcpdump writes each packet at once with -U)
-	fs_wait_for 20 bash -c "[ \$(tcpdump -nn -r $d/b.pcap 'tcp[13] & 1 != 0' 2>/dev/null | wc -l) -ge 4 ]"
+	fs_wait_for 60 bash -c "[ \$(tcpdump -nn -r $d/b.pcap 'tcp[13] & 1 != 0' 2>/dev/null | wc -l) -ge 4 ]"
 	kill -INT "$TAP_PID"
-	fs_wait_for 20 bash -c "! kill -0 $TAP_PID 2>/dev/null"
+	fs_wait_for 60 bash -c "! kill -0 $TAP_PID 2>/dev/null"
 	kill -TERM "$td_a" "$td_b" 2>/dev/null
-	fs_wait_for 10 bash -c "! kill -0 $td_a 2>/dev/null && ! kill -0 $td_b 2>/dev/null"
+	fs_wait_for 60 bash -c "! kill -0 $td_a 2>/dev/null && ! kill -0 $td_b 2>/dev/null"
+}
+
+# live_drops DIR: what overflowed a capture ring in live_run DIR (the tap's
+# port counters, tcpdump's "dropped by kernel"); status 1 when nothing did
+live_drops() {
+	local d=$1 tap td
+	tap=$(jq '[.ports[] | .imissed + .ierrors + .rx_nombuf] | add' "$d/out/summary.json" 2>/dev/null)
+	td=$(cat "$d/tda.log" "$d/tdb.log" 2>/dev/null |
+		awk '/packets dropped by kernel/ { n += $1 } END { print n + 0 }')
+	[ "${tap:-0}" -eq 0 ] && [ "$td" -eq 0 ] && return 1
+	echo "fct-tap ${tap:-?}, tcpdump $td"
 }
 
 # live_dump_fct A.pcap B.pcap: "sport fct_us pkts_a pkts_b" per flow from
