@@ -33,16 +33,16 @@ import math
 import os
 import sys
 
+try:
+    import numpy as np
+    from scipy import stats
+except ImportError as e:
+    sys.exit("report.py: %s: needs numpy and scipy (apt-get install python3-numpy "
+             "python3-scipy)" % e)
+
 SHORT_MAX_PKTS = 40
 LONG_MIN_PKTS = 1000
 MODES = ("split", "ecmp", "none")
-# two-sided 95 % Student-t quantiles by degrees of freedom (df > 30: the
-# largest tabulated df not above it, conservative)
-T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365,
-       8: 2.306, 9: 2.262, 10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145,
-       15: 2.131, 16: 2.120, 17: 2.110, 18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080,
-       22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060, 26: 2.056, 27: 2.052, 28: 2.048,
-       29: 2.045, 30: 2.042, 40: 2.021, 60: 2.000, 120: 1.980}
 NAN = float("nan")
 # meta.json keys copied into summary.csv
 META_COLS = ("xdp_mode", "threshold", "ack_short", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct")
@@ -61,12 +61,6 @@ METRICS = [
     ("short_jitter_mean_us", "short jitter mean", "us", True),
     ("short_jitter_std_us", "short jitter std", "us", True),
 ]
-
-
-def t95(df):
-    if df < 1:
-        return NAN
-    return T95[max(k for k in T95 if k <= df)]
 
 
 def mean(xs):
@@ -89,11 +83,12 @@ def pct(xs, p):
 
 
 def ci(xs):
-    """(mean, 95 % half-width) over the finite values; NaN half-width for n < 2"""
-    xs = [x for x in xs if not math.isnan(x)]
+    """(mean, half-width of the two-sided 95 % Student-t interval) over the
+    finite values; NaN half-width for n < 2"""
+    xs = np.asarray([x for x in xs if not math.isnan(x)], dtype=float)
     if len(xs) < 2:
-        return mean(xs), NAN
-    return mean(xs), t95(len(xs) - 1) * std(xs) / math.sqrt(len(xs))
+        return mean(list(xs)), NAN
+    return float(xs.mean()), float(stats.t.ppf(0.975, len(xs) - 1) * stats.sem(xs))
 
 
 def fnum(v, fmt="%.1f"):
