@@ -549,10 +549,67 @@ static struct entry *entry_add(struct tracker *t, uint64_t sig, uint32_t fi,
 	return e;
 }
 
+/* a packet at A of flow fi; e: its in-flight entry, NULL if none yet */
+static void packet_at_a(struct tracker *t, uint32_t fi, struct entry *e,
+			int64_t ts, int64_t ts_err, const struct pkt_info *pi)
+{
+	struct flow *f = &t->flows[fi];
+
+	f->pkts_a++;
+	f->bytes_a += pi->ip_len;
+	if (!f->has_a) {
+		f->first_a = ts;
+		f->first_a_err = ts_err;
+		f->has_a = true;
+	}
+	if (!e) {
+		e = entry_add(t, pi->sig, fi, ts);
+	} else if (e->n_a) {
+		f->retrans++;
+		t->c.retrans_a++;
+	}
+	if (e->n_a++ == 0 && e->n_b) {
+		/* B copy seen first (live capture: B port polled before A):
+		 * the pair is still exact */
+		if (e->n_b == 1)
+			add_sample(t, f, e->t - ts);
+		e->t = ts;
+	}
+}
+
+/* a packet at B of flow fi; e: its in-flight entry, NULL if none yet */
+static void packet_at_b(struct tracker *t, uint32_t fi, struct entry *e,
+			int64_t ts, int64_t ts_err, const struct pkt_info *pi)
+{
+	struct flow *f = &t->flows[fi];
+
+	f->pkts_b++;
+	f->bytes_b += pi->ip_len;
+	if (f->end == END_NONE) {
+		f->last_b = ts;
+		f->last_b_err = ts_err;
+		f->has_b = true;
+		if (pi->tcp_flags & RTE_TCP_RST_FLAG)
+			f->end = END_RST;
+		else if (pi->tcp_flags & RTE_TCP_FIN_FLAG)
+			f->end = END_FIN;
+	}
+	if (!e) {
+		e = entry_add(t, pi->sig, fi, ts);
+		e->n_b = 1;
+		return;
+	}
+	if (e->n_b++ == 0 && e->n_a == 1) {
+		add_sample(t, f, ts - e->t);
+	} else if (e->n_a) {
+		f->ambiguous++;
+		t->c.ambiguous++;
+	}
+}
+
 void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 		    int64_t ts_err, const struct pkt_info *pi)
 {
-	struct flow *f;
 	struct entry *e;
 	uint32_t fi;
 
@@ -578,58 +635,14 @@ void tracker_packet(struct tracker *t, enum port_role role, int64_t ts,
 		t->c.flow_overflow_pkts++;
 		return;
 	}
-	f = &t->flows[fi];
-	f->last_seen = ts;
+	t->flows[fi].last_seen = ts;
 	lru_unlink(t, fi);
 	lru_push(t, fi);
 	e = entry_find(t, pi->sig);
-
-	if (role == ROLE_A) {
-		f->pkts_a++;
-		f->bytes_a += pi->ip_len;
-		if (!f->has_a) {
-			f->first_a = ts;
-			f->first_a_err = ts_err;
-			f->has_a = true;
-		}
-		if (!e) {
-			e = entry_add(t, pi->sig, fi, ts);
-		} else if (e->n_a) {
-			f->retrans++;
-			t->c.retrans_a++;
-		}
-		if (e->n_a++ == 0 && e->n_b) {
-			/* B copy seen first (live capture: B port polled
-			 * before A): the pair is still exact */
-			if (e->n_b == 1)
-				add_sample(t, f, e->t - ts);
-			e->t = ts;
-		}
-		return;
-	}
-
-	f->pkts_b++;
-	f->bytes_b += pi->ip_len;
-	if (f->end == END_NONE) {
-		f->last_b = ts;
-		f->last_b_err = ts_err;
-		f->has_b = true;
-		if (pi->tcp_flags & RTE_TCP_RST_FLAG)
-			f->end = END_RST;
-		else if (pi->tcp_flags & RTE_TCP_FIN_FLAG)
-			f->end = END_FIN;
-	}
-	if (!e) {
-		e = entry_add(t, pi->sig, fi, ts);
-		e->n_b = 1;
-		return;
-	}
-	if (e->n_b++ == 0 && e->n_a == 1) {
-		add_sample(t, f, ts - e->t);
-	} else if (e->n_a) {
-		f->ambiguous++;
-		t->c.ambiguous++;
-	}
+	if (role == ROLE_A)
+		packet_at_a(t, fi, e, ts, ts_err, pi);
+	else
+		packet_at_b(t, fi, e, ts, ts_err, pi);
 }
 
 void tracker_advance(struct tracker *t, int64_t now)
