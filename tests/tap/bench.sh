@@ -114,11 +114,17 @@ printf '  replay (net_pcap, 1 core, 2 x 1M packets, 10k flows): %s frames/s (--i
 printf '  noise floor: one UDP stream (%s pkt/s, %s s) mirrored at one point to A and B; B - A in us\n' "$RATE_PPS" "$DUR"
 printf '  %-20s %8s %5s %9s %9s %9s %9s %9s %6s\n' config pkts lost min p50 p99 max mean cpu%
 awk '{ printf "  %-20s %8s %5s %9s %9s %9s %9s %9s %6s\n", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$W/noise.txt"
-{
-	printf '{"replay":{"packets_per_port":1000000,"flows":10000,"frames_per_s":%s,"frames_per_s_inflight_65536":%s},' "$PPS_DEF" "$PPS_64K"
-	printf '"noise_floor":{"rate_pps":%s,"duration_s":%s,"configs":[' "$RATE_PPS" "$DUR"
-	awk 'NR > 1 { printf "," } { printf "{\"config\":\"%s\",\"pkts\":%s,\"lost\":%s,\"min_us\":%s,\"p50_us\":%s,\"p99_us\":%s,\"max_us\":%s,\"mean_us\":%s,\"cpu_pct\":%s}", $1, $2, $3, $4, $5, $6, $7, $8, $9 }' "$W/noise.txt"
-	printf ']}}\n'
-} >"$OUT/fct-tap.json"
+# noise.txt columns: config pkts lost min p50 p99 max mean cpu% (a value the
+# tap did not give: null)
+jq -n -R --argjson pps "$PPS_DEF" --argjson pps64 "$PPS_64K" \
+	--argjson rate "$RATE_PPS" --argjson dur "$DUR" '
+	def num: tonumber? // null;
+	[inputs | split(" ") | { config: .[0], pkts: (.[1] | num), lost: (.[2] | num),
+		min_us: (.[3] | num), p50_us: (.[4] | num), p99_us: (.[5] | num),
+		max_us: (.[6] | num), mean_us: (.[7] | num), cpu_pct: (.[8] | num) }] as $configs |
+	{ replay: { packets_per_port: 1000000, flows: 10000, frames_per_s: $pps,
+		    frames_per_s_inflight_65536: $pps64 },
+	  noise_floor: { rate_pps: $rate, duration_s: $dur, configs: $configs } }' \
+	<"$W/noise.txt" >"$OUT/fct-tap.json"
 jq -e . "$OUT/fct-tap.json" >/dev/null
 echo "  written: $OUT/fct-tap.json"
