@@ -113,6 +113,15 @@ SINGLE=(src=10.0.0.1 dst=10.0.1.1 dport=80 proto=6 dscp=0 class=short
 	[ "$(ls -A "$D/out" | wc -l)" -eq 7 ]
 }
 
+@test "tap: a port name with a quote and a backslash is escaped in summary.json" {
+	"$MKPCAP" "$D/a.pcap" "$D/b.pcap" <"$FIX/single.spec"
+	run "$TAP" "${EAL[@]}" "--vdev=net_pcap\"q\\0,rx_pcap=$D/a.pcap" \
+		--vdev=net_pcap1,rx_pcap="$D/b.pcap" -- --port-a 0 --port-b 1 --out "$D/out"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(jq -r '.ports[0].name' "$D/out/summary.json")" = 'net_pcap"q\0' ]
+}
+
 @test "tap: per-packet stamps (pcap) give fct_err_us 0" {
 	tap single
 	[ "$status" -eq 0 ]
