@@ -85,9 +85,9 @@ live_run() {
 	local d=$1 n td_a td_b gen=(); shift
 	[ -n "${LIVE_GEN_CPUS:-}" ] && gen=(taskset -c "$LIVE_GEN_CPUS")
 	mkdir -p "$d"
-	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -B 16384 -i pa -w "$d/a.pcap" 2>"$d/tda.log"
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U --immediate-mode -B 16384 -i pa -w "$d/a.pcap" 2>"$d/tda.log"
 	td_a=$!
-	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U -B 16384 -i pb -w "$d/b.pcap" 2>"$d/tdb.log"
+	fs_bg "${gen[@]}" ip netns exec "$TAPNS" tcpdump -U --immediate-mode -B 16384 -i pb -w "$d/b.pcap" 2>"$d/tdb.log"
 	td_b=$!
 	fs_wait_for 60 grep -q listening "$d/tda.log"
 	fs_wait_for 60 grep -q listening "$d/tdb.log"
@@ -100,7 +100,11 @@ live_run() {
 		head -c $n /dev/zero |
 			"${gen[@]}" ip netns exec "$SND" socat -u - TCP:$LIVE_RCV:5001
 	done
-	# every FIN has reached B (tcpdump writes each packet at once with -U)
+	# every FIN has reached A and B (tcpdump writes each packet at once:
+	# --immediate-mode hands it over at once, -U writes it; without them a
+	# TPACKET_V3 block not yet full when tcpdump was stopped was lost, up to
+	# 112 packets of the reference)
+	fs_wait_for 60 bash -c "[ \$(tcpdump -nn -r $d/a.pcap 'tcp[13] & 1 != 0' 2>/dev/null | wc -l) -ge 4 ]"
 	fs_wait_for 60 bash -c "[ \$(tcpdump -nn -r $d/b.pcap 'tcp[13] & 1 != 0' 2>/dev/null | wc -l) -ge 4 ]"
 	kill -INT "$TAP_PID"
 	fs_wait_for 60 bash -c "! kill -0 $TAP_PID 2>/dev/null"
