@@ -142,14 +142,19 @@ live_dump_fct() {
 #   pkts_b(tcpdump) pkts_b(tap) lost(tap) fct_err_us(tap)
 # err_us = fct_tap - fct_tcpdump; fct_err_us = how late the tap says its
 # stamps of the flow's first A and last B packet may be (TSC per burst);
-# fields the tap lacks are "-"
+# fields the tap lacks are "-". A packet of the 5-tuple that comes after the
+# flow ended (FIN at B) and was resolved (loss timeout) starts a new record
+# (e.g. a final ACK resent 1.75 s later on a loaded machine); tcpdump counts
+# it with the flow, so the packet counts are summed over the records of a
+# source port, the FCT is the first record's.
 live_compare() {
 	local d=$1
 	live_dump_fct "$d/a.pcap" "$d/b.pcap" | sort -k3n |
 		awk 'NR == FNR { if (FNR == 1) { for (i = 1; i <= NF; i++) c[$i] = i; next }
-				sp = $c["sport"]; ft[sp] = $c["fct_us"]; pa[sp] = $c["pkts_a"]
-				pb[sp] = $c["pkts_b"]; lo[sp] = $c["lost"]
-				fe[sp] = $c["fct_err_us"]; next }
+				sp = $c["sport"]
+				if (!(sp in ft)) { ft[sp] = $c["fct_us"]; fe[sp] = $c["fct_err_us"] }
+				pa[sp] += $c["pkts_a"]; pb[sp] += $c["pkts_b"]
+				lo[sp] += $c["lost"]; next }
 			{ t = ($1 in ft) ? ft[$1] : "-"
 			  printf "%s %s %s %s %s %s %s %s %s %s\n", $1, $2, t,
 				t == "-" ? "-" : sprintf("%.0f", t - $2), $3,
