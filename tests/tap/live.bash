@@ -73,7 +73,13 @@ live_tap() {
 		--in-memory -l "${LIVE_LCORE:-0}" --log-level=error "${vdevs[@]}" -- \
 		--port-a 0 --port-b 1 --out "$out" "$@" >"$log" 2>&1
 	TAP_PID=$!
-	fs_wait_for 60 grep -q "timestamp source" "$log"
+	# a tap that does not start says why in its log (shown on failure)
+	fs_wait_for 60 grep -q "timestamp source" "$log" || {
+		echo "fct-tap did not start within 60 s:"
+		cat "$log"
+		ps -o pid,stat,etime,args -p "$TAP_PID" || true
+		return 1
+	}
 }
 
 # live_run DIR [fct-tap options]: tcpdump on pa and pb (DIR/a.pcap,
