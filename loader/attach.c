@@ -35,6 +35,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "bpfutil.h"
 #include "splitctl.h"
 #include "splitter.skel.h"
 
@@ -249,16 +250,6 @@ static void describe_xdp(int ifindex, __u32 prog_id, char *buf, size_t len)
 	xdp_multiprog__close(mp);
 }
 
-static const char *mode_name(__u8 attach_mode)
-{
-	switch (attach_mode) {
-	case XDP_ATTACHED_DRV: return "native";
-	case XDP_ATTACHED_SKB: return "generic";
-	case XDP_ATTACHED_HW: return "offload";
-	default: return "none";
-	}
-}
-
 static int count_links(const char *dir)
 {
 	struct dirent *de;
@@ -380,14 +371,14 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 
 		describe_xdp(ifindex, q.prog_id, what, sizeof(what));
 		sc_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
-		       ifname, what, mode_name(q.attach_mode), dir);
+		       ifname, what, fs_xdp_mode_name(q.attach_mode), dir);
 		goto out;
 	}
 	if (upgrade && ao->mode != SC_MODE_AUTO &&
-	    strcmp(mode_name(q.attach_mode),
+	    strcmp(fs_xdp_mode_name(q.attach_mode),
 		   ao->mode == SC_MODE_NATIVE ? "native" : "generic")) {
 		sc_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
-		       ifname, mode_name(q.attach_mode));
+		       ifname, fs_xdp_mode_name(q.attach_mode));
 		ret = SC_EXIT_USAGE;
 		goto out;
 	}
@@ -499,7 +490,7 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		goto out;
 	if (bpf_xdp_query(ifindex, 0, &q) == 0)
 		sc_verbose("%s: splitter %s in %s mode\n", ifname,
-			   upgrade ? "upgraded" : "attached", mode_name(q.attach_mode));
+			   upgrade ? "upgraded" : "attached", fs_xdp_mode_name(q.attach_mode));
 	ret = SC_EXIT_OK;
 	goto out;
 

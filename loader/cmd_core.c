@@ -14,15 +14,11 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 
+#include "bpfutil.h"
 #include "splitctl.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
-static const char *const stat_names[FS_STAT_MAX] = {
-#define X(id, name, help) [FS_STAT_##id] = name,
-	FS_STATS(X)
-#undef X
-};
 
 int cmd_attach(int argc, char **argv, const struct sc_opts *o)
 {
@@ -197,14 +193,6 @@ static void print_config(const struct split_config *c, int json)
 		       c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
 }
 
-static __u32 map_capacity(int fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
-}
-
 int cmd_status(int argc, char **argv, const struct sc_opts *o)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -223,8 +211,10 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 	if (sc_config_read(&st, &cfg) || sc_clock_now(&st, &now, &hz))
 		goto out;
 	n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES);
-	n4 = sc_map_count(st.flows4_fd, sizeof(struct flow_key4));
-	n6 = sc_map_count(st.flows6_fd, sizeof(struct flow_key6));
+	if (fs_map__count(st.flows4_fd, &n4) || fs_map__count(st.flows6_fd, &n6)) {
+		sc_err("cannot count the flows: %s", strerror(errno));
+		goto out;
+	}
 	if (o->json) {
 		printf("{\"pin_dir\":");
 		json_str(st.dir);
@@ -241,8 +231,8 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 		/* HZ only: status stays comparable before/after a change */
 		printf(",\"clock\":{\"hz\":%u}", hz);
 		printf(",\"flows\":{\"ipv4\":%llu,\"ipv4_capacity\":%u,\"ipv6\":%llu,\"ipv6_capacity\":%u}}\n",
-		       (unsigned long long)n4, map_capacity(st.flows4_fd),
-		       (unsigned long long)n6, map_capacity(st.flows6_fd));
+		       (unsigned long long)n4, fs_map__capacity(st.flows4_fd),
+		       (unsigned long long)n6, fs_map__capacity(st.flows6_fd));
 	} else {
 		printf("instance: %s\n", st.dir);
 		if (!n)
@@ -254,8 +244,8 @@ int cmd_status(int argc, char **argv, const struct sc_opts *o)
 		print_config(&cfg, 0);
 		printf("clock: HZ %u\n", hz);
 		printf("flows: ipv4 %llu / %u, ipv6 %llu / %u\n", (unsigned long long)n4,
-		       map_capacity(st.flows4_fd), (unsigned long long)n6,
-		       map_capacity(st.flows6_fd));
+		       fs_map__capacity(st.flows4_fd), (unsigned long long)n6,
+		       fs_map__capacity(st.flows6_fd));
 	}
 	ret = SC_EXIT_OK;
 out:
@@ -321,12 +311,12 @@ int cmd_stats(int argc, char **argv, const struct sc_opts *o)
 		if (o->json) {
 			printf("{");
 			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%s\"%s\":%llu", i ? "," : "", stat_names[i],
+				printf("%s\"%s\":%llu", i ? "," : "", fs_stat_name(i),
 				       (unsigned long long)cur[i]);
 			printf("}\n");
 		} else {
 			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%-20s %llu\n", stat_names[i], (unsigned long long)cur[i]);
+				printf("%-20s %llu\n", fs_stat_name(i), (unsigned long long)cur[i]);
 		}
 		ret = SC_EXIT_OK;
 		goto out;
@@ -348,14 +338,14 @@ int cmd_stats(int argc, char **argv, const struct sc_opts *o)
 		if (o->json) {
 			printf("{\"interval_s\":%.3f", t1 - t0);
 			for (i = 0; i < FS_STAT_MAX; i++)
-				printf(",\"%s\":%llu,\"%s_per_s\":%.1f", stat_names[i],
-				       (unsigned long long)cur[i], stat_names[i],
+				printf(",\"%s\":%llu,\"%s_per_s\":%.1f", fs_stat_name(i),
+				       (unsigned long long)cur[i], fs_stat_name(i),
 				       (cur[i] - prev[i]) / (t1 - t0));
 			printf("}\n");
 		} else {
 			printf("--- %.1f s\n", t1 - t0);
 			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%-20s %14llu %12.1f/s\n", stat_names[i],
+				printf("%-20s %14llu %12.1f/s\n", fs_stat_name(i),
 				       (unsigned long long)cur[i], (cur[i] - prev[i]) / (t1 - t0));
 		}
 		fflush(stdout);
@@ -391,86 +381,73 @@ static int cmp_rows(const void *a, const void *b)
 	return vx < vy ? 1 : vx > vy ? -1 : 0;
 }
 
-/* Read a flow table with batch lookups; appends to *rows. */
-static int dump_table(int fd, int family, int class, struct flow_row **rows,
-		      size_t *n, size_t *cap)
+struct flow_dump {
+	int family;		/* 4 or 6 */
+	int class;		/* FS_CLASS_*, -1 for every class */
+	struct flow_row *rows;
+	size_t n, cap;
+};
+
+/* Append one batch of a flow table to the rows (fs_map_batch_fn). */
+static int dump_batch(void *ctx, const void *keys, const void *values, __u32 count)
 {
-	__u32 ksz = family == 4 ? sizeof(struct flow_key4) : sizeof(struct flow_key6);
-	enum { BATCH = 1024 };
-	__u8 *keys = malloc((size_t)BATCH * ksz);
-	struct flow_state *vals = malloc(BATCH * sizeof(*vals));
-	__u64 in_batch = 0, out_batch = 0;
-	void *in = NULL;
-	__u32 count, i;
-	int err, done = 0;
+	const struct flow_state *vals = values;
+	struct flow_dump *d = ctx;
+	__u32 i;
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
-	}
-	while (!done) {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+	for (i = 0; i < count; i++) {
+		struct flow_row *r;
 
-		count = BATCH;
-		err = bpf_map_lookup_batch(fd, in, &out_batch, keys, vals, &count, &bo);
-		if (err && errno != ENOENT) {
-			sc_err("cannot read the flow table: %s", strerror(errno));
-			free(keys);
-			free(vals);
-			return -1;
+		if (d->class >= 0 && (int)vals[i].class != d->class)
+			continue;
+		if (d->n == d->cap) {
+			size_t ncap = d->cap ? d->cap * 2 : 1024;
+			struct flow_row *nr = realloc(d->rows, ncap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			d->rows = nr;
+			d->cap = ncap;
 		}
-		done = err != 0;	/* ENOENT: this was the last batch */
-		for (i = 0; i < count; i++) {
-			struct flow_row *r;
+		r = &d->rows[d->n++];
+		r->family = d->family;
+		r->s = vals[i];
+		if (d->family == 4) {
+			const struct flow_key4 *k = (const struct flow_key4 *)keys + i;
 
-			if (class >= 0 && (int)vals[i].class != class)
-				continue;
-			if (*n == *cap) {
-				size_t ncap = *cap ? *cap * 2 : 1024;
-				struct flow_row *nr = realloc(*rows, ncap * sizeof(*nr));
+			memcpy(r->saddr, &k->saddr, sizeof(k->saddr));
+			memcpy(r->daddr, &k->daddr, sizeof(k->daddr));
+			r->sport = ntohs(k->sport);
+			r->dport = ntohs(k->dport);
+		} else {
+			const struct flow_key6 *k = (const struct flow_key6 *)keys + i;
 
-				if (!nr) {
-					sc_err("out of memory for %zu flows", ncap);
-					free(keys);
-					free(vals);
-					return -1;
-				}
-				*rows = nr;
-				*cap = ncap;
-			}
-			r = &(*rows)[(*n)++];
-			r->family = family;
-			r->s = vals[i];
-			if (family == 4) {
-				struct flow_key4 *k = (void *)(keys + (size_t)i * ksz);
-
-				memcpy(r->saddr, &k->saddr, sizeof(k->saddr));
-				memcpy(r->daddr, &k->daddr, sizeof(k->daddr));
-				r->sport = ntohs(k->sport);
-				r->dport = ntohs(k->dport);
-			} else {
-				struct flow_key6 *k = (void *)(keys + (size_t)i * ksz);
-
-				memcpy(r->saddr, k->saddr, sizeof(k->saddr));
-				memcpy(r->daddr, k->daddr, sizeof(k->daddr));
-				r->sport = ntohs(k->sport);
-				r->dport = ntohs(k->dport);
-			}
+			memcpy(r->saddr, k->saddr, sizeof(k->saddr));
+			memcpy(r->daddr, k->daddr, sizeof(k->daddr));
+			r->sport = ntohs(k->sport);
+			r->dport = ntohs(k->dport);
 		}
-		in_batch = out_batch;
-		in = &in_batch;
 	}
-	free(keys);
-	free(vals);
 	return 0;
+}
+
+/* Read a flow table with batch lookups; appends to d->rows. */
+static int dump_table(int fd, int family, struct flow_dump *d)
+{
+	int err;
+
+	d->family = family;
+	err = fs_map__for_each_batch(fd, 1024, FS_MAP_ITER_LOOKUP, dump_batch, d, NULL);
+	if (err)
+		sc_err("cannot read the flow table: %s", strerror(-err));
+	return err;
 }
 
 int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 {
-	struct flow_row *rows = NULL;
-	size_t n = 0, cap = 0, i, shown = 0;
-	int class = -1, c, ret;
+	struct flow_dump d = { .class = -1 };
+	size_t i, shown = 0;
+	int c, ret;
 	__u64 top = 0, now;
 	unsigned int hz;
 	struct sc_state st;
@@ -480,9 +457,9 @@ int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 		switch (c) {
 		case 'c':
 			if (!strcmp(optarg, "short"))
-				class = FS_CLASS_SHORT;
+				d.class = FS_CLASS_SHORT;
 			else if (!strcmp(optarg, "long"))
-				class = FS_CLASS_LONG;
+				d.class = FS_CLASS_LONG;
 			else
 				return sc_usage_error("flows", "--class: invalid value '%s': accepted: short, long", optarg);
 			break;
@@ -514,17 +491,17 @@ int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 		return ret;
 	ret = SC_EXIT_RUNTIME;
 	if (sc_clock_now(&st, &now, &hz) ||
-	    dump_table(st.flows4_fd, 4, class, &rows, &n, &cap) ||
-	    dump_table(st.flows6_fd, 6, class, &rows, &n, &cap))
+	    dump_table(st.flows4_fd, 4, &d) || dump_table(st.flows6_fd, 6, &d))
 		goto out;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
+	if (d.n)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(d.rows, d.n, sizeof(*d.rows), cmp_rows);
 	if (o->json)
 		printf("[");
 	else
 		printf("%-4s %-39s %-39s %10s %12s %9s %9s %s\n", "fam", "source",
 		       "destination", "packets", "bytes", "age_s", "idle_s", "class");
-	for (i = 0; i < n; i++) {
-		const struct flow_row *r = &rows[i];
+	for (i = 0; i < d.n; i++) {
+		const struct flow_row *r = &d.rows[i];
 		double age = (double)(now - r->s.first_seen) / hz;
 		double idle = (double)(now - r->s.last_seen) / hz;
 		int af = r->family == 6 ? AF_INET6 : AF_INET;
@@ -555,49 +532,22 @@ int cmd_flows(int argc, char **argv, const struct sc_opts *o)
 		printf("]\n");
 	ret = SC_EXIT_OK;
 out:
-	free(rows);
+	free(d.rows);
 	sc_state_close(&st);
 	return ret;
 }
 
-/*
- * Empty one flow table with batched lookup-and-delete (one syscall per
- * FLUSH_BATCH entries). Deleting key by key from get_next_key(NULL) rescans
- * the hash buckets from the start each time: 65 s for 200 000 flows.
- */
-static int clear_table(int fd, __u32 ksz, __u64 *removed)
+/* Empty one flow table with batched lookup-and-delete (bpfutil.h). */
+static int clear_table(int fd, __u64 *removed)
 {
-	enum { FLUSH_BATCH = 4096 };
-	__u8 *keys = malloc((size_t)FLUSH_BATCH * ksz);
-	struct flow_state *vals = malloc(FLUSH_BATCH * sizeof(*vals));
-	__u64 in_batch = 0, out_batch = 0;
-	void *in = NULL;
-	__u32 count;
-	int err, ret = -1;
+	__u64 n = 0;
+	int err;
 
-	if (!keys || !vals) {
-		sc_err("out of memory");
-		goto out;
-	}
-	do {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-
-		count = FLUSH_BATCH;
-		err = bpf_map_lookup_and_delete_batch(fd, in, &out_batch, keys,
-						      vals, &count, &bo);
-		if (err && errno != ENOENT) {
-			sc_err("cannot empty the flow table: %s", strerror(errno));
-			goto out;
-		}
-		*removed += count;
-		in_batch = out_batch;
-		in = &in_batch;
-	} while (!err);		/* ENOENT: that was the last batch */
-	ret = 0;
-out:
-	free(keys);
-	free(vals);
-	return ret;
+	err = fs_map__for_each_batch(fd, 4096, FS_MAP_ITER_LOOKUP_DELETE, NULL, NULL, &n);
+	*removed += n;
+	if (err)
+		sc_err("cannot empty the flow table: %s", strerror(-err));
+	return err;
 }
 
 int cmd_flush(int argc, char **argv, const struct sc_opts *o)
@@ -611,8 +561,7 @@ int cmd_flush(int argc, char **argv, const struct sc_opts *o)
 	ret = sc_state_open(o, &st, 1);
 	if (ret)
 		return ret;
-	if (clear_table(st.flows4_fd, sizeof(struct flow_key4), &removed) ||
-	    clear_table(st.flows6_fd, sizeof(struct flow_key6), &removed)) {
+	if (clear_table(st.flows4_fd, &removed) || clear_table(st.flows6_fd, &removed)) {
 		sc_state_close(&st);
 		return SC_EXIT_RUNTIME;
 	}

@@ -5,15 +5,8 @@
  */
 #include <bpf/bpf.h>
 
+#include "bpfutil.h"
 #include "ops.h"
-
-static const struct {
-	const char *name, *help;
-} stats[FS_STAT_MAX] = {
-#define X(id, n, h) [FS_STAT_##id] = { n, h },
-	FS_STATS(X)
-#undef X
-};
 
 static void gauge(FILE *f, const char *name, const char *help, double v)
 {
@@ -21,26 +14,20 @@ static void gauge(FILE *f, const char *name, const char *help, double v)
 		name, help, name, name, v);
 }
 
-static __u32 capacity(int fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
-}
-
 int sc_metrics_write(FILE *f, const struct sc_state *st)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
 	__u64 v[FS_STAT_MAX];
 	struct split_config cfg;
+	__u64 n4, n6;
 	int i, n;
 
-	if (sc_stats_read(st, v) || sc_config_read(st, &cfg))
+	if (sc_stats_read(st, v) || sc_config_read(st, &cfg) ||
+	    fs_map__count(st->flows4_fd, &n4) || fs_map__count(st->flows6_fd, &n6))
 		return -1;
 	for (i = 0; i < FS_STAT_MAX; i++)
 		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
-			stats[i].name, stats[i].help, stats[i].name, stats[i].name,
+			fs_stat_name(i), fs_stat_help(i), fs_stat_name(i), fs_stat_name(i),
 			(unsigned long long)v[i]);
 	gauge(f, "threshold_packets", "packets per flow marked short", cfg.threshold);
 	gauge(f, "idle_timeout_seconds", "silence after which a flow is forgotten",
@@ -53,12 +40,12 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	      cfg.flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
 	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
 	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n",
-		(unsigned long long)sc_map_count(st->flows4_fd, sizeof(struct flow_key4)));
+		(unsigned long long)n4);
 	fprintf(f, "flowsplit_flows{family=\"ipv6\"} %llu\n",
-		(unsigned long long)sc_map_count(st->flows6_fd, sizeof(struct flow_key6)));
+		(unsigned long long)n6);
 	fprintf(f, "# HELP flowsplit_flows_capacity Flow table size.\n# TYPE flowsplit_flows_capacity gauge\n");
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", capacity(st->flows4_fd));
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", capacity(st->flows6_fd));
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", fs_map__capacity(st->flows4_fd));
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", fs_map__capacity(st->flows6_fd));
 	n = sc_ifaces_list(st->dir, ifs, SC_MAX_IFACES);
 	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
 	for (i = 0; i < n; i++)

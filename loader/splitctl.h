@@ -126,8 +126,6 @@ int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n);
 int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz);
 /* The kernel's HZ (CONFIG_HZ from /proc/config.gz, else measured). */
 unsigned int sc_kernel_hz(int clock_prog_fd);
-/* Number of entries in a hash map (walks the keys). */
-__u64 sc_map_count(int fd, __u32 key_size);
 
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {

@@ -21,6 +21,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpfutil.h"
 #include "splitctl.h"
 
 const char *sc_pin_dir(const struct sc_opts *o)
@@ -421,53 +422,6 @@ int sc_link_ifindex(const char *path)
 	return ret;
 }
 
-__u64 sc_map_count(int fd, __u32 key_size)
-{
-	enum { COUNT_BATCH = 4096 };
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info), count;
-	__u64 in_batch = 0, out_batch = 0, n = 0;
-	__u8 key[64], next[64], *keys, *vals;
-	void *in = NULL, *prev = NULL;
-	int err;
-
-	if (key_size > sizeof(key) || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	/* batched lookups: one syscall per COUNT_BATCH entries instead of
-	 * one get_next_key per entry (1M flows: 1.37 s -> 0.34 s here) */
-	keys = malloc((size_t)COUNT_BATCH * key_size);
-	vals = malloc((size_t)COUNT_BATCH * info.value_size);
-	if (keys && vals) {
-		do {
-			LIBBPF_OPTS(bpf_map_batch_opts, bo);
-
-			count = COUNT_BATCH;
-			err = bpf_map_lookup_batch(fd, in, &out_batch, keys,
-						   vals, &count, &bo);
-			if (err && errno != ENOENT)
-				break;
-			n += count;
-			in_batch = out_batch;
-			in = &in_batch;
-		} while (!err);
-		free(keys);
-		free(vals);
-		if (err && errno == ENOENT)
-			return n;
-	} else {
-		free(keys);
-		free(vals);
-	}
-	/* no batch support: walk the keys */
-	n = 0;
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		memcpy(key, next, key_size);
-		prev = key;
-		n++;
-	}
-	return n;
-}
-
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 {
 	struct bpf_link_info info;
@@ -508,9 +462,8 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 			LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
 			if (!bpf_xdp_query(out[n].ifindex, 0, &q))
-				out[n].mode = q.attach_mode == XDP_ATTACHED_DRV ? "native" :
-					      q.attach_mode == XDP_ATTACHED_SKB ? "generic" :
-					      q.attach_mode == XDP_ATTACHED_HW ? "offload" : "?";
+				out[n].mode = q.attach_mode ?
+					      fs_xdp_mode_name(q.attach_mode) : "?";
 		}
 		n++;
 	}
