@@ -14,6 +14,7 @@
 #include <bpf/bpf.h>
 
 #include "bpfutil.h"
+#include "commands.h"
 #include "ops.h"
 
 enum { GC_BATCH = 4096 };
@@ -79,9 +80,7 @@ static int sweep_table(int fd, __u32 ksz, __u64 idle, const struct sc_state *st,
 				     &sw, NULL);
 	free(sw.victims);
 	*removed += sw.removed;
-	if (err)
-		sc_err("gc: cannot sweep the flow table: %s", strerror(-err));
-	return err ? -1 : 0;
+	return err;
 }
 
 int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
@@ -91,8 +90,9 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
 	int ret;
 
 	*removed = 0;
-	if (sc_config_read(st, &cfg))
-		return -1;
+	ret = sc_config_read(st, &cfg);
+	if (ret)
+		return ret;
 	ret = sweep_table(st->flows4_fd, sizeof(struct flow_key4), cfg.idle_jiffies, st, &n);
 	if (!ret)
 		ret = sweep_table(st->flows6_fd, sizeof(struct flow_key6),
@@ -103,25 +103,26 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
 	return ret;
 }
 
-int cmd_gc(int argc, char **argv, const struct sc_opts *o)
+int cmd_gc(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_state st;
 	__u64 removed;
-	int c, ret;
+	int ret, err;
 
-	while ((c = sc_getopt(argc, argv)) != -1)
-		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
-	if (optind != argc)
-		return sc_usage_error("gc", "unexpected argument '%s' (see -h)", argv[optind]);
-	ret = sc_state_open(o, &st, 1);
+	(void)args;
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 1);
 	if (ret)
 		return ret;
-	ret = sc_gc_sweep(&st, &removed) ? SC_EXIT_RUNTIME : SC_EXIT_OK;
-	if (!ret) {
-		if (o->json)
-			printf("{\"flows_removed\":%llu}\n", (unsigned long long)removed);
-		else
-			printf("%llu idle flows removed\n", (unsigned long long)removed);
+	err = sc_gc_sweep(&st, &removed);
+	if (err) {
+		pr_err("gc: cannot sweep the flow table: %s", strerror(-err));
+		ret = FS_EXIT_RUNTIME;
+	} else {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "flows_removed", "%llu idle flows removed\n", removed);
+		close_json_object();
 	}
 	sc_state_close(&st);
 	return ret;

@@ -21,17 +21,18 @@ flow_exists() { # PORT
 }
 
 @test "gc removes an expired flow and keeps a live one" {
-	fs_sc attach rc --idle-timeout 0.6
+	fs_sc attach rc --idle-timeout 1
 	fs_sink 6001 /dev/null
 	fs_sink 6002 /dev/null
 	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6001 # idle from now on
 	mkfifo "$D/fifo"
 	fs_bg ip netns exec "$C" socat -u PIPE:"$D/fifo" TCP:10.77.2.1:6002
-	exec 7>"$D/fifo"
+	# keep 6002 busy until the end of the test (also while the checks
+	# below run on a loaded machine), let 6001 age past the timeout
+	fs_bg sh -c "while :; do echo x; sleep 0.1; done >'$D/fifo'"
 	fs_wait_for 5 flow_exists 6002
 	flow_exists 6001
-	# keep 6002 busy across the timeout, let 6001 age
-	for i in $(seq 10); do echo x >&7; sleep 0.1; done
+	fs_wait_for 10 sh -c "$SC -j flows | jq -e '.[] | select(.dport == 6001) | .idle_s > 1.2' >/dev/null"
 	run fs_sc -j gc
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | jq .flows_removed)" -eq 1 ]
