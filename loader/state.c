@@ -12,7 +12,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <linux/capability.h>
@@ -23,6 +22,7 @@
 
 #include "bpfutil.h"
 #include "splitctl.h"
+#include "util.h"
 
 const char *sc_pin_dir(const struct sc_opts *o)
 {
@@ -360,11 +360,10 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 	static const unsigned int known[] = { 100, 250, 300, 1000 };
 	/* 100 ms: +-1 jiffy is +-10 Hz, well inside the 25 Hz between the
 	 * closest choices (250, 300) */
-	struct timespec t0, t1, d = { 0, 100 * 1000 * 1000 };
 	static unsigned int cached;
 	unsigned int hz, best = 0;
 	double rate, err, best_err = 1e18;
-	__u64 j0, j1;
+	__u64 j0, j1, t0, t1;
 	size_t i;
 
 	if (cached)
@@ -374,15 +373,14 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 		return cached = hz;
 	/* measure jiffies against CLOCK_MONOTONIC and take the nearest HZ the
 	 * kernel can be built with */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mono_ns();
 	if (read_jiffies(clock_prog_fd, &j0))
 		return 0;
-	nanosleep(&d, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sleep_until_ns(t0 + 100 * 1000 * 1000);
+	t1 = mono_ns();
 	if (read_jiffies(clock_prog_fd, &j1))
 		return 0;
-	rate = (j1 - j0) / ((t1.tv_sec - t0.tv_sec) +
-			    (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	rate = (j1 - j0) / ((t1 - t0) / 1e9);
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		err = rate > known[i] ? rate - known[i] : known[i] - rate;
 		if (err < best_err) {
