@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_core.c - attach, detach, set, status, stats, flows, flush, and the
- * hand-over of route/tunnel to tunnel-cfg. Text and JSON come from the same
- * print_*() calls (json_print.h); main.c opens and closes the document.
+ * cmd_core.c - attach, detach, set, status, stats, flows, flush. Text and
+ * JSON come from the same print_*() calls (json_print.h); main.c opens and
+ * closes the document.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -12,7 +12,6 @@
 #include "bpfutil.h"
 #include "commands.h"
 #include "ops.h"
-#include "tunnel_cfg.h"
 
 int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
 {
@@ -480,42 +479,4 @@ int cmd_flush(const struct sc_opts *o, void *args, int argc, char **argv)
 	}
 	sc_state_close(&st);
 	return ret;
-}
-
-/* ---- tunnel-cfg ---------------------------------------------------------- */
-static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
-{
-	struct split_config cfg;
-	struct sc_state st;
-
-	ctx->json = o->json;
-	ctx->verbose = o->verbose;
-	ctx->dscp_long = -1;
-	/* the live long code point, if an instance is attached (the state
-	 * functions print nothing: no instance is no error here) */
-	if (!sc_state_open(o, &st, 0)) {
-		if (!sc_config_read(&st, &cfg))
-			ctx->dscp_long = cfg.dscp_long;
-		sc_state_close(&st);
-	}
-}
-
-/* argv holds what follows the command name; tunnel-cfg wants it in
- * argv[0] (main's argv keeps it just before). */
-int cmd_route(const struct sc_opts *o, void *args, int argc, char **argv)
-{
-	struct tcfg_ctx ctx;
-
-	(void)args;
-	tcfg_context(o, &ctx);
-	return tcfg_route_main(argc + 1, argv - 1, &ctx);
-}
-
-int cmd_tunnel(const struct sc_opts *o, void *args, int argc, char **argv)
-{
-	struct tcfg_ctx ctx;
-
-	(void)args;
-	tcfg_context(o, &ctx);
-	return tcfg_tunnel_main(argc + 1, argv - 1, &ctx);
 }

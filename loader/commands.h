@@ -51,6 +51,24 @@ struct sc_config_args {
 	const char *config;
 };
 
+/* "route up": its options go to tunnel-cfg, which checks them */
+struct sc_route_up_args {
+	__u32 given;
+	struct sc_pass_list opts;
+};
+
+struct sc_tunnel_add_args {
+	__u32 given;
+	char name[IFNAMSIZ];
+	const char *kind;
+	struct sc_pass_list opts;
+};
+
+struct sc_tunnel_del_args {
+	__u32 given;
+	char name[IFNAMSIZ];
+};
+
 typedef int (*sc_cmd_fn)(const struct sc_opts *o, void *args, int argc,
 			 char **argv);
 
@@ -65,7 +83,11 @@ int cmd_gc(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_apply(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_check(const struct sc_opts *o, void *args, int argc, char **argv);
-int cmd_route(const struct sc_opts *o, void *args, int argc, char **argv);
-int cmd_tunnel(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_route_up(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_route_down(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_route_show(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_tunnel_add(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_tunnel_del(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_tunnel_show(const struct sc_opts *o, void *args, int argc, char **argv);
 
 #endif /* SPLITCTL_COMMANDS_H */

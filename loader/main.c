@@ -137,6 +137,51 @@ static const struct sc_option config_opts[] = {
 	SC_OPTIONS_END,
 };
 
+/* route up / tunnel add: tunnel-cfg checks these values (tunnel_cfg.h) */
+#define ROUTE_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_route_up_args, opts,		\
+		  .metavar = _metavar, .help = _help)
+static const struct sc_option route_up_opts[] = {
+	ROUTE_OPT("mode", "split|ecmp", "split: long code point -> LONG tunnel, rest -> SHORT; "
+		  "ecmp: one multipath route over both, L4 hash"),
+	ROUTE_OPT("short-dev", "DEV", "tunnel interface for short flows (must be up)"),
+	ROUTE_OPT("long-dev", "DEV", "tunnel interface for long flows (must be up)"),
+	ROUTE_OPT("prefix", "CIDR", "remote prefix reachable over the SD-WAN (repeat; IPv4/IPv6)"),
+	ROUTE_OPT("lan-dev", "IF", "match only traffic arriving on this LAN interface (repeat)"),
+	ROUTE_OPT("via-short", "ADDR", "next hop through the SHORT tunnel (one per family)"),
+	ROUTE_OPT("via-long", "ADDR", "next hop through the LONG tunnel (one per family)"),
+	ROUTE_OPT("table-short", "N", "routing table of the SHORT class (default 100)"),
+	ROUTE_OPT("table-long", "N", "routing table of the LONG class (default 101)"),
+	ROUTE_OPT("priority", "N", "rule priority; PRIORITY and PRIORITY+1 are used (default 1000)"),
+	ROUTE_OPT("dscp-long", "V", "long code point (default: the attached splitter's, else 1)"),
+	ROUTE_OPT("selector", "auto|dscp|tos", "rule match: dscp (kernel >= 6.13, any code point), "
+		  "tos (every kernel, DSCP 1..7 only), auto: dscp if the kernel has it"),
+	SC_OPTIONS_END,
+};
+
+#define TUNNEL_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_tunnel_add_args, opts,		\
+		  .metavar = _metavar, .help = _help)
+static const struct sc_option tunnel_add_opts[] = {
+	TUNNEL_OPT("vni", "N", "VXLAN network identifier (vxlan: required)"),
+	TUNNEL_OPT("local", "ADDR", "local underlay address (IPv4 or IPv6)"),
+	TUNNEL_OPT("remote", "ADDR", "remote underlay address, same family as --local"),
+	TUNNEL_OPT("dev", "UNDERLAY", "underlay interface"),
+	TUNNEL_OPT("dstport", "P", "UDP destination port (default 4789)"),
+	TUNNEL_OPT("mtu", "M", "tunnel MTU (default: the underlay's minus the encapsulation)"),
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_add_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTION("kind", SC_OPT_STRING, struct sc_tunnel_add_args, kind,
+		  .positional = true, .noun = "kind"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option tunnel_del_opts[] = {
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_del_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTIONS_END,
+};
+
 static const struct sc_option no_opts[] = { SC_OPTIONS_END };
 
 /* ---- commands ------------------------------------------------------------- */
@@ -149,6 +194,8 @@ struct sc_cmd {
 	size_t args_size;	/* of the argument struct opts fills */
 	const void *defaults;	/* its initial value, NULL for zeroes */
 	bool free_args;		/* arguments after the options go to fn */
+	const struct sc_cmd *subs;	/* sub-commands (route up|down|show),
+					 * then fn is NULL */
 };
 
 static const struct sc_flows_args flows_defaults = { .class = -1 };
@@ -156,6 +203,25 @@ static const struct sc_flows_args flows_defaults = { .class = -1 };
 #define SC_CMD(_name, _fn, _args, _summary, _opts, _argtype, ...) {		\
 		.name = _name, .fn = _fn, .args = _args, .summary = _summary,	\
 		.opts = _opts, .args_size = sizeof(_argtype), __VA_ARGS__ }
+
+static const struct sc_cmd route_cmds[] = {
+	SC_CMD("up", cmd_route_up, "", "install (or switch in place) the policy routing",
+	       route_up_opts, struct sc_route_up_args),
+	SC_CMD("down", cmd_route_down, "", "remove exactly what up installed",
+	       no_opts, struct sc_no_args),
+	SC_CMD("show", cmd_route_show, "", "rules, routes and tunnel counters",
+	       no_opts, struct sc_no_args),
+	{ .name = NULL },
+};
+
+static const struct sc_cmd tunnel_cmds[] = {
+	SC_CMD("add", cmd_tunnel_add, "NAME KIND", "create a lab tunnel (KIND vxlan; gre, ipip, "
+	       "wireguard where the kernel has them)", tunnel_add_opts, struct sc_tunnel_add_args),
+	SC_CMD("del", cmd_tunnel_del, "NAME", "remove a lab tunnel", tunnel_del_opts,
+	       struct sc_tunnel_del_args),
+	SC_CMD("show", cmd_tunnel_show, "", "the lab tunnels", no_opts, struct sc_no_args),
+	{ .name = NULL },
+};
 
 static const struct sc_cmd commands[] = {
 	SC_CMD("attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)",
@@ -178,10 +244,10 @@ static const struct sc_cmd commands[] = {
 	       struct sc_config_args),
 	SC_CMD("check", cmd_check, "-c FILE", "validate a config file without applying it",
 	       config_opts, struct sc_config_args),
-	SC_CMD("route", cmd_route, "up|down|show ...", "policy routing to the SHORT and LONG tunnels",
-	       no_opts, struct sc_no_args, .free_args = true),
-	SC_CMD("tunnel", cmd_tunnel, "add|del|show ...", "create or remove lab tunnels",
-	       no_opts, struct sc_no_args, .free_args = true),
+	SC_CMD("route", NULL, "up|down|show ...", "policy routing to the SHORT and LONG tunnels",
+	       no_opts, struct sc_no_args, .subs = route_cmds),
+	SC_CMD("tunnel", NULL, "add|del|show ...", "create or remove lab tunnels",
+	       no_opts, struct sc_no_args, .subs = tunnel_cmds),
 	{ .name = NULL },
 };
 
@@ -193,6 +259,9 @@ union sc_any_args {
 	struct sc_flows_args flows;
 	struct sc_run_args run;
 	struct sc_config_args config;
+	struct sc_route_up_args route_up;
+	struct sc_tunnel_add_args tunnel_add;
+	struct sc_tunnel_del_args tunnel_del;
 };
 
 int sc_usage_error(const char *cmd, const char *fmt, ...)
@@ -222,37 +291,59 @@ static void main_usage(FILE *f)
 		"see splitctl(8).\n");
 }
 
-static void cmd_usage(FILE *f, const struct sc_cmd *c)
+static void cmd_usage(FILE *f, const struct sc_cmd *c, const char *path)
 {
+	const struct sc_cmd *sub;
+
 	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n",
-		c->name, *c->args ? " " : "", c->args, c->summary);
+		path, *c->args ? " " : "", c->args, c->summary);
 	sc_options_help(f, c->opts);
 	if (c->fn == cmd_set) {
 		fprintf(f, "\nSettings (NAME VALUE):\n");
 		sc_options_keys_help(f, sc_setting_opts);
 	}
+	if (c->subs) {
+		fprintf(f, "\nCommands:\n");
+		for (sub = c->subs; sub->name; sub++)
+			fprintf(f, "  %-6s %s\n", sub->name, sub->summary);
+		fprintf(f, "\n\"splitctl %s COMMAND -h\" shows a command's options.\n", path);
+	}
 }
 
-static const struct sc_cmd *find_cmd(const char *name)
+static const struct sc_cmd *find_cmd(const struct sc_cmd *t, const char *name)
 {
 	const struct sc_cmd *c;
 
-	for (c = commands; c->name; c++)
+	for (c = t; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
 }
 
-/* One line per option: "<command> --<option>" ("-" for global options). */
+/* A command path ("route up") and its options, one per line:
+ * "<path> --<option>"; then its sub-commands. */
+static void help_table_cmd(const struct sc_cmd *c, const char *parent)
+{
+	const struct sc_cmd *sub;
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s%s%s", parent ? parent : "", parent ? " " : "",
+		 c->name);
+	printf("%s\n", path);
+	sc_options_table(path, c->opts);
+	for (sub = c->subs; sub && sub->name; sub++)
+		help_table_cmd(sub, path);
+}
+
+/* Every command path and option ("-" for the global options), for the man
+ * page and bash completion test. */
 static void help_table(void)
 {
 	const struct sc_cmd *c;
 
 	sc_options_table("-", global_opts);
-	for (c = commands; c->name; c++) {
-		printf("%s\n", c->name);
-		sc_options_table(c->name, c->opts);
-	}
+	for (c = commands; c->name; c++)
+		help_table_cmd(c, NULL);
 }
 
 /* libbpf's own messages: warnings with -v, debug (verifier log) with -v -v */
@@ -266,30 +357,62 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-static void command_names(char *buf, size_t len)
+static void command_names(const struct sc_cmd *t, char *buf, size_t len)
 {
 	const struct sc_cmd *c;
 	size_t off = 0;
 
 	buf[0] = '\0';
-	for (c = commands; c->name && off < len; c++)
+	for (c = t; c->name && off < len; c++)
 		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", c->name);
 }
 
+static int run_command(const struct sc_cmd *c, const char *parent,
+		       const struct sc_opts *o, int argc, char **argv);
+
+/* "route up ...": pick the sub-command by its exact name. */
+static int run_sub(const struct sc_cmd *c, const struct sc_opts *o, int argc,
+		   char **argv)
+{
+	const struct sc_cmd *sub;
+	char names[128];
+
+	if (argc < 2) {
+		cmd_usage(stderr, c, c->name);
+		return FS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cmd_usage(stdout, c, c->name);
+		return FS_EXIT_OK;
+	}
+	sub = find_cmd(c->subs, argv[1]);
+	if (!sub) {
+		command_names(c->subs, names, sizeof(names));
+		return sc_usage_error(c->name, "unknown action '%s': accepted: %s",
+				      argv[1], names);
+	}
+	return run_command(sub, c->name, o, argc - 1, argv + 1);
+}
+
 /* Parse the command's options, then run it inside one output document. */
-static int run_command(const struct sc_cmd *c, const struct sc_opts *o,
-		       int argc, char **argv)
+static int run_command(const struct sc_cmd *c, const char *parent,
+		       const struct sc_opts *o, int argc, char **argv)
 {
 	union sc_any_args args;
 	int ret, rest = argc, werr;
+	char path[64];
 
+	if (c->subs)
+		return run_sub(c, o, argc, argv);
+	snprintf(path, sizeof(path), "%s%s%s", parent ? parent : "", parent ? " " : "",
+		 c->name);
 	memset(&args, 0, sizeof(args));
 	if (c->defaults)
 		memcpy(&args, c->defaults, c->args_size);
-	ret = sc_options_parse(c->opts, c->name, argc, argv, &args, c->free_args,
+	ret = sc_options_parse(c->opts, path, argc, argv, &args, c->free_args,
 			       c->free_args ? &rest : NULL);
 	if (ret == 1) {
-		cmd_usage(stdout, c);
+		cmd_usage(stdout, c, path);
 		return FS_EXIT_OK;
 	}
 	if (ret)
@@ -338,11 +461,11 @@ int main(int argc, char **argv)
 		main_usage(stdout);
 		return FS_EXIT_OK;
 	}
-	c = find_cmd(argv[first]);
+	c = find_cmd(commands, argv[first]);
 	if (!c) {
-		command_names(names, sizeof(names));
+		command_names(commands, names, sizeof(names));
 		return sc_usage_error(NULL, "unknown command '%s': accepted: %s",
 				      argv[first], names);
 	}
-	return run_command(c, &o, argc - first, argv + first);
+	return run_command(c, NULL, &o, argc - first, argv + first);
 }

@@ -215,6 +215,15 @@ static int set_value(const struct sc_option *o, const char *v, void *p)
 			return -EINVAL;
 		*(const char **)p = v;
 		return 0;
+	case SC_OPT_PASS: {
+		struct sc_pass_list *l = p;
+
+		if (l->n == SC_MAX_PASS)
+			return -E2BIG;
+		l->kv[l->n].key = o->name;
+		l->kv[l->n++].value = v;
+		return 0;
+	}
 	default:
 		return -EINVAL;
 	}
@@ -225,8 +234,15 @@ int sc_option_set(const struct sc_opt_ref *r, const char *value,
 {
 	const struct sc_option *o = r->opt;
 	char acc[160];
+	int ret;
 
-	if (set_value(o, value, (char *)r->base + o->offset)) {
+	ret = set_value(o, value, (char *)r->base + o->offset);
+	if (ret == -E2BIG) {
+		snprintf(err, errlen, "%s%s: too many options (at most %d in one command)",
+			 prefix, o->name, SC_MAX_PASS);
+		return ret;
+	}
+	if (ret) {
 		accepted(o, acc, sizeof(acc));
 		if (o->positional)
 			snprintf(err, errlen, "invalid %s '%s': accepted: %s",

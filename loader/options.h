@@ -40,6 +40,9 @@ enum sc_opt_type {
 				 * char[IFNAMSIZ] */
 	SC_OPT_INCLUDE,		/* the options of `sub`, whose struct is the
 				 * member at offset */
+	SC_OPT_PASS,		/* key (the name) and value appended to a
+				 * struct sc_pass_list, for a library that
+				 * checks its own values (tunnel-cfg) */
 };
 
 struct sc_enum {
@@ -75,6 +78,16 @@ struct sc_option {
 /* The first member of every argument struct. */
 struct sc_args_head {
 	__u32 given;
+};
+
+/* Options handed on as key/value pairs, in command line order. Bounded:
+ * one more than SC_MAX_PASS is a usage error, never an overflow. */
+#define SC_MAX_PASS 32
+struct sc_pass_list {
+	unsigned int n;
+	struct sc_kv {
+		const char *key, *value;
+	} kv[SC_MAX_PASS];
 };
 
 /* "ADDR:PORT" on a loopback address, parsed. */
