@@ -236,10 +236,9 @@ int sc_config_apply(const struct sc_opts *o, const struct sc_config *cfg)
 		ret = sc_attach(o, cfg->ifaces[i], &a);
 	}
 	if (!ret && cfg->route) {
-		struct tcfg_ctx ctx = { .json = o->json, .verbose = o->verbose };
+		struct tcfg_ctx ctx = { .dscp_long = live_dscp_long(o) };
 
-		ctx.dscp_long = live_dscp_long(o);
-		ret = tcfg_route_apply(cfg->route, &ctx);
+		ret = tcfg_route_up(cfg->route, &ctx);
 	}
 	if (ret) {
 		/* all or nothing: undo the attachments this call made, and

@@ -47,6 +47,10 @@ agent() {
 	[ -z "$output" ]
 	printf '[splitter]\ninterfaces = %s\n' "$name" >"$D/we\"ird.conf"
 	fs_sc -j check -c "$D/we\"ird.conf" | jq -e --arg f "$D/we\"ird.conf" '.file == $f and .valid == true'
+	# route and tunnel (tunnel-cfg's output, through the same layer)
+	ip -n "$R" link add 'v"x\1' type vxlan id 7 dstport 4789 local 10.77.1.254
+	fs_sc -j route show | jq -e '.rules | type == "array"'
+	fs_sc -j tunnel show | jq -e 'map(.name) | index("v\"x\\1") != null'
 	# --watch: one document per line
 	timeout 3 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j stats --watch 0.2 >"$D/watch" || true
 	[ "$(wc -l <"$D/watch")" -ge 2 ]
