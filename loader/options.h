@@ -75,7 +75,8 @@ struct sc_option {
 		.size = sc_sizeof_field(T, m), __VA_ARGS__ }
 #define SC_OPTIONS_END { .type = SC_OPT_END }
 
-/* The first member of every argument struct. */
+/* The first member of every argument struct (so a table has at most 32
+ * rows; a command line at most 48 with its includes). */
 struct sc_args_head {
 	__u32 given;
 };
@@ -108,7 +109,8 @@ struct sc_opt_ref {
  * Parse one value into the member the option names, and mark it given.
  * 0, or -EINVAL with "<prefix><name>: invalid <noun> '<value>': accepted:
  * <...>" in err (prefix "--" on the command line, "" for set and config
- * files; positional arguments: "invalid <noun> '<value>': ...").
+ * files; positional arguments: "invalid <noun> '<value>': ..."), or
+ * -E2BIG when an SC_OPT_PASS list is full.
  */
 int sc_option_set(const struct sc_opt_ref *r, const char *value,
 		  const char *prefix, char *err, size_t errlen);
@@ -129,7 +131,8 @@ void sc_option_names(const struct sc_option *t, char *buf, size_t len);
  * in_order: options end at the first argument (global options; "set",
  * whose values may look like options). Returns 0 with *rest the index of
  * the first unparsed argument (only when rest != NULL; otherwise a
- * leftover argument is an error), 1 after -h/--help (help printed), or
+ * leftover argument is an error), 1 for -h/--help (the caller prints the
+ * command's help), or
  * FS_EXIT_USAGE after printing one error line prefixed by "splitctl
  * <cmd>: ".
  */
