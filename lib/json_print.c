@@ -26,12 +26,14 @@ static struct {
 	bool streaming;		/* top-level array: elements written as closed */
 	unsigned long streamed;	/* elements written so far */
 	int werr;		/* first write error (errno) */
+	bool wrote;		/* anything written in this document */
 } jp;
 
 static const int jp_flags = JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE;
 
 static void jp_write(const char *s)
 {
+	jp.wrote = true;
 	if (fputs(s, jp.f) == EOF && !jp.werr)
 		jp.werr = errno ? errno : EIO;
 }
@@ -123,7 +125,10 @@ int print_end(void)
 	if (jp.json) {
 		while (jp.depth)
 			jp_close();
-		jp_write("\n");
+		/* an empty document (a command with nothing to report) stays
+		 * empty, not a blank line */
+		if (jp.wrote)
+			jp_write("\n");
 	}
 	if (fflush(jp.f) == EOF && !jp.werr)
 		jp.werr = errno ? errno : EIO;

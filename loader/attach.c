@@ -35,6 +35,7 @@
 #include <bpf/libbpf.h>
 #include <xdp/libxdp.h>
 
+#include "bpfutil.h"
 #include "splitctl.h"
 #include "splitter.skel.h"
 
@@ -51,49 +52,31 @@ static void link_path(char *buf, size_t len, const char *dir, int ifindex)
 	pin_path(buf, len, dir, name);
 }
 
-/* The kernel's rule for interface names (dev_valid_name()). */
-int sc_valid_ifname(const char *name)
-{
-	const char *p;
-
-	if (!*name || strlen(name) >= IFNAMSIZ || !strcmp(name, ".") ||
-	    !strcmp(name, ".."))
-		return 0;
-	for (p = name; *p; p++)
-		if (*p == '/' || *p == ':' || isspace((unsigned char)*p))
-			return 0;
-	return 1;
-}
-
-/* Existing interface that is up: 0, else message and exit code. */
+/* Existing interface that is up: 0, else message and exit code. (The name
+ * itself was checked by the option table.) */
 static int check_iface(const char *ifname, int *ifindex)
 {
 	struct ifreq ifr = { 0 };
 	int fd;
 
-	if (!sc_valid_ifname(ifname)) {
-		sc_err("invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
-		       ifname, IFNAMSIZ - 1);
-		return SC_EXIT_USAGE;
-	}
 	*ifindex = if_nametoindex(ifname);
 	if (!*ifindex) {
-		sc_err("interface '%s' does not exist", ifname);
-		return SC_EXIT_RUNTIME;
+		pr_err("interface '%s' does not exist", ifname);
+		return FS_EXIT_RUNTIME;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	strcpy(ifr.ifr_name, ifname);
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr)) {
-		sc_err("interface '%s': cannot read its flags: %s", ifname, strerror(errno));
+		pr_err("interface '%s': cannot read its flags: %s", ifname, strerror(errno));
 		if (fd >= 0)
 			close(fd);
-		return SC_EXIT_RUNTIME;
+		return FS_EXIT_RUNTIME;
 	}
 	close(fd);
 	if (!(ifr.ifr_flags & IFF_UP)) {
-		sc_err("interface '%s' is down: bring it up first ('ip link set %s up')",
+		pr_err("interface '%s' is down: bring it up first ('ip link set %s up')",
 		       ifname, ifname);
-		return SC_EXIT_RUNTIME;
+		return FS_EXIT_RUNTIME;
 	}
 	return 0;
 }
@@ -101,7 +84,7 @@ static int check_iface(const char *ifname, int *ifindex)
 static int pin_fd(int fd, const char *path)
 {
 	if (bpf_obj_pin(fd, path)) {
-		sc_err("cannot pin '%s': %s", path, strerror(errno));
+		pr_err("cannot pin '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	chmod(path, SC_PIN_MODE);
@@ -133,7 +116,7 @@ static int repin_prog(int fd, const char *dir, const char *name)
 	if (pin_fd(fd, tmp))
 		return -1;
 	if (rename(tmp, path)) {
-		sc_err("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+		pr_err("cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
 		unlink(tmp);
 		return -1;
 	}
@@ -167,7 +150,7 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 	if (fd < 0)
 		return 0;
 	if (bpf_obj_get_info_by_fd(fd, &info, &len)) {
-		sc_err("cannot inspect pinned map '%s': %s", path, strerror(errno));
+		pr_err("cannot inspect pinned map '%s': %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -176,7 +159,7 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 	    info.value_size != bpf_map__value_size(map) ||
 	    (!resizable && info.max_entries != bpf_map__max_entries(map))) {
 		/* never recreate it empty behind the operator's back */
-		sc_err("pinned map '%s' has another layout (%s, key %u B, value %u B, %u entries) than this splitter needs (%s, key %u B, value %u B, %u entries): refusing to replace it; 'splitctl detach --all' drops the old state",
+		pr_err("pinned map '%s' has another layout (%s, key %u B, value %u B, %u entries) than this splitter needs (%s, key %u B, value %u B, %u entries): refusing to replace it; 'splitctl detach --all' drops the old state",
 		       path, map_type_name(info.type), info.key_size,
 		       info.value_size, info.max_entries,
 		       map_type_name(bpf_map__type(map)), bpf_map__key_size(map),
@@ -186,7 +169,7 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 		return -1;
 	}
 	if (want_entries && info.max_entries != want_entries) {
-		sc_err("--flows %u: the pinned flow table '%s' has %u entries; a table cannot be resized in place ('splitctl detach --all' first)",
+		pr_err("--flows %u: the pinned flow table '%s' has %u entries; a table cannot be resized in place ('splitctl detach --all' first)",
 		       want_entries, path, info.max_entries);
 		close(fd);
 		return -1;
@@ -194,7 +177,7 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 	if (resizable)
 		bpf_map__set_max_entries(map, info.max_entries);
 	if (bpf_map__reuse_fd(map, fd)) {
-		sc_err("cannot reuse pinned map '%s': %s", path, strerror(errno));
+		pr_err("cannot reuse pinned map '%s': %s", path, strerror(errno));
 		close(fd);
 		return -1;
 	}
@@ -247,16 +230,6 @@ static void describe_xdp(int ifindex, __u32 prog_id, char *buf, size_t len)
 					xdp_program__name(p));
 	}
 	xdp_multiprog__close(mp);
-}
-
-static const char *mode_name(__u8 attach_mode)
-{
-	switch (attach_mode) {
-	case XDP_ATTACHED_DRV: return "native";
-	case XDP_ATTACHED_SKB: return "generic";
-	case XDP_ATTACHED_HW: return "offload";
-	default: return "none";
-	}
 }
 
 static int count_links(const char *dir)
@@ -322,7 +295,7 @@ static int commit_instance(struct splitter *skel, const char *dir,
 
 	if (bpf_map_update_elem(bpf_map__fd(skel->maps.fs_config), &key, cfg,
 				BPF_ANY)) {
-		sc_err("cannot write the config map: %s", strerror(errno));
+		pr_err("cannot write the config map: %s", strerror(errno));
 		return -1;
 	}
 	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
@@ -331,188 +304,230 @@ static int commit_instance(struct splitter *skel, const char *dir,
 	return 0;
 }
 
-int sc_attach(const struct sc_opts *o, const char *ifname,
-	      const struct sc_attach_opts *ao)
+/* One attach (or upgrade) in progress. */
+struct attach_ctx {
+	const struct sc_attach_args *a;
+	const char *ifname, *dir;
+	int ifindex;
+	bool upgrade;		/* our link is on the interface already */
+	__u8 cur_mode;		/* XDP_ATTACHED_* found on the interface */
+	struct splitter *skel;
+	/* per map: 1 reused from its pin, 0 created by this load */
+	int r4, r6, rc, rs;
+	struct split_config cfg;	/* to be written */
+	int link_fd;
+};
+
+/* Is our link on the interface (upgrade), a stale one, or someone else's
+ * program? Changes nothing but a defunct link pin. */
+static int attach_inspect(struct attach_ctx *c)
 {
-	const char *dir = sc_pin_dir(o);
-	struct split_config cfg;
-	struct splitter *skel = NULL;
-	char path[PATH_MAX], err[256];
-	unsigned int hz;
-	int ifindex, lock_fd = -1, link_fd = -1, upgrade, ret, r4, r6, rc, rs;
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
-	__u32 key = 0;
-	size_t i;
+	char path[PATH_MAX], what[256];
 
-	ret = sc_check_privileges();
-	if (ret)
-		return ret;
-	ret = check_iface(ifname, &ifindex);
-	if (ret)
-		return ret;
-	ret = sc_prepare_dir(dir, 0);
-	if (ret)
-		return ret;
-	lock_fd = sc_lock_dir_create(dir);
-	if (lock_fd < 0)
-		return SC_EXIT_RUNTIME;
-	ret = SC_EXIT_RUNTIME;
-
-	/* What runs on the interface now? Ours (a link pin) or foreign. */
-	link_path(path, sizeof(path), dir, ifindex);
-	upgrade = access(path, F_OK) == 0;
-	if (upgrade && sc_link_ifindex(path) != ifindex) {
+	link_path(path, sizeof(path), c->dir, c->ifindex);
+	c->upgrade = access(path, F_OK) == 0;
+	if (c->upgrade && sc_link_ifindex(path) != c->ifindex) {
 		/* a link left by a removed interface whose ifindex is now
 		 * reused: it attaches nothing, drop it and attach afresh */
-		sc_verbose("%s: removing defunct link pin '%s'\n", ifname, path);
+		pr_debug("%s: removing defunct link pin '%s'", c->ifname, path);
 		if (unlink(path)) {
-			sc_err("cannot remove defunct link '%s': %s", path, strerror(errno));
-			goto out;
+			pr_err("cannot remove defunct link '%s': %s", path, strerror(errno));
+			return FS_EXIT_RUNTIME;
 		}
-		upgrade = 0;
+		c->upgrade = false;
 	}
-	if (bpf_xdp_query(ifindex, 0, &q)) {
-		sc_err("interface '%s': cannot query XDP: %s", ifname, strerror(errno));
-		goto out;
+	if (bpf_xdp_query(c->ifindex, 0, &q)) {
+		pr_err("interface '%s': cannot query XDP: %s", c->ifname, strerror(errno));
+		return FS_EXIT_RUNTIME;
 	}
-	if (!upgrade && q.prog_id) {
-		char what[256];
+	c->cur_mode = q.attach_mode;
+	if (!c->upgrade && q.prog_id) {
+		describe_xdp(c->ifindex, q.prog_id, what, sizeof(what));
+		pr_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
+		       c->ifname, what, fs_xdp_mode_name(q.attach_mode), c->dir);
+		return FS_EXIT_RUNTIME;
+	}
+	if (c->upgrade && c->a->mode != SC_MODE_AUTO &&
+	    strcmp(fs_xdp_mode_name(q.attach_mode),
+		   c->a->mode == SC_MODE_NATIVE ? "native" : "generic")) {
+		pr_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
+		       c->ifname, fs_xdp_mode_name(q.attach_mode));
+		return FS_EXIT_USAGE;
+	}
+	return 0;
+}
 
-		describe_xdp(ifindex, q.prog_id, what, sizeof(what));
-		sc_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
-		       ifname, what, mode_name(q.attach_mode), dir);
-		goto out;
-	}
-	if (upgrade && ao->mode != SC_MODE_AUTO &&
-	    strcmp(mode_name(q.attach_mode),
-		   ao->mode == SC_MODE_NATIVE ? "native" : "generic")) {
-		sc_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
-		       ifname, mode_name(q.attach_mode));
-		ret = SC_EXIT_USAGE;
-		goto out;
-	}
+/* Open the skeleton, reuse the pinned maps (layout checked), load. */
+static int attach_load(struct attach_ctx *c)
+{
+	__u32 flows = c->a->flows;
 
-	skel = splitter__open();
-	if (!skel) {
-		sc_err("cannot open the splitter program: %s", strerror(errno));
-		goto out;
+	c->skel = splitter__open();
+	if (!c->skel) {
+		pr_err("cannot open the splitter program: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
 	}
 	/* stop at the first refusal: one error line */
-	if ((r4 = reuse_map(skel->maps.fs_flows4, dir, 1, ao->flows)) < 0 ||
-	    (r6 = reuse_map(skel->maps.fs_flows6, dir, 1, ao->flows)) < 0 ||
-	    (rc = reuse_map(skel->maps.fs_config, dir, 0, 0)) < 0 ||
-	    (rs = reuse_map(skel->maps.fs_stats, dir, 0, 0)) < 0)
-		goto out;
-	if (!r4)
-		bpf_map__set_max_entries(skel->maps.fs_flows4,
-					 ao->flows ? ao->flows : FS_DEFAULT_FLOWS);
-	if (!r6)
-		bpf_map__set_max_entries(skel->maps.fs_flows6,
-					 ao->flows ? ao->flows : FS_DEFAULT_FLOWS);
-	if (splitter__load(skel)) {
-		sc_err("cannot load the splitter program: %s (run with -v -v for the verifier log)",
+	if ((c->r4 = reuse_map(c->skel->maps.fs_flows4, c->dir, 1, flows)) < 0 ||
+	    (c->r6 = reuse_map(c->skel->maps.fs_flows6, c->dir, 1, flows)) < 0 ||
+	    (c->rc = reuse_map(c->skel->maps.fs_config, c->dir, 0, 0)) < 0 ||
+	    (c->rs = reuse_map(c->skel->maps.fs_stats, c->dir, 0, 0)) < 0)
+		return FS_EXIT_RUNTIME;
+	if (!c->r4)
+		bpf_map__set_max_entries(c->skel->maps.fs_flows4, flows ? flows : FS_DEFAULT_FLOWS);
+	if (!c->r6)
+		bpf_map__set_max_entries(c->skel->maps.fs_flows6, flows ? flows : FS_DEFAULT_FLOWS);
+	if (splitter__load(c->skel)) {
+		pr_err("cannot load the splitter program: %s (run with -v -v for the verifier log)",
 		       strerror(errno));
-		goto out;
+		return FS_EXIT_RUNTIME;
 	}
+	return 0;
+}
 
-	/* The config: live one (upgrade, second interface) or defaults, with
-	 * the command line's settings on top, all validated before any change. */
-	hz = sc_kernel_hz(bpf_program__fd(skel->progs.fs_clock));
+/* The config to write: the live one (upgrade, second interface) or the
+ * defaults, with the command's settings on top; checked before any change. */
+static int attach_config(struct attach_ctx *c)
+{
+	char err[256];
+	unsigned int hz;
+	__u32 key = 0;
+
+	hz = sc_kernel_hz(bpf_program__fd(c->skel->progs.fs_clock));
 	if (!hz) {
-		sc_err("cannot determine the kernel's HZ");
-		goto out;
+		pr_err("cannot determine the kernel's HZ");
+		return FS_EXIT_RUNTIME;
 	}
-	if (rc) {
-		if (bpf_map_lookup_elem(bpf_map__fd(skel->maps.fs_config), &key, &cfg)) {
-			sc_err("cannot read the config map: %s", strerror(errno));
-			goto out;
+	sc_config_defaults(&c->cfg, hz);
+	if (c->rc) {
+		if (bpf_map_lookup_elem(bpf_map__fd(c->skel->maps.fs_config), &key, &c->cfg)) {
+			pr_err("cannot read the config map: %s", strerror(errno));
+			return FS_EXIT_RUNTIME;
 		}
-		if (!cfg.idle_jiffies)	/* created but never written (killed attach) */
-			sc_config_defaults(&cfg, hz);
-	} else {
-		sc_config_defaults(&cfg, hz);
+		if (!c->cfg.idle_jiffies)	/* created but never written (killed attach) */
+			sc_config_defaults(&c->cfg, hz);
 	}
-	for (i = 0; ao->settings && ao->settings[i]; i += 2) {
-		if (sc_setting_apply(&cfg, ao->settings[i], ao->settings[i + 1],
-				     hz, err, sizeof(err))) {
-			sc_err("%s", err);
-			ret = SC_EXIT_USAGE;
-			goto out;
-		}
+	if (sc_settings_merge(&c->cfg, &c->a->settings, hz, err, sizeof(err))) {
+		pr_err("%s", err);
+		return FS_EXIT_USAGE;
 	}
-	if (cfg.dscp_short == cfg.dscp_long) {
-		sc_err("dscp-short and dscp-long are both %u: they must differ", cfg.dscp_short);
-		ret = SC_EXIT_USAGE;
-		goto out;
-	}
+	return 0;
+}
 
-	/*
-	 * A new instance (config map just created): pin the maps, write the
-	 * config and pin the programs before anything is attached, so the
-	 * first packet sees a valid config and a kill -9 after the link
-	 * leaves a complete instance. An existing instance: change nothing
-	 * before the attach or upgrade has succeeded (no partial change when
-	 * it fails), then write the config and re-pin the programs.
-	 */
-	if ((!r4 && pin_map(skel->maps.fs_flows4, dir)) ||
-	    (!r6 && pin_map(skel->maps.fs_flows6, dir)) ||
-	    (!rc && pin_map(skel->maps.fs_config, dir)) ||
-	    (!rs && pin_map(skel->maps.fs_stats, dir)))
-		goto fail_pins;
-	if (!rc && commit_instance(skel, dir, &cfg))
-		goto fail_pins;
+/* A new instance: pin the maps, write the config and pin the programs
+ * before anything is attached, so the first packet sees a valid config. */
+static int attach_pin_new(struct attach_ctx *c)
+{
+	struct splitter *k = c->skel;
 
-	link_path(path, sizeof(path), dir, ifindex);
-	if (upgrade) {
-		link_fd = bpf_obj_get(path);
-		if (link_fd < 0 ||
-		    bpf_link_update(link_fd, bpf_program__fd(skel->progs.fs_splitter), NULL)) {
-			sc_err("interface '%s': cannot replace the program: %s", ifname,
+	if ((!c->r4 && pin_map(k->maps.fs_flows4, c->dir)) ||
+	    (!c->r6 && pin_map(k->maps.fs_flows6, c->dir)) ||
+	    (!c->rc && pin_map(k->maps.fs_config, c->dir)) ||
+	    (!c->rs && pin_map(k->maps.fs_stats, c->dir)))
+		return FS_EXIT_RUNTIME;
+	if (!c->rc && commit_instance(k, c->dir, &c->cfg))
+		return FS_EXIT_RUNTIME;
+	return 0;
+}
+
+/*
+ * The hook: swap the program of our link (upgrade, atomic), or create an
+ * XDP link in the asked mode (auto: native, else generic) and pin it.
+ */
+static int attach_link(struct attach_ctx *c)
+{
+	int prog_fd = bpf_program__fd(c->skel->progs.fs_splitter);
+	enum sc_xdp_mode mode = c->a->mode;
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	char path[PATH_MAX];
+
+	link_path(path, sizeof(path), c->dir, c->ifindex);
+	if (c->upgrade) {
+		c->link_fd = bpf_obj_get(path);
+		if (c->link_fd < 0 || bpf_link_update(c->link_fd, prog_fd, NULL)) {
+			pr_err("interface '%s': cannot replace the program: %s", c->ifname,
 			       strerror(errno));
-			goto out;
+			return FS_EXIT_RUNTIME;
 		}
-	} else {
-		LIBBPF_OPTS(bpf_link_create_opts, lo);
-
-		lo.flags = ao->mode == SC_MODE_GENERIC ? XDP_FLAGS_SKB_MODE :
-							 XDP_FLAGS_DRV_MODE;
-		link_fd = bpf_link_create(bpf_program__fd(skel->progs.fs_splitter),
-					  ifindex, BPF_XDP, &lo);
-		if (link_fd < 0 && ao->mode == SC_MODE_AUTO) {
-			sc_verbose("native XDP failed on %s (%s), trying generic\n",
-				   ifname, strerror(errno));
-			lo.flags = XDP_FLAGS_SKB_MODE;
-			link_fd = bpf_link_create(bpf_program__fd(skel->progs.fs_splitter),
-						  ifindex, BPF_XDP, &lo);
-		}
-		if (link_fd < 0) {
-			sc_err("interface '%s': cannot attach in %s mode: %s", ifname,
-			       ao->mode == SC_MODE_AUTO ? "native or generic" :
-			       ao->mode == SC_MODE_NATIVE ? "native" : "generic",
-			       strerror(errno));
-			goto fail_pins;
-		}
-		if (pin_fd(link_fd, path))
-			goto fail_pins;	/* closing link_fd detaches */
+		return 0;
 	}
-	if (rc && commit_instance(skel, dir, &cfg))
-		goto out;
-	if (bpf_xdp_query(ifindex, 0, &q) == 0)
-		sc_verbose("%s: splitter %s in %s mode\n", ifname,
-			   upgrade ? "upgraded" : "attached", mode_name(q.attach_mode));
-	ret = SC_EXIT_OK;
-	goto out;
+	lo.flags = mode == SC_MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
+	c->link_fd = bpf_link_create(prog_fd, c->ifindex, BPF_XDP, &lo);
+	if (c->link_fd < 0 && mode == SC_MODE_AUTO) {
+		pr_debug("native XDP failed on %s (%s), trying generic", c->ifname,
+			 strerror(errno));
+		lo.flags = XDP_FLAGS_SKB_MODE;
+		c->link_fd = bpf_link_create(prog_fd, c->ifindex, BPF_XDP, &lo);
+	}
+	if (c->link_fd < 0) {
+		pr_err("interface '%s': cannot attach in %s mode: %s", c->ifname,
+		       mode == SC_MODE_AUTO ? "native or generic" :
+		       mode == SC_MODE_NATIVE ? "native" : "generic", strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	return pin_fd(c->link_fd, path) ? FS_EXIT_RUNTIME : 0;	/* closing link_fd detaches */
+}
 
-fail_pins:
-	/* first attach of the instance failed: leave nothing behind */
-	if (!upgrade && count_links(dir) == 0)
-		remove_pins(dir);
-out:
-	if (link_fd >= 0)
-		close(link_fd);
-	splitter__destroy(skel);
-	if (lock_fd >= 0)
-		close(lock_fd);
+/* Under the instance lock: every step, in the order that keeps a kill -9
+ * harmless (see the top of this file). */
+static int attach_locked(struct attach_ctx *c)
+{
+	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	int ret;
+
+	ret = attach_inspect(c);
+	if (!ret)
+		ret = attach_load(c);
+	if (!ret)
+		ret = attach_config(c);
+	if (ret)
+		return ret;
+	/* an existing instance: nothing changes before the attach or upgrade
+	 * has succeeded; then the config and the program pins */
+	ret = attach_pin_new(c);
+	if (!ret)
+		ret = attach_link(c);
+	if (ret) {
+		/* first attach of the instance failed: leave nothing behind */
+		if (!c->upgrade && count_links(c->dir) == 0)
+			remove_pins(c->dir);
+		return ret;
+	}
+	if (c->rc && commit_instance(c->skel, c->dir, &c->cfg))
+		return FS_EXIT_RUNTIME;
+	if (bpf_xdp_query(c->ifindex, 0, &q) == 0)
+		pr_debug("%s: splitter %s in %s mode", c->ifname,
+			 c->upgrade ? "upgraded" : "attached", fs_xdp_mode_name(q.attach_mode));
+	return 0;
+}
+
+int sc_attach(const struct sc_opts *o, const char *ifname,
+	      const struct sc_attach_args *a)
+{
+	struct attach_ctx c = { .a = a, .ifname = ifname, .dir = sc_pin_dir(o),
+				.link_fd = -1 };
+	char msg[PATH_MAX + 256];
+	int lock_fd = -1, ret, err;
+
+	err = sc_check_privileges();
+	if (!err) {
+		ret = check_iface(ifname, &c.ifindex);
+		if (ret)
+			return ret;
+		err = sc_prepare_dir(c.dir);
+	}
+	if (!err)
+		err = lock_fd = sc_lock_dir_create(c.dir);
+	if (err < 0) {
+		pr_err("%s", sc_state_strerror(err, c.dir, msg, sizeof(msg)));
+		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+	}
+	ret = attach_locked(&c);
+	if (c.link_fd >= 0)
+		close(c.link_fd);
+	splitter__destroy(c.skel);
+	close(lock_fd);
 	return ret;
 }
 
@@ -538,7 +553,7 @@ static int unlink_link(const char *path)
 		close(fd);
 	}
 	if (unlink(path)) {
-		sc_err("cannot remove '%s': %s", path, strerror(errno));
+		pr_err("cannot remove '%s': %s", path, strerror(errno));
 		return -1;
 	}
 	for (i = 0; ifindex && i < SC_DETACH_WAIT_MS; i++) {
@@ -549,89 +564,94 @@ static int unlink_link(const char *path)
 		usleep(1000);
 	}
 	if (ifindex)
-		sc_verbose("ifindex %d: program %u still attached %d ms after its link was removed\n",
+		pr_debug("ifindex %d: program %u still attached %d ms after its link was removed",
 			   ifindex, prog_id, SC_DETACH_WAIT_MS);
 	return 0;
+}
+
+/* Remove every link pin of the instance, also those whose interface
+ * vanished (they keep their old ifindex name). */
+static void unlink_all_links(const char *dir)
+{
+	struct sc_iface ifs[SC_MAX_IFACES];
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n, i, idx;
+	DIR *d;
+
+	n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
+	for (i = 0; i < n; i++) {
+		link_path(path, sizeof(path), dir, ifs[i].ifindex);
+		unlink_link(path);
+	}
+	if (!count_links(dir))
+		return;
+	d = opendir(dir);
+	while (d && (de = readdir(d)))
+		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &idx) == 1) {
+			pin_path(path, sizeof(path), dir, de->d_name);
+			unlink(path);
+		}
+	if (d)
+		closedir(d);
+}
+
+/* Under the instance lock. */
+static int detach_locked(const char *dir, const char *ifname, int ifindex)
+{
+	char path[PATH_MAX];
+
+	if (!ifname && !count_links(dir) && !count_pins(dir)) {
+		/* an empty directory (the operator's, or a first attach
+		 * killed before it pinned anything) */
+		pr_err("nothing attached: no flowsplit pins in '%s'", dir);
+		remove_pins(dir);
+		return FS_EXIT_RUNTIME;
+	}
+	if (ifname) {
+		link_path(path, sizeof(path), dir, ifindex);
+		if (access(path, F_OK)) {
+			pr_err("the splitter is not attached to '%s' (instance '%s')", ifname, dir);
+			return FS_EXIT_RUNTIME;
+		}
+		/* the link is released with its last reference: the pin */
+		if (unlink_link(path))
+			return FS_EXIT_RUNTIME;
+	} else {
+		unlink_all_links(dir);
+	}
+	if (count_links(dir) == 0)
+		remove_pins(dir);
+	return FS_EXIT_OK;
 }
 
 int sc_detach(const struct sc_opts *o, const char *ifname)
 {
 	const char *dir = sc_pin_dir(o);
-	struct sc_iface ifs[SC_MAX_IFACES];
-	char path[PATH_MAX];
-	int lock_fd, ifindex = 0, n, i, ret;
+	char msg[PATH_MAX + 256];
+	int lock_fd = -1, ifindex = 0, ret, err;
 
-	ret = sc_check_privileges();
-	if (ret)
-		return ret;
-	ret = sc_prepare_dir(dir, 0);
-	if (ret)
-		return ret;
-	if (ifname) {
-		if (!sc_valid_ifname(ifname)) {
-			sc_err("invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
-			       ifname, IFNAMSIZ - 1);
-			return SC_EXIT_USAGE;
-		}
+	err = sc_check_privileges();
+	if (!err)
+		err = sc_prepare_dir(dir);
+	if (!err && ifname) {
 		ifindex = if_nametoindex(ifname);
 		if (!ifindex) {
-			sc_err("interface '%s' does not exist", ifname);
-			return SC_EXIT_RUNTIME;
+			pr_err("interface '%s' does not exist", ifname);
+			return FS_EXIT_RUNTIME;
 		}
 	}
-	if (access(dir, F_OK)) {
-		sc_err("nothing attached: pin directory '%s' does not exist", dir);
-		return SC_EXIT_RUNTIME;
+	if (!err && access(dir, F_OK)) {
+		pr_err("nothing attached: pin directory '%s' does not exist", dir);
+		return FS_EXIT_RUNTIME;
 	}
-	lock_fd = sc_lock_dir(dir);
-	if (lock_fd < 0)
-		return SC_EXIT_RUNTIME;
-	ret = SC_EXIT_OK;
-	if (!ifname && !count_links(dir) && !count_pins(dir)) {
-		/* an empty directory (the operator's, or a first attach
-		 * killed before it pinned anything) */
-		sc_err("nothing attached: no flowsplit pins in '%s'", dir);
-		remove_pins(dir);
-		ret = SC_EXIT_RUNTIME;
-		goto out;
+	if (!err)
+		err = lock_fd = sc_lock_dir(dir);
+	if (err < 0) {
+		pr_err("%s", sc_state_strerror(err, dir, msg, sizeof(msg)));
+		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
-	if (ifname) {
-		link_path(path, sizeof(path), dir, ifindex);
-		if (access(path, F_OK)) {
-			sc_err("the splitter is not attached to '%s' (instance '%s')", ifname, dir);
-			ret = SC_EXIT_RUNTIME;
-			goto out;
-		}
-		/* the link is released with its last reference: the pin */
-		if (unlink_link(path)) {
-			ret = SC_EXIT_RUNTIME;
-			goto out;
-		}
-	} else {
-		n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
-		for (i = 0; i < n; i++) {
-			link_path(path, sizeof(path), dir, ifs[i].ifindex);
-			unlink_link(path);
-		}
-		/* links whose interface vanished keep their old ifindex name */
-		n = count_links(dir);
-		if (n) {
-			struct dirent *de;
-			DIR *d = opendir(dir);
-			int idx;
-
-			while (d && (de = readdir(d)))
-				if (sscanf(de->d_name, SC_PIN_LINK_FMT, &idx) == 1) {
-					pin_path(path, sizeof(path), dir, de->d_name);
-					unlink(path);
-				}
-			if (d)
-				closedir(d);
-		}
-	}
-	if (count_links(dir) == 0)
-		remove_pins(dir);
-out:
+	ret = detach_locked(dir, ifname, ifindex);
 	close(lock_fd);
 	return ret;
 }

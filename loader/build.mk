@@ -3,15 +3,16 @@
 
 SPLITCTL_SRCS := $(wildcard loader/*.c)
 SPLITCTL_OBJS := $(SPLITCTL_SRCS:%.c=$(BUILD)/%.o)
-SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp inih zlib)
+SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp inih zlib libmicrohttpd) -lpthread
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iloader -Itunnel-cfg -c $< -o $@
+	$(CC) $(CFLAGS) -Iloader -Itunnel-cfg $(FSLIB_CFLAGS) -c $< -o $@
 
-# second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this
-$(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(TCFG_LIB)
-	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(TCFG_LIB) $(TCFG_LIBS) $(SPLITCTL_LIBS)
+# second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this;
+# lib/ (FSLIB) gives the output layer, parsers and the BPF helpers (bpfutil.h)
+$(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(TCFG_LIB) $$(FSLIB)
+	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) $(FSLIB_LIBS) $(SPLITCTL_LIBS)
 
 ALL_TARGETS += $(BUILD)/splitctl
 

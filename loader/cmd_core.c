@@ -1,368 +1,299 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * cmd_core.c - attach, detach, set, status, stats, flows, flush, and the
- * hand-over of route/tunnel to tunnel-cfg.
+ * cmd_core.c - attach, detach, set, status, stats, flows, flush. Text and
+ * JSON come from the same print_*() calls (json_print.h); main.c opens and
+ * closes the document.
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <net/if.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
-#include <bpf/bpf.h>
 
-#include "splitctl.h"
+#include "bpfutil.h"
+#include "commands.h"
 #include "ops.h"
-#include "tunnel_cfg.h"
 
-static const char *const stat_names[FS_STAT_MAX] = {
-#define X(id, name, help) [FS_STAT_##id] = name,
-	FS_STATS(X)
-#undef X
-};
-
-int cmd_attach(int argc, char **argv, const struct sc_opts *o)
+int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
 {
-	struct sc_attach_opts ao = { .mode = SC_MODE_AUTO };
-	const char *settings[2 * 4 + 1];
-	int n = 0, c;
-	__u64 v;
+	char msg[PATH_MAX + 256];
+	int err = sc_state_open(o, st, lock);
 
-	while ((c = sc_getopt(argc, argv)) != -1) {
-		switch (c) {
-		case 'm':
-			if (!strcmp(optarg, "native"))
-				ao.mode = SC_MODE_NATIVE;
-			else if (!strcmp(optarg, "generic"))
-				ao.mode = SC_MODE_GENERIC;
-			else if (!strcmp(optarg, "auto"))
-				ao.mode = SC_MODE_AUTO;
-			else
-				return sc_usage_error("attach", "--mode: invalid value '%s': accepted: native, generic, auto",
-						      optarg);
-			break;
-		case 't':
-		case 'i':
-		case 's':
-		case 'l':
-			settings[n++] = c == 't' ? "threshold" : c == 'i' ? "idle-timeout" :
-					c == 's' ? "dscp-short" : "dscp-long";
-			settings[n++] = optarg;
-			break;
-		case 'f':
-			if (sc_parse_u64(optarg, FS_MIN_FLOWS, FS_MAX_FLOWS, &v))
-				return sc_usage_error("attach", "--flows: invalid value '%s': accepted: an integer %u..%u",
-						      optarg, FS_MIN_FLOWS, FS_MAX_FLOWS);
-			ao.flows = v;
-			break;
-		case 'h':
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
-	}
-	settings[n] = NULL;
-	ao.settings = settings;
-	if (optind != argc - 1)
-		return sc_usage_error("attach", "expected exactly one interface name (see -h)");
-	/* validate the settings before touching anything (attach re-checks
-	 * them against the live config) */
-	{
-		struct split_config tmp;
-		char err[256];
-		int i;
-
-		sc_config_defaults(&tmp, 1000);
-		for (i = 0; i < n; i += 2)
-			if (sc_setting_apply(&tmp, settings[i], settings[i + 1], 1000,
-					     err, sizeof(err))) {
-				sc_err("%s", err);
-				return SC_EXIT_USAGE;
-			}
-	}
-	if (!sc_valid_ifname(argv[optind]))
-		return sc_usage_error("attach", "invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
-				      argv[optind], IFNAMSIZ - 1);
-	return sc_attach(o, argv[optind], &ao);
+	if (!err)
+		return FS_EXIT_OK;
+	pr_err("%s", sc_state_strerror(err, sc_pin_dir(o), msg, sizeof(msg)));
+	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 }
 
-int cmd_detach(int argc, char **argv, const struct sc_opts *o)
+int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 {
-	int all = 0, c;
+	struct sc_attach_args *a = args;
 
-	while ((c = sc_getopt(argc, argv)) != -1) {
-		switch (c) {
-		case 'a':
-			all = 1;
-			break;
-		case 'h':
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
-	}
-	if (all && optind == argc)
+	(void)argc;
+	(void)argv;
+	if (!a->ifname[0])
+		return sc_usage_error("attach", "expected exactly one interface name (see -h)");
+	return sc_attach(o, a->ifname, a);
+}
+
+int cmd_detach(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	struct sc_detach_args *a = args;
+
+	(void)argc;
+	(void)argv;
+	if (a->all && !a->ifname[0])
 		return sc_detach(o, NULL);
-	if (!all && optind == argc - 1) {
-		if (!sc_valid_ifname(argv[optind]))
-			return sc_usage_error("detach", "invalid interface name '%s': accepted: 1..%d characters, not '.' or '..', no '/', ':' or white space",
-					      argv[optind], IFNAMSIZ - 1);
-		return sc_detach(o, argv[optind]);
-	}
+	if (!a->all && a->ifname[0])
+		return sc_detach(o, a->ifname);
 	return sc_usage_error("detach", "expected one interface name or --all (see -h)");
 }
 
-/* Run the option loop of commands that take no options but -h. */
-static int no_options(int argc, char **argv, const char *cmd, int max_args)
+/* NAME VALUE pairs through the settings table: each value checked once. */
+static int parse_pairs(int argc, char **argv, struct sc_settings *s)
 {
-	int c;
+	char err[512], names[256] = "";
+	struct sc_opt_ref r;
+	int i;
 
-	while ((c = sc_getopt(argc, argv)) != -1)
-		return c == 'h' ? -1 : SC_EXIT_USAGE;
-	if (argc - optind > max_args)
-		return sc_usage_error(cmd, "unexpected argument '%s' (see -h)", argv[optind + max_args]);
+	if (!argc || argc % 2) {
+		sc_option_names(sc_setting_opts, names, sizeof(names));
+		return sc_usage_error("set", "expected NAME VALUE pairs; names: %s", names);
+	}
+	for (i = 0; i < argc; i += 2) {
+		if (sc_option_find(sc_setting_opts, s, argv[i], false, &r)) {
+			sc_option_names(sc_setting_opts, names, sizeof(names));
+			pr_err("unknown setting '%s': accepted: %s", argv[i], names);
+			return FS_EXIT_USAGE;
+		}
+		if (sc_option_set(&r, argv[i + 1], "", err, sizeof(err))) {
+			pr_err("%s", err);
+			return FS_EXIT_USAGE;
+		}
+	}
 	return 0;
 }
 
-int cmd_set(int argc, char **argv, const struct sc_opts *o)
+int cmd_set(const struct sc_opts *o, void *args, int argc, char **argv)
 {
+	struct sc_settings s = { 0 };
 	struct split_config cfg;
 	struct sc_state st;
 	char err[256];
 	unsigned int hz;
 	__u64 now;
-	int c, i, ret;
+	int ret;
 
-	while ((c = sc_getopt(argc, argv)) != -1)
-		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
-	if (optind == argc || (argc - optind) % 2)
-		return sc_usage_error("set", "expected NAME VALUE pairs; names: " SC_SETTING_NAMES);
-	ret = sc_state_open(o, &st, 1);
+	(void)args;
+	ret = parse_pairs(argc, argv, &s);
 	if (ret)
 		return ret;
-	ret = SC_EXIT_RUNTIME;
-	if (sc_clock_now(&st, &now, &hz) || sc_config_read(&st, &cfg))
-		goto out;
-	/* all pairs validated on a copy; written in one update or not at all */
-	for (i = optind; i < argc; i += 2) {
-		if (sc_setting_apply(&cfg, argv[i], argv[i + 1], hz, err, sizeof(err))) {
-			sc_err("%s", err);
-			ret = SC_EXIT_USAGE;
-			goto out;
-		}
-	}
-	if (cfg.dscp_short == cfg.dscp_long) {
-		sc_err("dscp-short and dscp-long would both be %u: they must differ", cfg.dscp_short);
-		ret = SC_EXIT_USAGE;
+	ret = sc_state_open_cmd(o, &st, 1);
+	if (ret)
+		return ret;
+	ret = sc_clock_now(&st, &now, &hz);
+	if (ret) {
+		pr_err("cannot read the datapath clock: %s", strerror(-ret));
+		ret = FS_EXIT_RUNTIME;
 		goto out;
 	}
-	if (!sc_config_write(&st, &cfg))
-		ret = SC_EXIT_OK;
+	ret = sc_config_read(&st, &cfg);
+	if (ret) {
+		pr_err("cannot read the config map: %s", strerror(-ret));
+		ret = FS_EXIT_RUNTIME;
+		goto out;
+	}
+	/* all pairs on a copy; written in one update or not at all */
+	if (sc_settings_merge(&cfg, &s, hz, err, sizeof(err))) {
+		pr_err("%s", err);
+		ret = FS_EXIT_USAGE;
+		goto out;
+	}
+	ret = sc_config_write(&st, &cfg);
+	if (ret) {
+		pr_err("cannot write the config map: %s", strerror(-ret));
+		ret = FS_EXIT_RUNTIME;
+	}
 out:
 	sc_state_close(&st);
 	return ret;
 }
 
-/* A JSON string: paths and interface names may hold quotes or controls. */
-static void json_str(const char *s)
+static void print_config(const struct split_config *c)
 {
-	putchar('"');
-	for (; *s; s++) {
-		unsigned char ch = *s;
+	open_json_object("config");
+	print_uint(PRINT_ANY, "threshold", "config: threshold %llu packets", c->threshold);
+	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
+	print_float(PRINT_FP, NULL, ", idle-timeout %g s", c->idle_timeout_ms / 1000.0);
+	print_uint(PRINT_ANY, "dscp_short", ", dscp-short %llu", c->dscp_short);
+	print_uint(PRINT_ANY, "dscp_long", ", dscp-long %llu", c->dscp_long);
+	print_bool(PRINT_JSON, "enabled", NULL, c->flags & FS_CFG_F_ENABLED);
+	print_bool(PRINT_ANY, "ack_short", ", ack-short %s", c->flags & FS_CFG_F_ACK_SHORT);
+	print_string(PRINT_FP, NULL, ", %s",
+		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+	print_nl();
+	close_json_object();
+}
 
-		if (ch == '"' || ch == '\\')
-			printf("\\%c", ch);
-		else if (ch < 0x20)
-			printf("\\u%04x", ch);
-		else
-			putchar(ch);
+static void print_ifaces(const struct sc_iface *ifs, int n)
+{
+	int i;
+
+	if (!n)
+		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
+	open_json_array(PRINT_JSON, "interfaces");
+	for (i = 0; i < n; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "interface: %s", ifs[i].name);
+		print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifs[i].ifindex);
+		print_string(PRINT_ANY, "mode", " %s mode", ifs[i].mode);
+		print_uint(PRINT_ANY, "prog_id", ", prog id %llu", ifs[i].prog_id);
+		print_uint(PRINT_ANY, "link_id", ", link id %llu", ifs[i].link_id);
+		print_nl();
+		close_json_object();
 	}
-	putchar('"');
+	close_json_array(PRINT_JSON, NULL);
 }
 
-static void print_config(const struct split_config *c, int json)
+static void print_fill(const struct sc_state *st, __u64 n4, __u64 n6)
 {
-	if (json)
-		printf("\"config\":{\"threshold\":%u,\"idle_timeout_ms\":%u,\"dscp_short\":%u,\"dscp_long\":%u,\"enabled\":%s,\"ack_short\":%s}",
-		       c->threshold, c->idle_timeout_ms, c->dscp_short, c->dscp_long,
-		       c->flags & FS_CFG_F_ENABLED ? "true" : "false",
-		       c->flags & FS_CFG_F_ACK_SHORT ? "true" : "false");
-	else
-		printf("config: threshold %u packets, idle-timeout %g s, dscp-short %u, dscp-long %u, ack-short %s, %s\n",
-		       c->threshold, c->idle_timeout_ms / 1000.0, c->dscp_short,
-		       c->dscp_long, c->flags & FS_CFG_F_ACK_SHORT ? "yes" : "no",
-		       c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+	open_json_object("flows");
+	print_uint(PRINT_ANY, "ipv4", "flows: ipv4 %llu", n4);
+	print_uint(PRINT_ANY, "ipv4_capacity", " / %llu", fs_map__capacity(st->flows4_fd));
+	print_uint(PRINT_ANY, "ipv6", ", ipv6 %llu", n6);
+	print_uint(PRINT_ANY, "ipv6_capacity", " / %llu", fs_map__capacity(st->flows6_fd));
+	print_nl();
+	close_json_object();
 }
 
-static __u32 map_capacity(int fd)
-{
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
-
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
-}
-
-int cmd_status(int argc, char **argv, const struct sc_opts *o)
+int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
 	struct split_config cfg;
 	struct sc_state st;
 	__u64 n4, n6, now;
 	unsigned int hz;
-	int n, i, ret = no_options(argc, argv, "status", 0);
+	int n, ret;
 
-	if (ret)
-		return ret < 0 ? SC_EXIT_OK : ret;
-	ret = sc_state_open(o, &st, 0);
+	(void)args;
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 0);
 	if (ret)
 		return ret;
-	ret = SC_EXIT_RUNTIME;
-	if (sc_config_read(&st, &cfg) || sc_clock_now(&st, &now, &hz))
+	ret = FS_EXIT_RUNTIME;
+	if ((n = sc_config_read(&st, &cfg)) || (n = sc_clock_now(&st, &now, &hz)) ||
+	    (n = fs_map__count(st.flows4_fd, &n4)) || (n = fs_map__count(st.flows6_fd, &n6)) ||
+	    (n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES)) < 0) {
+		pr_err("cannot read the instance '%s': %s", st.dir, strerror(-n));
 		goto out;
-	n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES);
-	n4 = sc_map_count(st.flows4_fd, sizeof(struct flow_key4));
-	n6 = sc_map_count(st.flows6_fd, sizeof(struct flow_key6));
-	if (o->json) {
-		printf("{\"pin_dir\":");
-		json_str(st.dir);
-		printf(",\"interfaces\":[");
-		for (i = 0; i < n; i++) {
-			printf("%s{\"name\":", i ? "," : "");
-			json_str(ifs[i].name);
-			printf(",\"ifindex\":%d,\"mode\":\"%s\",\"prog_id\":%u,\"link_id\":%u}",
-			       ifs[i].ifindex, ifs[i].mode, ifs[i].prog_id,
-			       ifs[i].link_id);
-		}
-		printf("],");
-		print_config(&cfg, 1);
-		/* HZ only: status stays comparable before/after a change */
-		printf(",\"clock\":{\"hz\":%u}", hz);
-		printf(",\"flows\":{\"ipv4\":%llu,\"ipv4_capacity\":%u,\"ipv6\":%llu,\"ipv6_capacity\":%u}}\n",
-		       (unsigned long long)n4, map_capacity(st.flows4_fd),
-		       (unsigned long long)n6, map_capacity(st.flows6_fd));
-	} else {
-		printf("instance: %s\n", st.dir);
-		if (!n)
-			printf("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
-		for (i = 0; i < n; i++)
-			printf("interface: %s (ifindex %d) %s mode, prog id %u, link id %u\n",
-			       ifs[i].name, ifs[i].ifindex, ifs[i].mode, ifs[i].prog_id,
-			       ifs[i].link_id);
-		print_config(&cfg, 0);
-		printf("clock: HZ %u\n", hz);
-		printf("flows: ipv4 %llu / %u, ipv6 %llu / %u\n", (unsigned long long)n4,
-		       map_capacity(st.flows4_fd), (unsigned long long)n6,
-		       map_capacity(st.flows6_fd));
 	}
-	ret = SC_EXIT_OK;
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "pin_dir", "instance: %s\n", st.dir);
+	print_ifaces(ifs, n);
+	print_config(&cfg);
+	/* HZ only: status stays comparable before/after a change */
+	open_json_object("clock");
+	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);
+	close_json_object();
+	print_fill(&st, n4, n6);
+	close_json_object();
+	ret = FS_EXIT_OK;
 out:
 	sc_state_close(&st);
 	return ret;
 }
 
-static volatile sig_atomic_t stop;
-static void on_signal(int sig)
+static void print_counters(const __u64 *cur)
 {
-	(void)sig;
-	stop = 1;
+	int i;
+
+	open_json_object(NULL);
+	for (i = 0; i < FS_STAT_MAX; i++) {
+		print_text("%-20s ", fs_stat_name(i));
+		print_uint(PRINT_ANY, fs_stat_name(i), "%llu\n", cur[i]);
+	}
+	close_json_object();
 }
 
-static double now_s(void)
+/* One document per interval: counters, their rates, the measured interval. */
+static int print_rates(const __u64 *cur, const __u64 *prev, double dt, bool json)
 {
-	struct timespec t;
+	char key[64];
+	int i;
 
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
+	print_begin(stdout, json);
+	open_json_object(NULL);
+	print_float(PRINT_JSON, "interval_s", NULL, dt);
+	print_text("--- %.1f s\n", dt);
+	for (i = 0; i < FS_STAT_MAX; i++) {
+		snprintf(key, sizeof(key), "%s_per_s", fs_stat_name(i));
+		print_text("%-20s ", fs_stat_name(i));
+		print_uint(PRINT_ANY, fs_stat_name(i), "%14llu ", cur[i]);
+		print_float(PRINT_ANY, key, "%12.1f/s\n", (cur[i] - prev[i]) / dt);
+	}
+	close_json_object();
+	return print_end();
 }
 
-int cmd_stats(int argc, char **argv, const struct sc_opts *o)
+static int watch_stats(const struct sc_state *st, double interval, bool json)
 {
-	__u64 cur[FS_STAT_MAX], prev[FS_STAT_MAX];
-	double interval = 0, t0, t1;
-	struct sc_state st;
-	int prom = 0, c, i, ret;
-	char *end;
+	__u64 cur[FS_STAT_MAX], prev[FS_STAT_MAX], t0, t1;
+	int err;
 
-	while ((c = sc_getopt(argc, argv)) != -1) {
-		switch (c) {
-		case 'w':
-			interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(interval >= 0.1 && interval <= 3600))
-				return sc_usage_error("stats", "--watch: invalid interval '%s': accepted: seconds 0.1..3600",
-						      optarg);
-			break;
-		case 'p':
-			prom = 1;
-			break;
-		case 'h':
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
-	}
-	if (optind != argc)
-		return sc_usage_error("stats", "unexpected argument '%s' (see -h)", argv[optind]);
-	if (prom && interval)
-		return sc_usage_error("stats", "--prometheus and --watch cannot be combined");
-	ret = sc_state_open(o, &st, 0);
-	if (ret)
-		return ret;
-	ret = SC_EXIT_RUNTIME;
-	if (prom) {
-		ret = sc_metrics_write(stdout, &st) ? SC_EXIT_RUNTIME : SC_EXIT_OK;
-		goto out;
-	}
-	if (sc_stats_read(&st, cur))
-		goto out;
-	if (!interval) {
-		if (o->json) {
-			printf("{");
-			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%s\"%s\":%llu", i ? "," : "", stat_names[i],
-				       (unsigned long long)cur[i]);
-			printf("}\n");
-		} else {
-			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%-20s %llu\n", stat_names[i], (unsigned long long)cur[i]);
-		}
-		ret = SC_EXIT_OK;
-		goto out;
-	}
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
-	t0 = now_s();
-	while (!stop) {
-		struct timespec d = { (time_t)interval,
-				      (long)((interval - (time_t)interval) * 1e9) };
-
+	err = sc_stats_read(st, cur);
+	if (err)
+		goto fail;
+	fs_signals_install(false);
+	t0 = mono_ns();
+	while (!fs_stop) {
 		memcpy(prev, cur, sizeof(cur));
-		nanosleep(&d, NULL);
-		if (stop)
+		sleep_until_ns(t0 + (__u64)(interval * 1e9));
+		if (fs_stop)
 			break;
-		if (sc_stats_read(&st, cur))
-			goto out;
-		t1 = now_s();
-		if (o->json) {
-			printf("{\"interval_s\":%.3f", t1 - t0);
-			for (i = 0; i < FS_STAT_MAX; i++)
-				printf(",\"%s\":%llu,\"%s_per_s\":%.1f", stat_names[i],
-				       (unsigned long long)cur[i], stat_names[i],
-				       (cur[i] - prev[i]) / (t1 - t0));
-			printf("}\n");
-		} else {
-			printf("--- %.1f s\n", t1 - t0);
-			for (i = 0; i < FS_STAT_MAX; i++)
-				printf("%-20s %14llu %12.1f/s\n", stat_names[i],
-				       (unsigned long long)cur[i], (cur[i] - prev[i]) / (t1 - t0));
+		err = sc_stats_read(st, cur);
+		if (err)
+			goto fail;
+		t1 = mono_ns();
+		err = print_rates(cur, prev, (t1 - t0) / 1e9, json);
+		if (err) {
+			pr_err("cannot write the output: %s", strerror(-err));
+			return FS_EXIT_RUNTIME;
 		}
-		fflush(stdout);
 		t0 = t1;
 	}
-	ret = SC_EXIT_OK;
-out:
+	return FS_EXIT_OK;
+fail:
+	pr_err("cannot read the stats map: %s", strerror(-err));
+	return FS_EXIT_RUNTIME;
+}
+
+int cmd_stats(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	const struct sc_stats_args *a = args;
+	__u64 cur[FS_STAT_MAX];
+	struct sc_state st;
+	int ret, err;
+
+	(void)argc;
+	(void)argv;
+	if (a->prometheus && a->watch)
+		return sc_usage_error("stats", "--prometheus and --watch cannot be combined");
+	ret = sc_state_open_cmd(o, &st, 0);
+	if (ret)
+		return ret;
+	if (a->prometheus) {
+		err = sc_metrics_write(print_fp(), &st);
+		if (err)
+			pr_err("cannot read the instance's metrics: %s", strerror(-err));
+		ret = err ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+	} else if (a->watch) {
+		ret = watch_stats(&st, a->watch, o->json);
+	} else if ((err = sc_stats_read(&st, cur))) {
+		pr_err("cannot read the stats map: %s", strerror(-err));
+		ret = FS_EXIT_RUNTIME;
+	} else {
+		print_counters(cur);
+	}
 	sc_state_close(&st);
 	return ret;
 }
@@ -376,7 +307,7 @@ struct flow_row {
 	__u8 family;			/* 4 or 6 */
 };
 
-static int sort_key;	/* 0 packets, 1 bytes, 2 age */
+static int sort_key;	/* enum sc_flow_sort, for cmp_rows() */
 
 static int cmp_rows(const void *a, const void *b)
 {
@@ -384,285 +315,168 @@ static int cmp_rows(const void *a, const void *b)
 	__u64 vx, vy;
 
 	switch (sort_key) {
-	case 1: vx = x->s.bytes; vy = y->s.bytes; break;
-	case 2: vx = y->s.first_seen; vy = x->s.first_seen; break; /* oldest first */
+	case SC_SORT_BYTES: vx = x->s.bytes; vy = y->s.bytes; break;
+	case SC_SORT_AGE: vx = y->s.first_seen; vy = x->s.first_seen; break; /* oldest first */
 	default: vx = x->s.packets; vy = y->s.packets; break;
 	}
 	return vx < vy ? 1 : vx > vy ? -1 : 0;
 }
 
-/* Read a flow table with batch lookups; appends to *rows. */
-static int dump_table(int fd, int family, int class, struct flow_row **rows,
-		      size_t *n, size_t *cap)
+struct flow_dump {
+	int family;		/* 4 or 6 */
+	int class;		/* FS_CLASS_*, -1 for every class */
+	struct flow_row *rows;
+	size_t n, cap;
+};
+
+static void fill_row(struct flow_row *r, int family, const void *keys, __u32 i)
 {
-	__u32 ksz = family == 4 ? sizeof(struct flow_key4) : sizeof(struct flow_key6);
-	enum { BATCH = 1024 };
-	__u8 *keys = malloc((size_t)BATCH * ksz);
-	struct flow_state *vals = malloc(BATCH * sizeof(*vals));
-	__u64 in_batch = 0, out_batch = 0;
-	void *in = NULL;
-	__u32 count, i;
-	int err, done = 0;
+	r->family = family;
+	if (family == 4) {
+		const struct flow_key4 *k = (const struct flow_key4 *)keys + i;
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
-		return -1;
+		memcpy(r->saddr, &k->saddr, sizeof(k->saddr));
+		memcpy(r->daddr, &k->daddr, sizeof(k->daddr));
+		r->sport = ntohs(k->sport);
+		r->dport = ntohs(k->dport);
+	} else {
+		const struct flow_key6 *k = (const struct flow_key6 *)keys + i;
+
+		memcpy(r->saddr, k->saddr, sizeof(k->saddr));
+		memcpy(r->daddr, k->daddr, sizeof(k->daddr));
+		r->sport = ntohs(k->sport);
+		r->dport = ntohs(k->dport);
 	}
-	while (!done) {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
+}
 
-		count = BATCH;
-		err = bpf_map_lookup_batch(fd, in, &out_batch, keys, vals, &count, &bo);
-		if (err && errno != ENOENT) {
-			sc_err("cannot read the flow table: %s", strerror(errno));
-			free(keys);
-			free(vals);
-			return -1;
+/* Append one batch of a flow table to the rows (fs_map_batch_fn). */
+static int dump_batch(void *ctx, const void *keys, const void *values, __u32 count)
+{
+	const struct flow_state *vals = values;
+	struct flow_dump *d = ctx;
+	__u32 i;
+
+	for (i = 0; i < count; i++) {
+		if (d->class >= 0 && (int)vals[i].class != d->class)
+			continue;
+		if (d->n == d->cap) {
+			size_t ncap = d->cap ? d->cap * 2 : 1024;
+			struct flow_row *nr = realloc(d->rows, ncap * sizeof(*nr));
+
+			if (!nr)
+				return -ENOMEM;
+			d->rows = nr;
+			d->cap = ncap;
 		}
-		done = err != 0;	/* ENOENT: this was the last batch */
-		for (i = 0; i < count; i++) {
-			struct flow_row *r;
-
-			if (class >= 0 && (int)vals[i].class != class)
-				continue;
-			if (*n == *cap) {
-				size_t ncap = *cap ? *cap * 2 : 1024;
-				struct flow_row *nr = realloc(*rows, ncap * sizeof(*nr));
-
-				if (!nr) {
-					sc_err("out of memory for %zu flows", ncap);
-					free(keys);
-					free(vals);
-					return -1;
-				}
-				*rows = nr;
-				*cap = ncap;
-			}
-			r = &(*rows)[(*n)++];
-			r->family = family;
-			r->s = vals[i];
-			if (family == 4) {
-				struct flow_key4 *k = (void *)(keys + (size_t)i * ksz);
-
-				memcpy(r->saddr, &k->saddr, sizeof(k->saddr));
-				memcpy(r->daddr, &k->daddr, sizeof(k->daddr));
-				r->sport = ntohs(k->sport);
-				r->dport = ntohs(k->dport);
-			} else {
-				struct flow_key6 *k = (void *)(keys + (size_t)i * ksz);
-
-				memcpy(r->saddr, k->saddr, sizeof(k->saddr));
-				memcpy(r->daddr, k->daddr, sizeof(k->daddr));
-				r->sport = ntohs(k->sport);
-				r->dport = ntohs(k->dport);
-			}
-		}
-		in_batch = out_batch;
-		in = &in_batch;
+		d->rows[d->n].s = vals[i];
+		fill_row(&d->rows[d->n++], d->family, keys, i);
 	}
-	free(keys);
-	free(vals);
 	return 0;
 }
 
-int cmd_flows(int argc, char **argv, const struct sc_opts *o)
+static int dump_table(int fd, int family, struct flow_dump *d)
 {
-	struct flow_row *rows = NULL;
-	size_t n = 0, cap = 0, i, shown = 0;
-	int class = -1, c, ret;
-	__u64 top = 0, now;
+	d->family = family;
+	return fs_map__for_each_batch(fd, 1024, FS_MAP_ITER_LOOKUP, dump_batch, d, NULL);
+}
+
+static void print_endpoint(const char *key, const char *port_key, int family,
+			   const __u8 *addr, __u16 port)
+{
+	char a[INET6_ADDRSTRLEN], text[64];
+
+	inet_ntop(family == 6 ? AF_INET6 : AF_INET, addr, a, sizeof(a));
+	snprintf(text, sizeof(text), family == 6 ? "[%s]:%u" : "%s:%u", a, port);
+	print_string(PRINT_JSON, key, NULL, a);
+	print_uint(PRINT_JSON, port_key, NULL, port);
+	print_string(PRINT_FP, NULL, "%-39s ", text);
+}
+
+static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz)
+{
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "family", "%s ", r->family == 6 ? "ipv6" : "ipv4");
+	print_endpoint("src", "sport", r->family, r->saddr, r->sport);
+	print_endpoint("dst", "dport", r->family, r->daddr, r->dport);
+	print_uint(PRINT_ANY, "packets", "%10llu ", r->s.packets);
+	print_uint(PRINT_ANY, "bytes", "%12llu ", r->s.bytes);
+	print_float(PRINT_ANY, "age_s", "%9.1f ", (double)(now - r->s.first_seen) / hz);
+	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);
+	print_string(PRINT_ANY, "class", "%s\n",
+		     r->s.class == FS_CLASS_LONG ? "long" : "short");
+	close_json_object();
+}
+
+int cmd_flows(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	const struct sc_flows_args *a = args;
+	struct flow_dump d = { .class = a->class };
+	struct sc_state st;
 	unsigned int hz;
-	struct sc_state st;
+	size_t i;
+	__u64 now;
+	int ret, err;
 
-	sort_key = 0;
-	while ((c = sc_getopt(argc, argv)) != -1) {
-		switch (c) {
-		case 'c':
-			if (!strcmp(optarg, "short"))
-				class = FS_CLASS_SHORT;
-			else if (!strcmp(optarg, "long"))
-				class = FS_CLASS_LONG;
-			else
-				return sc_usage_error("flows", "--class: invalid value '%s': accepted: short, long", optarg);
-			break;
-		case 'n':
-			if (sc_parse_u64(optarg, 1, 1ULL << 32, &top))
-				return sc_usage_error("flows", "--top: invalid value '%s': accepted: an integer 1..%llu",
-						      optarg, 1ULL << 32);
-			break;
-		case 's':
-			if (!strcmp(optarg, "packets"))
-				sort_key = 0;
-			else if (!strcmp(optarg, "bytes"))
-				sort_key = 1;
-			else if (!strcmp(optarg, "age"))
-				sort_key = 2;
-			else
-				return sc_usage_error("flows", "--sort: invalid value '%s': accepted: packets, bytes, age", optarg);
-			break;
-		case 'h':
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
-	}
-	if (optind != argc)
-		return sc_usage_error("flows", "unexpected argument '%s' (see -h)", argv[optind]);
-	ret = sc_state_open(o, &st, 0);
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 0);
 	if (ret)
 		return ret;
-	ret = SC_EXIT_RUNTIME;
-	if (sc_clock_now(&st, &now, &hz) ||
-	    dump_table(st.flows4_fd, 4, class, &rows, &n, &cap) ||
-	    dump_table(st.flows6_fd, 6, class, &rows, &n, &cap))
+	ret = FS_EXIT_RUNTIME;
+	err = sc_clock_now(&st, &now, &hz);
+	if (err) {
+		pr_err("cannot read the datapath clock: %s", strerror(-err));
 		goto out;
-	qsort(rows, n, sizeof(*rows), cmp_rows);
-	if (o->json)
-		printf("[");
-	else
-		printf("%-4s %-39s %-39s %10s %12s %9s %9s %s\n", "fam", "source",
-		       "destination", "packets", "bytes", "age_s", "idle_s", "class");
-	for (i = 0; i < n; i++) {
-		const struct flow_row *r = &rows[i];
-		double age = (double)(now - r->s.first_seen) / hz;
-		double idle = (double)(now - r->s.last_seen) / hz;
-		int af = r->family == 6 ? AF_INET6 : AF_INET;
-		char src[INET6_ADDRSTRLEN], dst[INET6_ADDRSTRLEN];
-		char s[64], d[64];
-
-		if (top && shown == top)
-			break;
-		inet_ntop(af, r->saddr, src, sizeof(src));
-		inet_ntop(af, r->daddr, dst, sizeof(dst));
-		if (o->json) {
-			printf("%s{\"family\":\"ipv%d\",\"src\":\"%s\",\"sport\":%u,\"dst\":\"%s\",\"dport\":%u,\"packets\":%llu,\"bytes\":%llu,\"age_s\":%.3f,\"idle_s\":%.3f,\"class\":\"%s\"}",
-			       shown ? "," : "", r->family, src, r->sport, dst,
-			       r->dport, (unsigned long long)r->s.packets,
-			       (unsigned long long)r->s.bytes, age, idle,
-			       r->s.class == FS_CLASS_LONG ? "long" : "short");
-		} else {
-			snprintf(s, sizeof(s), r->family == 6 ? "[%s]:%u" : "%s:%u", src, r->sport);
-			snprintf(d, sizeof(d), r->family == 6 ? "[%s]:%u" : "%s:%u", dst, r->dport);
-			printf("ipv%d %-39s %-39s %10llu %12llu %9.1f %9.1f %s\n", r->family,
-			       s, d, (unsigned long long)r->s.packets,
-			       (unsigned long long)r->s.bytes, age, idle,
-			       r->s.class == FS_CLASS_LONG ? "long" : "short");
-		}
-		shown++;
 	}
-	if (o->json)
-		printf("]\n");
-	ret = SC_EXIT_OK;
+	err = dump_table(st.flows4_fd, 4, &d);
+	if (!err)
+		err = dump_table(st.flows6_fd, 6, &d);
+	if (err) {
+		pr_err("cannot read the flow table: %s", strerror(-err));
+		goto out;
+	}
+	sort_key = a->sort;
+	if (d.n)	/* qsort(NULL, 0, ...) is undefined behaviour */
+		qsort(d.rows, d.n, sizeof(*d.rows), cmp_rows);
+	print_text("%-4s %-39s %-39s %10s %12s %9s %9s %s\n", "fam", "source",
+		   "destination", "packets", "bytes", "age_s", "idle_s", "class");
+	open_json_array(PRINT_JSON, NULL);
+	for (i = 0; i < d.n && (!a->top || i < a->top); i++)
+		print_flow(&d.rows[i], now, hz);
+	close_json_array(PRINT_JSON, NULL);
+	ret = FS_EXIT_OK;
 out:
-	free(rows);
+	free(d.rows);
 	sc_state_close(&st);
 	return ret;
 }
 
-/*
- * Empty one flow table with batched lookup-and-delete (one syscall per
- * FLUSH_BATCH entries). Deleting key by key from get_next_key(NULL) rescans
- * the hash buckets from the start each time: 65 s for 200 000 flows.
- */
-static int clear_table(int fd, __u32 ksz, __u64 *removed)
-{
-	enum { FLUSH_BATCH = 4096 };
-	__u8 *keys = malloc((size_t)FLUSH_BATCH * ksz);
-	struct flow_state *vals = malloc(FLUSH_BATCH * sizeof(*vals));
-	__u64 in_batch = 0, out_batch = 0;
-	void *in = NULL;
-	__u32 count;
-	int err, ret = -1;
-
-	if (!keys || !vals) {
-		sc_err("out of memory");
-		goto out;
-	}
-	do {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-
-		count = FLUSH_BATCH;
-		err = bpf_map_lookup_and_delete_batch(fd, in, &out_batch, keys,
-						      vals, &count, &bo);
-		if (err && errno != ENOENT) {
-			sc_err("cannot empty the flow table: %s", strerror(errno));
-			goto out;
-		}
-		*removed += count;
-		in_batch = out_batch;
-		in = &in_batch;
-	} while (!err);		/* ENOENT: that was the last batch */
-	ret = 0;
-out:
-	free(keys);
-	free(vals);
-	return ret;
-}
-
-int cmd_flush(int argc, char **argv, const struct sc_opts *o)
+int cmd_flush(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_state st;
-	__u64 removed = 0;
-	int ret = no_options(argc, argv, "flush", 0);
+	__u64 n4 = 0, n6 = 0;
+	int ret, err;
 
-	if (ret)
-		return ret < 0 ? SC_EXIT_OK : ret;
-	ret = sc_state_open(o, &st, 1);
+	(void)args;
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 1);
 	if (ret)
 		return ret;
-	if (clear_table(st.flows4_fd, sizeof(struct flow_key4), &removed) ||
-	    clear_table(st.flows6_fd, sizeof(struct flow_key6), &removed)) {
-		sc_state_close(&st);
-		return SC_EXIT_RUNTIME;
+	/* batched lookup-and-delete: one syscall per 4096 entries */
+	err = fs_map__for_each_batch(st.flows4_fd, 4096, FS_MAP_ITER_LOOKUP_DELETE,
+				     NULL, NULL, &n4);
+	if (!err)
+		err = fs_map__for_each_batch(st.flows6_fd, 4096, FS_MAP_ITER_LOOKUP_DELETE,
+					     NULL, NULL, &n6);
+	if (err) {
+		pr_err("cannot empty the flow table: %s", strerror(-err));
+		ret = FS_EXIT_RUNTIME;
+	} else {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "flows_removed", "%llu flows removed\n", n4 + n6);
+		close_json_object();
 	}
-	if (o->json)
-		printf("{\"flows_removed\":%llu}\n", (unsigned long long)removed);
-	else
-		printf("%llu flows removed\n", (unsigned long long)removed);
 	sc_state_close(&st);
-	return SC_EXIT_OK;
-}
-
-/* ---- tunnel-cfg ---------------------------------------------------------- */
-static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
-{
-	struct split_config cfg;
-	struct sc_state st;
-	int saved = dup(STDERR_FILENO), null;
-
-	ctx->json = o->json;
-	ctx->verbose = o->verbose;
-	ctx->dscp_long = -1;
-	/* the live long code point, if an instance is attached (silently) */
-	null = open("/dev/null", O_WRONLY);
-	if (null >= 0 && saved >= 0)
-		dup2(null, STDERR_FILENO);
-	if (!sc_state_open(o, &st, 0)) {
-		if (!sc_config_read(&st, &cfg))
-			ctx->dscp_long = cfg.dscp_long;
-		sc_state_close(&st);
-	}
-	if (null >= 0 && saved >= 0)
-		dup2(saved, STDERR_FILENO);
-	if (null >= 0)
-		close(null);
-	if (saved >= 0)
-		close(saved);
-}
-
-int cmd_route(int argc, char **argv, const struct sc_opts *o)
-{
-	struct tcfg_ctx ctx;
-
-	tcfg_context(o, &ctx);
-	return tcfg_route_main(argc, argv, &ctx);
-}
-
-int cmd_tunnel(int argc, char **argv, const struct sc_opts *o)
-{
-	struct tcfg_ctx ctx;
-
-	tcfg_context(o, &ctx);
-	return tcfg_tunnel_main(argc, argv, &ctx);
+	return ret;
 }

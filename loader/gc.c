@@ -13,6 +13,8 @@
 #include <string.h>
 #include <bpf/bpf.h>
 
+#include "bpfutil.h"
+#include "commands.h"
 #include "ops.h"
 
 enum { GC_BATCH = 4096 };
@@ -22,65 +24,63 @@ static int expired(__u64 now, __u64 last_seen, __u64 idle)
 	return (__s64)(now - last_seen) > (__s64)idle;
 }
 
+struct sweep {
+	const struct sc_state *st;
+	int fd;
+	__u32 ksz;
+	__u64 idle;
+	__u8 *victims;		/* GC_BATCH keys */
+	__u64 removed;
+};
+
+/* One batch of the scan: delete its expired entries, re-read first. */
+static int sweep_batch(void *ctx, const void *keys, const void *values, __u32 count)
+{
+	const struct flow_state *vals = values;
+	struct sweep *sw = ctx;
+	struct flow_state cur;
+	__u32 i, nv = 0, n;
+	__u64 now;
+	int err;
+
+	err = sc_clock_now(sw->st, &now, NULL);
+	if (err)
+		return err;
+	for (i = 0; i < count; i++) {
+		const void *k = (const __u8 *)keys + (size_t)i * sw->ksz;
+
+		if (!expired(now, vals[i].last_seen, sw->idle))
+			continue;
+		/* re-read: a packet may have arrived since the scan */
+		if (bpf_map_lookup_elem(sw->fd, k, &cur) ||
+		    !expired(now, cur.last_seen, sw->idle))
+			continue;
+		memcpy(sw->victims + (size_t)nv * sw->ksz, k, sw->ksz);
+		nv++;
+	}
+	if (!nv)
+		return 0;
+	n = nv;
+	LIBBPF_OPTS(bpf_map_batch_opts, dbo);
+	err = bpf_map_delete_batch(sw->fd, sw->victims, &n, &dbo);
+	sw->removed += n;
+	return err && errno != ENOENT ? -errno : 0;
+}
+
 static int sweep_table(int fd, __u32 ksz, __u64 idle, const struct sc_state *st,
 		       __u64 *removed)
 {
-	__u8 *keys = malloc((size_t)GC_BATCH * ksz);
-	__u8 *victims = malloc((size_t)GC_BATCH * ksz);
-	struct flow_state *vals = malloc(GC_BATCH * sizeof(*vals));
-	__u64 in_batch = 0, out_batch = 0, now;
-	void *in = NULL;
-	__u32 count, i, nv;
-	int err, done = 0, ret = -1;
-	struct flow_state cur;
+	struct sweep sw = { .st = st, .fd = fd, .ksz = ksz, .idle = idle };
+	int err;
 
-	if (!keys || !victims || !vals)
-		goto out;
-	while (!done) {
-		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-
-		count = GC_BATCH;
-		err = bpf_map_lookup_batch(fd, in, &out_batch, keys, vals, &count, &bo);
-		if (err && errno != ENOENT) {
-			sc_err("gc: cannot read the flow table: %s", strerror(errno));
-			goto out;
-		}
-		done = err != 0;
-		if (sc_clock_now(st, &now, NULL))
-			goto out;
-		nv = 0;
-		for (i = 0; i < count; i++) {
-			void *k = keys + (size_t)i * ksz;
-
-			if (!expired(now, vals[i].last_seen, idle))
-				continue;
-			/* re-read: a packet may have arrived since the scan */
-			if (bpf_map_lookup_elem(fd, k, &cur) ||
-			    !expired(now, cur.last_seen, idle))
-				continue;
-			memcpy(victims + (size_t)nv * ksz, k, ksz);
-			nv++;
-		}
-		if (nv) {
-			__u32 n = nv;
-			LIBBPF_OPTS(bpf_map_batch_opts, dbo);
-
-			if (bpf_map_delete_batch(fd, victims, &n, &dbo) && errno != ENOENT) {
-				sc_err("gc: cannot delete from the flow table: %s", strerror(errno));
-				*removed += n;
-				goto out;
-			}
-			*removed += n;
-		}
-		in_batch = out_batch;
-		in = &in_batch;
-	}
-	ret = 0;
-out:
-	free(keys);
-	free(victims);
-	free(vals);
-	return ret;
+	sw.victims = malloc((size_t)GC_BATCH * ksz);
+	if (!sw.victims)
+		return -ENOMEM;
+	err = fs_map__for_each_batch(fd, GC_BATCH, FS_MAP_ITER_LOOKUP, sweep_batch,
+				     &sw, NULL);
+	free(sw.victims);
+	*removed += sw.removed;
+	return err;
 }
 
 int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
@@ -90,8 +90,9 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
 	int ret;
 
 	*removed = 0;
-	if (sc_config_read(st, &cfg))
-		return -1;
+	ret = sc_config_read(st, &cfg);
+	if (ret)
+		return ret;
 	ret = sweep_table(st->flows4_fd, sizeof(struct flow_key4), cfg.idle_jiffies, st, &n);
 	if (!ret)
 		ret = sweep_table(st->flows6_fd, sizeof(struct flow_key6),
@@ -102,25 +103,26 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
 	return ret;
 }
 
-int cmd_gc(int argc, char **argv, const struct sc_opts *o)
+int cmd_gc(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_state st;
 	__u64 removed;
-	int c, ret;
+	int ret, err;
 
-	while ((c = sc_getopt(argc, argv)) != -1)
-		return c == 'h' ? SC_EXIT_OK : SC_EXIT_USAGE;
-	if (optind != argc)
-		return sc_usage_error("gc", "unexpected argument '%s' (see -h)", argv[optind]);
-	ret = sc_state_open(o, &st, 1);
+	(void)args;
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 1);
 	if (ret)
 		return ret;
-	ret = sc_gc_sweep(&st, &removed) ? SC_EXIT_RUNTIME : SC_EXIT_OK;
-	if (!ret) {
-		if (o->json)
-			printf("{\"flows_removed\":%llu}\n", (unsigned long long)removed);
-		else
-			printf("%llu idle flows removed\n", (unsigned long long)removed);
+	err = sc_gc_sweep(&st, &removed);
+	if (err) {
+		pr_err("gc: cannot sweep the flow table: %s", strerror(-err));
+		ret = FS_EXIT_RUNTIME;
+	} else {
+		open_json_object(NULL);
+		print_uint(PRINT_ANY, "flows_removed", "%llu idle flows removed\n", removed);
+		close_json_object();
 	}
 	sc_state_close(&st);
 	return ret;

@@ -2,163 +2,278 @@
 /*
  * splitctl - attach, tune and observe the flowsplit XDP splitter.
  *
- * This file holds the option table of every subcommand (help, the man page
- * test and the bash completion all derive from it: see "help-table"), the
- * global options and the dispatch.
+ * This file holds the option table of every command (options.h: they
+ * parse and validate the values, and make --help; the hidden "help-table"
+ * lists them for the man page and bash completion test), the global options
+ * and the dispatch. The same rows serve as "set" names (sc_setting_opts) and
+ * config file keys ([splitter]: sc_attach_opts, [agent]: sc_run_opts).
  */
-#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
 
-#include "splitctl.h"
-#include "ops.h"
+#include "commands.h"
 
-#define SC_VERSION "0.2"
+#define SC_VERSION "0.3"
 
-#define OPT_HELP { "help", 'h', NULL, "show this help and exit", 0, 0 }
-#define OPT_END { NULL, 0, NULL, NULL, 0, 0 }
-#define OPT_CONFIG(help) { "config", 'c', "FILE", help, 0, 0 }
-
-static const struct sc_opt global_opts[] = {
-	{ "pin-dir", 'P', "DIR", "bpffs directory of the instance (default "
-	  FS_PIN_DIR_DEFAULT ", or $" FS_PIN_DIR_ENV ")", 0, 0 },
-	{ "json", 'j', NULL, "machine-readable output (read commands)", 0, 0 },
-	{ "verbose", 'v', NULL, "more output, including libbpf's log", 0, 0 },
-	{ "version", 'V', NULL, "print the version and exit", 0, 0 },
-	OPT_HELP,
-	OPT_END,
+/* ---- option tables -------------------------------------------------------- */
+static const struct sc_option global_opts[] = {
+	SC_OPTION("pin-dir", SC_OPT_STRING, struct sc_opts, pin_dir, .short_opt = 'P',
+		  .metavar = "DIR", .noun = "path",
+		  .help = "bpffs directory of the instance (default " FS_PIN_DIR_DEFAULT
+			  ", or $" FS_PIN_DIR_ENV ")"),
+	SC_OPTION("json", SC_OPT_FLAG, struct sc_opts, json, .short_opt = 'j',
+		  .help = "machine-readable output (read commands)"),
+	SC_OPTION("verbose", SC_OPT_COUNT, struct sc_opts, verbose, .short_opt = 'v',
+		  .help = "more output, including libbpf's log (twice: debug and verifier log)"),
+	SC_OPTION("version", SC_OPT_FLAG, struct sc_opts, version, .short_opt = 'V',
+		  .help = "print the version and exit"),
+	SC_OPTIONS_END,
 };
 
-static const struct sc_opt attach_opts[] = {
-	{ "mode", 'm', "native|generic|auto",
-	  "XDP attach mode (default auto: native, else generic)", 0, 0 },
-	{ "threshold", 't', "N", "packets per flow marked short (%.15g..%.15g)",
-	  0, FS_MAX_THRESHOLD },
-	{ "idle-timeout", 'i', "S", "seconds of silence that end a flow (%.15g..%.15g)",
-	  FS_MIN_IDLE_MS / 1000.0, FS_MAX_IDLE_MS / 1000.0 },
-	{ "dscp-short", 's', "V", "code point for short flows (%.15g..%.15g)",
-	  0, FS_DSCP_MAX },
-	{ "dscp-long", 'l', "V", "code point for long flows (%.15g..%.15g)",
-	  0, FS_DSCP_MAX },
-	{ "flows", 'f', "N", "flow table entries per address family (%.15g..%.15g), when the tables are created",
-	  FS_MIN_FLOWS, FS_MAX_FLOWS },
-	OPT_HELP,
-	OPT_END,
+/* The live settings: attach options (-t -i -s -l), "set" names, and keys
+ * of [splitter]. Indexed by enum sc_setting (its given bit). */
+const struct sc_option sc_setting_opts[] = {
+	[SC_SET_THRESHOLD] = SC_OPTION("threshold", SC_OPT_UINT, struct sc_settings,
+		v.threshold, .short_opt = 't', .metavar = "N",
+		.help = "packets per flow marked short", .lo = 0, .hi = FS_MAX_THRESHOLD),
+	[SC_SET_IDLE] = SC_OPTION("idle-timeout", SC_OPT_MSEC, struct sc_settings,
+		v.idle_timeout_ms, .short_opt = 'i', .metavar = "S",
+		.help = "seconds of silence that end a flow",
+		.lo = FS_MIN_IDLE_MS, .hi = FS_MAX_IDLE_MS),
+	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_UINT, struct sc_settings,
+		v.dscp_short, .short_opt = 's', .metavar = "V", .noun = "DSCP",
+		.help = "code point for short flows", .lo = 0, .hi = FS_DSCP_MAX),
+	[SC_SET_DSCP_LONG] = SC_OPTION("dscp-long", SC_OPT_UINT, struct sc_settings,
+		v.dscp_long, .short_opt = 'l', .metavar = "V", .noun = "DSCP",
+		.help = "code point for long flows (must differ from dscp-short)",
+		.lo = 0, .hi = FS_DSCP_MAX),
+	[SC_SET_ENABLED] = SC_OPTION("enabled", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_ENABLED, .metavar = "yes|no", .key_only = true,
+		.help = "classify and mark; no: pass every packet untouched"),
+	[SC_SET_ACK_SHORT] = SC_OPTION("ack-short", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_ACK_SHORT, .metavar = "yes|no", .key_only = true,
+		.help = "pure ACKs of long flows keep the short code point"),
+	SC_OPTIONS_END,
 };
 
-static const struct sc_opt detach_opts[] = {
-	{ "all", 'a', NULL, "detach from every interface and remove the pins", 0, 0 },
-	OPT_HELP,
-	OPT_END,
+static const struct sc_enum mode_values[] = {
+	{ "native", SC_MODE_NATIVE }, { "generic", SC_MODE_GENERIC },
+	{ "auto", SC_MODE_AUTO }, { NULL, 0 },
 };
 
-static const struct sc_opt stats_opts[] = {
-	{ "watch", 'w', "S", "print rates every S seconds until interrupted", 0, 0 },
-	{ "prometheus", 'p', NULL, "Prometheus text exposition format", 0, 0 },
-	OPT_HELP,
-	OPT_END,
+const struct sc_option sc_attach_opts[] = {
+	SC_OPTION("mode", SC_OPT_ENUM, struct sc_attach_args, mode, .short_opt = 'm',
+		  .metavar = "native|generic|auto", .values = mode_values,
+		  .help = "XDP attach mode (default auto: native, else generic)"),
+	SC_OPTION("settings", SC_OPT_INCLUDE, struct sc_attach_args, settings,
+		  .sub = sc_setting_opts),
+	SC_OPTION("flows", SC_OPT_UINT, struct sc_attach_args, flows, .short_opt = 'f',
+		  .metavar = "N", .lo = FS_MIN_FLOWS, .hi = FS_MAX_FLOWS,
+		  .help = "flow table entries per address family, when the tables are created"),
+	SC_OPTION("interface", SC_OPT_IFNAME, struct sc_attach_args, ifname,
+		  .positional = true, .noun = "interface name"),
+	SC_OPTIONS_END,
 };
 
-static const struct sc_opt flows_opts[] = {
-	{ "class", 'c', "short|long", "only flows of this class", 0, 0 },
-	{ "top", 'n', "N", "only the first N flows after sorting", 0, 0 },
-	{ "sort", 's', "packets|bytes|age", "sort order (descending; default packets)", 0, 0 },
-	OPT_HELP,
-	OPT_END,
+static const struct sc_option detach_opts[] = {
+	SC_OPTION("all", SC_OPT_FLAG, struct sc_detach_args, all, .short_opt = 'a',
+		  .help = "detach from every interface and remove the pins"),
+	SC_OPTION("interface", SC_OPT_IFNAME, struct sc_detach_args, ifname,
+		  .positional = true, .noun = "interface name"),
+	SC_OPTIONS_END,
 };
 
-static const struct sc_opt run_opts[] = {
-	OPT_CONFIG("apply this config file on start; its [agent] section sets the defaults below"),
-	{ "interval", 'i', "S", "seconds between idle sweeps and metric writes (default 10)", 0, 0 },
-	{ "textfile", 't', "PATH", "write metrics there (node_exporter textfile collector)", 0, 0 },
-	{ "listen", 'l', "ADDR:PORT", "serve GET /metrics on this loopback address", 0, 0 },
-	OPT_HELP,
-	OPT_END,
+static const struct sc_option stats_opts[] = {
+	SC_OPTION("watch", SC_OPT_SECONDS, struct sc_stats_args, watch, .short_opt = 'w',
+		  .metavar = "S", .lo = 0.1, .hi = 3600, .noun = "interval",
+		  .help = "print rates every S seconds until interrupted"),
+	SC_OPTION("prometheus", SC_OPT_FLAG, struct sc_stats_args, prometheus,
+		  .short_opt = 'p', .help = "Prometheus text exposition format"),
+	SC_OPTIONS_END,
 };
 
-static const struct sc_opt config_opts[] = {
-	OPT_CONFIG("the config file (required)"),
-	OPT_HELP,
-	OPT_END,
+static const struct sc_enum class_values[] = {
+	{ "short", FS_CLASS_SHORT }, { "long", FS_CLASS_LONG }, { NULL, 0 },
+};
+static const struct sc_enum sort_values[] = {
+	{ "packets", SC_SORT_PACKETS }, { "bytes", SC_SORT_BYTES },
+	{ "age", SC_SORT_AGE }, { NULL, 0 },
 };
 
-static const struct sc_opt help_only[] = { OPT_HELP, OPT_END };
+static const struct sc_option flows_opts[] = {
+	SC_OPTION("class", SC_OPT_ENUM, struct sc_flows_args, class, .short_opt = 'c',
+		  .metavar = "short|long", .values = class_values,
+		  .help = "only flows of this class"),
+	SC_OPTION("top", SC_OPT_UINT, struct sc_flows_args, top, .short_opt = 'n',
+		  .metavar = "N", .lo = 1, .hi = 4294967296.0,
+		  .help = "only the first N flows after sorting"),
+	SC_OPTION("sort", SC_OPT_ENUM, struct sc_flows_args, sort, .short_opt = 's',
+		  .metavar = "packets|bytes|age", .values = sort_values,
+		  .help = "sort order (descending; default packets)"),
+	SC_OPTIONS_END,
+};
+
+const struct sc_option sc_run_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
+		  .metavar = "FILE", .cli_only = true,
+		  .help = "apply this config file on start (and on SIGHUP); its [agent] section sets the defaults below"),
+	SC_OPTION("interval", SC_OPT_SECONDS, struct sc_run_args, interval,
+		  .short_opt = 'i', .metavar = "S", .lo = 0.1, .hi = 3600,
+		  .help = "seconds between idle sweeps and metric writes (default 10)"),
+	SC_OPTION("textfile", SC_OPT_ABSPATH, struct sc_run_args, textfile,
+		  .short_opt = 't', .metavar = "PATH",
+		  .help = "write metrics there (node_exporter textfile collector)"),
+	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_run_args, listen, .short_opt = 'l',
+		  .metavar = "ADDR:PORT", .noun = "address",
+		  .help = "serve GET /metrics on this loopback address"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option config_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTIONS_END,
+};
+
+/* route up / tunnel add: tunnel-cfg checks these values (tunnel_cfg.h) */
+#define ROUTE_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_route_up_args, opts,		\
+		  .metavar = _metavar, .help = _help)
+static const struct sc_option route_up_opts[] = {
+	ROUTE_OPT("mode", "split|ecmp", "split: long code point -> LONG tunnel, rest -> SHORT; "
+		  "ecmp: one multipath route over both, L4 hash"),
+	ROUTE_OPT("short-dev", "DEV", "tunnel interface for short flows (must be up)"),
+	ROUTE_OPT("long-dev", "DEV", "tunnel interface for long flows (must be up)"),
+	ROUTE_OPT("prefix", "CIDR", "remote prefix reachable over the SD-WAN (repeat; IPv4/IPv6)"),
+	ROUTE_OPT("lan-dev", "IF", "match only traffic arriving on this LAN interface (repeat)"),
+	ROUTE_OPT("via-short", "ADDR", "next hop through the SHORT tunnel (one per family)"),
+	ROUTE_OPT("via-long", "ADDR", "next hop through the LONG tunnel (one per family)"),
+	ROUTE_OPT("table-short", "N", "routing table of the SHORT class (default 100)"),
+	ROUTE_OPT("table-long", "N", "routing table of the LONG class (default 101)"),
+	ROUTE_OPT("priority", "N", "rule priority; PRIORITY and PRIORITY+1 are used (default 1000)"),
+	ROUTE_OPT("dscp-long", "V", "long code point (default: the attached splitter's, else 1)"),
+	ROUTE_OPT("selector", "auto|dscp|tos", "rule match: dscp (kernel >= 6.13, any code point), "
+		  "tos (every kernel, DSCP 1..7 only), auto: dscp if the kernel has it"),
+	SC_OPTIONS_END,
+};
+
+#define TUNNEL_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_tunnel_add_args, opts,		\
+		  .metavar = _metavar, .help = _help)
+static const struct sc_option tunnel_add_opts[] = {
+	TUNNEL_OPT("vni", "N", "VXLAN network identifier (vxlan: required)"),
+	TUNNEL_OPT("local", "ADDR", "local underlay address (IPv4 or IPv6)"),
+	TUNNEL_OPT("remote", "ADDR", "remote underlay address, same family as --local"),
+	TUNNEL_OPT("dev", "UNDERLAY", "underlay interface"),
+	TUNNEL_OPT("dstport", "P", "UDP destination port (default 4789)"),
+	TUNNEL_OPT("mtu", "M", "tunnel MTU (default: the underlay's minus the encapsulation)"),
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_add_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTION("kind", SC_OPT_STRING, struct sc_tunnel_add_args, kind,
+		  .positional = true, .noun = "kind"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option tunnel_del_opts[] = {
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_del_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option no_opts[] = { SC_OPTIONS_END };
+
+/* ---- commands ------------------------------------------------------------- */
+struct sc_cmd {
+	const char *name;
+	sc_cmd_fn fn;
+	const char *args;	/* positional arguments, for the usage line */
+	const char *summary;
+	const struct sc_option *opts;
+	size_t args_size;	/* of the argument struct opts fills */
+	const void *defaults;	/* its initial value, NULL for zeroes */
+	bool free_args;		/* arguments after the options go to fn */
+	const struct sc_cmd *subs;	/* sub-commands (route up|down|show),
+					 * then fn is NULL */
+};
+
+static const struct sc_flows_args flows_defaults = { .class = -1 };
+
+#define SC_CMD(_name, _fn, _args, _summary, _opts, _argtype, ...) {		\
+		.name = _name, .fn = _fn, .args = _args, .summary = _summary,	\
+		.opts = _opts, .args_size = sizeof(_argtype), __VA_ARGS__ }
+
+static const struct sc_cmd route_cmds[] = {
+	SC_CMD("up", cmd_route_up, "", "install (or switch in place) the policy routing",
+	       route_up_opts, struct sc_route_up_args),
+	SC_CMD("down", cmd_route_down, "", "remove exactly what up installed",
+	       no_opts, struct sc_no_args),
+	SC_CMD("show", cmd_route_show, "", "rules, routes and tunnel counters",
+	       no_opts, struct sc_no_args),
+	{ .name = NULL },
+};
+
+static const struct sc_cmd tunnel_cmds[] = {
+	SC_CMD("add", cmd_tunnel_add, "NAME KIND", "create a lab tunnel (KIND vxlan; gre, ipip, "
+	       "wireguard where the kernel has them)", tunnel_add_opts, struct sc_tunnel_add_args),
+	SC_CMD("del", cmd_tunnel_del, "NAME", "remove a lab tunnel", tunnel_del_opts,
+	       struct sc_tunnel_del_args),
+	SC_CMD("show", cmd_tunnel_show, "", "the lab tunnels", no_opts, struct sc_no_args),
+	{ .name = NULL },
+};
 
 static const struct sc_cmd commands[] = {
-	{ "attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)", attach_opts },
-	{ "detach", cmd_detach, "IFACE | --all", "detach; remove the pins with the last interface", detach_opts },
-	{ "set", cmd_set, "NAME VALUE [NAME VALUE]...",
-	  "change settings live: " SC_SETTING_NAMES, help_only },
-	{ "status", cmd_status, "", "interfaces, mode, program, config, table fill", help_only },
-	{ "stats", cmd_stats, "", "counters summed over CPUs", stats_opts },
-	{ "flows", cmd_flows, "", "the live flow table", flows_opts },
-	{ "flush", cmd_flush, "", "empty the flow tables", help_only },
-	{ "gc", cmd_gc, "", "remove idle flows once", help_only },
-	{ "run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM", run_opts },
-	{ "apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts },
-	{ "check", cmd_check, "-c FILE", "validate a config file without applying it", config_opts },
-	{ "route", cmd_route, "up|down|show ...", "policy routing to the SHORT and LONG tunnels", help_only },
-	{ "tunnel", cmd_tunnel, "add|del|show ...", "create or remove lab tunnels", help_only },
-	{ NULL, NULL, NULL, NULL, NULL },
+	SC_CMD("attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)",
+	       sc_attach_opts, struct sc_attach_args),
+	SC_CMD("detach", cmd_detach, "IFACE | --all", "detach; remove the pins with the last interface",
+	       detach_opts, struct sc_detach_args),
+	SC_CMD("set", cmd_set, "NAME VALUE [NAME VALUE]...", "change settings live (see Settings)",
+	       no_opts, struct sc_no_args, .free_args = true),
+	SC_CMD("status", cmd_status, "", "interfaces, mode, program, config, table fill",
+	       no_opts, struct sc_no_args),
+	SC_CMD("stats", cmd_stats, "", "counters summed over CPUs", stats_opts,
+	       struct sc_stats_args),
+	SC_CMD("flows", cmd_flows, "", "the live flow table", flows_opts,
+	       struct sc_flows_args, .defaults = &flows_defaults),
+	SC_CMD("flush", cmd_flush, "", "empty the flow tables", no_opts, struct sc_no_args),
+	SC_CMD("gc", cmd_gc, "", "remove idle flows once", no_opts, struct sc_no_args),
+	SC_CMD("run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
+	       sc_run_opts, struct sc_run_args),
+	SC_CMD("apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts,
+	       struct sc_config_args),
+	SC_CMD("check", cmd_check, "-c FILE", "validate a config file without applying it",
+	       config_opts, struct sc_config_args),
+	SC_CMD("route", NULL, "up|down|show ...", "policy routing to the SHORT and LONG tunnels",
+	       no_opts, struct sc_no_args, .subs = route_cmds),
+	SC_CMD("tunnel", NULL, "add|del|show ...", "create or remove lab tunnels",
+	       no_opts, struct sc_no_args, .subs = tunnel_cmds),
+	{ .name = NULL },
 };
 
-int sc_verbose_level;
-static const struct sc_cmd *current;
-
-void sc_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("splitctl: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-void sc_verbose(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!sc_verbose_level)
-		return;
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-}
+/* Room for the largest argument struct. */
+union sc_any_args {
+	struct sc_attach_args attach;
+	struct sc_detach_args detach;
+	struct sc_stats_args stats;
+	struct sc_flows_args flows;
+	struct sc_run_args run;
+	struct sc_config_args config;
+	struct sc_route_up_args route_up;
+	struct sc_tunnel_add_args tunnel_add;
+	struct sc_tunnel_del_args tunnel_del;
+};
 
 int sc_usage_error(const char *cmd, const char *fmt, ...)
 {
+	char msg[1024];
 	va_list ap;
 
-	fprintf(stderr, "splitctl%s%s: ", cmd ? " " : "", cmd ? cmd : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
-	return SC_EXIT_USAGE;
-}
-
-static void print_opts(FILE *f, const struct sc_opt *t)
-{
-	char buf[64];
-
-	for (; t->name; t++) {
-		if (t->val < 256)
-			snprintf(buf, sizeof(buf), "-%c, --%s%s%s", t->val,
-				 t->name, t->arg ? " " : "", t->arg ? t->arg : "");
-		else
-			snprintf(buf, sizeof(buf), "    --%s%s%s", t->name,
-				 t->arg ? " " : "", t->arg ? t->arg : "");
-		fprintf(f, "  %-34s ", buf);
-		if (t->lo < t->hi)
-			fprintf(f, t->help, t->lo, t->hi);
-		else
-			fputs(t->help, f);
-		fputc('\n', f);
-	}
+	fprintf(stderr, "splitctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+	return FS_EXIT_USAGE;
 }
 
 static void main_usage(FILE *f)
@@ -168,7 +283,7 @@ static void main_usage(FILE *f)
 	fprintf(f, "Usage: splitctl [OPTIONS] COMMAND [ARGS]...\n\n"
 		"Attach, tune and observe the flowsplit XDP splitter.\n\n"
 		"Options:\n");
-	print_opts(f, global_opts);
+	sc_options_help(f, global_opts);
 	fprintf(f, "\nCommands:\n");
 	for (c = commands; c->name; c++)
 		fprintf(f, "  %-8s %s\n", c->name, c->summary);
@@ -176,103 +291,63 @@ static void main_usage(FILE *f)
 		"see splitctl(8).\n");
 }
 
-static const struct sc_cmd *find_cmd(const char *name)
+static void cmd_usage(FILE *f, const struct sc_cmd *c, const char *path)
+{
+	const struct sc_cmd *sub;
+
+	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n",
+		path, *c->args ? " " : "", c->args, c->summary);
+	sc_options_help(f, c->opts);
+	if (c->fn == cmd_set) {
+		fprintf(f, "\nSettings (NAME VALUE):\n");
+		sc_options_keys_help(f, sc_setting_opts);
+	}
+	if (c->subs) {
+		fprintf(f, "\nCommands:\n");
+		for (sub = c->subs; sub->name; sub++)
+			fprintf(f, "  %-6s %s\n", sub->name, sub->summary);
+		fprintf(f, "\n\"splitctl %s COMMAND -h\" shows a command's options.\n", path);
+	}
+}
+
+static const struct sc_cmd *find_cmd(const struct sc_cmd *t, const char *name)
 {
 	const struct sc_cmd *c;
 
-	for (c = commands; c->name; c++)
+	for (c = t; c->name; c++)
 		if (!strcmp(c->name, name))
 			return c;
 	return NULL;
 }
 
-void sc_usage(FILE *f, const char *cmd)
+/* A command path ("route up") and its options, one per line:
+ * "<path> --<option>"; then its sub-commands. */
+static void help_table_cmd(const struct sc_cmd *c, const char *parent)
 {
-	const struct sc_cmd *c = find_cmd(cmd);
+	const struct sc_cmd *sub;
+	char path[64];
 
-	if (!c)
-		return;
-	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n",
-		c->name, *c->args ? " " : "", c->args, c->summary);
-	print_opts(f, c->opts);
+	snprintf(path, sizeof(path), "%s%s%s", parent ? parent : "", parent ? " " : "",
+		 c->name);
+	printf("%s\n", path);
+	sc_options_table(path, c->opts);
+	for (sub = c->subs; sub && sub->name; sub++)
+		help_table_cmd(sub, path);
 }
 
-/* Build getopt_long's tables from an sc_opt table. */
-static void build_getopt(const struct sc_opt *t, struct option *lo,
-			 char *shortopts, int in_order)
-{
-	char *s = shortopts;
-	int i;
-
-	/* global options end at the command name; "set" values such as "-1"
-	 * must reach the value check, not be taken for options */
-	if (in_order)
-		*s++ = '+';
-	*s++ = ':';	/* report a missing argument as ':' */
-	for (i = 0; t[i].name; i++) {
-		lo[i].name = t[i].name;
-		lo[i].has_arg = t[i].arg ? required_argument : no_argument;
-		lo[i].flag = NULL;
-		lo[i].val = t[i].val;
-		if (t[i].val < 256) {
-			*s++ = (char)t[i].val;
-			if (t[i].arg)
-				*s++ = ':';
-		}
-	}
-	memset(&lo[i], 0, sizeof(lo[i]));
-	*s = '\0';
-}
-
-static int do_getopt(int argc, char **argv, const struct sc_opt *t,
-		     const char *cmd)
-{
-	struct option lo[32];
-	char shortopts[80];
-	int c;
-
-	build_getopt(t, lo, shortopts, !cmd || !strcmp(cmd, "set"));
-	opterr = 0;
-	c = getopt_long(argc, argv, shortopts, lo, NULL);
-	if (c == '?') {
-		if (optopt)
-			sc_usage_error(cmd, "unknown option '-%c' (see -h)", optopt);
-		else
-			sc_usage_error(cmd, "unknown option '%s' (see -h)",
-				       argv[optind - 1]);
-	} else if (c == ':') {
-		sc_usage_error(cmd, "option '%s' needs a value (see -h)",
-			       argv[optind - 1]);
-		c = '?';
-	}
-	return c;
-}
-
-int sc_getopt(int argc, char **argv)
-{
-	int c = do_getopt(argc, argv, current->opts, current->name);
-
-	if (c == 'h')
-		sc_usage(stdout, current->name);
-	return c;
-}
-
-/* One line per option: "<command> --<option>" ("-" for global options). */
+/* Every command path and option ("-" for the global options), for the man
+ * page and bash completion test. */
 static void help_table(void)
 {
 	const struct sc_cmd *c;
-	const struct sc_opt *t;
 
-	for (t = global_opts; t->name; t++)
-		printf("- --%s\n", t->name);
-	for (c = commands; c->name; c++) {
-		printf("%s\n", c->name);
-		for (t = c->opts; t->name; t++)
-			printf("%s --%s\n", c->name, t->name);
-	}
+	sc_options_table("-", global_opts);
+	for (c = commands; c->name; c++)
+		help_table_cmd(c, NULL);
 }
 
 /* libbpf's own messages: warnings with -v, debug (verifier log) with -v -v */
+unsigned int sc_verbose_level;
 static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 		      va_list ap)
 {
@@ -282,56 +357,115 @@ static int libbpf_log(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
+static void command_names(const struct sc_cmd *t, char *buf, size_t len)
+{
+	const struct sc_cmd *c;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (c = t; c->name && off < len; c++)
+		off += snprintf(buf + off, len - off, "%s%s", off ? ", " : "", c->name);
+}
+
+static int run_command(const struct sc_cmd *c, const char *parent,
+		       const struct sc_opts *o, int argc, char **argv);
+
+/* "route up ...": pick the sub-command by its exact name. */
+static int run_sub(const struct sc_cmd *c, const struct sc_opts *o, int argc,
+		   char **argv)
+{
+	const struct sc_cmd *sub;
+	char names[128];
+
+	if (argc < 2) {
+		cmd_usage(stderr, c, c->name);
+		return FS_EXIT_USAGE;
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		cmd_usage(stdout, c, c->name);
+		return FS_EXIT_OK;
+	}
+	sub = find_cmd(c->subs, argv[1]);
+	if (!sub) {
+		command_names(c->subs, names, sizeof(names));
+		return sc_usage_error(c->name, "unknown action '%s': accepted: %s",
+				      argv[1], names);
+	}
+	return run_command(sub, c->name, o, argc - 1, argv + 1);
+}
+
+/* Parse the command's options, then run it inside one output document. */
+static int run_command(const struct sc_cmd *c, const char *parent,
+		       const struct sc_opts *o, int argc, char **argv)
+{
+	union sc_any_args args;
+	int ret, rest = argc, werr;
+	char path[64];
+
+	if (c->subs)
+		return run_sub(c, o, argc, argv);
+	snprintf(path, sizeof(path), "%s%s%s", parent ? parent : "", parent ? " " : "",
+		 c->name);
+	memset(&args, 0, sizeof(args));
+	if (c->defaults)
+		memcpy(&args, c->defaults, c->args_size);
+	ret = sc_options_parse(c->opts, path, argc, argv, &args, c->free_args,
+			       c->free_args ? &rest : NULL);
+	if (ret == 1) {
+		cmd_usage(stdout, c, path);
+		return FS_EXIT_OK;
+	}
+	if (ret)
+		return ret;
+	print_begin(stdout, o->json);
+	ret = c->fn(o, &args, argc - rest, argv + rest);
+	werr = print_end();
+	if (werr && !ret) {
+		pr_err("cannot write the output: %s", strerror(-werr));
+		ret = FS_EXIT_RUNTIME;
+	}
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct sc_opts o = { 0 };
 	const struct sc_cmd *c;
-	int opt;
+	char names[256];
+	int ret, first;
 
-	while ((opt = do_getopt(argc, argv, global_opts, NULL)) != -1) {
-		switch (opt) {
-		case 'P':
-			if (!*optarg)
-				return sc_usage_error(NULL, "--pin-dir: empty path");
-			o.pin_dir = optarg;
-			break;
-		case 'j':
-			o.json = 1;
-			break;
-		case 'v':
-			o.verbose++;
-			break;
-		case 'V':
-			printf("splitctl %s\n", SC_VERSION);
-			return SC_EXIT_OK;
-		case 'h':
-			main_usage(stdout);
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
+	fs_log_init("splitctl", FS_LOG_INFO);
+	ret = sc_options_parse(global_opts, NULL, argc, argv, &o, true, &first);
+	if (ret == 1) {
+		main_usage(stdout);
+		return FS_EXIT_OK;
 	}
+	if (ret)
+		return ret;
+	if (o.version) {
+		printf("splitctl %s\n", SC_VERSION);
+		return FS_EXIT_OK;
+	}
+	fs_log_init("splitctl", o.verbose ? FS_LOG_DEBUG : FS_LOG_INFO);
 	sc_verbose_level = o.verbose;
 	libbpf_set_print(libbpf_log);
-	if (optind >= argc) {
+	if (first >= argc) {
 		main_usage(stderr);
-		return SC_EXIT_USAGE;
+		return FS_EXIT_USAGE;
 	}
-	if (!strcmp(argv[optind], "help-table")) {
+	if (!strcmp(argv[first], "help-table")) {
 		help_table();
-		return SC_EXIT_OK;
+		return FS_EXIT_OK;
 	}
-	if (!strcmp(argv[optind], "help")) {
+	if (!strcmp(argv[first], "help")) {
 		main_usage(stdout);
-		return SC_EXIT_OK;
+		return FS_EXIT_OK;
 	}
-	c = find_cmd(argv[optind]);
-	if (!c)
-		return sc_usage_error(NULL, "unknown command '%s': accepted: attach, detach, set, status, stats, flows, flush, gc, run, apply, check, route, tunnel",
-				      argv[optind]);
-	current = c;
-	argv += optind;
-	argc -= optind;
-	optind = 0;	/* restart getopt for the subcommand */
-	return c->fn(argc, argv, &o);
+	c = find_cmd(commands, argv[first]);
+	if (!c) {
+		command_names(commands, names, sizeof(names));
+		return sc_usage_error(NULL, "unknown command '%s': accepted: %s",
+				      argv[first], names);
+	}
+	return run_command(c, NULL, &o, argc - first, argv + first);
 }

@@ -3,17 +3,32 @@
  * metrics.c - the splitter's counters, config and table fill in the
  * Prometheus text exposition format (checked with `promtool check metrics`).
  */
-#include <bpf/bpf.h>
+#include <errno.h>
+#include <string.h>
 
+#include "bpfutil.h"
 #include "ops.h"
 
-static const struct {
-	const char *name, *help;
-} stats[FS_STAT_MAX] = {
-#define X(id, n, h) [FS_STAT_##id] = { n, h },
-	FS_STATS(X)
-#undef X
-};
+char *sc_prom_label_escape(const char *in, char *out, size_t len)
+{
+	size_t o = 0;
+
+	/* the exposition format escapes exactly these three in label values */
+	for (; *in && o + 3 <= len; in++) {
+		if (*in == '\\' || *in == '"') {
+			out[o++] = '\\';
+			out[o++] = *in;
+		} else if (*in == '\n') {
+			out[o++] = '\\';
+			out[o++] = 'n';
+		} else {
+			out[o++] = *in;
+		}
+	}
+	if (len)
+		out[o < len ? o : len - 1] = '\0';
+	return out;
+}
 
 static void gauge(FILE *f, const char *name, const char *help, double v)
 {
@@ -21,48 +36,55 @@ static void gauge(FILE *f, const char *name, const char *help, double v)
 		name, help, name, name, v);
 }
 
-static __u32 capacity(int fd)
+static void write_config(FILE *f, const struct split_config *cfg)
 {
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info);
+	gauge(f, "threshold_packets", "packets per flow marked short", cfg->threshold);
+	gauge(f, "idle_timeout_seconds", "silence after which a flow is forgotten",
+	      cfg->idle_timeout_ms / 1000.0);
+	gauge(f, "dscp_short", "DSCP code point of short flows", cfg->dscp_short);
+	gauge(f, "dscp_long", "DSCP code point of long flows", cfg->dscp_long);
+	gauge(f, "enabled", "1 when the splitter classifies and marks",
+	      cfg->flags & FS_CFG_F_ENABLED ? 1 : 0);
+	gauge(f, "ack_short", "1 when pure ACKs of long flows keep the short mark",
+	      cfg->flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
+}
 
-	return bpf_obj_get_info_by_fd(fd, &info, &len) ? 0 : info.max_entries;
+static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
+{
+	char name[4 * IF_NAMESIZE];
+	int i;
+
+	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
+	for (i = 0; i < n; i++)
+		fprintf(f, "flowsplit_attached{interface=\"%s\",mode=\"%s\"} 1\n",
+			sc_prom_label_escape(ifs[i].name, name, sizeof(name)), ifs[i].mode);
 }
 
 int sc_metrics_write(FILE *f, const struct sc_state *st)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
-	__u64 v[FS_STAT_MAX];
+	__u64 v[FS_STAT_MAX], n4, n6;
 	struct split_config cfg;
-	int i, n;
+	int i, n, err;
 
-	if (sc_stats_read(st, v) || sc_config_read(st, &cfg))
-		return -1;
+	if ((err = sc_stats_read(st, v)) || (err = sc_config_read(st, &cfg)) ||
+	    (err = fs_map__count(st->flows4_fd, &n4)) ||
+	    (err = fs_map__count(st->flows6_fd, &n6)))
+		return err;
+	n = sc_ifaces_list(st->dir, ifs, SC_MAX_IFACES);
+	if (n < 0)
+		return n;
 	for (i = 0; i < FS_STAT_MAX; i++)
 		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
-			stats[i].name, stats[i].help, stats[i].name, stats[i].name,
+			fs_stat_name(i), fs_stat_help(i), fs_stat_name(i), fs_stat_name(i),
 			(unsigned long long)v[i]);
-	gauge(f, "threshold_packets", "packets per flow marked short", cfg.threshold);
-	gauge(f, "idle_timeout_seconds", "silence after which a flow is forgotten",
-	      cfg.idle_timeout_ms / 1000.0);
-	gauge(f, "dscp_short", "DSCP code point of short flows", cfg.dscp_short);
-	gauge(f, "dscp_long", "DSCP code point of long flows", cfg.dscp_long);
-	gauge(f, "enabled", "1 when the splitter classifies and marks",
-	      cfg.flags & FS_CFG_F_ENABLED ? 1 : 0);
-	gauge(f, "ack_short", "1 when pure ACKs of long flows keep the short mark",
-	      cfg.flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
+	write_config(f, &cfg);
 	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
-	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n",
-		(unsigned long long)sc_map_count(st->flows4_fd, sizeof(struct flow_key4)));
-	fprintf(f, "flowsplit_flows{family=\"ipv6\"} %llu\n",
-		(unsigned long long)sc_map_count(st->flows6_fd, sizeof(struct flow_key6)));
+	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n", (unsigned long long)n4);
+	fprintf(f, "flowsplit_flows{family=\"ipv6\"} %llu\n", (unsigned long long)n6);
 	fprintf(f, "# HELP flowsplit_flows_capacity Flow table size.\n# TYPE flowsplit_flows_capacity gauge\n");
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", capacity(st->flows4_fd));
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", capacity(st->flows6_fd));
-	n = sc_ifaces_list(st->dir, ifs, SC_MAX_IFACES);
-	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
-	for (i = 0; i < n; i++)
-		fprintf(f, "flowsplit_attached{interface=\"%s\",mode=\"%s\"} 1\n",
-			ifs[i].name, ifs[i].mode);
-	return ferror(f) ? -1 : 0;
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", fs_map__capacity(st->flows4_fd));
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", fs_map__capacity(st->flows6_fd));
+	write_ifaces(f, ifs, n);
+	return ferror(f) ? -EIO : 0;
 }

@@ -12,18 +12,16 @@
  * One idle sweep over both flow tables with batch map operations: delete
  * every flow whose last_seen is older than the configured idle timeout
  * (an entry touched just before the timeout survives). Adds the number
- * removed to FLOWS_SWEPT. Returns 0 or -1 (message printed).
+ * removed to FLOWS_SWEPT. 0 or -errno.
  */
 int sc_gc_sweep(const struct sc_state *st, __u64 *removed);
 
 /* Write every counter, the config and the table fill in Prometheus text
- * exposition format (valid for `promtool check metrics`). */
+ * exposition format (valid for `promtool check metrics`). 0 or -errno. */
 int sc_metrics_write(FILE *f, const struct sc_state *st);
 
-/* Subcommands (ops). */
-int cmd_gc(int argc, char **argv, const struct sc_opts *o);
-int cmd_run(int argc, char **argv, const struct sc_opts *o);
-int cmd_apply(int argc, char **argv, const struct sc_opts *o);
-int cmd_check(int argc, char **argv, const struct sc_opts *o);
+/* A Prometheus label value: \\, " and newline escaped (exposition format).
+ * Writes at most len bytes including the NUL; returns out. */
+char *sc_prom_label_escape(const char *in, char *out, size_t len);
 
 #endif /* SPLITCTL_OPS_H */

@@ -1,41 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * run.c - "splitctl run", the agent systemd starts: applies the config file
- * once, then every interval sweeps idle flows and refreshes the metrics (a
- * textfile for node_exporter, written atomically, and/or GET /metrics on a
- * loopback HTTP listener). SIGTERM/SIGINT end it with exit 0; the datapath
- * stays attached (it never depended on this process).
+ * run.c - "splitctl run", the agent systemd starts: applies the config file,
+ * then every interval sweeps idle flows and refreshes the metrics (a
+ * textfile for node_exporter, written whole or not at all, and/or GET
+ * /metrics on a loopback address). SIGHUP re-reads the config file, all or
+ * nothing; SIGTERM/SIGINT end it with exit 0; the datapath stays attached
+ * (it never depended on this process).
+ *
+ * Threads: the sweep runs in the main thread; libmicrohttpd serves HTTP
+ * from its own polling thread with non-blocking sockets and a connection
+ * timeout, so a slow, partial, idle or non-reading client can never stall
+ * the sweep. A request only reads the pinned maps (no lock, no shared
+ * state with the sweep).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <time.h>
-#include <unistd.h>
+#include <netinet/in.h>
+#include <microhttpd.h>
 
 #include "config.h"
 #include "ops.h"
 
-static volatile sig_atomic_t stop;
+#define HTTP_TIMEOUT_S	5	/* an idle or stalled client is dropped */
+#define HTTP_MAX_CONN	64
 
-static void on_signal(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
+struct agent {
+	const struct sc_opts *o;
+	const struct sc_run_args *cli;	/* the command line */
+	struct sc_config cfg;		/* the config file (-c), if any */
+	struct sc_run_args eff;		/* cli over the file's [agent] */
+	struct MHD_Daemon *http;
+	bool failing;			/* a tick failed; reported once */
+};
 
-static double mono_s(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec / 1e9;
-}
-
-/* Render the metrics into a malloc()ed buffer. */
+/* Render the metrics into a malloc()ed buffer; NULL on failure. */
 static char *render(const struct sc_opts *o, size_t *len)
 {
 	struct sc_state st;
@@ -51,75 +52,115 @@ static char *render(const struct sc_opts *o, size_t *len)
 		err = sc_metrics_write(f, &st);
 		sc_state_close(&st);
 	}
-	fclose(f);
-	if (err) {
+	if (fclose(f) || err) {
 		free(buf);
 		return NULL;
 	}
 	return buf;
 }
 
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code,
+			     char *body, size_t len)
+{
+	struct MHD_Response *r;
+	enum MHD_Result ret;
+
+	r = MHD_create_response_from_buffer(len, body, body ? MHD_RESPMEM_MUST_FREE :
+					    MHD_RESPMEM_PERSISTENT);
+	if (!r) {
+		free(body);
+		return MHD_NO;
+	}
+	if (code == MHD_HTTP_OK)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; version=0.0.4");
+	ret = MHD_queue_response(conn, code, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
+/* libmicrohttpd's request handler (its thread). */
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload_data,
+				  size_t *upload_data_size, void **req_cls)
+{
+	const struct sc_opts *o = cls;
+	size_t len = 0;
+	char *body;
+
+	(void)version;
+	(void)upload_data;
+	(void)req_cls;
+	if (*upload_data_size) {
+		*upload_data_size = 0;	/* a body is ignored */
+		return MHD_YES;
+	}
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0);
+	if (strcmp(url, "/metrics"))
+		return reply(conn, MHD_HTTP_NOT_FOUND, NULL, 0);
+	body = render(o, &len);
+	if (!body)
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, 0);
+	return reply(conn, MHD_HTTP_OK, body, len);
+}
+
+/* Start the HTTP thread on l; NULL (error printed) when it cannot. */
+static struct MHD_Daemon *http_start(const struct sc_opts *o, const struct sc_listen *l)
+{
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	const struct sockaddr *sa = (const struct sockaddr *)&l->addr;
+	struct MHD_Daemon *d;
+	sigset_t stop, old;
+	__u16 port;
+
+	if (sa->sa_family == AF_INET6) {
+		flags |= MHD_USE_IPv6;
+		port = ntohs(((const struct sockaddr_in6 *)sa)->sin6_port);
+	} else {
+		port = ntohs(((const struct sockaddr_in *)sa)->sin_port);
+	}
+	/* the HTTP thread inherits a mask without our signals: they reach
+	 * the main thread, whose sleep they interrupt */
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &stop, &old);
+	d = MHD_start_daemon(flags, port, NULL, NULL, on_request, (void *)o,
+			     MHD_OPTION_SOCK_ADDR, sa,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
+			     MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (!d)
+		pr_err("run: cannot listen on %s: %s", l->text, strerror(errno ? errno : EADDRINUSE));
+	return d;
+}
+
 static int write_textfile(const char *path, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX];
-	FILE *f;
+	struct out_file of;
+	int err;
 
-	/* node_exporter may read at any time: write aside, then rename */
-	snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid());
-	f = fopen(tmp, "w");
-	if (!f || fwrite(buf, 1, len, f) != len || fclose(f)) {
-		sc_err("run: cannot write '%s': %s", tmp, strerror(errno));
-		unlink(tmp);
-		return -1;
+	/* node_exporter may read at any time: written aside (never through
+	 * a planted link), then renamed */
+	err = out_file_open(&of, path, 0644);
+	if (err)
+		return err;
+	if (fwrite(buf, 1, len, of.f) != len) {
+		err = -errno;
+		out_file_abort(&of);
+		return err ? err : -EIO;
 	}
-	if (rename(tmp, path)) {
-		sc_err("run: cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
+	return out_file_commit(&of);
 }
 
-static void serve_one(int lfd, const struct sc_opts *o)
+/* One sweep and one textfile; 0 or -errno (printed by the caller). */
+static int tick(struct agent *ag)
 {
-	char req[1024], hdr[256];
-	size_t len = 0;
-	ssize_t n;
-	char *body;
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-	struct timeval tv = { 1, 0 };
-
-	if (fd < 0)
-		return;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	n = recv(fd, req, sizeof(req) - 1, 0);
-	if (n <= 0)
-		goto out;
-	req[n] = '\0';
-	if (strncmp(req, "GET /metrics ", 13) && strncmp(req, "GET /metrics?", 13)) {
-		static const char nf[] = "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-
-		send(fd, nf, sizeof(nf) - 1, MSG_NOSIGNAL);
-		goto out;
-	}
-	body = render(o, &len);
-	if (!body) {
-		static const char se[] = "HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
-
-		send(fd, se, sizeof(se) - 1, MSG_NOSIGNAL);
-		goto out;
-	}
-	n = snprintf(hdr, sizeof(hdr), "HTTP/1.0 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n",
-		     len);
-	send(fd, hdr, n, MSG_NOSIGNAL);
-	send(fd, body, len, MSG_NOSIGNAL);
-	free(body);
-out:
-	close(fd);
-}
-
-static int tick(const struct sc_opts *o, const char *textfile)
-{
+	const char *textfile = ag->eff.textfile;
 	struct sc_state st;
 	__u64 removed;
 	size_t len;
@@ -127,126 +168,160 @@ static int tick(const struct sc_opts *o, const char *textfile)
 	int err;
 
 	/* re-open every time: the operator may detach/attach while we run */
-	err = sc_state_open(o, &st, 1);
+	err = sc_state_open(ag->o, &st, 1);
 	if (err)
-		return -1;
+		return err;
 	err = sc_gc_sweep(&st, &removed);
 	sc_state_close(&st);
 	if (!err && removed)
-		sc_verbose("run: %llu idle flows removed\n", (unsigned long long)removed);
-	if (textfile) {
-		buf = render(o, &len);
-		if (!buf || write_textfile(textfile, buf, len))
-			err = -1;
+		pr_debug("run: %llu idle flows removed", (unsigned long long)removed);
+	if (!err && textfile) {
+		buf = render(ag->o, &len);
+		err = buf ? write_textfile(textfile, buf, len) : -EIO;
 		free(buf);
 	}
 	return err;
 }
 
-int cmd_run(int argc, char **argv, const struct sc_opts *o)
+/* The agent's settings: the config file's [agent], the command line on top
+ * where given. */
+static void effective(const struct sc_run_args *cli, const struct sc_config *cfg,
+		      bool have_cfg, struct sc_run_args *eff)
 {
-	const char *path = NULL, *textfile = NULL, *listen_at = NULL;
-	struct sc_config cfg = { 0 };
-	struct sockaddr_storage ss;
-	unsigned int sslen = sizeof(ss);
-	double interval = 0, next;
-	char err[256], *end;
-	int c, ret, lfd = -1, one = 1, failing = 0;
+	void *base = (void *)cli;
 
-	while ((c = sc_getopt(argc, argv)) != -1) {
-		switch (c) {
-		case 'c':
-			path = optarg;
-			break;
-		case 'i':
-			interval = strtod(optarg, &end);
-			if (*end || end == optarg || !(interval >= 0.1 && interval <= 3600))
-				return sc_usage_error("run", "--interval: invalid value '%s': accepted: seconds 0.1..3600",
-						      optarg);
-			break;
-		case 't':
-			if (optarg[0] != '/')
-				return sc_usage_error("run", "--textfile: '%s': accepted: an absolute path", optarg);
-			textfile = optarg;
-			break;
-		case 'l':
-			listen_at = optarg;
-			if (sc_parse_listen(listen_at, &ss, &sslen, err, sizeof(err)))
-				return sc_usage_error("run", "%s", err);
-			break;
-		case 'h':
-			return SC_EXIT_OK;
-		default:
-			return SC_EXIT_USAGE;
-		}
+	memset(eff, 0, sizeof(*eff));
+	eff->interval = SC_AGENT_INTERVAL_DEFAULT;
+	if (have_cfg)
+		*eff = cfg->agent;
+	if (sc_option_given(sc_run_opts, base, "interval"))
+		eff->interval = cli->interval;
+	if (sc_option_given(sc_run_opts, base, "textfile"))
+		eff->textfile = cli->textfile;
+	if (sc_option_given(sc_run_opts, base, "listen"))
+		eff->listen = cli->listen;
+}
+
+static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
+{
+	return a->len == b->len && !memcmp(&a->addr, &b->addr, a->len);
+}
+
+/*
+ * SIGHUP: read the config file again and switch to it only when all of it
+ * works (valid, HTTP address bound, applied); otherwise keep running as
+ * before, with the reason logged.
+ */
+static void reload(struct agent *ag)
+{
+	struct MHD_Daemon *http = ag->http;
+	struct sc_run_args eff;
+	struct sc_config next;
+
+	if (!ag->cli->config) {
+		pr_info("run: SIGHUP without a config file (-c): nothing to reload");
+		return;
 	}
-	if (optind != argc)
-		return sc_usage_error("run", "unexpected argument '%s' (see -h)", argv[optind]);
-	ret = sc_check_privileges();
-	if (ret)
-		return ret;
-	if (path) {
-		ret = sc_config_load(path, &cfg);
+	if (sc_config_load(ag->cli->config, &next)) {
+		pr_err("run: reload: %s; keeping the running config", next.err);
+		goto fail;
+	}
+	effective(ag->cli, &next, true, &eff);
+	if (eff.listen.len && (!ag->http || !same_listen(&eff.listen, &ag->eff.listen))) {
+		http = http_start(ag->o, &eff.listen);
+		if (!http)
+			goto fail;
+	} else if (!eff.listen.len) {
+		http = NULL;
+	}
+	if (sc_config_apply(ag->o, &next)) {
+		pr_err("run: reload: applying '%s' failed; keeping the running config",
+		       ag->cli->config);
+		if (http && http != ag->http)
+			MHD_stop_daemon(http);
+		goto fail;
+	}
+	if (ag->http && http != ag->http)
+		MHD_stop_daemon(ag->http);
+	ag->http = http;
+	sc_config_free(&ag->cfg);
+	ag->cfg = next;
+	/* eff points into next's strings, now owned by ag->cfg */
+	effective(ag->cli, &ag->cfg, true, &ag->eff);
+	pr_info("run: reloaded '%s'", ag->cli->config);
+	return;
+fail:
+	sc_config_free(&next);
+}
+
+static int agent_start(struct agent *ag)
+{
+	bool have_cfg = ag->cli->config != NULL;
+	int ret;
+
+	if (have_cfg) {
+		ret = sc_config_load(ag->cli->config, &ag->cfg);
 		if (ret) {
-			sc_err("%s", cfg.err);
-			sc_config_free(&cfg);
+			pr_err("%s", ag->cfg.err);
 			return ret;
 		}
-		ret = sc_config_apply(o, &cfg);
-		if (ret) {
-			sc_config_free(&cfg);
+		ret = sc_config_apply(ag->o, &ag->cfg);
+		if (ret)
 			return ret;
-		}
-		if (!interval)
-			interval = cfg.interval;
-		if (!textfile)
-			textfile = cfg.textfile;
-		if (!listen_at && cfg.listen) {
-			listen_at = cfg.listen;
-			sc_parse_listen(listen_at, &ss, &sslen, err, sizeof(err));
-		}
 	}
-	if (!interval)
-		interval = SC_AGENT_INTERVAL_DEFAULT;
-	if (listen_at) {
-		lfd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		if (lfd < 0 || bind(lfd, (struct sockaddr *)&ss, sslen) || listen(lfd, 16)) {
-			sc_err("run: cannot listen on %s: %s", listen_at, strerror(errno));
-			ret = SC_EXIT_RUNTIME;
-			goto out;
-		}
+	effective(ag->cli, &ag->cfg, have_cfg, &ag->eff);
+	if (ag->eff.listen.len) {
+		ag->http = http_start(ag->o, &ag->eff.listen);
+		if (!ag->http)
+			return FS_EXIT_RUNTIME;
 	}
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
-	signal(SIGPIPE, SIG_IGN);
-	sc_verbose("run: sweeping every %g s\n", interval);
-	next = mono_s();
-	while (!stop) {
-		struct pollfd pfd = { .fd = lfd, .events = POLLIN };
-		double now = mono_s();
-		int wait_ms;
+	return FS_EXIT_OK;
+}
 
-		if (now >= next) {
+static void agent_loop(struct agent *ag)
+{
+	__u64 next = mono_ns();
+	int err;
+
+	pr_debug("run: sweeping every %g s", ag->eff.interval);
+	while (!fs_stop) {
+		if (fs_reload) {
+			fs_reload = 0;
+			reload(ag);
+		}
+		if (mono_ns() >= next) {
+			err = tick(ag);
 			/* report a failure once, not every interval */
-			if (tick(o, textfile)) {
-				if (!failing)
-					sc_err("run: sweep or metrics failed; retrying every %g s", interval);
-				failing = 1;
-			} else {
-				failing = 0;
-			}
-			next = now + interval;
-			continue;
+			if (err && !ag->failing)
+				pr_err("run: sweep or metrics failed (%s); retrying every %g s",
+				       strerror(-err), ag->eff.interval);
+			ag->failing = err != 0;
+			next = mono_ns() + (__u64)(ag->eff.interval * 1e9);
 		}
-		wait_ms = (int)((next - now) * 1000) + 1;
-		if (poll(&pfd, lfd >= 0 ? 1 : 0, wait_ms) > 0 && (pfd.revents & POLLIN))
-			serve_one(lfd, o);
+		/* SIGTERM, SIGINT and SIGHUP interrupt the sleep */
+		sleep_until_ns(next);
 	}
-	ret = SC_EXIT_OK;
-out:
-	if (lfd >= 0)
-		close(lfd);
-	sc_config_free(&cfg);
+}
+
+int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	struct agent ag = { .o = o, .cli = args };
+	char msg[PATH_MAX + 256];
+	int ret;
+
+	(void)argc;
+	(void)argv;
+	ret = sc_check_privileges();
+	if (ret) {
+		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
+		return FS_EXIT_RUNTIME;
+	}
+	fs_signals_install(true);
+	ret = agent_start(&ag);
+	if (!ret)
+		agent_loop(&ag);
+	if (ag.http)
+		MHD_stop_daemon(ag.http);
+	sc_config_free(&ag.cfg);
 	return ret;
 }

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * settings.c - parse and validate the live settings against the datapath's
- * limits (flowsplit.h). Used by "set", the attach options and config files.
+ * settings.c - the live settings: defaults, and the merge of parsed
+ * settings (sc_setting_opts in main.c checks each value against the
+ * datapath's limits in flowsplit.h) onto a config, with the rules across
+ * fields. Used by "set", "attach" and config files alike.
  */
 #include <errno.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "splitctl.h"
@@ -19,95 +20,36 @@ void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 	cfg->flags = FS_DEFAULT_CFG_FLAGS;
 }
 
-int sc_parse_u64(const char *s, __u64 min, __u64 max, __u64 *out)
+static bool given(const struct sc_settings *s, enum sc_setting id)
 {
-	unsigned long long v;
-	char *end;
-
-	/* digits only: no sign, no spaces, no hex, no empty string */
-	if (!*s || strspn(s, "0123456789") != strlen(s))
-		return -1;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return s->given & (1U << id);
 }
 
-/* Seconds with up to 3 decimals ("30", "0.5", "0.001") -> milliseconds. */
-static int parse_seconds_ms(const char *s, __u64 *ms)
+int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
+		      unsigned int hz, char *err, size_t errlen)
 {
-	const char *dot = strchr(s, '.');
-	char whole[24], frac[4] = "000";
-	size_t wl, fl;
-	__u64 w, f;
+	struct split_config c = *cfg;
 
-	wl = dot ? (size_t)(dot - s) : strlen(s);
-	if (wl == 0 || wl >= sizeof(whole))
-		return -1;
-	memcpy(whole, s, wl);
-	whole[wl] = '\0';
-	if (sc_parse_u64(whole, 0, FS_MAX_IDLE_MS / 1000, &w))
-		return -1;
-	if (dot) {
-		fl = strlen(dot + 1);
-		if (fl == 0 || fl > 3 || strspn(dot + 1, "0123456789") != fl)
-			return -1;
-		memcpy(frac, dot + 1, fl);
+	if (given(s, SC_SET_THRESHOLD))
+		c.threshold = s->v.threshold;
+	if (given(s, SC_SET_IDLE))
+		c.idle_timeout_ms = s->v.idle_timeout_ms;
+	if (given(s, SC_SET_DSCP_SHORT))
+		c.dscp_short = s->v.dscp_short;
+	if (given(s, SC_SET_DSCP_LONG))
+		c.dscp_long = s->v.dscp_long;
+	if (given(s, SC_SET_ENABLED))
+		c.flags = (c.flags & ~FS_CFG_F_ENABLED) | (s->v.flags & FS_CFG_F_ENABLED);
+	if (given(s, SC_SET_ACK_SHORT))
+		c.flags = (c.flags & ~FS_CFG_F_ACK_SHORT) | (s->v.flags & FS_CFG_F_ACK_SHORT);
+	/* both idle fields from one value: they never disagree */
+	split_config_set_idle(&c, c.idle_timeout_ms, hz);
+	/* the datapath tells the classes apart only by their code points */
+	if (c.dscp_short == c.dscp_long) {
+		snprintf(err, errlen, "dscp-short and dscp-long would both be %u: they must differ",
+			 c.dscp_short);
+		return -EINVAL;
 	}
-	f = strtoull(frac, NULL, 10);
-	*ms = w * 1000 + f;
-	return 0;
-}
-
-int sc_setting_apply(struct split_config *cfg, const char *name,
-		     const char *value, unsigned int hz, char *err,
-		     size_t errlen)
-{
-	__u64 v;
-
-	if (!strcmp(name, "threshold")) {
-		if (sc_parse_u64(value, 0, FS_MAX_THRESHOLD, &v)) {
-			snprintf(err, errlen, "threshold: invalid value '%s': accepted: an integer 0..%u (packets)",
-				 value, FS_MAX_THRESHOLD);
-			return -1;
-		}
-		cfg->threshold = v;
-	} else if (!strcmp(name, "idle-timeout")) {
-		if (parse_seconds_ms(value, &v) || v < FS_MIN_IDLE_MS ||
-		    v > FS_MAX_IDLE_MS) {
-			snprintf(err, errlen, "idle-timeout: invalid value '%s': accepted: seconds %g..%u, at most 3 decimals",
-				 value, FS_MIN_IDLE_MS / 1000.0, FS_MAX_IDLE_MS / 1000);
-			return -1;
-		}
-		split_config_set_idle(cfg, v, hz);
-	} else if (!strcmp(name, "dscp-short") || !strcmp(name, "dscp-long")) {
-		if (sc_parse_u64(value, 0, FS_DSCP_MAX, &v)) {
-			snprintf(err, errlen, "%s: invalid DSCP '%s': accepted: an integer 0..%d",
-				 name, value, FS_DSCP_MAX);
-			return -1;
-		}
-		if (name[5] == 's')
-			cfg->dscp_short = v;
-		else
-			cfg->dscp_long = v;
-	} else if (!strcmp(name, "enabled") || !strcmp(name, "ack-short")) {
-		__u32 flag = !strcmp(name, "enabled") ? FS_CFG_F_ENABLED : FS_CFG_F_ACK_SHORT;
-
-		if (!strcmp(value, "yes") || !strcmp(value, "1"))
-			cfg->flags |= flag;
-		else if (!strcmp(value, "no") || !strcmp(value, "0"))
-			cfg->flags &= ~flag;
-		else {
-			snprintf(err, errlen, "%s: invalid value '%s': accepted: yes, no, 1, 0",
-				 name, value);
-			return -1;
-		}
-	} else {
-		snprintf(err, errlen, "unknown setting '%s': accepted: " SC_SETTING_NAMES,
-			 name);
-		return -1;
-	}
+	*cfg = c;
 	return 0;
 }

@@ -2,66 +2,45 @@
 /*
  * splitctl.h - internal interface between the parts of splitctl.
  *
- * main.c holds the one option table (every subcommand and option, with its
- * help text), parses the global options and dispatches to a cmd_*()
- * function. Every cmd_*() gets argv with argv[0] = the subcommand name,
- * parses its own options with sc_getopt() (which answers -h/--help), and
- * returns a process exit code: SC_EXIT_OK, SC_EXIT_RUNTIME (1) or
- * SC_EXIT_USAGE (2). Errors are printed by the function that detects them,
- * as one line on stderr ("splitctl: <what>: <bad value>: <what is accepted>").
+ * main.c holds the command table; each command declares its options in a
+ * typed table (options.h) that parses and validates them into the
+ * command's argument struct before the command runs. A cmd_*() function
+ * gets the global options and its parsed arguments and returns a process
+ * exit code (FS_EXIT_* of lib/util.h). Output goes through lib/json_print.h
+ * (main.c opens and closes the document); errors are printed once, by the
+ * command layer, with pr_err() as one line naming the bad value and what is
+ * accepted. The state functions (state.c) return 0 or -errno and print
+ * nothing.
  */
 #ifndef SPLITCTL_H
 #define SPLITCTL_H
 
 #include <limits.h>
+#include <net/if.h>
+#include <stdbool.h>
 #include <stddef.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <linux/types.h>
 #include "flowsplit.h"
+#include "json_print.h"
+#include "options.h"
+#include "util.h"
 
-enum { SC_EXIT_OK = 0, SC_EXIT_RUNTIME = 1, SC_EXIT_USAGE = 2 };
-
-/* Global options, given before the subcommand. */
+/* Global options, given before the command. */
 struct sc_opts {
+	__u32 given;
 	const char *pin_dir;	/* --pin-dir, else $FLOWSPLIT_PIN_DIR, else default */
-	int json;		/* -j/--json */
-	int verbose;		/* -v/--verbose */
+	bool json;		/* -j/--json */
+	unsigned int verbose;	/* -v/--verbose, repeatable */
+	bool version;		/* -V/--version */
 };
 
-/* ---- option table (main.c) ---------------------------------------------- */
-struct sc_opt {
-	const char *name;	/* long name, without "--" */
-	int val;		/* short letter or a code >= 256 */
-	const char *arg;	/* argument name, NULL for a flag */
-	const char *help;	/* with lo < hi: a format with two %.15g, the
-				 * accepted range (limits from flowsplit.h) */
-	double lo, hi;
-};
+/* -v count: libbpf's and libxdp's own logs follow it */
+extern unsigned int sc_verbose_level;
 
-struct sc_cmd {
-	const char *name;
-	int (*fn)(int argc, char **argv, const struct sc_opts *o);
-	const char *args;	/* positional arguments, for the usage line */
-	const char *summary;
-	const struct sc_opt *opts; /* terminated by a zeroed entry */
-};
-
-/*
- * getopt_long over the subcommand's table. Returns the option's val, -1 at
- * the end, 'h' after printing help to stdout, or '?' after printing a one-line
- * usage error. optind/optarg as with getopt_long.
- */
-int sc_getopt(int argc, char **argv);
-void sc_usage(FILE *f, const char *cmd);
-/* "splitctl CMD: " + message + newline on stderr; returns SC_EXIT_USAGE */
+/* "splitctl CMD: " + message on stderr; returns FS_EXIT_USAGE */
 int sc_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-/* "splitctl: " + message + newline on stderr */
-void sc_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* printed only with -v */
-void sc_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-extern int sc_verbose_level;
 
 /* ---- pinned state (state.c) --------------------------------------------- */
 /* The pinned state of one flowsplit instance (one pin directory). */
@@ -87,19 +66,30 @@ struct sc_state {
  * only pins and directories, and refuses names with a '.'). */
 #define SC_PIN_CREATED		"created_by_splitctl"
 
+/*
+ * Errors of the state functions below (negative errno values), worded by
+ * sc_state_strerror() for the one message the caller prints:
+ *   -EPERM          no root / CAP_BPF+CAP_NET_ADMIN
+ *   -ENAMETOOLONG   pin directory path too long
+ *   -EMEDIUMTYPE    the pin directory is not on a bpffs
+ *   -ENOENT         its parent does not exist
+ *   -ENODEV         its parent is not on a bpffs
+ *   -ESRCH          the pin directory does not exist (nothing attached)
+ *   -ESTALE         it was removed while we waited for its lock
+ *   -ENODATA        no flowsplit maps pinned in it
+ *   -EAGAIN         it kept disappearing while attach created it
+ */
+const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len);
+
 /* Resolve the pin directory (option > environment > default). */
 const char *sc_pin_dir(const struct sc_opts *o);
-/* Root / CAP_BPF+CAP_NET_ADMIN check; prints and returns 1 when missing. */
+/* Root / CAP_BPF+CAP_NET_ADMIN check: 0 or -EPERM. */
 int sc_check_privileges(void);
-/*
- * Check that the pin directory's parent (or the directory) is on bpffs;
- * create the directory (0700) when create != 0. Prints, returns 0 or 1.
- */
-int sc_prepare_dir(const char *dir, int create);
-/*
- * Take the instance lock (blocks until free); -1 on error (printed), also
- * when the directory was removed by a concurrent detach while we waited.
- */
+/* The pin directory (or, when missing, its parent) is on a bpffs: 0 or
+ * -errno. */
+int sc_prepare_dir(const char *dir);
+/* Take the instance lock (blocks until free): fd, or -errno (-ESTALE when
+ * the directory was removed by a concurrent detach while we waited). */
 int sc_lock_dir(const char *dir);
 /*
  * The same for attach: creates the directory (0700) when missing, marking it
@@ -109,13 +99,16 @@ int sc_lock_dir(const char *dir);
 int sc_lock_dir_create(const char *dir);
 
 /*
- * Open the pinned maps of an attached instance. Fails (prints, returns
- * SC_EXIT_RUNTIME) when bpffs is missing or nothing is attached.
- * lock != 0: take the instance lock first (for commands that change state).
+ * Open the pinned maps of an attached instance; lock: take the instance
+ * lock first (for commands that change state). 0 or -errno (see above).
  */
 int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock);
 void sc_state_close(struct sc_state *st);
+/* sc_state_open() for a command: prints the one error line, returns an
+ * exit code. */
+int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock);
 
+/* These return 0 or -errno. */
 int sc_config_read(const struct sc_state *st, struct split_config *cfg);
 int sc_config_write(const struct sc_state *st, const struct split_config *cfg);
 /* Sum the per-CPU counters into out[FS_STAT_MAX]. */
@@ -126,8 +119,6 @@ int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n);
 int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz);
 /* The kernel's HZ (CONFIG_HZ from /proc/config.gz, else measured). */
 unsigned int sc_kernel_hz(int clock_prog_fd);
-/* Number of entries in a hash map (walks the keys). */
-__u64 sc_map_count(int fd, __u32 key_size);
 
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {
@@ -140,56 +131,53 @@ struct sc_iface {
 };
 /* ifindex an XDP link pin is attached to: 0 defunct, -1 no XDP link there */
 int sc_link_ifindex(const char *path);
-/* Fill up to max entries; returns the count, or -1 (printed). */
+/* Fill up to max entries; returns the count, or -errno. */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
 #define SC_MAX_IFACES 64
 
 /* ---- settings (settings.c) ---------------------------------------------- */
 /*
- * Settings shared by "set", "attach" options and config files:
- * "threshold", "idle-timeout" (seconds), "dscp-short", "dscp-long",
- * "enabled", "ack-short" (yes/no). Validated against the datapath limits
- * of flowsplit.h.
- * Returns 0, or -1 with a one-line reason (naming the bad value and the
- * accepted range) in err; cfg is unchanged on error.
+ * The live settings, one table (sc_setting_opts) for the attach options,
+ * the "set" pairs and the [splitter] keys of a config file: parsed and
+ * range-checked once into v, with given saying which were set.
  */
-int sc_setting_apply(struct split_config *cfg, const char *name,
-		     const char *value, unsigned int hz, char *err,
-		     size_t errlen);
-/* The setting names, for help and error messages. */
-#define SC_SETTING_NAMES "threshold, idle-timeout, dscp-short, dscp-long, enabled, ack-short"
+enum sc_setting {
+	SC_SET_THRESHOLD, SC_SET_IDLE, SC_SET_DSCP_SHORT, SC_SET_DSCP_LONG,
+	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_MAX
+};
+struct sc_settings {
+	__u32 given;		/* 1 << enum sc_setting */
+	struct split_config v;	/* idle_jiffies unused until merged */
+};
+extern const struct sc_option sc_setting_opts[];
+
 void sc_config_defaults(struct split_config *cfg, unsigned int hz);
-/* Strict unsigned parse: digits only, within [min, max]; 0 ok, -1 bad. */
-int sc_parse_u64(const char *s, __u64 min, __u64 max, __u64 *out);
+/*
+ * cfg with the given settings on top (idle_jiffies from hz), then the rules
+ * across fields (dscp-short != dscp-long), the only place they are checked.
+ * 0, or -EINVAL with the reason in err and cfg unchanged.
+ */
+int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
+		      unsigned int hz, char *err, size_t errlen);
 
 /* ---- attach (attach.c) -------------------------------------------------- */
 enum sc_xdp_mode { SC_MODE_AUTO, SC_MODE_NATIVE, SC_MODE_GENERIC };
 
-struct sc_attach_opts {
-	enum sc_xdp_mode mode;
-	__u32 flows;		/* table size per family; 0 = default / keep */
-	/* settings given on the command line, applied on top of the live or
-	 * default config; NULL-terminated name/value pairs */
-	const char *const *settings;
+/* The arguments of "attach" (and of the [splitter] section). */
+struct sc_attach_args {
+	__u32 given;
+	int mode;			/* enum sc_xdp_mode */
+	struct sc_settings settings;	/* on top of the live or default config */
+	__u32 flows;			/* table size per family; 0 = default / keep */
+	char ifname[IFNAMSIZ];
 };
+extern const struct sc_option sc_attach_opts[];
 
-/* 1 when the kernel would accept name as an interface name. */
-int sc_valid_ifname(const char *name);
-/* Attach (or upgrade in place) on one interface; prints its own errors. */
+/* Attach (or upgrade in place) on one interface; prints its own errors;
+ * returns an exit code. */
 int sc_attach(const struct sc_opts *o, const char *ifname,
-	      const struct sc_attach_opts *ao);
+	      const struct sc_attach_args *a);
 /* Detach one interface (ifname) or all (ifname == NULL). */
 int sc_detach(const struct sc_opts *o, const char *ifname);
-
-/* ---- subcommands -------------------------------------------------------- */
-int cmd_attach(int argc, char **argv, const struct sc_opts *o);
-int cmd_detach(int argc, char **argv, const struct sc_opts *o);
-int cmd_set(int argc, char **argv, const struct sc_opts *o);
-int cmd_status(int argc, char **argv, const struct sc_opts *o);
-int cmd_stats(int argc, char **argv, const struct sc_opts *o);
-int cmd_flows(int argc, char **argv, const struct sc_opts *o);
-int cmd_flush(int argc, char **argv, const struct sc_opts *o);
-int cmd_route(int argc, char **argv, const struct sc_opts *o);
-int cmd_tunnel(int argc, char **argv, const struct sc_opts *o);
 
 #endif /* SPLITCTL_H */

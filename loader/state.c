@@ -12,7 +12,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
-#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include <linux/capability.h>
@@ -21,7 +20,9 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
+#include "bpfutil.h"
 #include "splitctl.h"
+#include "util.h"
 
 const char *sc_pin_dir(const struct sc_opts *o)
 {
@@ -49,8 +50,7 @@ int sc_check_privileges(void)
 	if ((eff & (1ULL << CAP_BPF) || eff & (1ULL << CAP_SYS_ADMIN)) &&
 	    eff & (1ULL << CAP_NET_ADMIN))
 		return 0;
-	sc_err("permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)");
-	return SC_EXIT_RUNTIME;
+	return -EPERM;
 }
 
 static int on_bpffs(const char *path)
@@ -60,49 +60,77 @@ static int on_bpffs(const char *path)
 	return statfs(path, &sf) == 0 && sf.f_type == BPF_FS_MAGIC;
 }
 
-int sc_prepare_dir(const char *dir, int create)
+/* The directory that holds dir ("." for a relative name). */
+static void parent_of(const char *dir, char *parent, size_t len)
 {
-	char parent[PATH_MAX];
 	char *slash;
-	struct stat st;
 
-	if (strlen(dir) >= sizeof(parent) - 32) {
-		sc_err("pin directory '%s': path too long", dir);
-		return SC_EXIT_USAGE;
-	}
-	if (stat(dir, &st) == 0) {
-		if (!S_ISDIR(st.st_mode) || !on_bpffs(dir)) {
-			sc_err("pin directory '%s' is not on a bpffs: mount one with 'mount -t bpf bpf DIR' or choose another with --pin-dir",
-			       dir);
-			return SC_EXIT_RUNTIME;
-		}
-		return 0;
-	}
-	strcpy(parent, dir);
+	snprintf(parent, len, "%s", dir);
 	slash = strrchr(parent, '/');
 	if (slash == parent)
 		slash[1] = '\0';
 	else if (slash)
 		*slash = '\0';
 	else
-		strcpy(parent, ".");
-	if (access(parent, F_OK)) {
-		sc_err("pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. under /sys/fs/bpf)",
-		       dir, parent);
-		return SC_EXIT_RUNTIME;
+		snprintf(parent, len, ".");
+}
+
+int sc_prepare_dir(const char *dir)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (strlen(dir) >= sizeof(parent) - 32)
+		return -ENAMETOOLONG;
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) && on_bpffs(dir) ? 0 : -EMEDIUMTYPE;
+	parent_of(dir, parent, sizeof(parent));
+	if (access(parent, F_OK))
+		return -ENOENT;
+	return on_bpffs(parent) ? 0 : -ENODEV;
+}
+
+const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
+{
+	char parent[PATH_MAX];
+
+	parent_of(dir, parent, sizeof(parent));
+	switch (err) {
+	case -EPERM:
+		snprintf(buf, len, "permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)");
+		break;
+	case -ENAMETOOLONG:
+		snprintf(buf, len, "pin directory '%s': path too long", dir);
+		break;
+	case -EMEDIUMTYPE:
+		snprintf(buf, len, "pin directory '%s' is not on a bpffs: mount one with 'mount -t bpf bpf DIR' or choose another with --pin-dir",
+			 dir);
+		break;
+	case -ENOENT:
+		snprintf(buf, len, "pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. under /sys/fs/bpf)",
+			 dir, parent);
+		break;
+	case -ENODEV:
+		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'): mount one with 'mount -t bpf bpf %s' or choose another with --pin-dir",
+			 parent, dir, parent);
+		break;
+	case -ESRCH:
+		snprintf(buf, len, "nothing attached: pin directory '%s' does not exist (see 'splitctl attach')", dir);
+		break;
+	case -ESTALE:
+		snprintf(buf, len, "nothing attached: pin directory '%s' was removed (by a concurrent detach)", dir);
+		break;
+	case -ENODATA:
+		snprintf(buf, len, "nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl attach')", dir);
+		break;
+	case -EAGAIN:
+		snprintf(buf, len, "pin directory '%s' keeps disappearing (concurrent detach?)", dir);
+		break;
+	default:
+		snprintf(buf, len, "pin directory '%s': %s", dir, strerror(-err));
+		break;
 	}
-	if (!on_bpffs(parent)) {
-		sc_err("no bpffs at '%s' (for pin directory '%s'): mount one with 'mount -t bpf bpf %s' or choose another with --pin-dir",
-		       parent, dir, parent);
-		return SC_EXIT_RUNTIME;
-	}
-	if (!create)
-		return 0;
-	if (mkdir(dir, 0700) && errno != EEXIST) {
-		sc_err("cannot create pin directory '%s': %s", dir, strerror(errno));
-		return SC_EXIT_RUNTIME;
-	}
-	return 0;
+	return buf;
 }
 
 /*
@@ -117,41 +145,30 @@ static int same_dir(int fd, const char *dir)
 	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
-/* fd, -1 on error (printed), -2 when the directory went away meanwhile */
+/* fd, -ESTALE when the directory went away meanwhile, or -errno */
 static int lock_once(const char *dir)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
 
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -2;
-		sc_err("cannot open pin directory '%s': %s", dir, strerror(errno));
-		return -1;
-	}
+	if (fd < 0)
+		return errno == ENOENT ? -ESTALE : -errno;
 	/* Serialises every state change of this instance; released on exit,
 	 * also on kill -9. */
 	if (flock(fd, LOCK_EX)) {
-		sc_err("cannot lock pin directory '%s': %s", dir, strerror(errno));
+		err = -errno;
 		close(fd);
-		return -1;
+		return err;
 	}
 	if (!same_dir(fd, dir)) {
 		close(fd);
-		return -2;
+		return -ESTALE;
 	}
 	return fd;
 }
 
 int sc_lock_dir(const char *dir)
 {
-	int fd = lock_once(dir);
-
-	if (fd == -2) {
-		sc_err("nothing attached: pin directory '%s' was removed (by a concurrent detach)",
-		       dir);
-		return -1;
-	}
-	return fd;
+	return lock_once(dir);
 }
 
 int sc_lock_dir_create(const char *dir)
@@ -163,30 +180,26 @@ int sc_lock_dir_create(const char *dir)
 	 * mkdir and our lock: then create it again */
 	for (tries = 0; tries < 16; tries++) {
 		created = mkdir(dir, 0700) == 0;
-		if (!created && errno != EEXIST) {
-			sc_err("cannot create pin directory '%s': %s", dir,
-			       strerror(errno));
-			return -1;
-		}
+		if (!created && errno != EEXIST)
+			return -errno;
 		fd = lock_once(dir);
-		if (fd == -2)
+		if (fd == -ESTALE)
 			continue;
 		if (fd >= 0 && created) {
 			/* remember that the directory is ours to remove */
 			snprintf(marker, sizeof(marker), "%s/%s", dir,
 				 SC_PIN_CREATED);
 			if (mkdir(marker, 0700) && errno != EEXIST) {
-				sc_err("cannot create '%s': %s", marker,
-				       strerror(errno));
+				int err = -errno;
+
 				close(fd);
 				rmdir(dir);
-				return -1;
+				return err;
 			}
 		}
 		return fd;
 	}
-	sc_err("pin directory '%s' keeps disappearing (concurrent detach?)", dir);
-	return -1;
+	return -EAGAIN;
 }
 
 static int open_pin(const char *dir, const char *name)
@@ -223,17 +236,15 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 	err = sc_check_privileges();
 	if (err)
 		return err;
-	err = sc_prepare_dir(dir, 0);
+	err = sc_prepare_dir(dir);
 	if (err)
 		return err;
-	if (access(dir, F_OK)) {
-		sc_err("nothing attached: pin directory '%s' does not exist (see 'splitctl attach')", dir);
-		return SC_EXIT_RUNTIME;
-	}
+	if (access(dir, F_OK))
+		return -ESRCH;
 	if (lock) {
 		st->lock_fd = sc_lock_dir(dir);
 		if (st->lock_fd < 0)
-			return SC_EXIT_RUNTIME;
+			return st->lock_fd;
 	}
 	st->flows4_fd = open_pin(dir, FS_MAP_FLOWS4);
 	st->flows6_fd = open_pin(dir, FS_MAP_FLOWS6);
@@ -242,9 +253,8 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 	st->clock_prog_fd = open_pin(dir, SC_PIN_CLOCK);
 	if (st->flows4_fd < 0 || st->flows6_fd < 0 || st->config_fd < 0 ||
 	    st->stats_fd < 0 || st->clock_prog_fd < 0) {
-		sc_err("nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl attach')", dir);
 		sc_state_close(st);
-		return SC_EXIT_RUNTIME;
+		return -ENODATA;
 	}
 	return 0;
 }
@@ -253,11 +263,7 @@ int sc_config_read(const struct sc_state *st, struct split_config *cfg)
 {
 	__u32 key = 0;
 
-	if (bpf_map_lookup_elem(st->config_fd, &key, cfg)) {
-		sc_err("cannot read the config map: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bpf_map_lookup_elem(st->config_fd, &key, cfg) ? -errno : 0;
 }
 
 int sc_config_write(const struct sc_state *st, const struct split_config *cfg)
@@ -266,11 +272,7 @@ int sc_config_write(const struct sc_state *st, const struct split_config *cfg)
 
 	/* One array element written whole: the datapath sees the old or the
 	 * new config, per field never a torn value of its own width. */
-	if (bpf_map_update_elem(st->config_fd, &key, cfg, BPF_ANY)) {
-		sc_err("cannot write the config map: %s", strerror(errno));
-		return -1;
-	}
-	return 0;
+	return bpf_map_update_elem(st->config_fd, &key, cfg, BPF_ANY) ? -errno : 0;
 }
 
 int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
@@ -278,19 +280,19 @@ int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
 	int ncpus = libbpf_num_possible_cpus();
 	__u64 *vals;
 	__u32 i;
-	int c;
+	int c, err;
 
 	if (ncpus < 1)
-		return -1;
+		return ncpus;
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
-		return -1;
+		return -ENOMEM;
 	for (i = 0; i < FS_STAT_MAX; i++) {
 		out[i] = 0;
 		if (bpf_map_lookup_elem(st->stats_fd, &i, vals)) {
-			sc_err("cannot read the stats map: %s", strerror(errno));
+			err = -errno;
 			free(vals);
-			return -1;
+			return err;
 		}
 		for (c = 0; c < ncpus; c++)
 			out[i] += vals[c];
@@ -307,10 +309,10 @@ int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n)
 	int err;
 
 	if (ncpus < 1)
-		return -1;
+		return ncpus;
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
-		return -1;
+		return -ENOMEM;
 	/* user-space counters live in CPU 0's slot (the datapath never
 	 * touches FLOWS_SWEPT; the lock serialises user-space writers) */
 	err = bpf_map_lookup_elem(st->stats_fd, &key, vals);
@@ -318,8 +320,9 @@ int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n)
 		vals[0] += n;
 		err = bpf_map_update_elem(st->stats_fd, &key, vals, BPF_ANY);
 	}
+	err = err ? -errno : 0;
 	free(vals);
-	return err ? -1 : 0;
+	return err;
 }
 
 static int read_jiffies(int prog_fd, __u64 *j)
@@ -329,8 +332,10 @@ static int read_jiffies(int prog_fd, __u64 *j)
 		    .data_size_in = sizeof(buf), .data_out = out,
 		    .data_size_out = sizeof(out), .repeat = 1);
 
-	if (bpf_prog_test_run_opts(prog_fd, &opts) || opts.retval != XDP_PASS)
-		return -1;
+	if (bpf_prog_test_run_opts(prog_fd, &opts))
+		return -errno;
+	if (opts.retval != XDP_PASS)
+		return -EPROTO;
 	memcpy(j, out, sizeof(*j));
 	return 0;
 }
@@ -355,11 +360,10 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 	static const unsigned int known[] = { 100, 250, 300, 1000 };
 	/* 100 ms: +-1 jiffy is +-10 Hz, well inside the 25 Hz between the
 	 * closest choices (250, 300) */
-	struct timespec t0, t1, d = { 0, 100 * 1000 * 1000 };
 	static unsigned int cached;
 	unsigned int hz, best = 0;
 	double rate, err, best_err = 1e18;
-	__u64 j0, j1;
+	__u64 j0, j1, t0, t1;
 	size_t i;
 
 	if (cached)
@@ -367,18 +371,16 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 	hz = config_hz();
 	if (hz)
 		return cached = hz;
-	sc_verbose("no CONFIG_HZ in /proc/config.gz: measuring HZ\n");
 	/* measure jiffies against CLOCK_MONOTONIC and take the nearest HZ the
 	 * kernel can be built with */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = mono_ns();
 	if (read_jiffies(clock_prog_fd, &j0))
 		return 0;
-	nanosleep(&d, NULL);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sleep_until_ns(t0 + 100 * 1000 * 1000);
+	t1 = mono_ns();
 	if (read_jiffies(clock_prog_fd, &j1))
 		return 0;
-	rate = (j1 - j0) / ((t1.tv_sec - t0.tv_sec) +
-			    (t1.tv_nsec - t0.tv_nsec) / 1e9);
+	rate = (j1 - j0) / ((t1 - t0) / 1e9);
 	for (i = 0; i < sizeof(known) / sizeof(known[0]); i++) {
 		err = rate > known[i] ? rate - known[i] : known[i] - rate;
 		if (err < best_err) {
@@ -391,16 +393,14 @@ unsigned int sc_kernel_hz(int clock_prog_fd)
 
 int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz)
 {
-	if (read_jiffies(st->clock_prog_fd, jiffies)) {
-		sc_err("cannot read the datapath clock: %s", strerror(errno));
-		return -1;
-	}
+	int err = read_jiffies(st->clock_prog_fd, jiffies);
+
+	if (err)
+		return err;
 	if (hz) {
 		*hz = sc_kernel_hz(st->clock_prog_fd);
-		if (!*hz) {
-			sc_err("cannot determine the kernel's HZ");
-			return -1;
-		}
+		if (!*hz)
+			return -EPROTO;
 	}
 	return 0;
 }
@@ -421,53 +421,6 @@ int sc_link_ifindex(const char *path)
 	return ret;
 }
 
-__u64 sc_map_count(int fd, __u32 key_size)
-{
-	enum { COUNT_BATCH = 4096 };
-	struct bpf_map_info info = { 0 };
-	__u32 len = sizeof(info), count;
-	__u64 in_batch = 0, out_batch = 0, n = 0;
-	__u8 key[64], next[64], *keys, *vals;
-	void *in = NULL, *prev = NULL;
-	int err;
-
-	if (key_size > sizeof(key) || bpf_obj_get_info_by_fd(fd, &info, &len))
-		return 0;
-	/* batched lookups: one syscall per COUNT_BATCH entries instead of
-	 * one get_next_key per entry (1M flows: 1.37 s -> 0.34 s here) */
-	keys = malloc((size_t)COUNT_BATCH * key_size);
-	vals = malloc((size_t)COUNT_BATCH * info.value_size);
-	if (keys && vals) {
-		do {
-			LIBBPF_OPTS(bpf_map_batch_opts, bo);
-
-			count = COUNT_BATCH;
-			err = bpf_map_lookup_batch(fd, in, &out_batch, keys,
-						   vals, &count, &bo);
-			if (err && errno != ENOENT)
-				break;
-			n += count;
-			in_batch = out_batch;
-			in = &in_batch;
-		} while (!err);
-		free(keys);
-		free(vals);
-		if (err && errno == ENOENT)
-			return n;
-	} else {
-		free(keys);
-		free(vals);
-	}
-	/* no batch support: walk the keys */
-	n = 0;
-	while (!bpf_map_get_next_key(fd, prev, next)) {
-		memcpy(key, next, key_size);
-		prev = key;
-		n++;
-	}
-	return n;
-}
-
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 {
 	struct bpf_link_info info;
@@ -478,7 +431,7 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 	int n = 0, fd, ifindex;
 
 	if (!d)
-		return errno == ENOENT ? 0 : -1;
+		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d)) && n < max) {
 		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &ifindex) != 1)
 			continue;
@@ -508,9 +461,8 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 			LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
 			if (!bpf_xdp_query(out[n].ifindex, 0, &q))
-				out[n].mode = q.attach_mode == XDP_ATTACHED_DRV ? "native" :
-					      q.attach_mode == XDP_ATTACHED_SKB ? "generic" :
-					      q.attach_mode == XDP_ATTACHED_HW ? "offload" : "?";
+				out[n].mode = q.attach_mode ?
+					      fs_xdp_mode_name(q.attach_mode) : "?";
 		}
 		n++;
 	}

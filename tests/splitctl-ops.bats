@@ -21,17 +21,18 @@ flow_exists() { # PORT
 }
 
 @test "gc removes an expired flow and keeps a live one" {
-	fs_sc attach rc --idle-timeout 0.6
+	fs_sc attach rc --idle-timeout 1
 	fs_sink 6001 /dev/null
 	fs_sink 6002 /dev/null
 	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6001 # idle from now on
 	mkfifo "$D/fifo"
 	fs_bg ip netns exec "$C" socat -u PIPE:"$D/fifo" TCP:10.77.2.1:6002
-	exec 7>"$D/fifo"
+	# keep 6002 busy until the end of the test (also while the checks
+	# below run on a loaded machine), let 6001 age past the timeout
+	fs_bg sh -c "while :; do echo x; sleep 0.1; done >'$D/fifo'"
 	fs_wait_for 5 flow_exists 6002
 	flow_exists 6001
-	# keep 6002 busy across the timeout, let 6001 age
-	for i in $(seq 10); do echo x >&7; sleep 0.1; done
+	fs_wait_for 10 sh -c "$SC -j flows | jq -e '.[] | select(.dport == 6001) | .idle_s > 1.2' >/dev/null"
 	run fs_sc -j gc
 	[ "$status" -eq 0 ]
 	[ "$(echo "$output" | jq .flows_removed)" -eq 1 ]
@@ -148,24 +149,41 @@ bad_conf() {
 	[ "$(fs_sc -j status)" = "$before" ]
 }
 
+# complete WORDS...: what the bash completion offers for "splitctl WORDS..."
+# (the last word is the one being completed), sorted, space separated
+complete_words() {
+	bash -c "
+		_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
+		_filedir() { :; }
+		source '$FS_ROOT/loader/splitctl.bash-completion'
+		COMP_WORDS=(splitctl $*); COMP_CWORD=$#; _splitctl
+		printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' '
+}
+
 @test "man page and bash completion cover exactly the option table" {
 	table=$("$SPLITCTL" help-table)
-	for opt in $(echo "$table" | awk 'NF == 2 {print $2}' | sort -u); do
+	# lines: "PATH" for every command path ("route up"), "PATH --OPTION"
+	# for its options ("-" for the global options)
+	opts=$(echo "$table" | awk '$NF ~ /^--/ {print $NF}' | sort -u)
+	paths=$(echo "$table" | awk '$NF !~ /^--/')
+	[ "$(echo "$paths" | wc -l)" -ge 19 ]	# 13 commands, 6 sub-commands
+	for opt in $opts; do
 		grep -qF -- "$(echo "$opt" | sed 's/-/\\-/g')" "$FS_ROOT/loader/splitctl.8" || { echo "man: $opt"; false; }
 	done
-	for cmd in $(echo "$table" | awk 'NF == 1 {print $1}'); do
-		grep -q "\\\\fB$cmd\\\\fR" "$FS_ROOT/loader/splitctl.8" || { echo "man: $cmd"; false; }
-		grep -q "\\b$cmd\\b" "$FS_ROOT/loader/splitctl.bash-completion" || { echo "completion: $cmd"; false; }
-	done
-	# per command, the completion offers exactly the table's options
-	for cmd in $(echo "$table" | awk 'NF == 1 {print $1}'); do
-		want=$(echo "$table" | awk -v c="$cmd" '$1 == c && NF == 2 {print $2}' | sort | tr '\n' ' ')
-		got=$(bash -c "
-			_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
-			_filedir() { :; }
-			source '$FS_ROOT/loader/splitctl.bash-completion'
-			COMP_WORDS=(splitctl $cmd --); COMP_CWORD=2; _splitctl
-			printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' ')
-		[ "$got" = "$want" ] || { echo "completion $cmd: got '$got' want '$want'"; false; }
-	done
+	while read -r path; do
+		for w in $path; do
+			grep -q "\\\\fB$w\\\\fR" "$FS_ROOT/loader/splitctl.8" || { echo "man: $path ($w)"; false; }
+			grep -q "\\b$w\\b" "$FS_ROOT/loader/splitctl.bash-completion" || { echo "completion: $path ($w)"; false; }
+		done
+		# the completion offers exactly the options of this path...
+		want=$(echo "$table" | awk -v p="$path" '$NF ~ /^--/ { o = $NF; $NF = ""; sub(/ $/, ""); if ($0 == p) print o }' | sort | tr '\n' ' ')
+		got=$(complete_words $path --)
+		[ "$got" = "$want" ] || { echo "completion '$path --': got '$got' want '$want'"; false; }
+		# ...and, for a command with sub-commands, exactly those
+		subs=$(echo "$paths" | awk -v p="$path" 'index($0, p " ") == 1 && NF == split(p, x) + 1 {print $NF}' | sort | tr '\n' ' ')
+		if [ -n "$subs" ]; then
+			got=$(complete_words $path "''")
+			[ "$got" = "$subs" ] || { echo "completion '$path': got '$got' want '$subs'"; false; }
+		fi
+	done <<<"$paths"
 }

@@ -21,9 +21,6 @@
 
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
-	/* COMPAT (cli_compat.c, removed with it): -j and -v of splitctl */
-	int json;
-	int verbose;
 };
 
 /* Defaults of "route up", for splitctl's help text. */
@@ -59,19 +56,5 @@ int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
 int tcfg_tunnel_add(const struct tcfg_tunnel *t);
 int tcfg_tunnel_del(const char *name);
 int tcfg_tunnel_show(void);
-
-/*
- * ---- COMPAT: the old entry points (cli_compat.c) ----------------------------
- * Until splitctl's option table parses "route" and "tunnel" itself. They
- * parse argv with their own getopt, set up the logger ("splitctl: ...") and
- * the output (print_begin(stdout, ctx->json)) and call the functions above.
- * The switch deletes cli_compat.c and this block.
- */
-/* "splitctl route up|down|show ...": argv[0] is "route" */
-int tcfg_route_main(int argc, char **argv, const struct tcfg_ctx *ctx);
-/* "splitctl tunnel add|del|show ...": argv[0] is "tunnel" */
-int tcfg_tunnel_main(int argc, char **argv, const struct tcfg_ctx *ctx);
-/* = tcfg_route_up(), for "splitctl apply -c FILE" ([route] section) */
-int tcfg_route_apply(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
 
 #endif /* TUNNEL_CFG_H */
