@@ -18,7 +18,6 @@
 #include "tcfg.h"
 #include "util.h"
 
-#define TCFG_STATE_DIR "/run/flowsplit"
 #define TCFG_HASH_L4 1
 
 static const char *const hash_sysctl[2] = {

@@ -181,19 +181,40 @@ bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r)
 	return ours;
 }
 
+static void parse_gateway(const struct nlattr *a, int family, struct tcfg_prefix *via)
+{
+	if (mnl_attr_get_payload_len(a) != tcfg_alen(family))
+		return;
+	via->family = family;
+	via->len = family == AF_INET6 ? 128 : 32;
+	memcpy(via->addr, mnl_attr_get_payload(a), tcfg_alen(family));
+}
+
+/* RTA_MULTIPATH: rtnexthop entries, each with its own attributes after it */
 static void parse_multipath(const struct nlattr *a, struct tcfg_route *rt)
 {
 	const struct rtnexthop *nh = mnl_attr_get_payload(a);
 	int left = mnl_attr_get_payload_len(a);
 
-	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) && rt->nnh < 2) {
-		rt->nh[rt->nnh++].oif = nh->rtnh_ifindex;
+	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
+	       nh->rtnh_len <= left && rt->nnh < 2) {
+		struct tcfg_nexthop *out = &rt->nh[rt->nnh++];
+		const struct nlattr *na = (const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
+		int alen = nh->rtnh_len - RTNH_ALIGN(sizeof(*nh));
+
+		out->oif = nh->rtnh_ifindex;
+		out->dead = nh->rtnh_flags & RTNH_F_DEAD;
+		while (mnl_attr_ok(na, alen)) {
+			if (mnl_attr_get_type(na) == RTA_GATEWAY)
+				parse_gateway(na, rt->family, &out->via);
+			alen -= MNL_ALIGN(na->nla_len);
+			na = mnl_attr_next(na);
+		}
 		left -= RTNH_ALIGN(nh->rtnh_len);
 		nh = RTNH_NEXT(nh);
 	}
 }
 
-/* Only what "route show" and the comparisons need: gateways are not read. */
 bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt)
 {
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
@@ -214,8 +235,10 @@ bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt)
 			break;
 		case RTA_OIF:
 			rt->nh[0].oif = mnl_attr_get_u32(a);
+			rt->nh[0].dead = rtm->rtm_flags & RTNH_F_DEAD;
 			rt->nnh = 1;
 			break;
+		case RTA_GATEWAY: parse_gateway(a, rt->family, &rt->nh[0].via); break;
 		case RTA_MULTIPATH: parse_multipath(a, rt); break;
 		}
 	}

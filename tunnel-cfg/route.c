@@ -7,10 +7,13 @@
  * "up" converges: it installs the wanted routes (NLM_F_REPLACE, so
  * switching modes never leaves a prefix without a route) and the missing
  * rules first, then removes those of ours no longer wanted. Ours =
- * protocol TCFG_PROTO; nothing else is touched. State lives in the kernel
- * (apart from the hash policy record, hash_policy.c). Everything is
- * validated before the first change; if a request still fails on a first
- * "up", everything of ours is removed again.
+ * protocol TCFG_PROTO; nothing else is touched. Everything is validated
+ * before the first change; if a request still fails on a first "up",
+ * everything of ours is removed again. A good "up" records its resolved
+ * settings (record.c) for the agent and "route show"; "down" removes the
+ * record. While an agent publishes a failover plan (health_file.c), "up"
+ * installs the routes of that plan rather than those of both tunnels up.
+ * Both hold the lock of record.c, as the agent does when it changes routes.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +33,8 @@ struct route_plan {
 	int short_if, long_if;
 	int dscp;		/* long code point */
 	bool use_dscp;		/* FRA_DSCP selector, else the tos one */
+	struct tcfg_spec record;	/* the settings as installed */
+	struct health_plan health;	/* normal, or the agent's failover */
 	struct tcfg_rules rules;
 	struct tcfg_routes routes;
 };
@@ -92,6 +97,26 @@ static int pick_selector(struct nl *nl, const struct tcfg_spec *s, struct route_
 	return FS_EXIT_OK;
 }
 
+/* The routes of the plan in force: both tunnels, unless a running agent
+ * has failed over (then re-running "up" must not undo its failover). */
+static void health_routes(struct route_plan *p)
+{
+	static struct tcfg_health_file hf;
+	struct health_plan normal = tcfg_plan_normal(&p->record);
+	struct tcfg_err ignored;
+	bool monitored = !tcfg_health_read(&hf, &ignored);
+	char text[64];
+
+	p->health = tcfg_plan_in_force(&p->record, &hf, monitored);
+	if (!tcfg_routes_for_plan(&p->record, p->short_if, p->long_if, &p->health, &p->routes))
+		tcfg_routes_wanted(&p->record, p->short_if, p->long_if, &p->routes);
+	if (!health_plan_equal(&p->health, &normal)) {
+		health_plan_format(&p->health, text, sizeof(text));
+		pr_info("route: tunnel health agent (pid %d) has a failover in force: %s",
+			hf.pid, text);
+	}
+}
+
 /* Everything that can be checked before a change; nl opened on success. */
 static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 		      struct nl *nl, struct route_plan *p)
@@ -117,8 +142,11 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 		nl_close(nl);
 		return ret;
 	}
+	p->record = *s;
+	p->record.dscp_long = p->dscp;
+	p->record.selector = s->mode != MODE_SPLIT ? SEL_AUTO : p->use_dscp ? SEL_DSCP : SEL_TOS;
 	tcfg_rules_wanted(s, p->dscp, p->use_dscp, &p->rules);
-	tcfg_routes_wanted(s, p->short_if, p->long_if, &p->routes);
+	health_routes(p);
 	return FS_EXIT_OK;
 }
 
@@ -157,16 +185,18 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	static struct route_plan plan;
 	static struct tcfg_rules have;
 	struct tcfg_err e = { "" }, ignored;
+	int ret, lock;
 	bool fresh;
 	struct nl nl;
-	int ret;
 
 	memset(&plan, 0, sizeof(plan));
 	ret = route_plan(s, ctx, &nl, &plan);
 	if (ret)
 		return ret;
-	if (tcfg_rules_dump(&nl, &have, &e)) {
+	lock = tcfg_lock(&e);
+	if (lock < 0 || tcfg_rules_dump(&nl, &have, &e)) {
 		pr_err("route: %s", e.msg);
+		tcfg_unlock(lock);
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
@@ -176,10 +206,14 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	if (ret && fresh) {
 		remove_all(&nl, &ignored);
 		tcfg_hash_policy_restore(&ignored);
+		tcfg_record_remove(&ignored);
 	}
 	/* split routes never use multipath: the replaced hash policy returns */
 	if (!ret && s->mode == MODE_SPLIT)
 		ret = tcfg_hash_policy_restore(&e);
+	if (!ret)
+		ret = tcfg_record_write(&plan.record, &e);
+	tcfg_unlock(lock);
 	nl_close(&nl);
 	if (ret)
 		pr_err("route: %s", e.msg);
@@ -190,17 +224,27 @@ int tcfg_route_down(const struct tcfg_ctx *ctx)
 {
 	struct tcfg_err e = { "" };
 	struct nl nl;
-	int ret;
+	int ret, lock;
 
 	(void)ctx;
 	if (nl_open(&nl)) {
 		pr_err("route down: netlink: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
+	lock = tcfg_lock(&e);
+	if (lock < 0) {
+		pr_err("route down: %s", e.msg);
+		nl_close(&nl);
+		return FS_EXIT_RUNTIME;
+	}
+	/* whatever plan the agent left in force: every route of ours goes */
 	ret = remove_all(&nl, &e);
 	nl_close(&nl);
 	if (!ret)
+		ret = tcfg_record_remove(&e);
+	if (!ret)
 		ret = tcfg_hash_policy_restore(&e);
+	tcfg_unlock(lock);
 	if (ret)
 		pr_err("route down: %s", e.msg);
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;

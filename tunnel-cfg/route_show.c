@@ -1,16 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * route_show.c - "route show": the mode, our rules and routes as the kernel
- * has them, and the counters of the tunnels those routes use. Text and JSON
- * from the same print_* calls (lib/json_print.h):
+ * route_show.c - "route show": the mode, whether the kernel holds what the
+ * record of "route up" and the plan in force want (the degraded state), our
+ * rules and routes as the kernel has them, the counters of the tunnels
+ * those routes use, and the tunnel health an agent publishes. Text and
+ * JSON from the same print_* calls (lib/json_print.h):
  *
  *   {"mode": "split"|"ecmp"|"down",
+ *    "state": "ok"|"degraded"|"down"|"unknown", "degraded": BOOL,
+ *    "missing": [TEXT...],
  *    "rules": [{"family","priority","table","iif","dscp","tos"}],
- *    "routes": [{"table","dst","devs":[NAME...]}],
- *    "tunnels": [{"name","up","tx_packets","tx_bytes","rx_packets","rx_bytes"}]}
+ *    "routes": [{"table","dst","devs":[NAME...],
+ *                "nexthops":[{"dev","via","dead"}]}],
+ *    "tunnels": [{"name","up","tx_packets","tx_bytes","rx_packets","rx_bytes"}],
+ *    "health": {"monitored": false} | {"monitored": true, "pid", "plan",
+ *               "in_force", "both_down", "tunnels": [{"dev","role","state",
+ *               "for_s","since_unix","link_down","rtt_ms","rtt_avg_ms",
+ *               "loss","flaps","probes","missed"}]}}
  *
  * "iif" is "" for any input interface, "dscp" -1 without a DSCP selector,
- * "tos" 0 without a tos selector.
+ * "tos" 0 without a tos selector, "via" "" without a gateway. "state" is
+ * "unknown" when objects of ours exist without a record of "route up"
+ * (installed by a version without records).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -102,7 +113,27 @@ void tcfg_show_rules(const struct tcfg_rules *rules)
 	close_json_array(PRINT_JSON, NULL);
 }
 
-static void show_routes(const struct tcfg_routes *routes)
+static void show_nexthop(const struct tcfg_nexthop *nh, bool multipath)
+{
+	char name[IF_NAMESIZE] = "?", via[INET6_ADDRSTRLEN] = "";
+
+	if_indextoname(nh->oif, name);
+	if (nh->via.family)
+		inet_ntop(nh->via.family, nh->via.addr, via, sizeof(via));
+	open_json_object(NULL);
+	if (multipath)
+		print_string(PRINT_FP, NULL, "%s", " nexthop");
+	print_string(PRINT_JSON, "via", NULL, via);
+	if (via[0])
+		print_string(PRINT_FP, NULL, " via %s", via);
+	print_string(PRINT_ANY, "dev", " dev %s", name);
+	print_bool(PRINT_JSON, "dead", NULL, nh->dead);
+	if (nh->dead)
+		print_string(PRINT_FP, NULL, "%s", " dead");
+	close_json_object();
+}
+
+void tcfg_show_routes(const struct tcfg_routes *routes)
 {
 	char buf[TCFG_PREFIX_STRLEN];
 	int i, j;
@@ -114,14 +145,18 @@ static void show_routes(const struct tcfg_routes *routes)
 		open_json_object(NULL);
 		print_uint(PRINT_ANY, "table", "route: table %llu", rt->table);
 		tcfg_fmt_prefix(&rt->dst, buf, sizeof(buf));
-		print_string(PRINT_ANY, "dst", " %s dev", buf);
+		print_string(PRINT_ANY, "dst", " %s", buf);
 		open_json_array(PRINT_JSON, "devs");
 		for (j = 0; j < rt->nnh; j++) {
 			char name[IF_NAMESIZE] = "?";
 
 			if_indextoname(rt->nh[j].oif, name);
-			print_string(PRINT_ANY, NULL, " %s", name);
+			print_string(PRINT_JSON, NULL, NULL, name);
 		}
+		close_json_array(PRINT_JSON, NULL);
+		open_json_array(PRINT_JSON, "nexthops");
+		for (j = 0; j < rt->nnh; j++)
+			show_nexthop(&rt->nh[j], rt->nnh > 1);
 		close_json_array(PRINT_JSON, NULL);
 		print_nl();
 		close_json_object();
@@ -170,10 +205,62 @@ static void show_tunnels(struct nl *nl, const struct tcfg_routes *routes)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* What the record of "up" and the plan in force want, against the kernel. */
+struct show_state {
+	struct tcfg_spec spec;
+	bool recorded, monitored;
+	struct tcfg_health_file hf;
+	struct tcfg_missing missing;
+};
+
+static void check_state(const struct tcfg_rules *rules, const struct tcfg_routes *routes,
+			struct show_state *st)
+{
+	static struct tcfg_routes want_routes;
+	static struct tcfg_rules want_rules;
+	struct health_plan plan;
+	struct tcfg_err e;
+	int short_if, long_if;
+
+	st->monitored = !tcfg_health_read(&st->hf, &e);
+	st->recorded = !tcfg_record_read(&st->spec, &e);
+	st->missing.n = st->missing.total = 0;
+	if (!st->recorded)
+		return;
+	plan = tcfg_plan_in_force(&st->spec, &st->hf, st->monitored);
+	tcfg_tunnel_ifindexes(&st->spec, &short_if, &long_if);
+	if (!tcfg_routes_for_plan(&st->spec, short_if, long_if, &plan, &want_routes))
+		tcfg_routes_wanted(&st->spec, short_if, long_if, &want_routes);
+	tcfg_rules_recorded(&st->spec, &want_rules);
+	tcfg_check(&want_routes, &want_rules, routes, rules, &st->missing);
+}
+
+static void show_state(const struct show_state *st, bool installed)
+{
+	const char *state = !st->recorded ? (installed ? "unknown" : "down") :
+			    st->missing.total ? "degraded" : "ok";
+	int i;
+
+	print_string(PRINT_ANY, "state", "state: %s", state);
+	print_bool(PRINT_JSON, "degraded", NULL, st->missing.total > 0);
+	open_json_array(PRINT_JSON, "missing");
+	for (i = 0; i < st->missing.n; i++)
+		print_string(PRINT_ANY, NULL, i ? "; %s" : " (%s", st->missing.what[i]);
+	if (st->missing.total > st->missing.n)
+		print_int(PRINT_FP, NULL, "; and %lld more", st->missing.total - st->missing.n);
+	if (st->missing.n)
+		print_string(PRINT_FP, NULL, "%s", ")");
+	if (!st->recorded && installed)
+		print_string(PRINT_FP, NULL, "%s", " (no record of route up: run route up again)");
+	close_json_array(PRINT_JSON, NULL);
+	print_nl();
+}
+
 int tcfg_route_show(const struct tcfg_ctx *ctx)
 {
 	static struct tcfg_rules rules;
 	static struct tcfg_routes routes;
+	static struct show_state st;
 	struct tcfg_err e = { "" };
 	const char *mode;
 	struct nl nl;
@@ -188,14 +275,17 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
-	mode = mode_name(&rules);
+	check_state(&rules, &routes, &st);
+	mode = st.recorded ? (st.spec.mode == MODE_ECMP ? "ecmp" : "split") : mode_name(&rules);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "mode", NULL, mode);
 	print_string(PRINT_FP, NULL, "mode: %s\n",
 		     strcmp(mode, "down") ? mode : "down (nothing installed)");
+	show_state(&st, rules.n || routes.n);
 	tcfg_show_rules(&rules);
-	show_routes(&routes);
+	tcfg_show_routes(&routes);
 	show_tunnels(&nl, &routes);
+	tcfg_show_health(&st.hf, st.monitored);
 	close_json_object();
 	nl_close(&nl);
 	return FS_EXIT_OK;

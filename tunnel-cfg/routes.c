@@ -72,7 +72,7 @@ static int route_req(struct nl *nl, int type, const struct tcfg_route *rt)
 }
 
 /* Delete by destination and table alone: our route there, whatever its
- * next hops (the dump does not read the gateways back). */
+ * next hops. */
 static int route_del(struct nl *nl, const struct tcfg_route *rt)
 {
 	struct tcfg_route del = *rt;
@@ -81,23 +81,65 @@ static int route_del(struct nl *nl, const struct tcfg_route *rt)
 	return route_req(nl, RTM_DELROUTE, &del);
 }
 
+int tcfg_route_delete(struct nl *nl, const struct tcfg_route *rt, struct tcfg_err *e)
+{
+	char what[TCFG_PREFIX_STRLEN], kernel[400];
+	int err;
+
+	if (!route_del(nl, rt))
+		return 0;
+	err = errno;
+	snprintf(kernel, sizeof(kernel), "%s", nl_err(nl));
+	tcfg_fmt_prefix(&rt->dst, what, sizeof(what));
+	return tcfg_fail(e, err, "cannot delete route %s of table %u: %s", what, rt->table, kernel);
+}
+
+/* The gateway the kernel found unreachable, for the error line. */
+static void unreachable_hint(const struct tcfg_route *rt, int err, char *buf, size_t len)
+{
+	char via[INET6_ADDRSTRLEN], dev[IF_NAMESIZE] = "?";
+	int i;
+
+	buf[0] = '\0';
+	if (err != EHOSTUNREACH && err != ENETUNREACH)
+		return;
+	for (i = 0; i < rt->nnh; i++) {
+		if (!rt->nh[i].via.family)
+			continue;
+		inet_ntop(rt->nh[i].via.family, rt->nh[i].via.addr, via, sizeof(via));
+		if_indextoname(rt->nh[i].oif, dev);
+		snprintf(buf, len, " (gateway %s%s is not on a network of dev %s: check --via-short/--via-long and the tunnel addresses)",
+			 via, rt->nnh > 1 ? " or the other one" : "", dev);
+		break;
+	}
+}
+
+int tcfg_route_install(struct nl *nl, const struct tcfg_route *rt, struct tcfg_err *e)
+{
+	char what[TCFG_PREFIX_STRLEN * 3 + 64], hint[200], kernel[400];
+	int err;
+
+	if (!route_req(nl, RTM_NEWROUTE, rt))
+		return 0;
+	err = errno;
+	snprintf(kernel, sizeof(kernel), "%s", nl_err(nl));
+	tcfg_fmt_route(rt, what, sizeof(what));
+	unreachable_hint(rt, err, hint, sizeof(hint));
+	return tcfg_fail(e, err, "cannot install route %s in table %u: %s%s", what, rt->table,
+			 kernel, hint);
+}
+
 int tcfg_routes_install(struct nl *nl, const struct tcfg_routes *want,
 			struct tcfg_err *e)
 {
-	int i;
+	int i, ret;
 
-	for (i = 0; i < want->n; i++)
-		if (route_req(nl, RTM_NEWROUTE, &want->r[i]))
-			return tcfg_fail(e, errno, "cannot install a route to the remote prefixes: %s",
-					 nl_err(nl));
+	for (i = 0; i < want->n; i++) {
+		ret = tcfg_route_install(nl, &want->r[i], e);
+		if (ret)
+			return ret;
+	}
 	return 0;
-}
-
-/* same destination in the same table (the next hops are replaced in place) */
-static bool same_dst(const struct tcfg_route *a, const struct tcfg_route *b)
-{
-	return a->family == b->family && a->table == b->table && a->dst.len == b->dst.len &&
-	       !memcmp(a->dst.addr, b->dst.addr, tcfg_alen(a->family));
 }
 
 int tcfg_routes_remove_unwanted(struct nl *nl, const struct tcfg_routes *want,
@@ -109,7 +151,7 @@ int tcfg_routes_remove_unwanted(struct nl *nl, const struct tcfg_routes *want,
 	ret = tcfg_routes_dump(nl, &have, e);
 	for (i = 0; !ret && i < have.n; i++) {
 		for (j = 0; j < want->n; j++)
-			if (same_dst(&have.r[i], &want->r[j]))
+			if (tcfg_route_same_dst(&have.r[i], &want->r[j]))
 				break;
 		if (j == want->n)
 			route_del(nl, &have.r[i]);

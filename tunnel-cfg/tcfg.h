@@ -9,6 +9,11 @@
  *   rules.c        our policy rules: wanted set, dump, converge, DSCP probe
  *   routes.c       our routes: wanted set, dump, install, remove
  *   hash_policy.c  the fib_multipath_hash_policy record of ECMP mode
+ *   record.c       the record of what "route up" installed; the lock
+ *   plan.c         the routes of a health plan; converge; degraded check
+ *   failover.c     the agent's failover object (failover.h)
+ *   linkmon.c      the agent's netlink link monitor (failover.h)
+ *   health_file.c  the agent's published tunnel health (failover.h)
  *   route.c        route up / down (the actions)
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
@@ -27,8 +32,11 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 
+#include "health.h"
 #include "nl.h"
 #include "tunnel_cfg.h"
+
+struct json_object;
 
 #define TCFG_MAX_PREFIXES 32
 #define TCFG_MAX_LAN 8
@@ -100,6 +108,7 @@ struct tcfg_rule {
 struct tcfg_nexthop {
 	int oif;			/* output interface (ifindex) */
 	struct tcfg_prefix via;		/* gateway; family 0: on-link */
+	bool dead;			/* read back: RTNH_F_DEAD (link down) */
 };
 
 /* A route of ours: DST in TABLE over one nexthop, or several (multipath). */
@@ -142,7 +151,8 @@ struct tcfg_tunnel;
 /* RTM_NEWLINK of tunnel t over the underlay ifindex, with this MTU (0: none) */
 struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 				  int underlay, __u32 mtu);
-/* Parse a dumped rule / route: true when it is ours (protocol TCFG_PROTO). */
+/* Parse a dumped rule / route: true when it is ours (protocol TCFG_PROTO).
+ * Routes are read back with their gateways and dead next hops. */
 bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r);
 bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt);
 
@@ -163,6 +173,11 @@ bool tcfg_rules_dscp_supported(struct nl *nl, __u32 table);
 void tcfg_routes_wanted(const struct tcfg_spec *s, int short_if, int long_if,
 			struct tcfg_routes *want);
 int tcfg_routes_dump(struct nl *nl, struct tcfg_routes *have, struct tcfg_err *e);
+/* Create or replace one route; the error names it (destination, gateway,
+ * device), and an unreachable gateway as such. */
+int tcfg_route_install(struct nl *nl, const struct tcfg_route *rt, struct tcfg_err *e);
+/* Delete our route of rt's destination and table (-ENOENT: none). */
+int tcfg_route_delete(struct nl *nl, const struct tcfg_route *rt, struct tcfg_err *e);
 /* Install (create or replace) every wanted route. */
 int tcfg_routes_install(struct nl *nl, const struct tcfg_routes *want,
 			struct tcfg_err *e);
@@ -196,5 +211,115 @@ int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);
 /* ---- route_show.c ---------------------------------------------------------------- */
 /* The "rules" array of route show. */
 void tcfg_show_rules(const struct tcfg_rules *rules);
+/* The "routes" array of route show: destination, next hops (dev, gateway). */
+void tcfg_show_routes(const struct tcfg_routes *routes);
+
+/* ---- record.c ---------------------------------------------------------------------- */
+/* State outside the kernel, one file per network namespace. */
+#define TCFG_STATE_DIR "/run/flowsplit"
+/* TCFG_STATE_DIR/NAME-<netns inode>SUFFIX into buf */
+int tcfg_state_path(char *buf, size_t len, const char *name, const char *suffix,
+		    struct tcfg_err *e);
+/* This network namespace's cookie (never reused while the system runs), 0
+ * where the kernel has none. */
+__u64 tcfg_netns_cookie(void);
+/* Serialise changes of our routes (route up/down, the agent): an exclusive
+ * flock on TCFG_STATE_DIR. Returns the fd to pass to tcfg_unlock(). */
+int tcfg_lock(struct tcfg_err *e);
+void tcfg_unlock(int fd);
+/* The settings as tcfg_spec_set() keys and text values, and back (the
+ * values checked by the setters and tcfg_spec_check()). */
+struct json_object *tcfg_spec_to_json(const struct tcfg_spec *s);
+int tcfg_spec_from_json(struct json_object *o, struct tcfg_spec *s, struct tcfg_err *e);
+/* A new state document {"version", "netns_cookie"}; write one whole or not
+ * at all (consumes o); read one back: -ENOENT when absent or another
+ * namespace's. */
+struct json_object *tcfg_json_doc_new(void);
+int tcfg_json_file_write(const char *path, struct json_object *o, struct tcfg_err *e);
+int tcfg_json_file_read(const char *path, struct json_object **o, struct tcfg_err *e);
+/* route-<netns inode>.json: the resolved settings of the last good "up"
+ * (dscp_long and selector as installed). read: 0, -ENOENT (none) or
+ * -EINVAL (unreadable). */
+int tcfg_record_write(const struct tcfg_spec *s, struct tcfg_err *e);
+int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e);
+int tcfg_record_remove(struct tcfg_err *e);
+
+/* ---- plan.c ------------------------------------------------------------------------ */
+/* The health mode of a spec, and its plan with both tunnels up. */
+enum health_mode tcfg_health_mode(const struct tcfg_spec *s);
+struct health_plan tcfg_plan_normal(const struct tcfg_spec *s);
+/*
+ * The routes plan puts in place (ROUTE: every prefix in each table over the
+ * tunnels the plan names; MAIN: none). False for WAIT and KEEP, which
+ * change nothing (want untouched). With the normal plan this is exactly
+ * tcfg_routes_wanted().
+ */
+bool tcfg_routes_for_plan(const struct tcfg_spec *s, int short_if, int long_if,
+			  const struct health_plan *plan, struct tcfg_routes *want);
+/* Rules of a recorded spec (resolved dscp_long and selector). */
+void tcfg_rules_recorded(const struct tcfg_spec *s, struct tcfg_rules *want);
+/* Same destination and table; same next hops (a set: order ignored). */
+bool tcfg_route_same_dst(const struct tcfg_route *a, const struct tcfg_route *b);
+bool tcfg_route_same(const struct tcfg_route *a, const struct tcfg_route *b);
+/* "10.2.0.0/24 via 192.168.101.2 dev vxs[, via ... dev ...]" */
+void tcfg_fmt_route(const struct tcfg_route *rt, char *buf, size_t len);
+
+/* What the kernel lacks of what is wanted (the degraded state). */
+#define TCFG_MAX_MISSING 16
+struct tcfg_missing {
+	char what[TCFG_MAX_MISSING][200];
+	int n;			/* listed */
+	int total;		/* found (may exceed TCFG_MAX_MISSING) */
+};
+void tcfg_check(const struct tcfg_routes *want_routes, const struct tcfg_rules *want_rules,
+		const struct tcfg_routes *have_routes, const struct tcfg_rules *have_rules,
+		struct tcfg_missing *m);
+/*
+ * Make our routes exactly want: each route that differs from the kernel's
+ * is installed with NLM_F_REPLACE (never deleted first: no moment without
+ * a route), identical ones are left alone, then routes of ours not wanted
+ * are deleted. Goes on after a failed route and returns the first error;
+ * *changed (may be NULL) counts the requests that changed something.
+ */
+int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *changed,
+			 struct tcfg_err *e);
+/* The ifindexes of the spec's tunnels (0 for a missing device). */
+void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_if);
+
+/* ---- health_file.c --------------------------------------------------------------------- */
+/* What a running agent published (health-<netns inode>.json). */
+struct tcfg_health_tunnel {
+	char dev[IF_NAMESIZE];
+	enum health_state state;
+	__u64 since_mono_ns;	/* CLOCK_MONOTONIC of the last change */
+	__u64 rtt_last_ns, rtt_ewma_ns;
+	double loss;		/* 0..1 over the loss window */
+	__u64 flaps, probes, missed;
+	bool link_down;		/* the last down came from a link event */
+};
+struct tcfg_health_file {
+	int pid;				/* the agent */
+	__u64 updated_mono_ns;
+	enum health_mode mode;
+	enum health_both_down both_down;
+	struct tcfg_health_tunnel t[HEALTH_TUNNELS];
+	struct health_plan plan;		/* of the current states */
+	/* the states whose plan is in force (a WAIT or KEEP plan leaves the
+	 * last ROUTE/MAIN plan in force) */
+	enum health_state in_force_state[HEALTH_TUNNELS];
+	struct health_plan in_force;
+};
+/* Publish (whole or not at all) / withdraw the agent's file. */
+int tcfg_health_write(const struct tcfg_health_file *hf, struct tcfg_err *e);
+int tcfg_health_remove(void);
+/* 0; -ENOENT: no agent publishes here (no file, another namespace's, or
+ * its agent is gone); -EINVAL unreadable. */
+int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e);
+/* The plan in force for spec s: the published one when a live agent runs
+ * for the same mode, else the normal plan. */
+struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s,
+				      const struct tcfg_health_file *hf, bool monitored);
+/* The "health" object of route show (and status). */
+void tcfg_show_health(const struct tcfg_health_file *hf, bool monitored);
 
 #endif /* TCFG_H */

@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * health_file.c - the tunnel health a running agent publishes for
+ * "route show" (and "status") and for "route up":
+ *
+ *   TCFG_STATE_DIR/health-<netns inode>.json, written whole or not at all
+ *   {"version": 1, "netns_cookie": N, "pid": P, "updated_mono_ns": T,
+ *    "mode": "split"|"ecmp", "both_down": "keep"|"main",
+ *    "states": [SHORT, LONG], "in_force_states": [SHORT, LONG],
+ *    "tunnels": [{"role", "dev", "state", "since_mono_ns", "rtt_last_ns",
+ *                 "rtt_ewma_ns", "loss", "flaps", "probes", "missed",
+ *                 "link_down"}]}
+ *
+ * States are "init", "up", "down". The plans are not stored but derived
+ * from the states (health_plan()), so a reader with other settings (a new
+ * "route up" switching the mode) derives the plan for its own mode.
+ * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
+ * plan leaves the one before in force. A file whose agent is gone (no
+ * such process) counts as absent. Times are CLOCK_MONOTONIC, which every
+ * process of the system shares.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "json_print.h"
+#include "tcfg.h"
+#include "util.h"
+
+static const char *const role_name[HEALTH_TUNNELS] = { "short", "long" };
+
+static int state_from_name(const char *s, enum health_state *st)
+{
+	if (!strcmp(s, "init"))
+		*st = HEALTH_INIT;
+	else if (!strcmp(s, "up"))
+		*st = HEALTH_UP;
+	else if (!strcmp(s, "down"))
+		*st = HEALTH_DOWN;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static struct json_object *states_json(const enum health_state st[HEALTH_TUNNELS])
+{
+	struct json_object *a = json_object_new_array();
+	int i;
+
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		json_object_array_add(a, json_object_new_string(health_state_name(st[i])));
+	return a;
+}
+
+static struct json_object *tunnel_json(int role, const struct tcfg_health_tunnel *t)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "role", json_object_new_string(role_name[role]));
+	json_object_object_add(o, "dev", json_object_new_string(t->dev));
+	json_object_object_add(o, "state", json_object_new_string(health_state_name(t->state)));
+	json_object_object_add(o, "since_mono_ns", json_object_new_uint64(t->since_mono_ns));
+	json_object_object_add(o, "rtt_last_ns", json_object_new_uint64(t->rtt_last_ns));
+	json_object_object_add(o, "rtt_ewma_ns", json_object_new_uint64(t->rtt_ewma_ns));
+	json_object_object_add(o, "loss", json_object_new_double(t->loss));
+	json_object_object_add(o, "flaps", json_object_new_uint64(t->flaps));
+	json_object_object_add(o, "probes", json_object_new_uint64(t->probes));
+	json_object_object_add(o, "missed", json_object_new_uint64(t->missed));
+	json_object_object_add(o, "link_down", json_object_new_boolean(t->link_down));
+	return o;
+}
+
+int tcfg_health_write(const struct tcfg_health_file *hf, struct tcfg_err *e)
+{
+	enum health_state st[HEALTH_TUNNELS];
+	struct json_object *o, *a;
+	char path[128];
+	int i, ret;
+
+	ret = tcfg_state_path(path, sizeof(path), "health", ".json", e);
+	if (ret)
+		return ret;
+	o = tcfg_json_doc_new();
+	json_object_object_add(o, "pid", json_object_new_int(hf->pid));
+	json_object_object_add(o, "updated_mono_ns", json_object_new_uint64(hf->updated_mono_ns));
+	json_object_object_add(o, "mode", json_object_new_string(hf->mode == HEALTH_MODE_ECMP ?
+								 "ecmp" : "split"));
+	json_object_object_add(o, "both_down", json_object_new_string(
+		hf->both_down == HEALTH_BOTH_DOWN_MAIN ? "main" : "keep"));
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		st[i] = hf->t[i].state;
+	json_object_object_add(o, "states", states_json(st));
+	json_object_object_add(o, "in_force_states", states_json(hf->in_force_state));
+	a = json_object_new_array();
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		json_object_array_add(a, tunnel_json(i, &hf->t[i]));
+	json_object_object_add(o, "tunnels", a);
+	return tcfg_json_file_write(path, o, e);
+}
+
+int tcfg_health_remove(void)
+{
+	struct tcfg_err ignored;
+	char path[128];
+
+	if (tcfg_state_path(path, sizeof(path), "health", ".json", &ignored))
+		return -EIO;
+	return unlink(path) && errno != ENOENT ? -errno : 0;
+}
+
+/* ---- reading ------------------------------------------------------------------- */
+static __u64 get_u64(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_uint64(v) : 0;
+}
+
+static const char *get_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) && json_object_is_type(v, json_type_string) ?
+	       json_object_get_string(v) : "";
+}
+
+static int get_states(struct json_object *o, const char *key, enum health_state st[HEALTH_TUNNELS])
+{
+	struct json_object *a;
+	int i;
+
+	if (!json_object_object_get_ex(o, key, &a) || !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) != HEALTH_TUNNELS)
+		return -EINVAL;
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		if (state_from_name(json_object_get_string(json_object_array_get_idx(a, i)), &st[i]))
+			return -EINVAL;
+	return 0;
+}
+
+static int get_tunnel(struct json_object *o, struct tcfg_health_tunnel *t)
+{
+	struct json_object *v;
+
+	snprintf(t->dev, sizeof(t->dev), "%s", get_str(o, "dev"));
+	if (state_from_name(get_str(o, "state"), &t->state))
+		return -EINVAL;
+	t->since_mono_ns = get_u64(o, "since_mono_ns");
+	t->rtt_last_ns = get_u64(o, "rtt_last_ns");
+	t->rtt_ewma_ns = get_u64(o, "rtt_ewma_ns");
+	t->loss = json_object_object_get_ex(o, "loss", &v) ? json_object_get_double(v) : 0;
+	t->flaps = get_u64(o, "flaps");
+	t->probes = get_u64(o, "probes");
+	t->missed = get_u64(o, "missed");
+	t->link_down = json_object_object_get_ex(o, "link_down", &v) && json_object_get_boolean(v);
+	return 0;
+}
+
+static int parse_health(struct json_object *o, struct tcfg_health_file *hf)
+{
+	enum health_state st[HEALTH_TUNNELS];
+	struct json_object *a;
+	int i;
+
+	memset(hf, 0, sizeof(*hf));
+	hf->pid = get_u64(o, "pid");
+	hf->updated_mono_ns = get_u64(o, "updated_mono_ns");
+	hf->mode = strcmp(get_str(o, "mode"), "ecmp") ? HEALTH_MODE_SPLIT : HEALTH_MODE_ECMP;
+	hf->both_down = strcmp(get_str(o, "both_down"), "main") ? HEALTH_BOTH_DOWN_KEEP :
+								   HEALTH_BOTH_DOWN_MAIN;
+	if (hf->pid <= 0 || get_states(o, "states", st) ||
+	    get_states(o, "in_force_states", hf->in_force_state) ||
+	    !json_object_object_get_ex(o, "tunnels", &a) ||
+	    !json_object_is_type(a, json_type_array) || json_object_array_length(a) != HEALTH_TUNNELS)
+		return -EINVAL;
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		if (get_tunnel(json_object_array_get_idx(a, i), &hf->t[i]))
+			return -EINVAL;
+	hf->plan = health_plan(hf->mode, hf->both_down, st);
+	hf->in_force = health_plan(hf->mode, hf->both_down, hf->in_force_state);
+	return 0;
+}
+
+int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e)
+{
+	struct json_object *o;
+	char path[128];
+	int ret;
+
+	ret = tcfg_state_path(path, sizeof(path), "health", ".json", e);
+	if (!ret)
+		ret = tcfg_json_file_read(path, &o, e);
+	if (ret)
+		return ret;
+	ret = parse_health(o, hf);
+	json_object_put(o);
+	if (ret)
+		return tcfg_fail(e, EINVAL, "%s: unreadable tunnel health", path);
+	/* an agent that died without removing its file publishes nothing */
+	if (kill(hf->pid, 0) && errno == ESRCH)
+		return -ENOENT;
+	return 0;
+}
+
+struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s,
+				      const struct tcfg_health_file *hf, bool monitored)
+{
+	/* the agent steers these tunnels: its states, planned for s's mode */
+	if (monitored && !strcmp(hf->t[HEALTH_SHORT].dev, s->short_dev) &&
+	    !strcmp(hf->t[HEALTH_LONG].dev, s->long_dev))
+		return health_plan(tcfg_health_mode(s), hf->both_down, hf->in_force_state);
+	return tcfg_plan_normal(s);
+}
+
+/* ---- route show ------------------------------------------------------------------ */
+static double ms(__u64 ns)
+{
+	return ns / 1e6;
+}
+
+static void show_tunnel(int role, const struct tcfg_health_tunnel *t, __u64 now_mono)
+{
+	double for_s = now_mono > t->since_mono_ns ? (now_mono - t->since_mono_ns) / 1e9 : 0;
+	struct timespec rt;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "dev", "health: %s", t->dev);
+	print_string(PRINT_ANY, "role", " (%s)", role_name[role]);
+	print_string(PRINT_ANY, "state", " %s", health_state_name(t->state));
+	print_float(PRINT_ANY, "for_s", " for %.1f s", for_s);
+	print_float(PRINT_JSON, "since_unix", NULL, rt.tv_sec + rt.tv_nsec / 1e9 - for_s);
+	if (t->link_down && t->state == HEALTH_DOWN)
+		print_string(PRINT_FP, NULL, "%s", " (link down)");
+	print_bool(PRINT_JSON, "link_down", NULL, t->link_down);
+	print_float(PRINT_ANY, "rtt_ms", ", rtt %.2f ms", ms(t->rtt_last_ns));
+	print_float(PRINT_ANY, "rtt_avg_ms", " (avg %.2f)", ms(t->rtt_ewma_ns));
+	print_float(PRINT_ANY, "loss", ", loss %.1f %%", t->loss * 100);
+	print_uint(PRINT_ANY, "flaps", ", flaps %llu", t->flaps);
+	print_uint(PRINT_JSON, "probes", NULL, t->probes);
+	print_uint(PRINT_JSON, "missed", NULL, t->missed);
+	print_nl();
+	close_json_object();
+}
+
+void tcfg_show_health(const struct tcfg_health_file *hf, bool monitored)
+{
+	char plan[64], in_force[64];
+	int i;
+
+	open_json_object("health");
+	print_bool(PRINT_JSON, "monitored", NULL, monitored);
+	if (!monitored) {
+		print_string(PRINT_FP, NULL, "%s\n", "health: not monitored (no agent publishes tunnel health)");
+		close_json_object();
+		return;
+	}
+	print_int(PRINT_JSON, "pid", NULL, hf->pid);
+	health_plan_format(&hf->plan, plan, sizeof(plan));
+	health_plan_format(&hf->in_force, in_force, sizeof(in_force));
+	print_string(PRINT_ANY, "plan", "plan: %s", plan);
+	print_string(PRINT_ANY, "in_force", " (in force: %s)", in_force);
+	print_string(PRINT_ANY, "both_down", ", both down: %s",
+		     hf->both_down == HEALTH_BOTH_DOWN_MAIN ? "main" : "keep");
+	print_int(PRINT_FP, NULL, ", agent pid %lld", hf->pid);
+	print_nl();
+	open_json_array(PRINT_JSON, "tunnels");
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		show_tunnel(i, &hf->t[i], mono_ns());
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
