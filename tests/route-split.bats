@@ -12,13 +12,42 @@ setup() {
 }
 
 teardown() {
-	# route down puts back the hash policy an ecmp "up" recorded (its record
-	# lives in /run/flowsplit, outside the namespace)
+	# route down puts back the hash policy an ecmp "up" recorded and removes
+	# the route record (both live in /run/flowsplit, outside the namespace);
+	# a failover-test agent withdraws its health file when killed
 	local ns
+	for f in "$BATS_TEST_TMPDIR"/.fo_pids; do
+		[ -f "$f" ] && while read -r p; do kill -TERM "$p" 2>/dev/null; done <"$f"
+	done
 	for ns in "${A:-}" "${B:-}"; do
 		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
+		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
 	done
 	fs_teardown
+}
+
+FAILOVER=$FS_BUILD/failover-test
+
+# fo NS ARGS...: the failover harness (tunnel-cfg/failover.h) in a router
+fo() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$FAILOVER" "$@"
+}
+
+# fo_agent NS ARGS...: the harness as an agent in the background, output in
+# $D/agent-NS; killed with SIGTERM at teardown (it withdraws its file)
+fo_agent() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$FAILOVER" "$@" >"$D/agent-$ns" 2>&1 </dev/null &
+	echo $! >>"$BATS_TEST_TMPDIR/.fo_pids"
+	fs_wait_for 5 grep -q '^agent ready' "$D/agent-$ns"
+}
+
+# via NS DST [TOS]: the device a LAN packet to DST takes
+via() {
+	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana tos "${3:-0}" | jq -r '.[0].dev'
 }
 
 sink() { # PORT FILE [6]
@@ -275,4 +304,174 @@ refused() {
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"needs an underlay MTU of 1650"* ]]
 	wan_sc "$A" -j tunnel show | jq -e 'map(select(.name == "vxs")) | .[0].mtu == 1500 and .[0].vni == 101'
+}
+
+@test "failover: plans switch tables in place; 100 Hz pings of both classes lose nothing" {
+	[ -x "$FAILOVER" ] || { echo "$FAILOVER not built" >&2; false; }
+	wan_route split
+	one=$(wan_dump "$A")
+	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	# the SHORT class (tos 0) and the LONG class (tos 0x04: DSCP 1, whose
+	# echo replies keep it), 100 packets per second each
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 1000 -w 30 10.2.0.1 >"$D/ping1"
+	p1=$!
+	fs_bg ip netns exec "$C" ping -q -Q 0x04 -i 0.01 -c 1000 -w 30 10.2.0.1 >"$D/ping2"
+	p2=$!
+	local n=0 ns
+	for i in 1 2 3; do
+		# SHORT down: both classes over LONG, in both routers
+		for ns in "$A" "$B"; do
+			run fo "$ns" apply down up
+			[ "$status" -eq 0 ]
+			[ "$output" = "applied plan=short=LONG long=LONG changed=2" ]
+		done
+		[ "$(via "$A" 10.2.0.1)" = vxl ]
+		[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+		# the same plan again changes nothing
+		[ "$(fo "$A" apply down up)" = "applied plan=short=LONG long=LONG changed=0" ]
+		sleep 0.3
+		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
+		[ "$(via "$A" 10.2.0.1)" = vxs ]
+		[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+		sleep 0.3
+		# LONG down: both over SHORT
+		for ns in "$A" "$B"; do
+			run fo "$ns" apply up down
+			[ "$status" -eq 0 ]
+			[ "$output" = "applied plan=short=SHORT long=SHORT changed=2" ]
+		done
+		[ "$(via "$A" 10.2.0.1)" = vxs ]
+		[ "$(via "$A" 10.2.0.1 0x04)" = vxs ]
+		sleep 0.3
+		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
+		n=$((n + 4))
+	done
+	rc1=0; wait "$p1" || rc1=$?
+	rc2=0; wait "$p2" || rc2=$?
+	cat "$D/ping1" "$D/ping2"
+	echo "# $n plan switches per router during 100 Hz pings: SHORT class $(grep -o '[0-9]* packets transmitted, [0-9]* received' "$D/ping1"), LONG class $(grep -o '[0-9]* packets transmitted, [0-9]* received' "$D/ping2")" >&3
+	# ping -c 1000 -w 30: exit 0 only when all 1000 replies came back
+	[ "$rc1" -eq 0 ]
+	[ "$rc2" -eq 0 ]
+	# back to split: exactly what route up installed
+	[ "$(wan_dump "$A")" = "$one" ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .degraded == false'
+}
+
+@test "failover: ecmp: the dead member leaves the multipath route and returns" {
+	wan_route ecmp
+	mp() { wan_sc "$A" -j route show | jq -c '[.routes[] | select(.dst == "10.2.0.0/24") | .nexthops[] | [.dev, .via]]'; }
+	[ "$(mp)" = '[["vxs","192.168.101.2"],["vxl","192.168.102.2"]]' ]
+	[ "$(fo "$A" apply up down)" = "applied plan=short=SHORT changed=2" ]
+	[ "$(mp)" = '[["vxs","192.168.101.2"]]' ]
+	ip -n "$A" route show table 100 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
+	! ip -n "$A" route show table 100 10.2.0.0/24 | grep -q nexthop
+	[ "$(fo "$A" apply down up)" = "applied plan=short=LONG changed=2" ]
+	[ "$(mp)" = '[["vxl","192.168.102.2"]]' ]
+	[ "$(fo "$A" apply up up)" = "applied plan=short=SHORT+LONG changed=2" ]
+	[ "$(mp)" = '[["vxs","192.168.101.2"],["vxl","192.168.102.2"]]' ]
+	# a tunnel without a verdict, and both down with "keep": nothing changes
+	[ "$(fo "$A" apply init down)" = "applied plan=short=SHORT+LONG changed=0" ]
+	[ "$(fo "$A" apply down down)" = "applied plan=short=SHORT+LONG changed=0" ]
+}
+
+@test "failover: both down with main: our routes go, the rules stay; route down restores everything" {
+	before=$(wan_dump "$A")
+	wan_route split
+	fo_agent "$A" --both-down main agent down down
+	cat "$D/agent-$A"
+	[ -z "$(ip -n "$A" route show table 100 proto 245)" ]
+	[ -z "$(ip -n "$A" route show table 101 proto 245)" ]
+	[ "$(ip -n "$A" rule show | grep -c 'lookup 10[01]')" -eq 2 ]
+	# route show: what the agent's plan wants is there; its health shown
+	run wan_sc "$A" -j route show
+	echo "$output"
+	echo "$output" | jq -e '.state == "ok" and (.routes | length) == 0 and (.rules | length) == 4'
+	echo "$output" | jq -e '.health.monitored and .health.plan == "main" and .health.in_force == "main"'
+	echo "$output" | jq -e '[.health.tunnels[] | [.dev, .role, .state]] == [["vxs","short","down"],["vxl","long","down"]]'
+	echo "$output" | jq -e '.health.tunnels | all(.flaps == 0 and .loss > 0 and (.for_s | type == "number"))'
+	wan_sc "$A" route show | grep -q '^health: vxl (long) down for '
+	# route up again keeps the agent's failover in force
+	run wan_route split
+	[ "$status" -eq 0 ]
+	[ -z "$(ip -n "$A" route show table 100 proto 245)" ]
+	# route down takes everything away whatever the agent left
+	wan_sc "$A" route down
+	[ "$(wan_dump "$A")" = "$before" ]
+	wan_sc "$A" -j route show | jq -e '.mode == "down" and .state == "down"'
+	# the agent has nothing to steer any more: re-converging changes nothing
+	run fo "$A" reconverge
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"route up has not run"* ]]
+	[ "$(wan_dump "$A")" = "$before" ]
+}
+
+@test "link down/up drops routes: route show degraded, naming them; re-converge restores" {
+	wan_route split
+	wan_sc "$A" route show | grep -qx 'health: not monitored (no agent publishes tunnel health)'
+	wan_sc "$A" route show | grep -q '^route: table 101 10.2.0.0/24 via 192.168.102.2 dev vxl$'
+	ip -n "$A" link set vxl down
+	ip -n "$A" link set vxl up
+	run wan_sc "$A" route show
+	echo "$output"
+	[[ "$output" == *"state: degraded (table 101: route 10.2.0.0/24 via 192.168.102.2 dev vxl missing; table 101: route fd02::/64 via fd10:2::2 dev vxl missing)"* ]]
+	run wan_sc "$A" -j route show
+	echo "$output" | jq -e '.mode == "split" and .state == "degraded" and .degraded == true and (.missing | length) == 2'
+	[ "$(via "$A" 10.2.0.1 0x04)" = vxs ]   # the long class fell through to SHORT
+	# the link down also took vxl's IPv6 address (keep_addr_on_down 0):
+	# the IPv4 route returns, the IPv6 one cannot, and the error says why
+	run fo "$A" reconverge
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"route fd02::/64 via fd10:2::2 dev vxl in table 101: No route to host (gateway fd10:2::2 is not on a network of dev vxl"* ]]
+	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	wan_sc "$A" route show | grep -q 'state: degraded (table 101: route fd02::/64 via fd10:2::2 dev vxl missing)'
+	ip -n "$A" addr add fd10:2::1/64 dev vxl nodad
+	[ "$(fo "$A" reconverge)" = "reconverged changed=1" ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .missing == []'
+	# with keep_addr_on_down the whole link down/up is repaired in one go
+	ip netns exec "$A" sysctl -qw net.ipv6.conf.vxl.keep_addr_on_down=1
+	ip -n "$A" link set vxl down
+	ip -n "$A" link set vxl up
+	wan_sc "$A" -j route show | jq -e '.state == "degraded" and (.missing | length) == 2'
+	[ "$(fo "$A" reconverge)" = "reconverged changed=2" ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	# a missing rule is named too, and re-converging adds it back
+	ip -n "$A" rule del pref 1000 iif lana lookup 101
+	wan_sc "$A" route show | grep -q 'state: degraded (rule ipv4 priority 1000 iif lana lookup 101 missing)'
+	[ "$(fo "$A" reconverge)" = "reconverged changed=0" ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+}
+
+@test "link monitor: the agent fails over on a tunnel link down and re-converges on link up" {
+	wan_route split
+	fo_agent "$A" agent up up
+	ip -n "$A" link set vxl down
+	fs_wait_for 5 grep -q '^event kind=down dev=vxl' "$D/agent-$A"
+	# LONG down (link event): table LONG over SHORT, right away
+	ip -n "$A" route show table 101 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
+	wan_sc "$A" -j route show | jq -e '.health.tunnels[1].state == "down" and .health.tunnels[1].link_down and .health.tunnels[1].flaps == 1'
+	ip -n "$A" link set vxl up
+	fs_wait_for 5 grep -q '^event kind=up dev=vxl' "$D/agent-$A"
+	# someone deletes a route of ours: put back
+	ip -n "$A" route del 10.2.0.0/24 table 100 proto 245
+	fs_wait_for 5 grep -q '^event kind=route-lost dev= changed=1' "$D/agent-$A"
+	ip -n "$A" route show table 100 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
+	cat "$D/agent-$A"
+	# the LONG tunnel stays down (no prober here to bring it back)
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
+	kill -TERM "$(cat "$BATS_TEST_TMPDIR/.fo_pids")"
+	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
+	fs_wait_for 5 not_monitored
+	# without the agent, the routes of both tunnels up are wanted
+	wan_sc "$A" -j route show | jq -e '.state == "degraded"'
+}
+
+@test "errors: an unreachable gateway is named; nothing installed" {
+	refused 1 "gateway 192.168.200.9 is not on a network of dev vxl" route_a split --via-long 192.168.200.9
+	refused 1 "route 10.2.0.0/24 via 192.168.200.9 dev vxl in table 101" route_a split --via-long 192.168.200.9
+	wan_sc "$A" -j route show | jq -e '.mode == "down" and .state == "down"'
 }

@@ -5,6 +5,8 @@
 #   build/tests/unit-health   the state machine, damping and plans (TAP)
 #   build/health-probe-test   the prober against real peers, for
 #                             tests/health-probe.bats (not installed)
+#   build/failover-test       the failover API (plans, re-convergence, link
+#                             monitor, health file), for tests/route-split.bats
 # $$(...) in prerequisites: second expansion (TCFG_LIB, FSLIB are defined by
 # other fragments, possibly later).
 
@@ -16,4 +18,9 @@ $(BUILD)/health-probe-test: tests/tools/health-probe-test.c $$(TCFG_LIB) $$(FSLI
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itunnel-cfg $(FSLIB_CFLAGS) $< -o $@ $(TCFG_LIB) $(FSLIB) $(FSLIB_LIBS)
 
-ALL_TARGETS += $(BUILD)/tests/unit-health $(BUILD)/health-probe-test
+# the failover API driven as the agent will, for tests/route-split.bats
+$(BUILD)/failover-test: tests/tools/failover-test.c $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Itunnel-cfg $(FSLIB_CFLAGS) $(MNL_CFLAGS) $< -o $@ $(TCFG_LIB) $(TCFG_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-health $(BUILD)/health-probe-test $(BUILD)/failover-test

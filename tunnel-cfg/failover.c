@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * failover.c - the agent's failover object (failover.h): the record of
+ * "route up" (re-read when it changes), the tunnel states whose plan is in
+ * force, and the converge of plan.c under the lock of record.c.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <json-c/json.h>
+
+#include "failover.h"
+#include "json_print.h"
+#include "tcfg.h"
+
+struct tcfg_failover {
+	struct tcfg_spec spec;		/* the record */
+	enum health_both_down both_down;
+	/* the states whose plan is in force (a WAIT/KEEP plan keeps them) */
+	enum health_state in_force[HEALTH_TUNNELS];
+	bool published;		/* the health file is ours to withdraw */
+	struct nl nl;
+};
+
+static int fail_out(const struct tcfg_err *e, int ret, char *err, size_t errlen)
+{
+	if (ret && err && errlen)
+		snprintf(err, errlen, "%s", e->msg);
+	return ret;
+}
+
+/* The record as it is now: "route up" may have run again since. */
+static int reload(struct tcfg_failover *fo, struct tcfg_err *e)
+{
+	int ret = tcfg_record_read(&fo->spec, e);
+
+	if (ret == -ENOENT)
+		tcfg_fail(e, ENOENT, "no routes to steer: route up has not run in this network namespace");
+	return ret;
+}
+
+int tcfg_failover_open(struct tcfg_failover **out, enum health_both_down both_down,
+		       char *err, size_t errlen)
+{
+	struct tcfg_failover *fo = calloc(1, sizeof(*fo));
+	struct tcfg_err e = { "" };
+	int ret;
+
+	if (!fo)
+		return fail_out(&e, tcfg_fail(&e, ENOMEM, "out of memory"), err, errlen);
+	fo->both_down = both_down;
+	fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
+	ret = reload(fo, &e);
+	if (!ret && nl_open(&fo->nl))
+		ret = tcfg_fail(&e, errno, "netlink: %s", strerror(errno));
+	if (ret) {
+		free(fo);
+		return fail_out(&e, ret, err, errlen);
+	}
+	*out = fo;
+	return 0;
+}
+
+void tcfg_failover_close(struct tcfg_failover *fo)
+{
+	if (!fo)
+		return;
+	if (fo->published)
+		tcfg_health_remove();
+	nl_close(&fo->nl);
+	free(fo);
+}
+
+int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info,
+		       char *err, size_t errlen)
+{
+	const struct tcfg_prefix *via[HEALTH_TUNNELS] = { fo->spec.via_short, fo->spec.via_long };
+	struct tcfg_err e;
+	int ret = reload(fo, &e), t, f;
+
+	if (ret)
+		return fail_out(&e, ret, err, errlen);
+	memset(info, 0, sizeof(*info));
+	info->mode = tcfg_health_mode(&fo->spec);
+	snprintf(info->dev[HEALTH_SHORT], IF_NAMESIZE, "%s", fo->spec.short_dev);
+	snprintf(info->dev[HEALTH_LONG], IF_NAMESIZE, "%s", fo->spec.long_dev);
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		for (f = 0; f < 2 && !info->target[t][0]; f++)
+			if (via[t][f].family)
+				inet_ntop(via[t][f].family, via[t][f].addr, info->target[t],
+					  sizeof(info->target[t]));
+	return 0;
+}
+
+struct health_plan tcfg_failover_in_force(const struct tcfg_failover *fo)
+{
+	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, fo->in_force);
+}
+
+/* Install the plan in force (and the missing rules), under the lock. */
+static int converge(struct tcfg_failover *fo, bool rules, struct tcfg_err *e)
+{
+	static struct tcfg_routes want;
+	static struct tcfg_rules want_rules, have_rules;
+	struct health_plan plan;
+	int lock, ret, changed = 0, short_if, long_if;
+
+	lock = tcfg_lock(e);
+	if (lock < 0)
+		return lock;
+	/* under the lock: a "route down" that ran before us removed the record */
+	ret = reload(fo, e);
+	if (ret)
+		goto out;
+	plan = tcfg_failover_in_force(fo);
+	tcfg_tunnel_ifindexes(&fo->spec, &short_if, &long_if);
+	if (!tcfg_routes_for_plan(&fo->spec, short_if, long_if, &plan, &want))
+		goto out;	/* cannot happen: the plan in force is ROUTE or MAIN */
+	ret = tcfg_routes_converge(&fo->nl, &want, &changed, e);
+	if (rules) {
+		struct tcfg_err rule_e;
+		int ret2;
+
+		tcfg_rules_recorded(&fo->spec, &want_rules);
+		ret2 = tcfg_rules_dump(&fo->nl, &have_rules, &rule_e);
+		if (!ret2)
+			ret2 = tcfg_rules_converge(&fo->nl, &want_rules, &have_rules, &rule_e);
+		if (ret2 && !ret) {
+			ret = ret2;
+			*e = rule_e;
+		}
+	}
+out:
+	tcfg_unlock(lock);
+	return ret ? ret : changed;
+}
+
+int tcfg_failover_apply(struct tcfg_failover *fo, const enum health_state state[HEALTH_TUNNELS],
+			char *err, size_t errlen)
+{
+	struct health_plan plan = health_plan(tcfg_health_mode(&fo->spec), fo->both_down, state);
+	struct tcfg_err e = { "" };
+
+	if (plan.action == HEALTH_PLAN_WAIT || plan.action == HEALTH_PLAN_KEEP)
+		return 0;
+	fo->in_force[HEALTH_SHORT] = state[HEALTH_SHORT];
+	fo->in_force[HEALTH_LONG] = state[HEALTH_LONG];
+	return fail_out(&e, converge(fo, false, &e), err, errlen);
+}
+
+int tcfg_failover_reconverge(struct tcfg_failover *fo, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+
+	return fail_out(&e, converge(fo, true, &e), err, errlen);
+}
+
+int tcfg_failover_publish(struct tcfg_failover *fo, const struct health *const h[HEALTH_TUNNELS],
+			  uint64_t now_ns, char *err, size_t errlen)
+{
+	static struct tcfg_health_file hf;
+	struct tcfg_err e = { "" };
+	int t;
+
+	memset(&hf, 0, sizeof(hf));
+	hf.pid = getpid();
+	hf.updated_mono_ns = now_ns;
+	hf.mode = tcfg_health_mode(&fo->spec);
+	hf.both_down = fo->both_down;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		struct tcfg_health_tunnel *o = &hf.t[t];
+
+		snprintf(o->dev, sizeof(o->dev), "%s",
+			 t == HEALTH_SHORT ? fo->spec.short_dev : fo->spec.long_dev);
+		o->state = h[t]->state;
+		o->since_mono_ns = h[t]->since_ns;
+		o->rtt_last_ns = h[t]->rtt_last_ns;
+		o->rtt_ewma_ns = h[t]->rtt_ewma_ns;
+		o->loss = health_loss_ratio(h[t]);
+		o->flaps = h[t]->flaps;
+		o->probes = h[t]->probes;
+		o->missed = h[t]->missed;
+		o->link_down = h[t]->link_down;
+		hf.in_force_state[t] = fo->in_force[t];
+	}
+	fo->published = true;
+	return fail_out(&e, tcfg_health_write(&hf, &e), err, errlen);
+}
+
+void tcfg_health_status(void)
+{
+	static struct tcfg_health_file hf;
+	struct tcfg_err e;
+
+	tcfg_show_health(&hf, !tcfg_health_read(&hf, &e));
+}
