@@ -390,7 +390,7 @@ refused() {
 	echo "$output" | jq -e '.state == "ok" and (.routes | length) == 0 and (.rules | length) == 4'
 	echo "$output" | jq -e '.health.monitored and .health.plan == "main" and .health.in_force == "main"'
 	echo "$output" | jq -e '[.health.tunnels[] | [.dev, .role, .state]] == [["vxs","short","down"],["vxl","long","down"]]'
-	echo "$output" | jq -e '.health.tunnels | all(.flaps == 0 and .loss > 0 and (.for_s | type == "number"))'
+	echo "$output" | jq -e '.health.tunnels | all(.flaps == 0 and .loss_pct == 100 and (.for_s | type == "number"))'
 	wan_sc "$A" route show | grep -q '^health: vxl (long) down for '
 	# route up again keeps the agent's failover in force
 	run wan_route split

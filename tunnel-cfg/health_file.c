@@ -239,7 +239,7 @@ static void show_tunnel(int role, const struct tcfg_health_tunnel *t, __u64 now_
 	print_bool(PRINT_JSON, "link_down", NULL, t->link_down);
 	print_float(PRINT_ANY, "rtt_ms", ", rtt %.2f ms", ms(t->rtt_last_ns));
 	print_float(PRINT_ANY, "rtt_avg_ms", " (avg %.2f)", ms(t->rtt_ewma_ns));
-	print_float(PRINT_ANY, "loss", ", loss %.1f %%", t->loss * 100);
+	print_float(PRINT_ANY, "loss_pct", ", loss %.1f %%", t->loss * 100);
 	print_uint(PRINT_ANY, "flaps", ", flaps %llu", t->flaps);
 	print_uint(PRINT_JSON, "probes", NULL, t->probes);
 	print_uint(PRINT_JSON, "missed", NULL, t->missed);

@@ -4,7 +4,9 @@
  * the rule, route and link messages it would send (header flags, family,
  * table, owner protocol, priority, DSCP/TOS selector, iif, multipath next
  * hops, VXLAN attributes), the rules and routes "route up" wants, the
- * settings parser, and the JSON of names that need escaping.
+ * routes of each health plan, the degraded check, routes and link events
+ * parsed back, the record of "route up", the settings parser, and the JSON
+ * of names that need escaping and of the tunnel health.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
+#include "failover.h"
 #include "json_print.h"
 #include "tcfg.h"
 #include "util.h"
@@ -352,6 +355,323 @@ static void test_wanted(void)
 	tcfg_spec_free(s);
 }
 
+
+/* ---- health plans -------------------------------------------------------------- */
+static const char *const split_kv[] = {
+	"mode", "split", "short-dev", "vxs", "long-dev", "vxl", "prefix", "10.2.0.0/24 fd02::/64",
+	"lan-dev", "lana", "via-short", "192.168.101.2, fd10:1::2",
+	"via-long", "192.168.102.2, fd10:2::2", "dscp-long", "1", "selector", "tos", NULL };
+static const char *const ecmp_kv[] = {
+	"mode", "ecmp", "short-dev", "vxs", "long-dev", "vxl", "prefix", "10.2.0.0/24 fd02::/64",
+	"via-short", "192.168.101.2, fd10:1::2", "via-long", "192.168.102.2, fd10:2::2", NULL };
+
+static struct health_plan plan_of(const struct tcfg_spec *s, enum health_both_down bd,
+				  enum health_state sh, enum health_state lg)
+{
+	enum health_state st[HEALTH_TUNNELS] = { sh, lg };
+
+	return health_plan(tcfg_health_mode(s), bd, st);
+}
+
+/* Route i of want: table, next hop count, first next hop's ifindex and
+ * gateway (IPv4 gateways of 192.168.10X.2 by their third byte). */
+static bool route_is(const struct tcfg_routes *w, int i, __u32 table, int nnh, int oif, int via3)
+{
+	const struct tcfg_route *rt = &w->r[i];
+
+	return i < w->n && rt->table == table && rt->nnh == nnh && rt->nh[0].oif == oif &&
+	       (rt->family != AF_INET || rt->nh[0].via.addr[2] == via3) &&
+	       rt->nh[0].via.family == rt->family;
+}
+
+static void test_plan_split(void)
+{
+	static struct tcfg_routes want, normal;
+	struct tcfg_spec *s = spec(split_kv);
+	struct health_plan p;
+	bool same = true;
+	int i;
+
+	/* both up: exactly what route up installs */
+	p = tcfg_plan_normal(s);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want), "split, both up: a ROUTE plan");
+	tcfg_routes_wanted(s, 7, 8, &normal);
+	for (i = 0; i < normal.n; i++)
+		same = same && tcfg_route_same(&want.r[i], &normal.r[i]);
+	ok(want.n == 4 && normal.n == 4 && same, "split, both up: the routes of route up (%d)", want.n);
+
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_DOWN, HEALTH_UP);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 4 &&
+	   route_is(&want, 0, 100, 1, 8, 102) && route_is(&want, 1, 101, 1, 8, 102) &&
+	   route_is(&want, 2, 100, 1, 8, 0) && route_is(&want, 3, 101, 1, 8, 0),
+	   "split, SHORT down: both tables over LONG (dev, LONG gateway), IPv4 and IPv6");
+	ok(!memcmp(want.r[2].nh[0].via.addr, s->via_long[1].addr, 16),
+	   "split, SHORT down: the IPv6 prefix takes LONG's IPv6 gateway");
+
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_UP, HEALTH_DOWN);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 4 &&
+	   route_is(&want, 0, 100, 1, 7, 101) && route_is(&want, 1, 101, 1, 7, 101),
+	   "split, LONG down: both tables over SHORT");
+
+	want.n = 99;
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_DOWN, HEALTH_DOWN);
+	ok(!tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 99,
+	   "both down, keep: no change (KEEP)");
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_INIT, HEALTH_UP);
+	ok(!tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 99,
+	   "a tunnel in init: no change (WAIT)");
+	p = plan_of(s, HEALTH_BOTH_DOWN_MAIN, HEALTH_DOWN, HEALTH_DOWN);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 0,
+	   "both down, main: no route of ours wanted");
+	tcfg_spec_free(s);
+}
+
+static void test_plan_ecmp(void)
+{
+	static struct tcfg_routes want;
+	struct tcfg_spec *s = spec(ecmp_kv);
+	const struct nlmsghdr *nlh;
+	struct health_plan p;
+	size_t h = sizeof(struct rtmsg);
+
+	p = tcfg_plan_normal(s);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 2 && want.r[0].nnh == 2 &&
+	   want.r[0].nh[0].oif == 7 && want.r[0].nh[1].oif == 8 && want.r[0].table == 100,
+	   "ecmp, both up: one multipath route per prefix in table SHORT");
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_UP, HEALTH_DOWN);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 2 &&
+	   route_is(&want, 0, 100, 1, 7, 101) && route_is(&want, 1, 100, 1, 7, 0),
+	   "ecmp, LONG down: the dead member leaves: a plain route over SHORT");
+	nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &want.r[0]);
+	ok(nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_REPLACE) &&
+	   !attr(nlh, h, RTA_MULTIPATH) && u32_of(attr(nlh, h, RTA_OIF)) == 7 &&
+	   attr(nlh, h, RTA_GATEWAY),
+	   "ecmp, one member: REPLACE with RTA_OIF and RTA_GATEWAY, no RTA_MULTIPATH");
+	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_DOWN, HEALTH_UP);
+	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && route_is(&want, 0, 100, 1, 8, 102),
+	   "ecmp, SHORT down: a plain route over LONG");
+	p = tcfg_plan_normal(s);
+	tcfg_routes_for_plan(s, 7, 8, &p, &want);
+	nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &want.r[0]);
+	ok(nlh->nlmsg_flags & NLM_F_REPLACE && attr(nlh, h, RTA_MULTIPATH) && !attr(nlh, h, RTA_OIF),
+	   "ecmp, back to both: REPLACE with RTA_MULTIPATH");
+	tcfg_spec_free(s);
+}
+
+/* ---- routes read back; the degraded check ------------------------------------------ */
+static void test_parse_back(void)
+{
+	struct tcfg_route rt = { .family = AF_INET6, .table = 100, .dst = pfx("fd02::/64"),
+				 .nh = { { .oif = 7, .via = pfx("fd10:1::2") },
+					 { .oif = 8, .via = pfx("fd10:2::2") } }, .nnh = 2 }, back;
+	struct nlmsghdr *nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &rt);
+	struct nlattr *mp = (struct nlattr *)attr(nlh, sizeof(struct rtmsg), RTA_MULTIPATH);
+	struct rtnexthop *nh = mnl_attr_get_payload(mp);
+
+	ok(tcfg_parse_route(nlh, &back) && tcfg_route_same(&back, &rt) && !back.nh[0].dead,
+	   "multipath parses back with both gateways");
+	RTNH_NEXT(nh)->rtnh_flags = RTNH_F_DEAD;
+	ok(tcfg_parse_route(nlh, &back) && !back.nh[0].dead && back.nh[1].dead,
+	   "a dead next hop (link down) is read as such");
+	rt.nnh = 1;
+	rt.family = AF_INET;
+	rt.dst = pfx("10.2.0.0/24");
+	rt.nh[0].via = pfx("192.168.101.2");
+	nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &rt);
+	ok(tcfg_parse_route(nlh, &back) && tcfg_route_same(&back, &rt) &&
+	   back.nh[0].via.family == AF_INET, "a single route parses back with its gateway");
+	back.nh[0].via = pfx("192.168.101.3");
+	ok(!tcfg_route_same(&back, &rt), "another gateway is another route");
+	back = rt;
+	back.nh[0].oif = 9;
+	ok(!tcfg_route_same(&back, &rt) && tcfg_route_same_dst(&back, &rt),
+	   "another device: same destination, not the same route");
+}
+
+static bool has_missing(const struct tcfg_missing *m, const char *what)
+{
+	int i;
+
+	for (i = 0; i < m->n; i++)
+		if (strstr(m->what[i], what))
+			return true;
+	printf("# no '%s' in %d:", what, m->n);
+	for (i = 0; i < m->n; i++)
+		printf(" [%s]", m->what[i]);
+	printf("\n");
+	return false;
+}
+
+static void test_check(void)
+{
+	static struct tcfg_routes want, have;
+	static struct tcfg_rules want_rules, have_rules;
+	struct tcfg_spec *s = spec(split_kv);
+	struct tcfg_missing m;
+	struct health_plan p = tcfg_plan_normal(s);
+
+	tcfg_routes_for_plan(s, 7, 8, &p, &want);
+	tcfg_rules_recorded(s, &want_rules);
+	ok(want_rules.n == 4 && want_rules.r[0].tos == 0x04 && want_rules.r[0].dscp == -1,
+	   "recorded rules: the recorded code point and selector (tos 0x04)");
+	have = want;
+	have_rules = want_rules;
+	tcfg_check(&want, &want_rules, &have, &have_rules, &m);
+	ok(m.total == 0 && m.n == 0, "kernel as wanted: nothing missing");
+
+	/* a link down/up dropped the LONG table's IPv4 route */
+	have.r[1] = have.r[3];
+	have.n = 3;
+	tcfg_check(&want, &want_rules, &have, &have_rules, &m);
+	ok(m.total == 1 && has_missing(&m, "table 101: route 10.2.0.0/24 via 192.168.102.2 dev ") &&
+	   has_missing(&m, " missing"), "a dropped route is named with its gateway");
+
+	have = want;
+	have.r[0].nh[0] = want.r[1].nh[0];
+	have.r[2].nh[0].dead = false;
+	have.r[3].nh[0].dead = true;
+	have_rules.n = 3;
+	tcfg_check(&want, &want_rules, &have, &have_rules, &m);
+	ok(m.total == 3 && has_missing(&m, "rule ipv6 priority 1001 iif lana lookup 100 missing") &&
+	   has_missing(&m, "table 100: route 10.2.0.0/24 via 192.168.102.2 dev ") &&
+	   has_missing(&m, " instead of 10.2.0.0/24 via 192.168.101.2 dev ") &&
+	   has_missing(&m, "route fd02::/64 via fd10:2::2 dev ") && has_missing(&m, " dead"),
+	   "a missing rule, a route over the wrong tunnel, a dead next hop");
+
+	/* MAIN wants none: ours left over are reported */
+	p = plan_of(s, HEALTH_BOTH_DOWN_MAIN, HEALTH_DOWN, HEALTH_DOWN);
+	tcfg_routes_for_plan(s, 7, 8, &p, &have);
+	tcfg_check(&have, &want_rules, &want, &want_rules, &m);
+	ok(m.total == 4 && has_missing(&m, "not wanted"), "routes of ours not wanted are reported");
+	tcfg_spec_free(s);
+}
+
+/* ---- link events -------------------------------------------------------------------- */
+static struct nlmsghdr *link_msg(int type, int index, unsigned int flags, const char *name)
+{
+	struct nlmsghdr *nlh;
+	struct ifinfomsg *ifi;
+
+	memset(buf, 0, sizeof(buf));
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = index;
+	ifi->ifi_flags = flags;
+	if (name)
+		mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
+	return nlh;
+}
+
+static void test_link_events(void)
+{
+	struct tcfg_route rt = { .family = AF_INET, .table = 101, .dst = pfx("10.2.0.0/24"),
+				 .nh = { { .oif = 7 } }, .nnh = 1 };
+	struct tcfg_link_event ev;
+	struct nlmsghdr *nlh;
+
+	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, "vxl"), &ev) == 1 &&
+	   ev.kind == TCFG_LINK_UP && ev.ifindex == 7 && !strcmp(ev.dev, "vxl"),
+	   "RTM_NEWLINK up and running: LINK_UP, name and index");
+	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP, "vxl"), &ev) == 1 &&
+	   ev.kind == TCFG_LINK_DOWN, "up without carrier: LINK_DOWN");
+	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, 0, "vxl"), &ev) == 1 &&
+	   ev.kind == TCFG_LINK_DOWN, "administratively down: LINK_DOWN");
+	ok(tcfg_link_event_parse(link_msg(RTM_DELLINK, 7, 0, "vxl"), &ev) == 1 &&
+	   ev.kind == TCFG_LINK_DELETED && !strcmp(ev.dev, "vxl"), "RTM_DELLINK: LINK_DELETED");
+	nlh = link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, NULL);
+	nlh->nlmsg_len = NLMSG_HDRLEN + 4;
+	ok(tcfg_link_event_parse(nlh, &ev) == 0, "a truncated link message is ignored");
+
+	nlh = tcfg_msg_route(buf, RTM_DELROUTE, &rt);
+	ok(tcfg_link_event_parse(nlh, &ev) == 1 && ev.kind == TCFG_ROUTE_LOST,
+	   "RTM_DELROUTE of ours: ROUTE_LOST");
+	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol = RTPROT_STATIC;
+	ok(tcfg_link_event_parse(nlh, &ev) == 0, "someone else's route deleted: no event");
+	ok(tcfg_link_event_parse(tcfg_msg_route(buf, RTM_NEWROUTE, &rt), &ev) == 0,
+	   "RTM_NEWROUTE: no event");
+}
+
+/* ---- the record of route up ---------------------------------------------------------- */
+static void test_record(void)
+{
+	struct tcfg_spec *s = spec(split_kv), back;
+	struct json_object *o = tcfg_spec_to_json(s), *o2;
+	struct tcfg_err e;
+	char first[2048];
+
+	snprintf(first, sizeof(first), "%s", json_object_to_json_string(o));
+	ok(!tcfg_spec_from_json(o, &back, &e) && back.mode == MODE_SPLIT &&
+	   back.nprefixes == 2 && back.nlan == 1 && !strcmp(back.long_dev, "vxl") &&
+	   back.dscp_long == 1 && back.selector == SEL_TOS && back.table_long == 101 &&
+	   back.via_long[1].family == AF_INET6 &&
+	   !memcmp(back.prefixes[1].addr, s->prefixes[1].addr, 16),
+	   "record: the settings read back through the setters: %s", first);
+	o2 = tcfg_spec_to_json(&back);
+	ok(!strcmp(first, json_object_to_json_string(o2)), "record: written again, the same text");
+	json_object_put(o2);
+	json_object_object_add(o, "table-long", json_object_new_string("254"));
+	ok(tcfg_spec_from_json(o, &back, &e) == -EINVAL && strstr(e.msg, "table-long: invalid table '254'"),
+	   "record: a bad value is refused naming it: %s", e.msg);
+	json_object_object_add(o, "table-long", json_object_new_string("100"));
+	ok(tcfg_spec_from_json(o, &back, &e) == -EINVAL && strstr(e.msg, "must differ"),
+	   "record: checked as a whole (tables must differ)");
+	json_object_put(o);
+	tcfg_spec_free(s);
+}
+
+/* ---- tunnel health in route show --------------------------------------------------- */
+static char *capture_json(void (*fn)(void));
+static struct tcfg_health_file shown_hf;
+static bool shown_monitored;
+
+static void emit_health(void)
+{
+	open_json_object(NULL);
+	tcfg_show_health(&shown_hf, shown_monitored);
+	close_json_object();
+}
+
+static void test_health_json(void)
+{
+	struct json_object *o, *hl, *v, *t;
+	enum health_state st[HEALTH_TUNNELS] = { HEALTH_DOWN, HEALTH_UP };
+
+	shown_monitored = false;
+	o = json_tokener_parse(capture_json(emit_health));
+	ok(o && json_object_object_get_ex(o, "health", &hl) &&
+	   json_object_object_get_ex(hl, "monitored", &v) && !json_object_get_boolean(v) &&
+	   json_object_object_length(hl) == 1, "health without an agent: {\"monitored\": false}");
+	json_object_put(o);
+
+	shown_monitored = true;
+	shown_hf = (struct tcfg_health_file){ .pid = 42, .mode = HEALTH_MODE_SPLIT,
+		.t = { { .dev = "vxs", .state = HEALTH_DOWN, .since_mono_ns = mono_ns(),
+			 .rtt_last_ns = 250000, .loss = 0.25, .flaps = 3, .link_down = true },
+		       { .dev = "vxl", .state = HEALTH_UP, .since_mono_ns = 1 } },
+		.in_force_state = { HEALTH_DOWN, HEALTH_UP } };
+	shown_hf.plan = health_plan(HEALTH_MODE_SPLIT, HEALTH_BOTH_DOWN_KEEP, st);
+	shown_hf.in_force = shown_hf.plan;
+	o = json_tokener_parse(capture_json(emit_health));
+	hl = NULL;
+	ok(o && json_object_object_get_ex(o, "health", &hl) &&
+	   json_object_object_get_ex(hl, "plan", &v) &&
+	   !strcmp(json_object_get_string(v), "short=LONG long=LONG") &&
+	   json_object_object_get_ex(hl, "in_force", &v) &&
+	   json_object_object_get_ex(hl, "pid", &v) && json_object_get_int(v) == 42,
+	   "health: plan, plan in force, agent pid");
+	t = hl && json_object_object_get_ex(hl, "tunnels", &t) ? json_object_array_get_idx(t, 0) : NULL;
+	ok(t && json_object_object_get_ex(t, "state", &v) && !strcmp(json_object_get_string(v), "down") &&
+	   json_object_object_get_ex(t, "role", &v) && !strcmp(json_object_get_string(v), "short") &&
+	   json_object_object_get_ex(t, "rtt_ms", &v) && json_object_get_double(v) == 0.25 &&
+	   json_object_object_get_ex(t, "loss_pct", &v) && json_object_get_double(v) == 25.0 &&
+	   json_object_object_get_ex(t, "flaps", &v) && json_object_get_int(v) == 3 &&
+	   json_object_object_get_ex(t, "link_down", &v) && json_object_get_boolean(v) &&
+	   json_object_object_get_ex(t, "for_s", &v) && json_object_get_double(v) < 60,
+	   "health of a tunnel: state, role, rtt in ms, loss in %%, flaps, link down, for_s");
+	json_object_put(o);
+}
+
 /* ---- settings -------------------------------------------------------------------- */
 static int spec_err(const char *key, const char *value, const char *want)
 {
@@ -473,8 +793,15 @@ int main(void)
 	test_multipath_msg();
 	test_link_msgs();
 	test_wanted();
+	test_plan_split();
+	test_plan_ecmp();
+	test_parse_back();
+	test_check();
+	test_link_events();
+	test_record();
 	test_settings();
 	test_json();
+	test_health_json();
 	printf("1..%d\n", tests);
 	return failed ? 1 : 0;
 }
