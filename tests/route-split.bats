@@ -363,14 +363,21 @@ refused() {
 	wan_route ecmp
 	mp() { wan_sc "$A" -j route show | jq -c '[.routes[] | select(.dst == "10.2.0.0/24") | .nexthops[] | [.dev, .via]]'; }
 	[ "$(mp)" = '[["vxs","192.168.101.2"],["vxl","192.168.102.2"]]' ]
+	mp6() { wan_sc "$A" -j route show | jq -c '[.routes[] | select(.dst == "fd02::/64") | .nexthops[] | [.dev, .via]]'; }
+	[ "$(mp6)" = '[["vxs","fd10:1::2"],["vxl","fd10:2::2"]]' ]
 	[ "$(fo "$A" apply up down)" = "applied plan=short=SHORT changed=2" ]
 	[ "$(mp)" = '[["vxs","192.168.101.2"]]' ]
+	[ "$(mp6)" = '[["vxs","fd10:1::2"]]' ]
+	wan_sc "$A" -j route show | jq -e '.state == "degraded"'   # no agent: both up wanted
 	ip -n "$A" route show table 100 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
 	! ip -n "$A" route show table 100 10.2.0.0/24 | grep -q nexthop
 	[ "$(fo "$A" apply down up)" = "applied plan=short=LONG changed=2" ]
 	[ "$(mp)" = '[["vxl","192.168.102.2"]]' ]
+	[ "$(mp6)" = '[["vxl","fd10:2::2"]]' ]
 	[ "$(fo "$A" apply up up)" = "applied plan=short=SHORT+LONG changed=2" ]
 	[ "$(mp)" = '[["vxs","192.168.101.2"],["vxl","192.168.102.2"]]' ]
+	[ "$(mp6)" = '[["vxs","fd10:1::2"],["vxl","fd10:2::2"]]' ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok"' 
 	# a tunnel without a verdict, and both down with "keep": nothing changes
 	[ "$(fo "$A" apply init down)" = "applied plan=short=SHORT+LONG changed=0" ]
 	[ "$(fo "$A" apply down down)" = "applied plan=short=SHORT+LONG changed=0" ]
