@@ -482,3 +482,52 @@ refused() {
 	refused 1 "route 10.2.0.0/24 via 192.168.200.9 dev vxl in table 101" route_a split --via-long 192.168.200.9
 	wan_sc "$A" -j route show | jq -e '.mode == "down" and .state == "down"'
 }
+
+@test "failover with real probes: the SHORT underlay dies, both classes move to LONG, and return" {
+	wan_route split
+	fo_agent "$A" probe
+	fo_agent "$B" probe
+	both_up() { [ "$(grep -c '^health .* to=up ' "$D/agent-$1")" -ge 2 ]; }
+	fs_wait_for 10 both_up "$A"
+	fs_wait_for 10 both_up "$B"
+	grep -q 'plan=short=SHORT long=LONG changed=0' "$D/agent-$A"
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 500 -w 30 10.2.0.1 >"$D/ping"
+	pinger=$!
+	sleep 0.5
+	# every VXLAN packet arriving at B over the SHORT underlay is lost:
+	# A's probes and B's probe answers alike, the devices stay up
+	ip netns exec "$B" nft -f - <<-EOF2
+	table inet fstr {
+		chain pre {
+			type filter hook prerouting priority -300;
+			iifname "b1" udp dport 4789 drop
+		}
+	}
+	EOF2
+	down() { grep -q '^health tunnel=0 to=down .* plan=short=LONG long=LONG changed=2' "$D/agent-$1"; }
+	fs_wait_for 5 down "$A"
+	fs_wait_for 5 down "$B"
+	[ "$(via "$A" 10.2.0.1)" = vxl ]
+	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
+	run wan_sc "$A" -j route show
+	echo "$output" | jq -e '.state == "ok" and .health.in_force == "short=LONG long=LONG"'
+	echo "$output" | jq -e '.health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1 and .health.tunnels[1].rtt_ms > 0'
+	sleep 1
+	ip netns exec "$B" nft delete table inet fstr
+	back() { grep -q '^health tunnel=0 to=up .* plan=short=SHORT long=LONG changed=2' "$D/agent-$1"; }
+	fs_wait_for 10 back "$A"
+	fs_wait_for 10 back "$B"
+	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	rc=0; wait "$pinger" || rc=$?
+	cat "$D/agent-$A" "$D/ping"
+	local sent got
+	sent=$(grep -o '[0-9]* packets transmitted' "$D/ping" | cut -d' ' -f1)
+	got=$(grep -o '[0-9]* received' "$D/ping" | cut -d' ' -f1)
+	local ms
+	ms=$(grep -o 'time [0-9]*ms' "$D/ping" | tr -dc 0-9)
+	echo "# real outage of the SHORT underlay under a ping at -i 0.01: $((sent - got)) of $sent lost in $ms ms, i.e. about $(((sent - got) * ms / sent)) ms without replies (failover and return included)" >&3
+	[ "$got" -gt 0 ]
+	[ "$got" -lt "$sent" ]
+	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
+}

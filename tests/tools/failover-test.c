@@ -13,6 +13,10 @@
  *       (health_link_down) and applies the new plan; a link coming back,
  *       a route of ours deleted or an overrun re-converge. One line per
  *       event on stdout; SIGTERM ends it (the health file withdrawn).
+ *   failover-test [--both-down keep|main] probe
+ *       the same with real health: both tunnels probed (probe.h, default
+ *       settings, the recorded gateways as targets); each state change
+ *       applies its plan: "health tunnel=T to=S plan=P changed=N".
  *
  * Output lines: "applied plan=P changed=N", "event kind=K dev=D changed=N".
  * Exit 0, 1 (runtime error, one line on stderr), 2 (usage).
@@ -23,6 +27,7 @@
 #include <string.h>
 
 #include "failover.h"
+#include "probe.h"
 #include "util.h"
 
 #define RTT_NS 100000	/* the synthetic answers' RTT */
@@ -30,6 +35,7 @@
 static int usage(void)
 {
 	fprintf(stderr, "usage: failover-test [--both-down keep|main] apply|agent SHORT LONG\n"
+			"       failover-test [--both-down keep|main] probe\n"
 			"       failover-test reconverge\n"
 			"  SHORT, LONG: init, up or down\n");
 	return FS_EXIT_USAGE;
@@ -141,6 +147,80 @@ static int agent(struct tcfg_failover *fo, struct health h[HEALTH_TUNNELS])
 	return ret;
 }
 
+/* Prober state changes: the plan of the new states. */
+static int on_health(struct tcfg_failover *fo, struct health_prober *pr)
+{
+	const struct health *h[HEALTH_TUNNELS];
+	enum health_state st[HEALTH_TUNNELS];
+	struct health_event ev[8];
+	struct health_plan plan;
+	char err[512], text[64];
+	int n, i, t, ret;
+
+	n = health_poll(pr, 0, ev, 8);
+	if (n < 0) {
+		pr_err("health_poll: %s", strerror(-n));
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		for (t = 0; t < HEALTH_TUNNELS; t++) {
+			h[t] = health_prober_tunnel(pr, t);
+			st[t] = h[t]->state;
+		}
+		ret = tcfg_failover_apply(fo, st, err, sizeof(err));
+		if (ret < 0)
+			pr_warn("apply: %s", err);
+		plan = tcfg_failover_in_force(fo);
+		health_plan_format(&plan, text, sizeof(text));
+		printf("health tunnel=%u to=%s mono_ns=%llu plan=%s changed=%d\n", ev[i].tunnel,
+		       health_state_name(ev[i].to), (unsigned long long)ev[i].at_ns, text, ret);
+		fflush(stdout);
+		if (tcfg_failover_publish(fo, h, mono_ns(), err, sizeof(err)))
+			pr_warn("publish: %s", err);
+	}
+	return 0;
+}
+
+static int probe_agent(struct tcfg_failover *fo)
+{
+	struct tcfg_failover_info info;
+	struct health_params params;
+	struct health_prober *pr;
+	char err[512];
+	int t, ret = 0;
+
+	if (tcfg_failover_info(fo, &info, err, sizeof(err))) {
+		pr_err("%s", err);
+		return FS_EXIT_RUNTIME;
+	}
+	health_params_default(&params);
+	pr = health_prober_new(&params, HEALTH_ICMP_AUTO);
+	if (!pr) {
+		pr_err("prober: %s", strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	for (t = 0; t < HEALTH_TUNNELS && !ret; t++) {
+		struct health_probe_cfg cfg = { .dev = info.dev[t], .target = info.target[t] };
+		int idx = health_prober_add(pr, &cfg);
+
+		if (idx != t) {
+			pr_err("probe %s via %s: %s", info.dev[t], info.target[t], strerror(-idx));
+			ret = FS_EXIT_RUNTIME;
+		}
+	}
+	printf("agent ready short=%s long=%s\n", info.dev[0], info.dev[1]);
+	fflush(stdout);
+	while (!ret && !fs_stop) {
+		struct pollfd pfd = { .fd = health_prober_fd(pr), .events = POLLIN };
+
+		poll(&pfd, 1, 100);
+		if (on_health(fo, pr))
+			ret = FS_EXIT_RUNTIME;
+	}
+	health_prober_free(pr);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	enum health_both_down both_down = HEALTH_BOTH_DOWN_KEEP;
@@ -161,6 +241,15 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage();
+	if (!strcmp(argv[i], "probe") && argc == i + 1) {
+		if (tcfg_failover_open(&fo, both_down, err, sizeof(err))) {
+			pr_err("%s", err);
+			return FS_EXIT_RUNTIME;
+		}
+		ret = probe_agent(fo);
+		tcfg_failover_close(fo);
+		return ret;
+	}
 	if (!strcmp(argv[i], "reconverge") ? argc != i + 1 :
 	    (strcmp(argv[i], "apply") && strcmp(argv[i], "agent")) || argc != i + 3 ||
 	    parse_state(argv[i + 1], &st[0]) || parse_state(argv[i + 2], &st[1]))
