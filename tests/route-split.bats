@@ -15,10 +15,17 @@ teardown() {
 	# route down puts back the hash policy an ecmp "up" recorded and removes
 	# the route record (both live in /run/flowsplit, outside the namespace);
 	# a failover-test agent withdraws its health file when killed
-	local ns
-	for f in "$BATS_TEST_TMPDIR"/.fo_pids; do
-		[ -f "$f" ] && while read -r p; do kill -TERM "$p" 2>/dev/null; done <"$f"
-	done
+	local ns p n
+	# failover-test agents first, and wait until they are gone: one exiting
+	# while fs_teardown lists a namespace's processes makes its kill fail
+	# (and teardown stop before deleting the rest)
+	if [ -f "$BATS_TEST_TMPDIR/.fo_pids" ]; then
+		while read -r p; do
+			kill -TERM "$p" 2>/dev/null || continue
+			for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+		done <"$BATS_TEST_TMPDIR/.fo_pids"
+		rm -f "$BATS_TEST_TMPDIR/.fo_pids"
+	fi
 	for ns in "${A:-}" "${B:-}"; do
 		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
 		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
