@@ -18,7 +18,6 @@
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
  *   nl.c           the netlink socket (send, ACK, extack); tcfg_fail()
- *   cli_compat.c   the old command lines (removed when splitctl parses them)
  *
  * Functions here return 0 or a negative errno and leave the one-line
  * reason in a struct tcfg_err; only the actions print (pr_err), once.
