@@ -10,35 +10,52 @@
  * predecessor is raised to the predecessor's release time (so jitter never
  * reorders). One process, one thread, any number of lines.
  *
- * Time: arrival is CLOCK_MONOTONIC in ns read when the frame is taken from the
- * socket (the process sleeps in epoll and is woken by the arrival); release
- * waits in epoll_pwait2() with a nanosecond timeout, i.e. an hrtimer, not a
- * jiffy (4 ms here). With --rt-priority and --cpu the wake-up latency stays
- * in the tens of microseconds on a loaded machine; the measured lateness of
- * every release is in the counters (late_mean_us, late_max_us).
+ * Time, CLOCK_MONOTONIC in ns. Arrival: the kernel's receive stamp of the
+ * frame (SO_TIMESTAMPNS, CLOCK_REALTIME, taken when the veth peer sent it),
+ * moved to CLOCK_MONOTONIC; so the time a frame waited for this process to
+ * wake up is already served delay. A missing or implausible stamp (older than
+ * 1 s, or in the future: a forwarded frame can carry another clock's time)
+ * falls back to the read time (counted: ts_fallback). Release: the process
+ * sleeps in epoll_pwait2() with a nanosecond timeout (an hrtimer, not a
+ * jiffy: 4 ms here) until the next release time minus its expected wake-up
+ * latency (wake_ahead: the median of 31 timed sleeps at start, then an EWMA
+ * of every timed wake-up, capped at 0.5 ms), and sends every frame due by
+ * then. Sends are thus on time on average, each within about the spread of
+ * the wake-up latency; release_err_mean_us, late_max_us and early_max_us
+ * in the counters say how well that went. --rt-priority and --cpu keep the
+ * wake-up latency in the tens to hundreds of microseconds on a loaded VM.
  *
  * I/O: AF_PACKET. IN: a SOCK_RAW socket bound to IN, read with recvmmsg()
  * (64 frames per call), PACKET_IGNORE_OUTGOING (frames the kernel sends out
- * of IN are not ours). OUT: a SOCK_RAW socket bound to OUT (protocol 0: it
- * receives nothing), PACKET_QDISC_BYPASS, written with sendmmsg() straight
- * from the hold buffer. The original frame on IN continues into the kernel
- * stack, which drops it: its destination MAC is not IN's (PACKET_OTHERHOST);
- * IN must have no IP address. GRO, GSO and TSO are turned off on IN and OUT
- * so frames are wire-sized; a frame larger than OUT's MTU cannot be sent and
- * is dropped and counted (oversize).
+ * of IN are not ours), PACKET_VNET_HDR: each frame comes with its
+ * virtio_net_hdr (checksum still to be completed by the stack, GSO), which
+ * goes out with it, so a frame whose checksum a veth left partial stays
+ * valid. OUT: a SOCK_RAW socket bound to OUT (protocol 0: it receives
+ * nothing), PACKET_QDISC_BYPASS, PACKET_VNET_HDR, written with sendmmsg()
+ * straight from the hold buffer. The original frame on IN continues into the
+ * kernel stack, which drops it: its destination MAC is not IN's
+ * (PACKET_OTHERHOST); IN must have no IP address. GRO, GSO and TSO are turned
+ * off on IN and OUT (--keep-offloads: not) and frames are expected
+ * wire-sized; a GSO frame is still forwarded, and counted (gso), so an
+ * upstream device with segmentation offload on shows; a frame OUT cannot
+ * send (larger than its MTU) is dropped and counted (oversize).
  *
  * Hold buffer: one byte ring per line (--limit-bytes), records of a 16-byte
- * header plus the frame rounded up to 8 bytes, released from the tail in
- * FIFO order. It holds a bandwidth-delay product as long as limit-bytes >=
- * 1.4 x rate x delay (the header and rounding cost at most 40 % on 60-byte
- * frames, less on real traffic); a frame that does not fit is dropped and
- * counted (overflow). Memory is touched only as the ring fills.
+ * header plus the 10-byte virtio_net_hdr and the frame, rounded up to 8
+ * bytes, released from the tail in FIFO order. It holds a bandwidth-delay
+ * product as long as limit-bytes >= 1.5 x rate x delay (the record overhead
+ * is at most 47 % of a 60-byte frame, 2 % of a 1514-byte one); a frame that
+ * does not fit is dropped and counted (overflow). Memory is touched only as
+ * the ring fills.
  *
  * Counters (JSON, --stats FILE: written when ready, every --stats-interval-ms,
  * on SIGUSR1 and at exit; stdout at exit without --stats): per line rx, tx,
- * lost (random loss), overflow, oversize, tx_errors, sock_drops (frames the
- * kernel dropped because the socket buffer was full), queued, peak_bytes,
- * release lateness; per process CPU seconds.
+ * lost (random loss), overflow, oversize, gso, tx_errors, sock_drops (frames
+ * the kernel dropped because the socket buffer was full), tx_retries, queued,
+ * peak_bytes, ts_fallback, release error (mean, worst late, worst early),
+ * wake_ahead; per process CPU seconds (user, system: the system time includes
+ * the receiving side's processing of every frame sent, which the kernel does
+ * in the sender's context on a veth).
  *
  * Exit: 0 on SIGINT/SIGTERM, 1 runtime error, 2 usage error.
  */
@@ -76,7 +93,7 @@
 #define VNET_HDR sizeof(struct virtio_net_hdr)
 #define FRAME_MAX 65536		/* receive slot (a GSO frame fits); larger: oversize */
 #define MAX_DELAY_MS 10000.0	/* 10 s */
-#define DEF_LIMIT_BYTES (32u << 20)	/* 1 Gbit/s x 128 ms with the 1.4 margin, ~ */
+#define DEF_LIMIT_BYTES (32u << 20)	/* ~1 Gbit/s x 170 ms of full-size frames */
 #define MIN_LIMIT_BYTES (64u << 10)
 #define SOCKBUF_BYTES (8 << 20)
 #define TX_RETRY_NS 50000	/* OUT's socket buffer full: try again after 50 us */
