@@ -98,7 +98,7 @@
 #define SOCKBUF_BYTES (8 << 20)
 #define TX_RETRY_NS 50000	/* OUT's socket buffer full: try again after 50 us */
 #define WAKE_AHEAD_MAX_NS 500000	/* cap of the wake-up latency compensation */
-#define TS_MAX_AGE_NS NSEC	/* a kernel stamp older than this is not trusted */
+#define TS_MAX_AGE_NS 1000000	/* a kernel stamp older than 1 ms is not trusted */
 #define NSEC 1000000000LL
 
 enum dist { DIST_UNIFORM, DIST_NORMAL };
@@ -121,6 +121,7 @@ struct line_stats {
 	int64_t err_sum_ns;			/* sum of (send time - release time) */
 	int64_t late_max_ns, early_max_ns;	/* worst late (> 0) and early (> 0) send */
 	uint64_t ts_fallback;			/* frames stamped at read: no usable kernel stamp */
+	int64_t rx_age_max_ns;			/* worst (read time - kernel stamp): a late read */
 	uint64_t peak_bytes;			/* ring bytes in use, high watermark */
 };
 
@@ -488,10 +489,13 @@ static int64_t wake_ahead_ns;	/* expected wake-up latency of a timed sleep */
 
 /* arrival time of a received frame on CLOCK_MONOTONIC: the kernel's receive
  * stamp (CLOCK_REALTIME, taken when the veth handed the frame over) moved by
- * the current REALTIME - MONOTONIC offset, so the time the frame waited for
- * this process to wake up counts as delay already served. A missing or
- * implausible stamp (a forwarded frame can carry another clock's time) falls
- * back to the read time NOW. */
+ * the current REALTIME - MONOTONIC offset, so the wake-up latency of this
+ * process counts as delay already served. A missing stamp, or one more than
+ * 1 ms older than the read time, falls back to the read time NOW: here some
+ * frames carried stamps up to ~18 ms older than their send time (cause not
+ * found; a forwarded frame can keep an earlier hop's time), which would have
+ * released them that much early. A late read is then added delay, visible
+ * in rx_age_max_us. */
 static int64_t arrival_ns(struct msghdr *mh, int64_t now, int64_t real_off, struct line *l)
 {
 	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
@@ -501,7 +505,9 @@ static int64_t arrival_ns(struct msghdr *mh, int64_t now, int64_t real_off, stru
 
 			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 			t = (int64_t)ts.tv_sec * NSEC + ts.tv_nsec - real_off;
-			if (t <= now && now - t < TS_MAX_AGE_NS)
+			if (t <= now && now - t > l->st.rx_age_max_ns)
+				l->st.rx_age_max_ns = now - t;
+			if (t <= now && now - t <= TS_MAX_AGE_NS)
 				return t;
 			break;
 		}
@@ -679,13 +685,13 @@ static void write_stats(FILE *f)
 			",\"tx_bytes\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"overflow\":%" PRIu64
 			",\"oversize\":%" PRIu64 ",\"gso\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ",\"sock_drops\":%" PRIu64
 			",\"tx_retries\":%" PRIu64 ",\"queued\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-			",\"ts_fallback\":%" PRIu64 ",\"release_err_mean_us\":%.3f"
+			",\"ts_fallback\":%" PRIu64 ",\"rx_age_max_us\":%.3f,\"release_err_mean_us\":%.3f"
 			",\"late_max_us\":%.3f,\"early_max_us\":%.3f,\"wake_ahead_us\":%.3f}",
 			i ? "," : "", l->in_name, l->out_name, l->delay_ns / 1e6, l->jitter_ns / 1e6,
 			dist_names[l->dist], l->loss * 100, l->cap, s->rx, s->rx_bytes, s->tx,
 			s->tx_bytes, s->lost, s->overflow, s->oversize, s->gso, s->tx_errors,
 			s->sock_drops, s->tx_retries, l->queued, s->peak_bytes,
-			s->ts_fallback, s->tx ? s->err_sum_ns / 1e3 / s->tx : 0.0,
+			s->ts_fallback, s->rx_age_max_ns / 1e3, s->tx ? s->err_sum_ns / 1e3 / s->tx : 0.0,
 			s->late_max_ns / 1e3, s->early_max_ns / 1e3, wake_ahead_ns / 1e3);
 	}
 	fputs("]}\n", f);

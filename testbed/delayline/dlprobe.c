@@ -12,7 +12,8 @@
  * on one machine (any network namespaces). The receiver takes each datagram's
  * arrival time from the kernel's receive stamp (SO_TIMESTAMPNS, moved from
  * CLOCK_REALTIME to CLOCK_MONOTONIC), so its own wake-up latency does not
- * count; without a stamp, the read time.
+ * count; without a stamp, or with one more than 1 ms before the read, the
+ * read time (--read-time: always).
  *
  * recv ends after --count datagrams, after --idle-ms (default 1000) without
  * one once the first has come, or after --timeout-s (default 60); it writes
@@ -168,8 +169,10 @@ static int do_recv(int argc, char **argv)
 		{ "port", required_argument, NULL, 'p' }, { "count", required_argument, NULL, 'n' },
 		{ "idle-ms", required_argument, NULL, 'i' }, { "timeout-s", required_argument, NULL, 'T' },
 		{ "ready", required_argument, NULL, 'R' }, { "out", required_argument, NULL, 'o' },
+		{ "read-time", no_argument, NULL, 'r' },
 		{ 0 }
 	};
+	int read_time = 0;
 	uint64_t port = 0, count = MAX_COUNT, idle_ms = 1000, timeout_s = 60;
 	const char *ready = NULL, *out = NULL;
 	int c;
@@ -199,9 +202,12 @@ static int do_recv(int argc, char **argv)
 		case 'o':
 			out = optarg;
 			break;
+		case 'r':
+			read_time = 1;
+			break;
 		default:
 			return usage_error("option", argv[optind - 1],
-					   "--port --count --idle-ms --timeout-s --ready --out");
+					   "--port --count --idle-ms --timeout-s --ready --out --read-time");
 		}
 	}
 	if (!port)
@@ -216,7 +222,8 @@ static int do_recv(int argc, char **argv)
 	if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)))
 		setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf));
 	int one = 1;
-	setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
+	if (!read_time)
+		setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one));
 	struct timeval tv = { .tv_usec = 10000 };	/* wake every 10 ms to check the deadlines */
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	if (ready) {
@@ -288,7 +295,9 @@ static int do_recv(int argc, char **argv)
 
 					memcpy(&ts, CMSG_DATA(c), sizeof(ts));
 					t = (int64_t)ts.tv_sec * NSEC + ts.tv_nsec - real_off;
-					if (t <= now && t >= h->sent_ns)
+					/* as delayline: a stamp more than 1 ms
+					 * before the read is not trusted */
+					if (t <= now && t >= h->sent_ns && now - t <= 1000000)
 						at = t;
 				}
 			owd[unique++] = at - h->sent_ns;
