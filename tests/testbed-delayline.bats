@@ -62,11 +62,13 @@ dl_stop() {
 # probe COUNT PPS SIZE: numbered stream a -> b; receiver's JSON in $D/rx.json
 probe() {
 	rm -f "$D/ready"
-	ip netns exec "$B" "$PROBE" recv --port 9000 --count "$1" --idle-ms 1500 --timeout-s 60 \
+	# sender and receiver at SCHED_FIFO 20 (below the line's 30): on a loaded
+	# machine a preempted sender stamps datagrams long before it sends them
+	ip netns exec "$B" chrt -f 20 "$PROBE" recv --port 9000 --count "$1" --idle-ms 1500 --timeout-s 60 \
 		--ready "$D/ready" --out "$D/rx.json" &
 	local rx=$!
 	fs_wait_for 5 test -e "$D/ready"
-	ip netns exec "$A" "$PROBE" send --dst 10.79.0.2 --port 9000 --count "$1" --pps "$2" --size "$3" >"$D/tx.json"
+	ip netns exec "$A" chrt -f 20 "$PROBE" send --dst 10.79.0.2 --port 9000 --count "$1" --pps "$2" --size "$3" >"$D/tx.json"
 	wait "$rx" || true
 	cat "$D/tx.json" "$D/rx.json"
 }
@@ -112,8 +114,9 @@ stalled() {
 	done
 	jq -e '.received == 2000 and .lost == 0 and .reordered == 0 and .duplicates == 0' "$D/rx.json"
 	jq -e '.owd_mean_us >= 19500 and .owd_mean_us <= 20500' "$D/rx.json"
-	# not released early beyond the wake-up compensation (<= 0.5 ms)
-	jq -e '.owd_min_us >= 19500' "$D/rx.json"
+	# never early beyond the wake-up compensation (<= 0.25 ms) plus the age
+	# up to which a kernel receive stamp is trusted (0.5 ms)
+	jq -e '.owd_min_us >= 19250' "$D/rx.json"
 	# counters: what came in went out, nothing dropped, frames wire-sized
 	jq -e '.lines[0] | .rx == 2000 and .tx == 2000 and .lost == 0 and .overflow == 0 and
 		.oversize == 0 and .gso == 0 and .sock_drops == 0 and .tx_errors == 0 and .queued == 0' "$D/dl.json"

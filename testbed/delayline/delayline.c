@@ -19,7 +19,7 @@
  * sleeps in epoll_pwait2() with a nanosecond timeout (an hrtimer, not a
  * jiffy: 4 ms here) until the next release time minus its expected wake-up
  * latency (wake_ahead: the median of 31 timed sleeps at start, then an EWMA
- * of every timed wake-up, capped at 0.5 ms), and sends every frame due by
+ * of every timed wake-up, capped at 0.25 ms), and sends every frame due by
  * then. Sends are thus on time on average, each within about the spread of
  * the wake-up latency; release_err_mean_us, late_max_us and early_max_us
  * in the counters say how well that went. --rt-priority and --cpu keep the
@@ -49,7 +49,9 @@
  * the ring fills.
  *
  * Counters (JSON, --stats FILE: written when ready, every --stats-interval-ms,
- * on SIGUSR1 and at exit; stdout at exit without --stats): per line rx, tx,
+ * on SIGUSR1 and at exit; stdout at exit without --stats; SIGUSR2: written,
+ * then the worst cases - late, early, read age, peak - start over, so a
+ * reader can get them per measurement): per line rx, tx,
  * lost (random loss), overflow, oversize, gso, tx_errors, sock_drops (frames
  * the kernel dropped because the socket buffer was full), tx_retries, queued,
  * peak_bytes, ts_fallback, release error (mean, worst late, worst early),
@@ -97,8 +99,8 @@
 #define MIN_LIMIT_BYTES (64u << 10)
 #define SOCKBUF_BYTES (8 << 20)
 #define TX_RETRY_NS 50000	/* OUT's socket buffer full: try again after 50 us */
-#define WAKE_AHEAD_MAX_NS 500000	/* cap of the wake-up latency compensation */
-#define TS_MAX_AGE_NS 1000000	/* a kernel stamp older than 1 ms is not trusted */
+#define WAKE_AHEAD_MAX_NS 250000	/* cap of the wake-up latency compensation */
+#define TS_MAX_AGE_NS 500000	/* a kernel stamp older than 0.5 ms is not trusted */
 #define NSEC 1000000000LL
 
 enum dist { DIST_UNIFORM, DIST_NORMAL };
@@ -144,7 +146,7 @@ struct line {
 
 static struct line lines[MAX_LINES];
 static int nlines;
-static volatile sig_atomic_t stop_flag, dump_flag;
+static volatile sig_atomic_t stop_flag, dump_flag, reset_flag;
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 static const char *stats_path;
 static unsigned long stats_writes;
@@ -321,6 +323,8 @@ static void on_signal(int sig)
 {
 	if (sig == SIGUSR1)
 		dump_flag = 1;
+	else if (sig == SIGUSR2)
+		dump_flag = reset_flag = 1;
 	else
 		stop_flag = 1;
 }
@@ -491,7 +495,7 @@ static int64_t wake_ahead_ns;	/* expected wake-up latency of a timed sleep */
  * stamp (CLOCK_REALTIME, taken when the veth handed the frame over) moved by
  * the current REALTIME - MONOTONIC offset, so the wake-up latency of this
  * process counts as delay already served. A missing stamp, or one more than
- * 1 ms older than the read time, falls back to the read time NOW: here some
+ * 0.5 ms older than the read time, falls back to the read time NOW: here some
  * frames carried stamps up to ~18 ms older than their send time (cause not
  * found; a forwarded frame can keep an earlier hop's time), which would have
  * released them that much early. A late read is then added delay, visible
@@ -866,6 +870,7 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
 
 	int64_t interval = (int64_t)(interval_ms * 1e6), next_dump = mono_ns() + interval;
 	dump_stats();	/* ready: the file exists once every socket is bound */
@@ -883,6 +888,15 @@ int main(int argc, char **argv)
 		if (dump_flag || now >= next_dump) {
 			dump_flag = 0;
 			dump_stats();
+			if (reset_flag) {	/* SIGUSR2: worst cases from now on */
+				reset_flag = 0;
+				for (int i = 0; i < nlines; i++) {
+					struct line_stats *st = &lines[i].st;
+
+					st->late_max_ns = st->early_max_ns = st->rx_age_max_ns = 0;
+					st->peak_bytes = lines[i].used;
+				}
+			}
 			next_dump = now + interval;
 			continue;
 		}
