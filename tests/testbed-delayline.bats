@@ -40,10 +40,10 @@ topo() {
 	ip -n "$B" neigh add 10.79.0.1 lladdr "$(ip -n "$A" -j link show a0 | jq -r '.[0].address')" dev b0
 }
 
-# dl_start ARGS...: the delay line in DN on CPU 0 at SCHED_FIFO 30 (as the testbed runs it),
+# dl_start ARGS...: the delay line in DN on the last CPU at SCHED_FIFO 30 (as the testbed runs it),
 # counters in $D/dl.json; returns once it is ready (the file exists)
 dl_start() {
-	fs_bg ip netns exec "$DN" "$DL" --cpu 0 --rt-priority 30 \
+	fs_bg ip netns exec "$DN" "$DL" --cpu $(($(nproc) - 1)) --rt-priority 30 \
 		--stats "$D/dl.json" "$@" 2>"$D/dl.log"
 	DLPID=$(tail -n 1 "$BATS_TEST_TMPDIR/.fs_pids")
 	fs_wait_for 5 test -s "$D/dl.json"
