@@ -130,8 +130,9 @@ def join(requests, flows, meta):
             continue
         by_src.setdefault((fl["src"], fl["sport"]), []).append(fl)
         by_dst.setdefault((fl["dst"], fl["dport"]), []).append(fl)
+    # time order; a flow the tap never saw at A (capture drops) sorts last
     for lst in list(by_src.values()) + list(by_dst.values()):
-        lst.sort(key=lambda fl: float(fl["first_a_us"]))
+        lst.sort(key=lambda fl: float(fl["first_a_us"]) if fl["first_a_us"] else math.inf)
 
     def candidates(r):
         c = (r["local_addr"], r["local_port"])
