@@ -5,8 +5,7 @@
  * accepted sockets inherit it. Needed because a non-initial network
  * namespace cannot change its default congestion control away from the
  * ones the initial namespace allows (net.ipv4.tcp_allowed_congestion_control
- * there), while root may still
- * choose one per socket.
+ * there), while root may still choose one per socket.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
