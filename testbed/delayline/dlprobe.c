@@ -19,7 +19,10 @@
  * one once the first has come, or after --timeout-s (default 60); it writes
  * one JSON object: received, unique, lost (highest sequence + 1 - unique),
  * reordered (datagrams with a lower sequence number than one already seen,
- * RFC 4737), duplicates, and the one-way delay min/mean/p50/p99/max in µs.
+ * RFC 4737), duplicates, late_reads (datagrams timed by the read, the stamp
+ * being over 1 ms old) and the one-way delay min/mean/p50/p99/max in µs.
+ * send prints sent, errors and send_stall_max_us (worst time between a
+ * datagram's stamp and its send() returning: a preempted sender).
  * Exit: 0 done, 1 runtime error (or nothing received), 2 usage error.
  */
 #define _GNU_SOURCE
@@ -142,6 +145,7 @@ static int do_send(int argc, char **argv)
 	struct probe_hdr *h = (struct probe_hdr *)buf;
 	int64_t start = mono_ns() + 1000000, gap = NSEC / (int64_t)pps;
 	uint64_t sent = 0, errors = 0;
+	int64_t stall_max = 0;	/* worst time from the send stamp to send() returning */
 
 	h->magic = MAGIC;
 	for (uint64_t i = 0; i < count; i++) {
@@ -156,10 +160,14 @@ static int do_send(int argc, char **argv)
 			sent++;
 		else
 			errors++;
+		if (mono_ns() - h->sent_ns > stall_max)
+			stall_max = mono_ns() - h->sent_ns;
 	}
+	/* send_stall_max_us: a sender held off its CPU between stamping and
+	 * sending makes the path look slower by that much */
 	printf("{\"sent\":%" PRIu64 ",\"send_errors\":%" PRIu64 ",\"pps\":%" PRIu64
-	       ",\"size\":%" PRIu64 ",\"duration_s\":%.3f}\n",
-	       sent, errors, pps, size, (mono_ns() - start) / 1e9);
+	       ",\"size\":%" PRIu64 ",\"duration_s\":%.3f,\"send_stall_max_us\":%.3f}\n",
+	       sent, errors, pps, size, (mono_ns() - start) / 1e9, stall_max / 1e3);
 	return 0;
 }
 
@@ -238,6 +246,7 @@ static int do_recv(int argc, char **argv)
 	int64_t *owd = malloc(count * sizeof(*owd));
 	uint8_t *seen = calloc(count, 1);
 	uint64_t received = 0, unique = 0, reordered = 0, dups = 0, foreign = 0, max_seq = 0;
+	uint64_t late_reads = 0;	/* datagrams read > 1 ms after the kernel stamp */
 	int64_t deadline = mono_ns() + (int64_t)timeout_s * NSEC, last = 0;
 	static unsigned char bufs[BATCH][2048];
 	static unsigned char ctl[BATCH][CMSG_SPACE(sizeof(struct timespec))];
@@ -286,6 +295,7 @@ static int do_recv(int argc, char **argv)
 			if (!unique || h->seq > max_seq)
 				max_seq = h->seq;
 			int64_t at = now;
+			int stamped = 0;
 			struct cmsghdr *c = CMSG_FIRSTHDR(&msgs[i].msg_hdr);
 
 			for (; c; c = CMSG_NXTHDR(&msgs[i].msg_hdr, c))
@@ -299,7 +309,10 @@ static int do_recv(int argc, char **argv)
 					 * before the read is not trusted */
 					if (t <= now && t >= h->sent_ns && now - t <= 1000000)
 						at = t;
+					stamped = 1;
 				}
+			if (stamped && at == now)
+				late_reads++;
 			owd[unique++] = at - h->sent_ns;
 		}
 	}
@@ -309,8 +322,10 @@ static int do_recv(int argc, char **argv)
 		return 1;
 	}
 	fprintf(f, "{\"received\":%" PRIu64 ",\"unique\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"reordered\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"foreign\":%" PRIu64,
-		received, unique, unique ? max_seq + 1 - unique : 0, reordered, dups, foreign);
+		",\"reordered\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"foreign\":%" PRIu64
+		",\"late_reads\":%" PRIu64,
+		received, unique, unique ? max_seq + 1 - unique : 0, reordered, dups, foreign,
+		late_reads);
 	if (unique) {
 		double sum = 0;
 
