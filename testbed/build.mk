@@ -13,3 +13,15 @@ $(BUILD)/ccshim.so: testbed/ccshim.c
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 
 ALL_TARGETS += $(BUILD)/ccshim.so
+
+# delayline: user-space propagation delay for kernels without netem, and
+# dlprobe, the numbered UDP stream that measures it (testbed/delayline/)
+$(BUILD)/delayline: testbed/delayline/delayline.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@ -lm
+
+$(BUILD)/dlprobe: testbed/delayline/dlprobe.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $< -o $@
+
+ALL_TARGETS += $(BUILD)/delayline $(BUILD)/dlprobe

@@ -4,8 +4,8 @@
  * control named by $FS_TCP_CC (e.g. cubic) on every listening TCP socket;
  * accepted sockets inherit it. Needed because a non-initial network
  * namespace cannot change its default congestion control away from the
- * ones the initial namespace allows (PLATFORM.md), while root may still
- * choose one per socket.
+ * ones the initial namespace allows (net.ipv4.tcp_allowed_congestion_control
+ * there), while root may still choose one per socket.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>

@@ -45,7 +45,8 @@ LONG_MIN_PKTS = 1000
 MODES = ("split", "ecmp", "none")
 NAN = float("nan")
 # meta.json keys copied into summary.csv
-META_COLS = ("xdp_mode", "threshold", "ack_short", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct")
+META_COLS = ("xdp_mode", "threshold", "ack_short", "bg_util", "cpu_busy_pct", "cpu_busy_max_pct",
+             "rtt_ms", "delays", "delay_impl")
 
 # per-run metrics: key, label, unit of the stored value, and whether a speedup
 # (ECMP / split) is meaningful for it
@@ -124,8 +125,9 @@ def join(requests, flows, meta):
             continue
         by_src.setdefault((fl["src"], fl["sport"]), []).append(fl)
         by_dst.setdefault((fl["dst"], fl["dport"]), []).append(fl)
+    # time order; a flow the tap never saw at A (capture drops) sorts last
     for lst in list(by_src.values()) + list(by_dst.values()):
-        lst.sort(key=lambda fl: float(fl["first_a_us"]))
+        lst.sort(key=lambda fl: float(fl["first_a_us"]) if fl["first_a_us"] else math.inf)
 
     def candidates(r):
         c = (r["local_addr"], r["local_port"])
@@ -498,7 +500,8 @@ def plots(top, groups, values, varied, rows):
           for m in ("short_fct_mean_us", "short_fct_p99_us")}
     if numeric and sp["short_fct_mean_us"]:
         xlabel = {"threshold": "splitter threshold (packets)",
-                  "bg_util": "background load (% of the tunnels' capacity)"}.get(varied, varied)
+                  "bg_util": "background load (% of the tunnels' capacity)",
+                  "rtt_ms": "WAN round-trip time (ms)"}.get(varied, varied)
         scale = 100 if varied == "bg_util" else 1
         fig, ax = plt.subplots(figsize=(6, 4))
         for m, label in (("short_fct_mean_us", "mean"), ("short_fct_p99_us", "p99")):
@@ -516,6 +519,11 @@ def plots(top, groups, values, varied, rows):
         fig.savefig(os.path.join(top, "speedup.png"), dpi=120)
         plt.close(fig)
         made.append(("speedup.png", "short-flow FCT speedup ECMP / split vs %s, 95 %% CI" % varied))
+
+    # WAN delay: FCTs, speedups and the long-flow penalty vs RTT, or per
+    # (SHORT / LONG) one-way delay pair
+    if varied in ("rtt_ms", "delays") and sp["short_fct_mean_us"]:
+        made.append(delay_plot(top, groups, values, varied, rows, colors))
 
     # Fig. 6: overhead of the splitter, FCT per XDP mode
     if varied == "xdp_mode":
@@ -542,6 +550,60 @@ def plots(top, groups, values, varied, rows):
         plt.close(fig)
         made.append(("overhead.png", "short-flow FCT with no / generic / native XDP (paper Fig. 6)"))
     return made
+
+
+def delay_plot(top, groups, values, varied, rows, colors):
+    """rtt.png (varied rtt_ms) or asym.png (varied delays, "SHORT/LONG" one-way
+    ms): short-flow mean and p99 FCT per mode, ECMP / split speedups, long-flow
+    penalty split / ECMP, all with 95 % CIs over the repetitions"""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    def ratio(metric):
+        by = {r["value"]: r for r in rows if r["metric"] == metric and "ratio" in r}
+        return [by[v]["ratio"] if v in by else (NAN, NAN) for v in values]
+
+    numeric = varied == "rtt_ms"
+    xs = list(values) if numeric else list(range(len(values)))
+    fig, axes = plt.subplots(1, 3, figsize=(13, 4))
+    for key, style, label in (("short_fct_mean_us", "-o", "mean"), ("short_fct_p99_us", "--s", "p99")):
+        for m in ("split", "ecmp"):
+            ms = [ci([r[key] * 1e-3 for r in groups[v].get(m, {}).values()]) for v in values]
+            axes[0].errorbar(xs, [x[0] for x in ms], yerr=[0 if math.isnan(x[1]) else x[1] for x in ms],
+                             fmt=style, capsize=3, color=colors.get(m), label="%s, %s" % (m, label))
+    axes[0].set_yscale("log")
+    axes[0].set_ylabel("short-flow network FCT (ms)")
+    axes[0].legend(fontsize=8)
+    for metric, style, label in (("short_fct_mean_us", "-o", "mean"), ("short_fct_p99_us", "--s", "p99")):
+        r = ratio(metric)
+        axes[1].errorbar(xs, [x[0] for x in r], yerr=[0 if math.isnan(x[1]) else x[1] for x in r],
+                         fmt=style, capsize=3, label="short-flow FCT, " + label)
+    axes[1].axhline(1, color="grey", lw=0.8)
+    axes[1].axhline(1.5, color="grey", lw=0.8, ls=":", label="paper: 1.5 x")
+    axes[1].set_yscale("log")
+    axes[1].set_ylabel("speedup ECMP / split (x)")
+    axes[1].legend(fontsize=8)
+    r = ratio("long_penalty")
+    axes[2].errorbar(xs, [x[0] for x in r], yerr=[0 if math.isnan(x[1]) else x[1] for x in r],
+                     fmt="-o", capsize=3, color="tab:purple")
+    axes[2].axhline(1, color="grey", lw=0.8)
+    axes[2].set_ylabel("long-flow penalty, split / ECMP mean FCT")
+    for ax in axes:
+        ax.grid(alpha=0.3)
+        if numeric:
+            ax.set_xlabel("WAN round-trip time (ms)")
+        else:
+            ax.set_xticks(xs)
+            ax.set_xticklabels(values)
+            ax.set_xlabel("one-way delay SHORT / LONG tunnel (ms)")
+    name = "rtt.png" if numeric else "asym.png"
+    fig.suptitle("split vs ECMP vs WAN delay (95 % CI over the repetitions)")
+    fig.tight_layout()
+    fig.savefig(os.path.join(top, name), dpi=120)
+    plt.close(fig)
+    return (name, "short-flow FCT per mode, speedups and long-flow penalty vs %s"
+            % ("RTT" if numeric else "the tunnels' one-way delays"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,925 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * delayline - propagation delay for the testbed's WAN paths, in user space,
+ * for kernels without sch_netem.
+ *
+ * Each --line forwards every Ethernet frame that arrives on its IN device out
+ * of its OUT device, no earlier than arrival + delay (+ an optional jitter
+ * sample), optionally dropping a random share. Frames of one line leave in
+ * the order they arrived: a jitter sample that would let a frame overtake its
+ * predecessor is raised to the predecessor's release time (so jitter never
+ * reorders). One process, one thread, any number of lines.
+ *
+ * Time, CLOCK_MONOTONIC in ns. Arrival: the kernel's receive stamp of the
+ * frame (SO_TIMESTAMPNS, CLOCK_REALTIME, taken when the veth peer sent it),
+ * moved to CLOCK_MONOTONIC; so the time a frame waited for this process to
+ * wake up is already served delay. A missing or implausible stamp (older than
+ * 1 s, or in the future: a forwarded frame can carry another clock's time)
+ * falls back to the read time (counted: ts_fallback). Release: the process
+ * sleeps in epoll_pwait2() with a nanosecond timeout (an hrtimer, not a
+ * jiffy: 4 ms here) until the next release time minus its expected wake-up
+ * latency (wake_ahead: the median of 31 timed sleeps at start, then an EWMA
+ * of every timed wake-up, capped at 0.25 ms), and sends every frame due by
+ * then. Sends are thus on time on average, each within about the spread of
+ * the wake-up latency; release_err_mean_us, late_max_us and early_max_us
+ * in the counters say how well that went. --rt-priority and --cpu keep the
+ * wake-up latency in the tens to hundreds of microseconds on a loaded VM.
+ *
+ * I/O: AF_PACKET. IN: a SOCK_RAW socket bound to IN, read with recvmmsg()
+ * (64 frames per call), PACKET_IGNORE_OUTGOING (frames the kernel sends out
+ * of IN are not ours), PACKET_VNET_HDR: each frame comes with its
+ * virtio_net_hdr (checksum still to be completed by the stack, GSO), which
+ * goes out with it, so a frame whose checksum a veth left partial stays
+ * valid. OUT: a SOCK_RAW socket bound to OUT (protocol 0: it receives
+ * nothing), PACKET_QDISC_BYPASS, PACKET_VNET_HDR, written with sendmmsg()
+ * straight from the hold buffer. The original frame on IN continues into the
+ * kernel stack, which drops it: its destination MAC is not IN's
+ * (PACKET_OTHERHOST); IN must have no IP address. GRO, GSO and TSO are turned
+ * off on IN and OUT (--keep-offloads: not) and frames are expected
+ * wire-sized; a GSO frame is still forwarded, and counted (gso), so an
+ * upstream device with segmentation offload on shows; a frame OUT cannot
+ * send (larger than its MTU) is dropped and counted (oversize).
+ *
+ * Hold buffer: one byte ring per line (--limit-bytes), records of a 16-byte
+ * header plus the 10-byte virtio_net_hdr and the frame, rounded up to 8
+ * bytes, released from the tail in FIFO order. It holds a bandwidth-delay
+ * product as long as limit-bytes >= 1.5 x rate x delay (the record overhead
+ * is at most 47 % of a 60-byte frame, 2 % of a 1514-byte one); a frame that
+ * does not fit is dropped and counted (overflow). Memory is touched only as
+ * the ring fills.
+ *
+ * Counters (JSON, --stats FILE: written when ready, every --stats-interval-ms,
+ * on SIGUSR1 and at exit; stdout at exit without --stats; SIGUSR2: written,
+ * then the worst cases - late, early, read age, peak - start over, so a
+ * reader can get them per measurement): per line rx, tx,
+ * lost (random loss), overflow, oversize, gso, tx_errors, sock_drops (frames
+ * the kernel dropped because the socket buffer was full), tx_retries, queued,
+ * peak_bytes, ts_fallback, release error (mean, worst late, worst early),
+ * wake_ahead; per process CPU seconds (user, system: the system time includes
+ * the receiving side's processing of every frame sent, which the kernel does
+ * in the sender's context on a veth).
+ *
+ * Exit: 0 on SIGINT/SIGTERM, 1 runtime error, 2 usage error.
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <linux/ethtool.h>
+#include <linux/if_packet.h>
+#include <linux/sockios.h>
+#include <linux/virtio_net.h>
+#include <math.h>
+#include <net/ethernet.h>
+#include <net/if.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_LINES 8
+#define BATCH 64		/* frames per recvmmsg()/sendmmsg() */
+#define VNET_HDR sizeof(struct virtio_net_hdr)
+#define FRAME_MAX 65536		/* receive slot (a GSO frame fits); larger: oversize */
+#define MAX_DELAY_MS 10000.0	/* 10 s */
+#define DEF_LIMIT_BYTES (32u << 20)	/* ~1 Gbit/s x 170 ms of full-size frames */
+#define MIN_LIMIT_BYTES (64u << 10)
+#define SOCKBUF_BYTES (8 << 20)
+#define TX_RETRY_NS 50000	/* OUT's socket buffer full: try again after 50 us */
+#define WAKE_AHEAD_MAX_NS 250000	/* cap of the wake-up latency compensation */
+#define TS_MAX_AGE_NS 500000	/* a kernel stamp older than 0.5 ms is not trusted */
+#define NSEC 1000000000LL
+
+enum dist { DIST_UNIFORM, DIST_NORMAL };
+static const char *const dist_names[] = { "uniform", "normal" };
+
+/* ring record header; the frame follows, the record is padded to 8 bytes */
+struct rec {
+	int64_t release_ns;	/* CLOCK_MONOTONIC */
+	uint32_t len;		/* frame bytes; REC_WRAP: continue at offset 0 */
+	uint32_t pad;
+};
+_Static_assert(sizeof(struct rec) == 16, "ring record header is 16 bytes");
+#define REC_WRAP UINT32_MAX
+
+struct line_stats {
+	uint64_t rx, rx_bytes, tx, tx_bytes;
+	uint64_t lost, overflow, oversize, tx_errors, sock_drops;
+	uint64_t gso;				/* frames received as GSO (offloads on upstream) */
+	uint64_t tx_retries;
+	int64_t err_sum_ns;			/* sum of (send time - release time) */
+	int64_t late_max_ns, early_max_ns;	/* worst late (> 0) and early (> 0) send */
+	uint64_t ts_fallback;			/* frames stamped at read: no usable kernel stamp */
+	int64_t rx_age_max_ns;			/* worst (read time - kernel stamp): a late read */
+	uint64_t peak_bytes;			/* ring bytes in use, high watermark */
+};
+
+struct line {
+	char in_name[IF_NAMESIZE], out_name[IF_NAMESIZE];
+	int in_ifindex, out_ifindex;
+	int64_t delay_ns, jitter_ns;
+	enum dist dist;
+	double loss;		/* probability 0..1 */
+	int rx_fd, tx_fd;
+	unsigned char *ring;
+	uint64_t cap;		/* ring bytes */
+	uint64_t head, tail;	/* byte offsets: write at head, release from tail */
+	uint64_t used;		/* bytes between tail and head, wrap padding included */
+	uint64_t queued;	/* frames held */
+	int64_t last_release;	/* release time of the newest frame: no overtaking */
+	int64_t retry_at;	/* OUT was full: no send before this time */
+	struct line_stats st;
+};
+
+static struct line lines[MAX_LINES];
+static int nlines;
+static volatile sig_atomic_t stop_flag, dump_flag, reset_flag;
+static uint64_t rng_state = 0x853c49e6748fea9bULL;
+static const char *stats_path;
+static unsigned long stats_writes;
+
+static int64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
+}
+
+/* xorshift64*: uniform 64-bit values, reproducible from --seed */
+static uint64_t rng_next(void)
+{
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static double rng_unit(void)	/* [0, 1) */
+{
+	return (double)(rng_next() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* delay + jitter sample for one frame, never negative */
+static int64_t sample_delay(const struct line *l)
+{
+	double j = 0;
+
+	if (l->jitter_ns) {
+		if (l->dist == DIST_UNIFORM) {
+			j = (2 * rng_unit() - 1) * (double)l->jitter_ns;
+		} else {	/* Box-Muller, standard deviation = jitter */
+			double u1 = 1.0 - rng_unit(), u2 = rng_unit();
+
+			j = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)l->jitter_ns;
+		}
+	}
+	int64_t d = l->delay_ns + (int64_t)j;
+	return d < 0 ? 0 : d;
+}
+
+/* --- usage and argument parsing ------------------------------------------ */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"Usage: delayline --line in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
+		"                 [--line ...] [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
+		"                 [--stats FILE] [--stats-interval-ms MS] [--keep-offloads]\n"
+		"Forwards every frame arriving on IN out of OUT at arrival + delay (+ jitter),\n"
+		"in arrival order, dropping loss-pct %% at random. Up to %d lines.\n"
+		"  delay-ms, jitter-ms  0..10000 (decimals allowed, ns resolution)\n"
+		"  dist                 jitter distribution: uniform in +-jitter, or normal with\n"
+		"                       standard deviation jitter (default uniform)\n"
+		"  loss-pct             0..100 (default 0)\n"
+		"  --limit-bytes N      hold buffer per line (default %u; >= %u)\n"
+		"  --cpu N              pin to CPU N;  --rt-priority N: SCHED_FIFO 1..99\n"
+		"  --stats FILE         counters as JSON: at start, every interval (default\n"
+		"                       1000 ms), on SIGUSR1 and at exit (else stdout at exit)\n"
+		"  --keep-offloads      leave GRO/GSO/TSO of IN and OUT as they are\n"
+		"Exit: 0 stopped by SIGINT/SIGTERM, 1 runtime error, 2 usage error.\n",
+		MAX_LINES, DEF_LIMIT_BYTES, MIN_LIMIT_BYTES);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("delayline: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return 2;
+}
+
+/* a decimal number in [lo, hi]; no sign, no exponent, no trailing text */
+static int parse_num(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+
+	if (!s || !*s || strspn(s, "0123456789.") != strlen(s))
+		return -1;
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || *end || *out < lo || *out > hi)
+		return -1;
+	return 0;
+}
+
+static int parse_line(char *arg)
+{
+	enum { O_IN, O_OUT, O_DELAY, O_JITTER, O_DIST, O_LOSS };
+	char *const keys[] = { "in", "out", "delay-ms", "jitter-ms", "dist", "loss-pct", NULL };
+	struct line *l;
+	char *val, *orig = strdup(arg);
+	int have_delay = 0, rc = 2;
+	double v;
+
+	if (nlines == MAX_LINES)
+		return usage_error("--line: at most %d lines", MAX_LINES);
+	l = &lines[nlines];
+	memset(l, 0, sizeof(*l));
+	l->rx_fd = l->tx_fd = -1;
+	while (*arg) {
+		int k = getsubopt(&arg, keys, &val);
+
+		switch (k) {
+		case O_IN:
+		case O_OUT:
+			if (!val || !*val || strlen(val) >= IF_NAMESIZE) {
+				usage_error("--line '%s': %s: accepted: an interface name", orig, keys[k]);
+				goto out;
+			}
+			strcpy(k == O_IN ? l->in_name : l->out_name, val);
+			break;
+		case O_DELAY:
+		case O_JITTER:
+			if (parse_num(val, 0, MAX_DELAY_MS, &v)) {
+				usage_error("--line '%s': %s '%s': accepted: 0..%.0f ms",
+					    orig, keys[k], val ? val : "", MAX_DELAY_MS);
+				goto out;
+			}
+			*(k == O_DELAY ? &l->delay_ns : &l->jitter_ns) = llround(v * 1e6);
+			have_delay |= k == O_DELAY;
+			break;
+		case O_DIST:
+			if (val && !strcmp(val, "uniform")) {
+				l->dist = DIST_UNIFORM;
+			} else if (val && !strcmp(val, "normal")) {
+				l->dist = DIST_NORMAL;
+			} else {
+				usage_error("--line '%s': dist '%s': accepted: uniform, normal",
+					    orig, val ? val : "");
+				goto out;
+			}
+			break;
+		case O_LOSS:
+			if (parse_num(val, 0, 100, &v)) {
+				usage_error("--line '%s': loss-pct '%s': accepted: 0..100",
+					    orig, val ? val : "");
+				goto out;
+			}
+			l->loss = v / 100;
+			break;
+		default:
+			usage_error("--line '%s': unknown key '%s': accepted: in, out, delay-ms, "
+				    "jitter-ms, dist, loss-pct", orig, val);
+			goto out;
+		}
+	}
+	if (!l->in_name[0] || !l->out_name[0] || !have_delay) {
+		usage_error("--line '%s': in=, out= and delay-ms= are required", orig);
+		goto out;
+	}
+	if (!strcmp(l->in_name, l->out_name)) {
+		usage_error("--line '%s': in and out must differ", orig);
+		goto out;
+	}
+	nlines++;
+	rc = 0;
+out:
+	free(orig);
+	return rc;
+}
+
+/* --- set-up --------------------------------------------------------------- */
+
+static void on_signal(int sig)
+{
+	if (sig == SIGUSR1)
+		dump_flag = 1;
+	else if (sig == SIGUSR2)
+		dump_flag = reset_flag = 1;
+	else
+		stop_flag = 1;
+}
+
+/* GRO, GSO and TSO off: wire-sized frames in and out (legacy ethtool ioctls) */
+static int offloads_off(int fd, const char *dev)
+{
+	static const struct { uint32_t cmd; const char *name; } feats[] = {
+		{ ETHTOOL_SGRO, "gro" }, { ETHTOOL_SGSO, "gso" }, { ETHTOOL_STSO, "tso" },
+	};
+	for (size_t i = 0; i < sizeof(feats) / sizeof(feats[0]); i++) {
+		struct ethtool_value ev = { .cmd = feats[i].cmd, .data = 0 };
+		struct ifreq ifr = { 0 };
+
+		strcpy(ifr.ifr_name, dev);
+		ifr.ifr_data = (void *)&ev;
+		if (ioctl(fd, SIOCETHTOOL, &ifr) && errno != EOPNOTSUPP) {
+			fprintf(stderr, "delayline: %s: turning %s off: %s\n", dev,
+				feats[i].name, strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int packet_socket(const char *dev, int ifindex, int rx)
+{
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET, .sll_ifindex = ifindex };
+	int one = 1, buf = SOCKBUF_BYTES;
+	/* protocol 0 until bound: an unbound ETH_P_ALL socket sees every device */
+	int fd = socket(AF_PACKET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+
+	if (fd < 0) {
+		fprintf(stderr, "delayline: AF_PACKET socket: %s (needs CAP_NET_RAW)\n",
+			strerror(errno));
+		return -1;
+	}
+	if (rx) {
+		sll.sll_protocol = htons(ETH_P_ALL);
+		if (setsockopt(fd, SOL_PACKET, PACKET_IGNORE_OUTGOING, &one, sizeof(one)) ||
+		    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) ||
+		    setsockopt(fd, SOL_SOCKET, SO_TIMESTAMPNS, &one, sizeof(one)) ||
+		    (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &buf, sizeof(buf)) &&
+		     setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &buf, sizeof(buf))))
+			goto err;
+	} else {
+		if (setsockopt(fd, SOL_PACKET, PACKET_QDISC_BYPASS, &one, sizeof(one)) ||
+		    setsockopt(fd, SOL_PACKET, PACKET_VNET_HDR, &one, sizeof(one)) ||
+		    (setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &buf, sizeof(buf)) &&
+		     setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &buf, sizeof(buf))))
+			goto err;
+	}
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		goto err;
+	return fd;
+err:
+	fprintf(stderr, "delayline: %s: %s socket set-up: %s\n", dev, rx ? "receive" : "send",
+		strerror(errno));
+	close(fd);
+	return -1;
+}
+
+static int line_open(struct line *l, uint64_t limit, int keep_offloads)
+{
+	int fd;
+
+	l->in_ifindex = if_nametoindex(l->in_name);
+	l->out_ifindex = if_nametoindex(l->out_name);
+	if (!l->in_ifindex || !l->out_ifindex) {
+		fprintf(stderr, "delayline: no interface '%s' in this network namespace\n",
+			l->in_ifindex ? l->out_name : l->in_name);
+		return -1;
+	}
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	if (!keep_offloads && (offloads_off(fd, l->in_name) || offloads_off(fd, l->out_name))) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	l->rx_fd = packet_socket(l->in_name, l->in_ifindex, 1);
+	l->tx_fd = packet_socket(l->out_name, l->out_ifindex, 0);
+	if (l->rx_fd < 0 || l->tx_fd < 0)
+		return -1;
+	l->cap = limit;
+	l->ring = mmap(NULL, limit, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (l->ring == MAP_FAILED) {
+		fprintf(stderr, "delayline: hold buffer of %" PRIu64 " bytes: %s\n", limit,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* --- the hold buffer ------------------------------------------------------ */
+
+static inline uint64_t rec_size(uint32_t len)
+{
+	return sizeof(struct rec) + ((len + 7u) & ~7u);
+}
+
+/* room for a record of LEN bytes at head; returns the record or NULL (full) */
+static struct rec *ring_reserve(struct line *l, uint32_t len)
+{
+	uint64_t need = rec_size(len), wrap = 0;
+
+	if (!l->queued)		/* empty: start over, no wrap padding left behind */
+		l->head = l->tail = l->used = 0;
+	if (l->head + need > l->cap)	/* does not fit before the end: wrap */
+		wrap = l->cap - l->head;
+	if (l->used + wrap + need > l->cap)
+		return NULL;
+	if (wrap) {
+		if (wrap >= sizeof(struct rec))
+			((struct rec *)(l->ring + l->head))->len = REC_WRAP;
+		l->used += wrap;
+		l->head = 0;
+	}
+	return (struct rec *)(l->ring + l->head);
+}
+
+static void ring_commit(struct line *l, uint32_t len)
+{
+	uint64_t sz = rec_size(len);
+
+	l->head += sz;
+	if (l->head == l->cap)
+		l->head = 0;
+	l->used += sz;
+	l->queued++;
+	if (l->used > l->st.peak_bytes)
+		l->st.peak_bytes = l->used;
+}
+
+/* the oldest record, skipping wrap padding; NULL when empty */
+static struct rec *ring_peek(struct line *l)
+{
+	if (!l->queued)
+		return NULL;
+	if (l->cap - l->tail < sizeof(struct rec) ||
+	    ((struct rec *)(l->ring + l->tail))->len == REC_WRAP) {
+		l->used -= l->cap - l->tail;
+		l->tail = 0;
+	}
+	return (struct rec *)(l->ring + l->tail);
+}
+
+static void ring_pop(struct line *l)
+{
+	uint64_t sz = rec_size(((struct rec *)(l->ring + l->tail))->len);
+
+	l->tail += sz;
+	if (l->tail == l->cap)
+		l->tail = 0;
+	l->used -= sz;
+	l->queued--;
+}
+
+/* --- receive and release -------------------------------------------------- */
+
+static unsigned char rxbuf[BATCH][VNET_HDR + FRAME_MAX];
+static unsigned char rxctl[BATCH][CMSG_SPACE(sizeof(struct timespec))];
+static int64_t wake_ahead_ns;	/* expected wake-up latency of a timed sleep */
+
+/* arrival time of a received frame on CLOCK_MONOTONIC: the kernel's receive
+ * stamp (CLOCK_REALTIME, taken when the veth handed the frame over) moved by
+ * the current REALTIME - MONOTONIC offset, so the wake-up latency of this
+ * process counts as delay already served. A missing stamp, or one more than
+ * 0.5 ms older than the read time, falls back to the read time NOW: here some
+ * frames carried stamps up to ~18 ms older than their send time (cause not
+ * found; a forwarded frame can keep an earlier hop's time), which would have
+ * released them that much early. A late read is then added delay, visible
+ * in rx_age_max_us. */
+static int64_t arrival_ns(struct msghdr *mh, int64_t now, int64_t real_off, struct line *l)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(mh); c; c = CMSG_NXTHDR(mh, c)) {
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_TIMESTAMPNS) {
+			struct timespec ts;
+			int64_t t;
+
+			memcpy(&ts, CMSG_DATA(c), sizeof(ts));
+			t = (int64_t)ts.tv_sec * NSEC + ts.tv_nsec - real_off;
+			if (t <= now && now - t > l->st.rx_age_max_ns)
+				l->st.rx_age_max_ns = now - t;
+			if (t <= now && now - t <= TS_MAX_AGE_NS)
+				return t;
+			break;
+		}
+	}
+	l->st.ts_fallback++;
+	return now;
+}
+
+static void line_receive(struct line *l)
+{
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+
+	for (;;) {
+		for (int i = 0; i < BATCH; i++) {
+			iov[i].iov_base = rxbuf[i];
+			iov[i].iov_len = VNET_HDR + FRAME_MAX;
+			memset(&msgs[i].msg_hdr, 0, sizeof(msgs[i].msg_hdr));
+			msgs[i].msg_hdr.msg_iov = &iov[i];
+			msgs[i].msg_hdr.msg_iovlen = 1;
+			msgs[i].msg_hdr.msg_control = rxctl[i];
+			msgs[i].msg_hdr.msg_controllen = sizeof(rxctl[i]);
+		}
+		int n = recvmmsg(l->rx_fd, msgs, BATCH, MSG_DONTWAIT | MSG_TRUNC, NULL);
+		if (n <= 0)
+			return;	/* EAGAIN: drained; other errors show up as missing rx */
+		struct timespec rt;
+		int64_t now = mono_ns();
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		int64_t real_off = (int64_t)rt.tv_sec * NSEC + rt.tv_nsec - now;
+
+		for (int i = 0; i < n; i++) {
+			/* len: virtio_net_hdr + frame */
+			uint32_t len = msgs[i].msg_len;
+			const struct virtio_net_hdr *vh = (const void *)rxbuf[i];
+			struct rec *r;
+			int64_t rel;
+
+			if (len < VNET_HDR)
+				continue;
+			l->st.rx++;
+			l->st.rx_bytes += len - VNET_HDR;
+			if (len > VNET_HDR + FRAME_MAX || (msgs[i].msg_hdr.msg_flags & MSG_TRUNC)) {
+				l->st.oversize++;
+				continue;
+			}
+			if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
+				l->st.gso++;
+			if (l->loss > 0 && rng_unit() < l->loss) {
+				l->st.lost++;
+				continue;
+			}
+			r = ring_reserve(l, len);
+			if (!r) {
+				l->st.overflow++;
+				continue;
+			}
+			rel = arrival_ns(&msgs[i].msg_hdr, now, real_off, l) + sample_delay(l);
+			if (rel < l->last_release)
+				rel = l->last_release;	/* never overtake */
+			l->last_release = rel;
+			r->release_ns = rel;
+			r->len = len;
+			memcpy(r + 1, rxbuf[i], len);
+			ring_commit(l, len);
+		}
+		if (n < BATCH)
+			return;
+	}
+}
+
+/* send every frame whose release time has come; returns the next release
+ * time of this line, or INT64_MAX when it holds nothing */
+static int64_t line_release(struct line *l, int64_t now)
+{
+	struct mmsghdr msgs[BATCH];
+	struct iovec iov[BATCH];
+	struct rec *recs[BATCH];
+
+	if (l->retry_at > now)
+		return l->retry_at;
+	l->retry_at = 0;
+	for (;;) {
+		int n = 0;
+
+		/* collect due records without consuming them: peek walks a copy */
+		uint64_t tail = l->tail, used = l->used, queued = l->queued;
+		while (n < BATCH) {
+			struct rec *r = ring_peek(l);
+
+			/* due, or due before a timed sleep would end anyway */
+			if (!r || r->release_ns > now + wake_ahead_ns)
+				break;
+			recs[n] = r;
+			iov[n].iov_base = r + 1;
+			iov[n].iov_len = r->len;
+			memset(&msgs[n].msg_hdr, 0, sizeof(msgs[n].msg_hdr));
+			msgs[n].msg_hdr.msg_iov = &iov[n];
+			msgs[n].msg_hdr.msg_iovlen = 1;
+			ring_pop(l);
+			n++;
+		}
+		l->tail = tail, l->used = used, l->queued = queued;
+		if (!n)
+			break;
+
+		int sent = sendmmsg(l->tx_fd, msgs, n, MSG_DONTWAIT);
+		int64_t t = mono_ns();
+
+		if (sent < 0) {
+			if (errno == EAGAIN || errno == ENOBUFS) {
+				l->st.tx_retries++;
+				l->retry_at = t + TX_RETRY_NS;
+				return l->retry_at;
+			}
+			/* the first frame cannot be sent (EMSGSIZE: larger than
+			 * OUT's MTU; ENETDOWN...): drop it, go on with the next */
+			if (errno == EMSGSIZE)
+				l->st.oversize++;
+			else
+				l->st.tx_errors++;
+			sent = 0;
+			ring_peek(l);
+			ring_pop(l);
+		}
+		for (int i = 0; i < sent; i++) {
+			int64_t err = t - recs[i]->release_ns;
+
+			l->st.tx++;
+			l->st.tx_bytes += recs[i]->len - VNET_HDR;
+			l->st.err_sum_ns += err;
+			if (err > l->st.late_max_ns)
+				l->st.late_max_ns = err;
+			if (-err > l->st.early_max_ns)
+				l->st.early_max_ns = -err;
+			ring_peek(l);
+			ring_pop(l);
+		}
+		now = t;
+	}
+	struct rec *r = ring_peek(l);
+	return r ? r->release_ns : INT64_MAX;
+}
+
+/* --- counters ------------------------------------------------------------- */
+
+static void read_sock_drops(struct line *l)
+{
+	struct tpacket_stats ps;
+	socklen_t len = sizeof(ps);
+
+	/* reading resets the kernel's counters: accumulate */
+	if (!getsockopt(l->rx_fd, SOL_PACKET, PACKET_STATISTICS, &ps, &len))
+		l->st.sock_drops += ps.tp_drops;
+}
+
+static void write_stats(FILE *f)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	fprintf(f, "{\"pid\":%d,\"writes\":%lu,\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"lines\":[",
+		(int)getpid(), stats_writes,
+		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
+		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	for (int i = 0; i < nlines; i++) {
+		struct line *l = &lines[i];
+		struct line_stats *s = &l->st;
+
+		read_sock_drops(l);
+		fprintf(f, "%s{\"in\":\"%s\",\"out\":\"%s\",\"delay_ms\":%.6f,\"jitter_ms\":%.6f,"
+			"\"dist\":\"%s\",\"loss_pct\":%g,\"limit_bytes\":%" PRIu64 ","
+			"\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx\":%" PRIu64
+			",\"tx_bytes\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"overflow\":%" PRIu64
+			",\"oversize\":%" PRIu64 ",\"gso\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ",\"sock_drops\":%" PRIu64
+			",\"tx_retries\":%" PRIu64 ",\"queued\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+			",\"ts_fallback\":%" PRIu64 ",\"rx_age_max_us\":%.3f,\"release_err_mean_us\":%.3f"
+			",\"late_max_us\":%.3f,\"early_max_us\":%.3f,\"wake_ahead_us\":%.3f}",
+			i ? "," : "", l->in_name, l->out_name, l->delay_ns / 1e6, l->jitter_ns / 1e6,
+			dist_names[l->dist], l->loss * 100, l->cap, s->rx, s->rx_bytes, s->tx,
+			s->tx_bytes, s->lost, s->overflow, s->oversize, s->gso, s->tx_errors,
+			s->sock_drops, s->tx_retries, l->queued, s->peak_bytes,
+			s->ts_fallback, s->rx_age_max_ns / 1e3, s->tx ? s->err_sum_ns / 1e3 / s->tx : 0.0,
+			s->late_max_ns / 1e3, s->early_max_ns / 1e3, wake_ahead_ns / 1e3);
+	}
+	fputs("]}\n", f);
+}
+
+/* atomically replace --stats FILE */
+static void dump_stats(void)
+{
+	char tmp[4096];
+	FILE *f;
+
+	stats_writes++;
+	if (!stats_path)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.tmp", stats_path);
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "delayline: %s: %s\n", tmp, strerror(errno));
+		return;
+	}
+	write_stats(f);
+	if (fclose(f) || rename(tmp, stats_path))
+		fprintf(stderr, "delayline: %s: %s\n", stats_path, strerror(errno));
+}
+
+/* --- wake-up latency ------------------------------------------------------ */
+
+/* one timed wake-up's latency into the estimate: EWMA 1/16, each sample
+ * clamped to [0, WAKE_AHEAD_MAX_NS] so one preemption cannot throw it off */
+static void wake_ahead_update(int64_t lat)
+{
+	if (lat < 0)
+		lat = 0;
+	if (lat > WAKE_AHEAD_MAX_NS)
+		lat = WAKE_AHEAD_MAX_NS;
+	wake_ahead_ns += (lat - wake_ahead_ns) / 16;
+}
+
+/* start from the median latency of 31 timed 1 ms sleeps (~35 ms), with the
+ * scheduling policy and CPU the loop will have */
+static void wake_ahead_calibrate(void)
+{
+	int64_t lat[31];
+
+	for (int i = 0; i < 31; i++) {
+		int64_t t = mono_ns() + 1000000;
+		struct timespec ts = { .tv_sec = t / NSEC, .tv_nsec = t % NSEC };
+
+		clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+		lat[i] = mono_ns() - t;
+	}
+	for (int i = 1; i < 31; i++)	/* insertion sort */
+		for (int j = i; j > 0 && lat[j] < lat[j - 1]; j--) {
+			int64_t x = lat[j];
+
+			lat[j] = lat[j - 1];
+			lat[j - 1] = x;
+		}
+	wake_ahead_ns = lat[15] < 0 ? 0 : lat[15] > WAKE_AHEAD_MAX_NS ? WAKE_AHEAD_MAX_NS : lat[15];
+}
+
+/* --- main ----------------------------------------------------------------- */
+
+int main(int argc, char **argv)
+{
+	static const struct option lo[] = {
+		{ "line", required_argument, NULL, 'L' },
+		{ "limit-bytes", required_argument, NULL, 'b' },
+		{ "seed", required_argument, NULL, 's' },
+		{ "cpu", required_argument, NULL, 'c' },
+		{ "rt-priority", required_argument, NULL, 'r' },
+		{ "stats", required_argument, NULL, 'S' },
+		{ "stats-interval-ms", required_argument, NULL, 'i' },
+		{ "keep-offloads", no_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	uint64_t limit = DEF_LIMIT_BYTES;
+	int cpu = -1, rt_prio = 0, keep_offloads = 0, c, rc;
+	double v, interval_ms = 1000;
+	struct epoll_event ev, evs[MAX_LINES];
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'L':
+			/* on a copy: getsubopt() writes into it, /proc/PID/cmdline stays whole */
+			if ((rc = parse_line(strdupa(optarg))))
+				return rc;
+			break;
+		case 'b':
+			if (parse_num(optarg, MIN_LIMIT_BYTES, 1ULL << 36, &v) || v != floor(v))
+				return usage_error("--limit-bytes '%s': accepted: %u..%llu", optarg,
+						   MIN_LIMIT_BYTES, 1ULL << 36);
+			limit = (uint64_t)v & ~7ULL;
+			break;
+		case 's':
+			if (parse_num(optarg, 0, 1e18, &v) || v != floor(v))
+				return usage_error("--seed '%s': accepted: 0..1000000000000000000", optarg);
+			rng_state ^= (uint64_t)v * 0x9E3779B97F4A7C15ULL;
+			if (!rng_state)
+				rng_state = 1;
+			break;
+		case 'c':
+			if (parse_num(optarg, 0, CPU_SETSIZE - 1, &v) || v != floor(v))
+				return usage_error("--cpu '%s': accepted: 0..%d", optarg, CPU_SETSIZE - 1);
+			cpu = (int)v;
+			break;
+		case 'r':
+			if (parse_num(optarg, 1, 99, &v) || v != floor(v))
+				return usage_error("--rt-priority '%s': accepted: 1..99", optarg);
+			rt_prio = (int)v;
+			break;
+		case 'S':
+			stats_path = optarg;
+			break;
+		case 'i':
+			if (parse_num(optarg, 10, 3600000, &v))
+				return usage_error("--stats-interval-ms '%s': accepted: 10..3600000", optarg);
+			interval_ms = v;
+			break;
+		case 'k':
+			keep_offloads = 1;
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		case ':':
+			return usage_error("option '%s' needs a value", argv[optind - 1]);
+		default:
+			return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error("unexpected argument '%s'", argv[optind]);
+	if (!nlines)
+		return usage_error("at least one --line is required (see --help)");
+
+	if (cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set)) {
+			fprintf(stderr, "delayline: --cpu %d: %s\n", cpu, strerror(errno));
+			return 1;
+		}
+	}
+	if (rt_prio) {
+		struct sched_param sp = { .sched_priority = rt_prio };
+
+		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
+			fprintf(stderr, "delayline: --rt-priority %d: %s\n", rt_prio, strerror(errno));
+			return 1;
+		}
+	}
+	prctl(PR_SET_TIMERSLACK, 1UL);	/* 1 ns: wake at the release time */
+	wake_ahead_calibrate();
+
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+	if (ep < 0)
+		return 1;
+	for (int i = 0; i < nlines; i++) {
+		if (line_open(&lines[i], limit, keep_offloads))
+			return 1;
+		ev.events = EPOLLIN;
+		ev.data.u32 = i;
+		if (epoll_ctl(ep, EPOLL_CTL_ADD, lines[i].rx_fd, &ev))
+			return 1;
+	}
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+
+	int64_t interval = (int64_t)(interval_ms * 1e6), next_dump = mono_ns() + interval;
+	dump_stats();	/* ready: the file exists once every socket is bound */
+	fprintf(stderr, "delayline: ready, %d line(s)\n", nlines);
+
+	while (!stop_flag) {
+		int64_t now = mono_ns(), next = next_dump;
+
+		for (int i = 0; i < nlines; i++) {
+			int64_t t = line_release(&lines[i], now);
+
+			if (t < next)
+				next = t;
+		}
+		if (dump_flag || now >= next_dump) {
+			dump_flag = 0;
+			dump_stats();
+			if (reset_flag) {	/* SIGUSR2: worst cases from now on */
+				reset_flag = 0;
+				for (int i = 0; i < nlines; i++) {
+					struct line_stats *st = &lines[i].st;
+
+					st->late_max_ns = st->early_max_ns = st->rx_age_max_ns = 0;
+					st->peak_bytes = lines[i].used;
+				}
+			}
+			next_dump = now + interval;
+			continue;
+		}
+		now = mono_ns();
+		/* wake early by the expected wake-up latency; frames due within it
+		 * are sent then, so sends are on time on average */
+		int64_t target = next == next_dump ? next : next - wake_ahead_ns;
+		if (target <= now)
+			continue;
+		struct timespec to = { .tv_sec = (target - now) / NSEC,
+				       .tv_nsec = (target - now) % NSEC };
+		int n = epoll_pwait2(ep, evs, MAX_LINES, &to, NULL);
+
+		if (n == 0 && target != next_dump) {
+			/* a timed wake-up: its latency updates the estimate (EWMA 1/16) */
+			wake_ahead_update(mono_ns() - target);
+		}
+		for (int i = 0; i < n; i++)
+			line_receive(&lines[evs[i].data.u32]);
+	}
+	if (stats_path)
+		dump_stats();
+	else
+		write_stats(stdout);
+	return 0;
+}
