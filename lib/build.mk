@@ -20,6 +20,6 @@ $(FSLIB): $(FSLIB_OBJS)
 
 $(BUILD)/tests/unit-lib: tests/unit/test_lib.c $(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) $< -o $@ $(FSLIB) $(FSLIB_LIBS)
+	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) -Itests/unit $< -o $@ $(FSLIB) $(FSLIB_LIBS)
 
 ALL_TARGETS += $(FSLIB) $(BUILD)/tests/unit-lib

@@ -25,7 +25,7 @@ static int tap_ok(int ok, const char *fmt, ...)
 	return ok;
 }
 
-__attribute__((format(printf, 1, 2)))
+__attribute__((format(printf, 1, 2), unused))
 static void tap_diag(const char *fmt, ...)
 {
 	va_list ap;

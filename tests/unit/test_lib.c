@@ -13,21 +13,9 @@
 
 #include "json_print.h"
 #include "util.h"
+#include "tap.h"
 
-static int tests, failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failed += !cond;
-}
+#define ok tap_ok
 
 /* Run fn with output captured in a memory stream; returns the text. */
 static char *capture(void (*fn)(void), bool json)
@@ -202,6 +190,5 @@ int main(void)
 	test_json();
 	test_parse();
 	test_files();
-	printf("1..%d\n", tests);
-	return failed ? 1 : 0;
+	return tap_done();
 }

@@ -22,25 +22,13 @@
 #include "json_print.h"
 #include "tcfg.h"
 #include "util.h"
+#include "tap.h"
 
 #ifndef FRA_DSCP
 #define FRA_DSCP 25
 #endif
 
-static int tests, failed;
-
-static void ok(int cond, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void ok(int cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tests);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	failed += !cond;
-}
+#define ok tap_ok
 
 static char buf[TCFG_MSG_SIZE];
 
@@ -802,6 +790,5 @@ int main(void)
 	test_settings();
 	test_json();
 	test_health_json();
-	printf("1..%d\n", tests);
-	return failed ? 1 : 0;
+	return tap_done();
 }
