@@ -12,6 +12,9 @@
  * timeout, so a slow, partial, idle or non-reading client can never stall
  * the sweep. A request only reads the pinned maps (no lock, no shared
  * state with the sweep).
+ *
+ * Between sweeps the main thread runs tunnel health (health_agent.h): it
+ * probes the tunnels of the last "route up" and steers its routes.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -22,6 +25,7 @@
 #include <microhttpd.h>
 
 #include "config.h"
+#include "health_agent.h"
 #include "ops.h"
 
 #define HTTP_TIMEOUT_S	5	/* an idle or stalled client is dropped */
@@ -34,6 +38,7 @@ struct agent {
 	struct sc_run_args eff;		/* cli over the file's [agent] */
 	struct MHD_Daemon *http;
 	bool failing;			/* a tick failed; reported once */
+	struct sc_health_agent health;	/* tunnel probes and failover */
 };
 
 /* Render the metrics into a malloc()ed buffer; NULL on failure. */
@@ -298,8 +303,9 @@ static void agent_loop(struct agent *ag)
 			ag->failing = err != 0;
 			next = mono_ns() + (__u64)(ag->eff.interval * 1e9);
 		}
-		/* SIGTERM, SIGINT and SIGHUP interrupt the sleep */
-		sleep_until_ns(next);
+		/* tunnel health until the next sweep; SIGTERM, SIGINT and
+		 * SIGHUP end the wait early */
+		sc_health_agent_run_until(&ag->health, next);
 	}
 }
 
@@ -317,9 +323,11 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		return FS_EXIT_RUNTIME;
 	}
 	fs_signals_install(true);
+	sc_health_agent_init(&ag.health);
 	ret = agent_start(&ag);
 	if (!ret)
 		agent_loop(&ag);
+	sc_health_agent_close(&ag.health);
 	if (ag.http)
 		MHD_stop_daemon(ag.http);
 	sc_config_free(&ag.cfg);

@@ -1,0 +1,298 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * health_agent.c - the agent's tunnel health loop (health_agent.h): after
+ * "route up" recorded its routes, both tunnels are probed (SHORT index 0,
+ * LONG 1), their links watched, and every change of the tunnels' states
+ * applied as a routing plan (tcfg_failover_apply); link up, a lost route or
+ * lost events re-converge. Without a record it looks again every few
+ * seconds, quietly.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+
+#include "health_agent.h"
+#include "util.h"
+
+#define HA_RETRY_NS	(3 * HEALTH_NS_PER_S)	/* no record: look again */
+#define HA_PUBLISH_NS	(2 * HEALTH_NS_PER_S)	/* health file refresh */
+#define HA_MAX_EVENTS	16
+
+static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
+
+void sc_health_agent_init(struct sc_health_agent *ha)
+{
+	memset(ha, 0, sizeof(*ha));
+	health_params_default(&ha->params);
+	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
+}
+
+static void stop_probing(struct sc_health_agent *ha)
+{
+	if (ha->mon)
+		tcfg_linkmon_close(ha->mon);
+	if (ha->pr)
+		health_prober_free(ha->pr);
+	if (ha->fo)
+		tcfg_failover_close(ha->fo);
+	ha->mon = NULL;
+	ha->pr = NULL;
+	ha->fo = NULL;
+}
+
+void sc_health_agent_close(struct sc_health_agent *ha)
+{
+	stop_probing(ha);
+}
+
+static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
+{
+	int t, idx;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		struct health_probe_cfg cfg = {
+			.dev = ha->info.dev[t],
+			.target = ha->info.target[t],
+		};
+
+		if (!cfg.target[0]) {
+			snprintf(err, errlen, "no probe target for %s (%s): no gateway recorded",
+				 cfg.dev, tunnel_name[t]);
+			return -EINVAL;
+		}
+		idx = health_prober_add(ha->pr, &cfg);
+		if (idx != t) {
+			snprintf(err, errlen, "probe %s via %s: %s", cfg.dev, cfg.target,
+				 strerror(idx < 0 ? -idx : EINVAL));
+			return idx < 0 ? idx : -EINVAL;
+		}
+		tcfg_linkmon_watch(ha->mon, cfg.dev);
+	}
+	return 0;
+}
+
+/* Open the failover, the prober and the link monitor; 0 or -errno. */
+static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = tcfg_failover_open(&ha->fo, ha->both_down, err, errlen);
+	if (ret) {
+		ha->fo = NULL;
+		return ret;
+	}
+	ret = tcfg_failover_info(ha->fo, &ha->info, err, errlen);
+	if (ret)
+		goto fail;
+	ha->pr = health_prober_new(&ha->params, HEALTH_ICMP_AUTO);
+	if (!ha->pr) {
+		ret = -errno;
+		snprintf(err, errlen, "prober: %s", strerror(errno));
+		goto fail;
+	}
+	ret = tcfg_linkmon_open(&ha->mon, err, errlen);
+	if (ret) {
+		ha->mon = NULL;
+		goto fail;
+	}
+	ret = add_tunnels(ha, err, errlen);
+	if (ret)
+		goto fail;
+	return 0;
+fail:
+	stop_probing(ha);
+	return ret;
+}
+
+static void publish(struct sc_health_agent *ha)
+{
+	const struct health *h[HEALTH_TUNNELS] = {
+		health_prober_tunnel(ha->pr, HEALTH_SHORT),
+		health_prober_tunnel(ha->pr, HEALTH_LONG),
+	};
+	char err[256];
+
+	if (tcfg_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
+		pr_warn("run: health: publish: %s", err);
+	ha->next_publish_ns = mono_ns() + HA_PUBLISH_NS;
+}
+
+/* The plan of the tunnels' current states; false when the record is gone. */
+static bool apply(struct sc_health_agent *ha, bool after_down)
+{
+	enum health_state st[HEALTH_TUNNELS];
+	struct health_plan plan;
+	char err[256], text[64];
+	int t, ret;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		st[t] = health_prober_tunnel(ha->pr, t)->state;
+	ret = tcfg_failover_apply(ha->fo, st, err, sizeof(err));
+	if (ret == -ENOENT)
+		return false;
+	if (ret < 0) {
+		pr_warn("run: health: apply: %s", err);
+		return true;
+	}
+	if (ret > 0) {
+		plan = tcfg_failover_in_force(ha->fo);
+		health_plan_format(&plan, text, sizeof(text));
+		pr_info("run: health: routes now %s (%d changed)", text, ret);
+		if (after_down)
+			ha->failovers++;
+	}
+	return true;
+}
+
+static void log_transition(struct sc_health_agent *ha, unsigned int t, enum health_state from)
+{
+	char line[256];
+
+	health_transition_format(health_prober_tunnel(ha->pr, t), from, line, sizeof(line));
+	pr_info("run: health: %s (%s) %s", ha->info.dev[t], tunnel_name[t], line);
+}
+
+/* Prober events: one log line each, then the plan; false: record gone. */
+static bool on_probes(struct sc_health_agent *ha)
+{
+	struct health_event ev[HA_MAX_EVENTS];
+	bool down = false;
+	int n, i;
+
+	n = health_poll(ha->pr, 0, ev, HA_MAX_EVENTS);
+	if (n < 0) {
+		pr_warn("run: health: probing: %s", strerror(-n));
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		log_transition(ha, ev[i].tunnel, ev[i].from);
+		down |= ev[i].to == HEALTH_DOWN;
+	}
+	if (!n)
+		return true;
+	if (!apply(ha, down))
+		return false;
+	publish(ha);
+	return true;
+}
+
+/* A link event of a tunnel device: down at once, or re-converge. */
+static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev)
+{
+	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
+	const struct health *h;
+	enum health_state from;
+	char err[256];
+	int t, ret;
+
+	if (!lost) {
+		ret = tcfg_failover_reconverge(ha->fo, err, sizeof(err));
+		if (ret == -ENOENT)
+			return false;
+		if (ret < 0)
+			pr_warn("run: health: reconverge: %s", err);
+		else if (ret > 0)
+			pr_info("run: health: %d routes put back", ret);
+		return true;
+	}
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (strcmp(ev->dev, ha->info.dev[t]))
+			continue;
+		/* the prober owns the state machine; health.h's link-down is
+		 * applied to it through the const-cast the API leaves us */
+		h = health_prober_tunnel(ha->pr, t);
+		from = h->state;
+		if (health_link_down((struct health *)h, mono_ns()))
+			log_transition(ha, t, from);
+	}
+	return apply(ha, true);
+}
+
+static bool on_links(struct sc_health_agent *ha)
+{
+	struct tcfg_link_event ev[HA_MAX_EVENTS];
+	bool changed = false;
+	int n, i;
+
+	n = tcfg_linkmon_read(ha->mon, ev, HA_MAX_EVENTS);
+	if (n < 0) {
+		pr_warn("run: health: link monitor: %s", strerror(-n));
+		return true;
+	}
+	for (i = 0; i < n; i++) {
+		if (!on_link(ha, &ev[i]))
+			return false;
+		changed = true;
+	}
+	if (changed)
+		publish(ha);
+	return true;
+}
+
+static int ms_until(uint64_t now, uint64_t when)
+{
+	uint64_t ms;
+
+	if (when <= now)
+		return 0;
+	ms = (when - now + HEALTH_NS_PER_MS - 1) / HEALTH_NS_PER_MS;
+	return ms > 1000 ? 1000 : (int)ms;
+}
+
+/* Without a route record: wait, and look for one every few seconds. */
+static void idle_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+{
+	char err[256];
+	uint64_t now = mono_ns();
+	int ret;
+
+	if (now >= ha->next_open_ns) {
+		ret = start_probing(ha, err, sizeof(err));
+		if (!ret) {
+			pr_info("run: health: probing %s (short) via %s, %s (long) via %s",
+				ha->info.dev[0], ha->info.target[0], ha->info.dev[1],
+				ha->info.target[1]);
+			ha->open_failing = false;
+			ha->next_publish_ns = 0;
+			return;
+		}
+		/* -ENOENT: "route up" has not run; nothing to steer, quietly */
+		if (ret != -ENOENT && !ha->open_failing)
+			pr_warn("run: health: %s; retrying every %llu s", err,
+				(unsigned long long)(HA_RETRY_NS / HEALTH_NS_PER_S));
+		ha->open_failing = ret != -ENOENT;
+		ha->next_open_ns = now + HA_RETRY_NS;
+	}
+	if (deadline_ns > ha->next_open_ns)
+		deadline_ns = ha->next_open_ns;
+	poll(NULL, 0, ms_until(now, deadline_ns));
+}
+
+void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+{
+	struct pollfd pfd[2];
+	uint64_t now, wake;
+	bool alive = true;
+
+	while (!fs_stop && !fs_reload && (now = mono_ns()) < deadline_ns) {
+		if (!ha->fo) {
+			idle_until(ha, deadline_ns);
+			continue;
+		}
+		if (now >= ha->next_publish_ns)
+			publish(ha);
+		wake = deadline_ns < ha->next_publish_ns ? deadline_ns : ha->next_publish_ns;
+		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = tcfg_linkmon_fd(ha->mon), .events = POLLIN };
+		if (poll(pfd, 2, ms_until(now, wake)) < 0)
+			continue;	/* a signal */
+		alive = on_probes(ha);
+		if (alive && pfd[1].revents)
+			alive = on_links(ha);
+		if (!alive) {
+			pr_info("run: health: the route record is gone (route down): steering stops");
+			stop_probing(ha);
+			ha->next_open_ns = mono_ns() + HA_RETRY_NS;
+		}
+	}
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * health_agent.h - tunnel health in "splitctl run": probes both tunnels of
+ * the last "route up" and steers its routes (tunnel-cfg/failover.h, in the
+ * call order documented there and in docs/health.md).
+ */
+#ifndef SPLITCTL_HEALTH_AGENT_H
+#define SPLITCTL_HEALTH_AGENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "failover.h"
+#include "probe.h"
+
+struct sc_health_agent {
+	struct health_params params;
+	enum health_both_down both_down;
+	struct tcfg_failover *fo;	/* NULL: no route record (yet) */
+	struct tcfg_failover_info info;
+	struct health_prober *pr;
+	struct tcfg_linkmon *mon;
+	uint64_t next_open_ns;		/* no record: when to look again */
+	uint64_t next_publish_ns;
+	bool open_failing;		/* an open error was logged */
+	uint64_t failovers;		/* route changes after a tunnel went down */
+};
+
+/* Defaults: steer when a route record exists, both-down keep. */
+void sc_health_agent_init(struct sc_health_agent *ha);
+/*
+ * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:
+ * never blocks past deadline_ns. Errors are logged, never fatal.
+ */
+void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns);
+/* Withdraw the published health; the routes in force stay. */
+void sc_health_agent_close(struct sc_health_agent *ha);
+
+#endif /* SPLITCTL_HEALTH_AGENT_H */
