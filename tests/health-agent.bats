@@ -1,0 +1,99 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# "splitctl run" with tunnel health: both routers run the agent after
+# "route up"; the SHORT underlay dies under a 100 Hz ping and comes back.
+FS_PREFIX=fstg
+load lib/common
+load lib/wan
+
+setup() {
+	wan_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	# the agents first, and wait until they are gone (they withdraw their
+	# health files); then route down, which removes the route records
+	local ns p n
+	if [ -f "$D/.agent_pids" ]; then
+		while read -r p; do
+			kill -TERM "$p" 2>/dev/null || continue
+			for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+		done <"$D/.agent_pids"
+		rm -f "$D/.agent_pids"
+	fi
+	for ns in "${A:-}" "${B:-}"; do
+		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
+		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
+	done
+	fs_teardown
+}
+
+# agent NS: "splitctl run" in a router, log in $D/agent-NS
+# (not through wan_sc: $! must be splitctl itself, for SIGTERM)
+agent() {
+	local dir=$BPFA
+	[ "$1" = "$B" ] && dir=$BPFB
+	ip netns exec "$1" "$SPLITCTL" --pin-dir "$dir" run --interval 1 >"$D/agent-$1" 2>&1 </dev/null &
+	echo $! >>"$D/.agent_pids"
+}
+
+# via NS DST: the device a LAN packet to DST takes
+via() {
+	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana | jq -r '.[0].dev'
+}
+
+both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
+
+@test "run: the SHORT underlay dies under a 100 Hz ping: failover, then split again after the hold-down" {
+	wan_attach 10
+	wan_route split
+	agent "$A"
+	agent "$B"
+	fs_wait_for 10 both_up "$A"
+	fs_wait_for 10 both_up "$B"
+	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
+	pinger=$!
+	sleep 0.5
+	# every VXLAN packet arriving at B over the SHORT underlay is lost
+	# (probes and answers alike); the VXLAN devices stay up
+	ip netns exec "$B" nft -f - <<-EOF2
+	table inet fstg {
+		chain pre {
+			type filter hook prerouting priority -300;
+			iifname "b1" udp dport 4789 drop
+		}
+	}
+	EOF2
+	failed_over() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=LONG long=LONG"' >/dev/null; }
+	fs_wait_for 5 failed_over "$A"
+	fs_wait_for 5 failed_over "$B"
+	[ "$(via "$A" 10.2.0.1)" = vxl ]
+	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
+	wan_sc "$A" route show
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
+	sleep 1
+	ip netns exec "$B" nft delete table inet fstg
+	split_again() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=SHORT long=LONG"' >/dev/null; }
+	fs_wait_for 10 split_again "$A"
+	fs_wait_for 10 split_again "$B"
+	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
+	rc=0; wait "$pinger" || rc=$?
+	cat "$D/agent-$A" "$D/ping"
+	local sent got lost
+	sent=$(grep -o '[0-9]* packets transmitted' "$D/ping" | cut -d' ' -f1)
+	got=$(grep -o '[0-9]* received' "$D/ping" | cut -d' ' -f1)
+	lost=$((sent - got))
+	echo "# run agent failover under ping -i 0.01: $lost of $sent echo requests lost, $((lost * 10)) ms of lost replies at 10 ms each (failover and return)" >&3
+	[ "$got" -gt 0 ]
+	# at most 1 s of lost replies: 100 at the 10 ms interval
+	[ "$lost" -le 100 ]
+	# the agent exits on SIGTERM, withdraws its health, the routes stay
+	kill -TERM "$(head -1 "$D/.agent_pids")"
+	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
+	fs_wait_for 5 not_monitored
+	[ "$(via "$A" 10.2.0.1)" = vxs ]
+}
