@@ -11,6 +11,7 @@
 
 #include "bpfutil.h"
 #include "commands.h"
+#include "failover.h"
 #include "ops.h"
 
 int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
@@ -196,6 +197,9 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);
 	close_json_object();
 	print_fill(&st, n4, n6);
+	/* the tunnels' health as the agent publishes it ("not monitored"
+	 * without an agent) */
+	tcfg_health_status();
 	close_json_object();
 	ret = FS_EXIT_OK;
 out:

@@ -42,6 +42,7 @@ struct sc_run_args {
 	double interval;	/* seconds between sweeps */
 	const char *textfile;
 	struct sc_listen listen;
+	struct sc_pass_list health;	/* --health*, --both-down, --target-* */
 };
 extern const struct sc_option sc_run_opts[];
 #define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */

@@ -7,11 +7,13 @@
  * lost events re-converge. Without a record it looks again every few
  * seconds, quietly.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
 
 #include "health_agent.h"
+#include "options.h"
 #include "util.h"
 
 #define HA_RETRY_NS	(3 * HEALTH_NS_PER_S)	/* no record: look again */
@@ -25,6 +27,86 @@ void sc_health_agent_init(struct sc_health_agent *ha)
 	memset(ha, 0, sizeof(*ha));
 	health_params_default(&ha->params);
 	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
+}
+
+static bool is_address(const char *s)
+{
+	unsigned char buf[sizeof(struct in6_addr)];
+
+	return strlen(s) < sizeof(((struct sc_health_agent *)0)->target[0]) &&
+	       (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+}
+
+/* One option into next; 0 or -EINVAL with the reason in err. */
+static int configure_one(struct sc_health_agent *next, const char *key, const char *value,
+			 char *err, size_t errlen)
+{
+	const char *param = key + strlen("health-");
+	int t, ret;
+
+	if (!strcmp(key, "health")) {
+		if (strcmp(value, "yes") && strcmp(value, "no"))
+			goto bad_choice;
+		next->disabled = !strcmp(value, "no");
+		return 0;
+	}
+	if (!strcmp(key, "both-down")) {
+		if (strcmp(value, "keep") && strcmp(value, "main"))
+			goto bad_choice;
+		next->both_down = strcmp(value, "main") ? HEALTH_BOTH_DOWN_KEEP :
+							  HEALTH_BOTH_DOWN_MAIN;
+		return 0;
+	}
+	t = !strcmp(key, "target-short") ? HEALTH_SHORT : !strcmp(key, "target-long") ?
+	    HEALTH_LONG : -1;
+	if (t >= 0) {
+		if (!is_address(value)) {
+			snprintf(err, errlen, "--%s: invalid address '%s': accepted: an IPv4 or IPv6 address",
+				 key, value);
+			return -EINVAL;
+		}
+		strcpy(next->target[t], value);
+		return 0;
+	}
+	ret = strncmp(key, "health-", 7) ? -ENOENT : health_params_set(&next->params, param, value);
+	if (ret == -ENOENT) {
+		snprintf(err, errlen, "--%s: unknown health setting: accepted: %s", key,
+			 HEALTH_PARAM_KEYS);
+		return -EINVAL;
+	}
+	if (ret) {
+		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
+			 health_param_range(param));
+		return -EINVAL;
+	}
+	return 0;
+bad_choice:
+	snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
+		 !strcmp(key, "health") ? "yes, no" : "keep, main");
+	return -EINVAL;
+}
+
+int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
+			      char *err, size_t errlen)
+{
+	struct sc_health_agent next = *ha;
+	const char *field;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < opts->n; i++) {
+		ret = configure_one(&next, opts->kv[i].key, opts->kv[i].value, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (health_params_check(&next.params, &field)) {
+		snprintf(err, errlen, "--health-%s: out of range with the other settings: accepted: %s%s",
+			 field, health_param_range(field),
+			 !strcmp(field, "timeout") ? " (interval/10 .. 32 x interval)" : "");
+		return -EINVAL;
+	}
+	*ha = next;
+	return 0;
 }
 
 static void stop_probing(struct sc_health_agent *ha)
@@ -52,7 +134,7 @@ static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		struct health_probe_cfg cfg = {
 			.dev = ha->info.dev[t],
-			.target = ha->info.target[t],
+			.target = ha->target[t][0] ? ha->target[t] : ha->info.target[t],
 		};
 
 		if (!cfg.target[0]) {
@@ -275,6 +357,10 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 	bool alive = true;
 
 	while (!fs_stop && !fs_reload && (now = mono_ns()) < deadline_ns) {
+		if (ha->disabled) {
+			poll(NULL, 0, ms_until(now, deadline_ns));
+			continue;
+		}
 		if (!ha->fo) {
 			idle_until(ha, deadline_ns);
 			continue;

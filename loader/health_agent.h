@@ -16,6 +16,8 @@
 struct sc_health_agent {
 	struct health_params params;
 	enum health_both_down both_down;
+	bool disabled;			/* --health no */
+	char target[HEALTH_TUNNELS][46];	/* "": the recorded gateway */
 	struct tcfg_failover *fo;	/* NULL: no route record (yet) */
 	struct tcfg_failover_info info;
 	struct health_prober *pr;
@@ -28,6 +30,15 @@ struct sc_health_agent {
 
 /* Defaults: steer when a route record exists, both-down keep. */
 void sc_health_agent_init(struct sc_health_agent *ha);
+struct sc_pass_list;
+/*
+ * The run options (--health, --health-KEY for each health_params_set() key,
+ * --both-down, --target-short, --target-long): all applied, or -EINVAL
+ * with one line naming the bad value and what is accepted in err and ha
+ * unchanged.
+ */
+int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
+			      char *err, size_t errlen);
 /*
  * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:
  * never blocks past deadline_ns. Errors are logged, never fatal.

@@ -115,6 +115,10 @@ static const struct sc_option flows_opts[] = {
 	SC_OPTIONS_END,
 };
 
+/* run: tunnel health, checked by sc_health_agent_configure() */
+#define HEALTH_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_run_args, health,		\
+		  .metavar = _metavar, .cli_only = true, .help = _help)
 const struct sc_option sc_run_opts[] = {
 	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
 		  .metavar = "FILE", .cli_only = true,
@@ -128,6 +132,18 @@ const struct sc_option sc_run_opts[] = {
 	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_run_args, listen, .short_opt = 'l',
 		  .metavar = "ADDR:PORT", .noun = "address",
 		  .help = "serve GET /metrics on this loopback address"),
+	HEALTH_OPT("health", "yes|no", "probe the tunnels of route up and steer its routes (default yes)"),
+	HEALTH_OPT("health-interval", "DUR", "between two probes of a tunnel (default 100ms)"),
+	HEALTH_OPT("health-timeout", "DUR", "a probe unanswered this long is a miss (default: the interval)"),
+	HEALTH_OPT("health-down-misses", "N", "consecutive misses: tunnel down (default 3)"),
+	HEALTH_OPT("health-up-successes", "N", "consecutive answers: tunnel up again (default 5)"),
+	HEALTH_OPT("health-hold-min", "DUR", "hold-down after a first flap (default 1s)"),
+	HEALTH_OPT("health-hold-max", "DUR", "hold-down ceiling (default 32s)"),
+	HEALTH_OPT("health-half-life", "DUR", "flap penalty half-life (default 60s)"),
+	HEALTH_OPT("health-loss-window", "N", "probes in the loss ratio (default 100)"),
+	HEALTH_OPT("both-down", "keep|main", "both tunnels down: keep our routes, or withdraw them (default keep)"),
+	HEALTH_OPT("target-short", "ADDR", "probe target through the SHORT tunnel (default: its gateway)"),
+	HEALTH_OPT("target-long", "ADDR", "probe target through the LONG tunnel (default: its gateway)"),
 	SC_OPTIONS_END,
 };
 

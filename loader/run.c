@@ -317,13 +317,17 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
+	sc_health_agent_init(&ag.health);
+	if (sc_health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
+		pr_err("run: %s", msg);
+		return FS_EXIT_USAGE;
+	}
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
 		return FS_EXIT_RUNTIME;
 	}
 	fs_signals_install(true);
-	sc_health_agent_init(&ag.health);
 	ret = agent_start(&ag);
 	if (!ret)
 		agent_loop(&ag);

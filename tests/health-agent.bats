@@ -3,6 +3,7 @@
 # "splitctl run" with tunnel health: both routers run the agent after
 # "route up"; the SHORT underlay dies under a 100 Hz ping and comes back.
 FS_PREFIX=fstg
+bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
 
@@ -72,6 +73,8 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	fs_wait_for 5 failed_over "$B"
 	[ "$(via "$A" 10.2.0.1)" = vxl ]
 	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
+	wan_sc "$A" status | grep '^health: vxs (short) down'
+	wan_sc "$A" -j status | jq -e '.health.monitored and .health.tunnels[0].state == "down" and .health.tunnels[1].state == "up"'
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	sleep 1
@@ -96,4 +99,18 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
 	fs_wait_for 5 not_monitored
 	[ "$(via "$A" 10.2.0.1)" = vxs ]
+}
+
+@test "run: bad health settings exit 2 with one line, nothing started" {
+	local bad
+	for bad in "--health-interval 0ms" "--health-down-misses 0" "--health-hold-min 5s --health-hold-max 2s" \
+		"--target-short not-an-address" "--both-down maybe" "--health sometimes"; do
+		run -2 wan_sc "$A" run $bad
+		[ "${#lines[@]}" -eq 1 ]
+		echo "$output" | grep -q "^splitctl: run: --.*accepted: "
+	done
+	run -2 wan_sc "$A" run --health-bogus 1
+	[ "${#lines[@]}" -eq 1 ]
+	# nothing published, nothing left running
+	wan_sc "$A" route show | grep -q '^health: not monitored'
 }
