@@ -25,6 +25,7 @@ static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
 void sc_health_agent_init(struct sc_health_agent *ha)
 {
 	memset(ha, 0, sizeof(*ha));
+	pthread_mutex_init(&ha->lock, NULL);
 	health_params_default(&ha->params);
 	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
 }
@@ -109,6 +110,32 @@ int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_l
 	return 0;
 }
 
+void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metrics *m)
+{
+	pthread_mutex_lock(&ha->lock);
+	*m = ha->metrics;
+	pthread_mutex_unlock(&ha->lock);
+}
+
+/* The metrics from the prober (or none while not probing). */
+static void update_metrics(struct sc_health_agent *ha)
+{
+	struct sc_health_metrics m = { .probing = ha->pr != NULL, .failovers = ha->failovers };
+	const struct health *h;
+	int t;
+
+	for (t = 0; m.probing && t < HEALTH_TUNNELS; t++) {
+		h = health_prober_tunnel(ha->pr, t);
+		strcpy(m.dev[t], ha->info.dev[t]);
+		m.up[t] = h->state == HEALTH_UP;
+		m.rtt_s[t] = h->rtt_ewma_ns / 1e9;
+		m.loss[t] = health_loss_ratio(h);
+	}
+	pthread_mutex_lock(&ha->lock);
+	ha->metrics = m;
+	pthread_mutex_unlock(&ha->lock);
+}
+
 static void stop_probing(struct sc_health_agent *ha)
 {
 	if (ha->mon)
@@ -120,11 +147,13 @@ static void stop_probing(struct sc_health_agent *ha)
 	ha->mon = NULL;
 	ha->pr = NULL;
 	ha->fo = NULL;
+	update_metrics(ha);
 }
 
 void sc_health_agent_close(struct sc_health_agent *ha)
 {
 	stop_probing(ha);
+	pthread_mutex_destroy(&ha->lock);
 }
 
 static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
@@ -196,6 +225,7 @@ static void publish(struct sc_health_agent *ha)
 
 	if (tcfg_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
+	update_metrics(ha);
 	ha->next_publish_ns = mono_ns() + HA_PUBLISH_NS;
 }
 

@@ -7,8 +7,11 @@
 #ifndef SPLITCTL_HEALTH_AGENT_H
 #define SPLITCTL_HEALTH_AGENT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
+
+#include "ops.h"
 
 #include "failover.h"
 #include "probe.h"
@@ -26,7 +29,13 @@ struct sc_health_agent {
 	uint64_t next_publish_ns;
 	bool open_failing;		/* an open error was logged */
 	uint64_t failovers;		/* route changes after a tunnel went down */
+	/* what the metrics show: written by the loop, read by the HTTP
+	 * thread */
+	pthread_mutex_t lock;
+	struct sc_health_metrics metrics;
 };
+/* A copy of the metrics (any thread). */
+void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metrics *m);
 
 /* Defaults: steer when a route record exists, both-down keep. */
 void sc_health_agent_init(struct sc_health_agent *ha);

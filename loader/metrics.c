@@ -88,3 +88,30 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	write_ifaces(f, ifs, n);
 	return ferror(f) ? -EIO : 0;
 }
+
+static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char *name,
+			  const char *help, const double v[2])
+{
+	static const char *const tunnel[2] = { "short", "long" };
+	char dev[4 * IF_NAMESIZE];
+	int t;
+
+	fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s gauge\n", name, help, name);
+	for (t = 0; t < 2; t++)
+		fprintf(f, "flowsplit_%s{tunnel=\"%s\",dev=\"%s\"} %.17g\n", name, tunnel[t],
+			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)), v[t]);
+}
+
+void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m)
+{
+	const double up[2] = { m->up[0], m->up[1] };
+
+	fprintf(f, "# HELP flowsplit_failovers_total Route changes after a tunnel went down.\n"
+		   "# TYPE flowsplit_failovers_total counter\nflowsplit_failovers_total %llu\n",
+		(unsigned long long)m->failovers);
+	if (!m->probing)
+		return;
+	tunnel_series(f, m, "tunnel_up", "1 when the tunnel answers its probes.", up);
+	tunnel_series(f, m, "tunnel_probe_rtt_seconds", "Probe round-trip time (EWMA).", m->rtt_s);
+	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.", m->loss);
+}

@@ -42,8 +42,10 @@ struct agent {
 };
 
 /* Render the metrics into a malloc()ed buffer; NULL on failure. */
-static char *render(const struct sc_opts *o, size_t *len)
+static char *render(struct agent *ag, size_t *len)
 {
+	const struct sc_opts *o = ag->o;
+	struct sc_health_metrics hm;
 	struct sc_state st;
 	char *buf = NULL;
 	FILE *f;
@@ -56,6 +58,10 @@ static char *render(const struct sc_opts *o, size_t *len)
 	if (!err) {
 		err = sc_metrics_write(f, &st);
 		sc_state_close(&st);
+	}
+	if (!err) {
+		sc_health_agent_metrics(&ag->health, &hm);
+		sc_metrics_write_health(f, &hm);
 	}
 	if (fclose(f) || err) {
 		free(buf);
@@ -90,7 +96,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 				  const char *version, const char *upload_data,
 				  size_t *upload_data_size, void **req_cls)
 {
-	const struct sc_opts *o = cls;
+	struct agent *ag = cls;
 	size_t len = 0;
 	char *body;
 
@@ -105,14 +111,14 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, NULL, 0);
 	if (strcmp(url, "/metrics"))
 		return reply(conn, MHD_HTTP_NOT_FOUND, NULL, 0);
-	body = render(o, &len);
+	body = render(ag, &len);
 	if (!body)
 		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, 0);
 	return reply(conn, MHD_HTTP_OK, body, len);
 }
 
 /* Start the HTTP thread on l; NULL (error printed) when it cannot. */
-static struct MHD_Daemon *http_start(const struct sc_opts *o, const struct sc_listen *l)
+static struct MHD_Daemon *http_start(struct agent *ag, const struct sc_listen *l)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
 	const struct sockaddr *sa = (const struct sockaddr *)&l->addr;
@@ -133,7 +139,7 @@ static struct MHD_Daemon *http_start(const struct sc_opts *o, const struct sc_li
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
 	pthread_sigmask(SIG_BLOCK, &stop, &old);
-	d = MHD_start_daemon(flags, port, NULL, NULL, on_request, (void *)o,
+	d = MHD_start_daemon(flags, port, NULL, NULL, on_request, ag,
 			     MHD_OPTION_SOCK_ADDR, sa,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
@@ -181,7 +187,7 @@ static int tick(struct agent *ag)
 	if (!err && removed)
 		pr_debug("run: %llu idle flows removed", (unsigned long long)removed);
 	if (!err && textfile) {
-		buf = render(ag->o, &len);
+		buf = render(ag, &len);
 		err = buf ? write_textfile(textfile, buf, len) : -EIO;
 		free(buf);
 	}
@@ -233,7 +239,7 @@ static void reload(struct agent *ag)
 	}
 	effective(ag->cli, &next, true, &eff);
 	if (eff.listen.len && (!ag->http || !same_listen(&eff.listen, &ag->eff.listen))) {
-		http = http_start(ag->o, &eff.listen);
+		http = http_start(ag, &eff.listen);
 		if (!http)
 			goto fail;
 	} else if (!eff.listen.len) {
@@ -276,7 +282,7 @@ static int agent_start(struct agent *ag)
 	}
 	effective(ag->cli, &ag->cfg, have_cfg, &ag->eff);
 	if (ag->eff.listen.len) {
-		ag->http = http_start(ag->o, &ag->eff.listen);
+		ag->http = http_start(ag, &ag->eff.listen);
 		if (!ag->http)
 			return FS_EXIT_RUNTIME;
 	}
@@ -331,9 +337,10 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	ret = agent_start(&ag);
 	if (!ret)
 		agent_loop(&ag);
-	sc_health_agent_close(&ag.health);
+	/* the HTTP thread reads the health metrics: stopped first */
 	if (ag.http)
 		MHD_stop_daemon(ag.http);
+	sc_health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
 	return ret;
 }

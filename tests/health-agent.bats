@@ -30,12 +30,13 @@ teardown() {
 	fs_teardown
 }
 
-# agent NS: "splitctl run" in a router, log in $D/agent-NS
+# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS
 # (not through wan_sc: $! must be splitctl itself, for SIGTERM)
 agent() {
-	local dir=$BPFA
-	[ "$1" = "$B" ] && dir=$BPFB
-	ip netns exec "$1" "$SPLITCTL" --pin-dir "$dir" run --interval 1 >"$D/agent-$1" 2>&1 </dev/null &
+	local ns=$1 dir=$BPFA
+	shift
+	[ "$ns" = "$B" ] && dir=$BPFB
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >"$D/agent-$ns" 2>&1 </dev/null &
 	echo $! >>"$D/.agent_pids"
 }
 
@@ -49,7 +50,7 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 @test "run: the SHORT underlay dies under a 100 Hz ping: failover, then split again after the hold-down" {
 	wan_attach 10
 	wan_route split
-	agent "$A"
+	agent "$A" --textfile "$D/m.prom"
 	agent "$B"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 both_up "$B"
@@ -75,6 +76,14 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
 	wan_sc "$A" status | grep '^health: vxs (short) down'
 	wan_sc "$A" -j status | jq -e '.health.monitored and .health.tunnels[0].state == "down" and .health.tunnels[1].state == "up"'
+	# the metrics (textfile every second) say so too
+	short_down() { grep -qx 'flowsplit_tunnel_up{tunnel="short",dev="vxs"} 0' "$D/m.prom"; }
+	fs_wait_for 5 short_down
+	promtool check metrics <"$D/m.prom"
+	grep -x 'flowsplit_tunnel_up{tunnel="long",dev="vxl"} 1' "$D/m.prom"
+	grep -x 'flowsplit_failovers_total [1-9][0-9]*' "$D/m.prom"
+	grep '^flowsplit_tunnel_probe_rtt_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
+	grep '^flowsplit_tunnel_probe_loss_ratio{tunnel="short",dev="vxs"} 0\.[0-9]*' "$D/m.prom"
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	sleep 1
