@@ -9,6 +9,7 @@
 #include <ini.h>
 
 #include "config.h"
+#include "health_agent.h"
 #include "ops.h"
 
 struct parse_ctx {
@@ -89,6 +90,35 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	return 1;
 }
 
+#define HEALTH_FILE_KEYS HEALTH_PARAM_KEYS ", both-down, enabled, target-short, target-long"
+
+/* [health]: the run options of the same names (health-KEY for the probe
+ * settings, "health" for enabled), into the [agent] arguments' list. */
+static int health_key(struct parse_ctx *p, const char *name, const char *value)
+{
+	char opt[64], err[400];
+	struct sc_opt_ref r;
+	const char *v;
+
+	if (!strcmp(name, "enabled"))
+		snprintf(opt, sizeof(opt), "health");
+	else if (health_param_range(name))
+		snprintf(opt, sizeof(opt), "health-%s", name);
+	else if (!strcmp(name, "both-down") || !strcmp(name, "target-short") ||
+		 !strcmp(name, "target-long"))
+		snprintf(opt, sizeof(opt), "%s", name);
+	else
+		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
+	if (sc_option_find(sc_run_opts, &p->cfg->agent, opt, true, &r))
+		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
+	v = keep(p->cfg, value);
+	if (!v)
+		return fail(p, "%s: too many values", name);
+	if (sc_option_set(&r, v, "", err, sizeof(err)))
+		return fail(p, "[health]: %s", err);
+	return 1;
+}
+
 static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
@@ -103,6 +133,8 @@ static int handler(void *user, const char *section, const char *name,
 	}
 	if (!strcmp(section, "agent"))
 		return table_key(p, sc_run_opts, &cfg->agent, section, name, value);
+	if (!strcmp(section, "health"))
+		return health_key(p, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -112,7 +144,7 @@ static int handler(void *user, const char *section, const char *name,
 			return fail(p, "%s", err);
 		return 1;
 	}
-	return fail(p, "unknown section '[%s]': accepted: [splitter], [agent], [route]", section);
+	return fail(p, "unknown section '[%s]': accepted: [splitter], [agent], [health], [route]", section);
 }
 
 /* The rules across keys, after the whole file was read. */
@@ -128,6 +160,10 @@ static int config_check(const char *path, struct sc_config *cfg)
 	sc_config_defaults(&tmp, 1000);
 	if (sc_settings_merge(&tmp, &cfg->splitter.settings, 1000, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: %.280s", path, err);
+		return FS_EXIT_USAGE;
+	}
+	if (sc_health_agent_check(&cfg->agent.health, err, sizeof(err))) {
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
 	if (cfg->route && tcfg_spec_check(cfg->route, err, sizeof(err))) {

@@ -136,6 +136,15 @@ static void update_metrics(struct sc_health_agent *ha)
 	pthread_mutex_unlock(&ha->lock);
 }
 
+int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen)
+{
+	struct sc_health_agent ha;
+
+	memset(&ha, 0, sizeof(ha));
+	health_params_default(&ha.params);
+	return sc_health_agent_configure(&ha, opts, err, errlen);
+}
+
 static void stop_probing(struct sc_health_agent *ha)
 {
 	if (ha->mon)

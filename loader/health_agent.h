@@ -48,6 +48,8 @@ struct sc_pass_list;
  */
 int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
 			      char *err, size_t errlen);
+/* The same checks on the defaults, for "check" and config files. */
+int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen);
 /*
  * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:
  * never blocks past deadline_ns. Errors are logged, never fatal.

@@ -281,6 +281,22 @@ static int agent_start(struct agent *ag)
 			return ret;
 	}
 	effective(ag->cli, &ag->cfg, have_cfg, &ag->eff);
+	/* health: the file's [health], the command line on top (both were
+	 * checked: the file by its load, the command line in cmd_run) */
+	if (have_cfg) {
+		struct sc_health_agent *ha = &ag->health;
+		char err[256];
+
+		health_params_default(&ha->params);
+		ha->both_down = HEALTH_BOTH_DOWN_KEEP;
+		ha->disabled = false;
+		memset(ha->target, 0, sizeof(ha->target));
+		if (sc_health_agent_configure(ha, &ag->cfg.agent.health, err, sizeof(err)) ||
+		    sc_health_agent_configure(ha, &ag->cli->health, err, sizeof(err))) {
+			pr_err("run: %s", err);
+			return FS_EXIT_USAGE;
+		}
+	}
 	if (ag->eff.listen.len) {
 		ag->http = http_start(ag, &ag->eff.listen);
 		if (!ag->http)

@@ -122,4 +122,14 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	[ "${#lines[@]}" -eq 1 ]
 	# nothing published, nothing left running
 	wan_sc "$A" route show | grep -q '^health: not monitored'
+	# the [health] section of a config file: check takes all of it or nothing
+	printf '[splitter]\ninterfaces = lana\n[health]\ninterval = 50ms\ndown-misses = 2\nboth-down = main\nenabled = yes\ntarget-short = 192.168.101.2\n' >"$D/ok.conf"
+	wan_sc "$A" check -c "$D/ok.conf"
+	for bad in "interval = 0ms" "down-misses = 0" "bogus = 1" "target-long = nope" "both-down = never" \
+		"hold-min = 40s"; do
+		printf '[splitter]\ninterfaces = lana\n[health]\ninterval = 50ms\n%s\n' "$bad" >"$D/bad.conf"
+		run -2 wan_sc "$A" check -c "$D/bad.conf"
+		[ "${#lines[@]}" -eq 1 ]
+		echo "$output" | grep -q "\[health\]: .*accepted: "
+	done
 }
