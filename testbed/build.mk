@@ -16,12 +16,13 @@ ALL_TARGETS += $(BUILD)/ccshim.so
 
 # delayline: user-space propagation delay for kernels without netem, and
 # dlprobe, the numbered UDP stream that measures it (testbed/delayline/)
-$(BUILD)/delayline: testbed/delayline/delayline.c
+# (JSON through lib/json_print.h: $$(FSLIB) is defined by lib/build.mk)
+$(BUILD)/delayline: testbed/delayline/delayline.c $$(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@ -lm
+	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) $< -o $@ $(FSLIB) $(FSLIB_LIBS)
 
-$(BUILD)/dlprobe: testbed/delayline/dlprobe.c
+$(BUILD)/dlprobe: testbed/delayline/dlprobe.c $$(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $< -o $@
+	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) $< -o $@ $(FSLIB) $(FSLIB_LIBS)
 
 ALL_TARGETS += $(BUILD)/delayline $(BUILD)/dlprobe

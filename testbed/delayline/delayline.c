@@ -90,6 +90,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_print.h"
+
 #define MAX_LINES 8
 #define BATCH 64		/* frames per recvmmsg()/sendmmsg() */
 #define VNET_HDR sizeof(struct virtio_net_hdr)
@@ -669,36 +671,61 @@ static void read_sock_drops(struct line *l)
 		l->st.sock_drops += ps.tp_drops;
 }
 
+static void write_line_stats(struct line *l)
+{
+	struct line_stats *s = &l->st;
+
+	read_sock_drops(l);
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "in", NULL, l->in_name);
+	print_string(PRINT_JSON, "out", NULL, l->out_name);
+	print_float(PRINT_JSON, "delay_ms", NULL, l->delay_ns / 1e6);
+	print_float(PRINT_JSON, "jitter_ms", NULL, l->jitter_ns / 1e6);
+	print_string(PRINT_JSON, "dist", NULL, dist_names[l->dist]);
+	print_float(PRINT_JSON, "loss_pct", NULL, l->loss * 100);
+	print_uint(PRINT_JSON, "limit_bytes", NULL, l->cap);
+	print_uint(PRINT_JSON, "rx", NULL, s->rx);
+	print_uint(PRINT_JSON, "rx_bytes", NULL, s->rx_bytes);
+	print_uint(PRINT_JSON, "tx", NULL, s->tx);
+	print_uint(PRINT_JSON, "tx_bytes", NULL, s->tx_bytes);
+	print_uint(PRINT_JSON, "lost", NULL, s->lost);
+	print_uint(PRINT_JSON, "overflow", NULL, s->overflow);
+	print_uint(PRINT_JSON, "oversize", NULL, s->oversize);
+	print_uint(PRINT_JSON, "gso", NULL, s->gso);
+	print_uint(PRINT_JSON, "tx_errors", NULL, s->tx_errors);
+	print_uint(PRINT_JSON, "sock_drops", NULL, s->sock_drops);
+	print_uint(PRINT_JSON, "tx_retries", NULL, s->tx_retries);
+	print_uint(PRINT_JSON, "queued", NULL, l->queued);
+	print_uint(PRINT_JSON, "peak_bytes", NULL, s->peak_bytes);
+	print_uint(PRINT_JSON, "ts_fallback", NULL, s->ts_fallback);
+	print_float(PRINT_JSON, "rx_age_max_us", NULL, s->rx_age_max_ns / 1e3);
+	print_float(PRINT_JSON, "release_err_mean_us", NULL,
+		    s->tx ? s->err_sum_ns / 1e3 / s->tx : 0.0);
+	print_float(PRINT_JSON, "late_max_us", NULL, s->late_max_ns / 1e3);
+	print_float(PRINT_JSON, "early_max_us", NULL, s->early_max_ns / 1e3);
+	print_float(PRINT_JSON, "wake_ahead_us", NULL, wake_ahead_ns / 1e3);
+	close_json_object();
+}
+
 static void write_stats(FILE *f)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	fprintf(f, "{\"pid\":%d,\"writes\":%lu,\"cpu_user_s\":%.3f,\"cpu_sys_s\":%.3f,\"lines\":[",
-		(int)getpid(), stats_writes,
-		ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6,
-		ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
-	for (int i = 0; i < nlines; i++) {
-		struct line *l = &lines[i];
-		struct line_stats *s = &l->st;
-
-		read_sock_drops(l);
-		fprintf(f, "%s{\"in\":\"%s\",\"out\":\"%s\",\"delay_ms\":%.6f,\"jitter_ms\":%.6f,"
-			"\"dist\":\"%s\",\"loss_pct\":%g,\"limit_bytes\":%" PRIu64 ","
-			"\"rx\":%" PRIu64 ",\"rx_bytes\":%" PRIu64 ",\"tx\":%" PRIu64
-			",\"tx_bytes\":%" PRIu64 ",\"lost\":%" PRIu64 ",\"overflow\":%" PRIu64
-			",\"oversize\":%" PRIu64 ",\"gso\":%" PRIu64 ",\"tx_errors\":%" PRIu64 ",\"sock_drops\":%" PRIu64
-			",\"tx_retries\":%" PRIu64 ",\"queued\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-			",\"ts_fallback\":%" PRIu64 ",\"rx_age_max_us\":%.3f,\"release_err_mean_us\":%.3f"
-			",\"late_max_us\":%.3f,\"early_max_us\":%.3f,\"wake_ahead_us\":%.3f}",
-			i ? "," : "", l->in_name, l->out_name, l->delay_ns / 1e6, l->jitter_ns / 1e6,
-			dist_names[l->dist], l->loss * 100, l->cap, s->rx, s->rx_bytes, s->tx,
-			s->tx_bytes, s->lost, s->overflow, s->oversize, s->gso, s->tx_errors,
-			s->sock_drops, s->tx_retries, l->queued, s->peak_bytes,
-			s->ts_fallback, s->rx_age_max_ns / 1e3, s->tx ? s->err_sum_ns / 1e3 / s->tx : 0.0,
-			s->late_max_ns / 1e3, s->early_max_ns / 1e3, wake_ahead_ns / 1e3);
-	}
-	fputs("]}\n", f);
+	print_begin(f, true);
+	open_json_object(NULL);
+	print_int(PRINT_JSON, "pid", NULL, getpid());
+	print_uint(PRINT_JSON, "writes", NULL, stats_writes);
+	print_float(PRINT_JSON, "cpu_user_s", NULL,
+		    ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
+	print_float(PRINT_JSON, "cpu_sys_s", NULL,
+		    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	open_json_array(PRINT_JSON, "lines");
+	for (int i = 0; i < nlines; i++)
+		write_line_stats(&lines[i]);
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+	print_end();
 }
 
 /* atomically replace --stats FILE */

@@ -40,6 +40,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_print.h"
+
 #define MAGIC 0x646c7072u	/* "dlpr" */
 #define NSEC 1000000000LL
 #define MAX_COUNT 10000000
@@ -165,9 +167,16 @@ static int do_send(int argc, char **argv)
 	}
 	/* send_stall_max_us: a sender held off its CPU between stamping and
 	 * sending makes the path look slower by that much */
-	printf("{\"sent\":%" PRIu64 ",\"send_errors\":%" PRIu64 ",\"pps\":%" PRIu64
-	       ",\"size\":%" PRIu64 ",\"duration_s\":%.3f,\"send_stall_max_us\":%.3f}\n",
-	       sent, errors, pps, size, (mono_ns() - start) / 1e9, stall_max / 1e3);
+	print_begin(stdout, true);
+	open_json_object(NULL);
+	print_uint(PRINT_JSON, "sent", NULL, sent);
+	print_uint(PRINT_JSON, "send_errors", NULL, errors);
+	print_uint(PRINT_JSON, "pps", NULL, pps);
+	print_uint(PRINT_JSON, "size", NULL, size);
+	print_float(PRINT_JSON, "duration_s", NULL, (mono_ns() - start) / 1e9);
+	print_float(PRINT_JSON, "send_stall_max_us", NULL, stall_max / 1e3);
+	close_json_object();
+	print_end();
 	return 0;
 }
 
@@ -321,11 +330,15 @@ static int do_recv(int argc, char **argv)
 		fprintf(stderr, "dlprobe: %s: %s\n", out, strerror(errno));
 		return 1;
 	}
-	fprintf(f, "{\"received\":%" PRIu64 ",\"unique\":%" PRIu64 ",\"lost\":%" PRIu64
-		",\"reordered\":%" PRIu64 ",\"duplicates\":%" PRIu64 ",\"foreign\":%" PRIu64
-		",\"late_reads\":%" PRIu64,
-		received, unique, unique ? max_seq + 1 - unique : 0, reordered, dups, foreign,
-		late_reads);
+	print_begin(f, true);
+	open_json_object(NULL);
+	print_uint(PRINT_JSON, "received", NULL, received);
+	print_uint(PRINT_JSON, "unique", NULL, unique);
+	print_uint(PRINT_JSON, "lost", NULL, unique ? max_seq + 1 - unique : 0);
+	print_uint(PRINT_JSON, "reordered", NULL, reordered);
+	print_uint(PRINT_JSON, "duplicates", NULL, dups);
+	print_uint(PRINT_JSON, "foreign", NULL, foreign);
+	print_uint(PRINT_JSON, "late_reads", NULL, late_reads);
 	if (unique) {
 		double sum = 0;
 
@@ -334,12 +347,14 @@ static int do_recv(int argc, char **argv)
 		qsort(owd, unique, sizeof(*owd), cmp_i64);
 		/* nearest rank: the smallest value with >= p % at or below it */
 		uint64_t r50 = (unique * 50 + 99) / 100, r99 = (unique * 99 + 99) / 100;
-		fprintf(f, ",\"owd_min_us\":%.3f,\"owd_mean_us\":%.3f,\"owd_p50_us\":%.3f"
-			",\"owd_p99_us\":%.3f,\"owd_max_us\":%.3f",
-			owd[0] / 1e3, sum / unique / 1e3, owd[r50 ? r50 - 1 : 0] / 1e3,
-			owd[r99 ? r99 - 1 : 0] / 1e3, owd[unique - 1] / 1e3);
+		print_float(PRINT_JSON, "owd_min_us", NULL, owd[0] / 1e3);
+		print_float(PRINT_JSON, "owd_mean_us", NULL, sum / unique / 1e3);
+		print_float(PRINT_JSON, "owd_p50_us", NULL, owd[r50 ? r50 - 1 : 0] / 1e3);
+		print_float(PRINT_JSON, "owd_p99_us", NULL, owd[r99 ? r99 - 1 : 0] / 1e3);
+		print_float(PRINT_JSON, "owd_max_us", NULL, owd[unique - 1] / 1e3);
 	}
-	fputs("}\n", f);
+	close_json_object();
+	print_end();
 	if (out)
 		fclose(f);
 	return unique ? 0 : 1;
