@@ -72,9 +72,11 @@ stalled() {
 			--mix "$BATS_FILE_TMPDIR/small.cdf" --probe-pps 200 --out "$out"
 		# a stalled delay line or a tap that dropped packets measured the
 		# machine's load, not the path: once more
-		stalled "$out" || jq -e '.tap_port_drops != 0' "$out/meta.json" >/dev/null || break
+		stalled "$out" || jq -e '.tap_port_drops != 0' "$out/meta.json" >/dev/null || { clean=1; break; }
 		echo "attempt $attempt: a delay line was stalled or the tap dropped packets (machine load), again"
 	done
+	# three such runs measured the machine, not the path: say so
+	[ "${clean:-0}" -eq 1 ] || skip "a delay line stalled or the tap dropped packets in 3 runs (machine overloaded)"
 	jq -c . "$out/meta.json"
 	jq -e '.delay_impl == "delayline" and .delay_short_ms == 20 and .delay_long_ms == 20 and
 		.rtt_ms == 40 and .delays == "20/20" and .flowgen_exit == 0 and .tap_port_drops == 0' "$out/meta.json"

@@ -114,9 +114,11 @@ stalled() {
 		dl_start --line in=d0,out=d1,delay-ms=20 --line in=d1,out=d0,delay-ms=0
 		probe 2000 1000 200
 		dl_stop
-		stalled || break
+		stalled || { clean=1; break; }
 		echo "attempt $attempt: the delay line was stalled (machine load), again"
 	done
+	# three stalled runs measured the machine, not the delay line: say so
+	[ "${clean:-0}" -eq 1 ] || skip "the delay line was held off the CPU in 3 runs (machine overloaded)"
 	jq -e '.received == 2000 and .lost == 0 and .reordered == 0 and .duplicates == 0' "$D/rx.json"
 	jq -e '.owd_mean_us >= 19500 and .owd_mean_us <= 20500' "$D/rx.json"
 	# never early beyond the wake-up compensation (<= 0.25 ms) plus the age
@@ -145,9 +147,11 @@ stalled() {
 		dl_start --line in=d0,out=d1,delay-ms=80 --line in=d1,out=d0,delay-ms=0 --limit-bytes 2500000
 		probe 10000 8333 1472
 		dl_stop
-		stalled || break
+		stalled || { clean=1; break; }
 		echo "attempt $attempt: the delay line was stalled (machine load), again"
 	done
+	# three stalled runs measured the machine, not the delay line: say so
+	[ "${clean:-0}" -eq 1 ] || skip "the delay line was held off the CPU in 3 runs (machine overloaded)"
 	jq -e '.received == 10000 and .lost == 0 and .reordered == 0' "$D/rx.json"
 	jq -e '.lines[0] | .rx == 10000 and .tx == 10000 and .overflow == 0 and .sock_drops == 0' "$D/dl.json"
 	# it did hold about a BDP at once (1 MB of frames + 16 B per record)
