@@ -26,6 +26,7 @@
 #define FS_MAP_CONFIG		"fs_config"
 #define FS_MAP_STATS		"fs_stats"
 #define FS_PROG_SPLITTER	"fs_splitter"	/* XDP program (function name) */
+#define FS_PROG_SPLITTER_TC	"fs_splitter_tc" /* TC (clsact ingress) program */
 #define FS_PROG_CLOCK		"fs_clock"	/* reads bpf_jiffies64() for user space */
 
 /* ---- defaults and limits (validated by splitctl, assumed by the program) - */
@@ -151,5 +152,24 @@ enum fs_stat {
 	FS_STAT_MAX
 };
 #undef FS_STAT_ENUM
+
+/*
+ * fs_stats is a per-CPU array of struct fs_stats: the datapath finds all of
+ * its counters with ONE lookup per packet. Two entries, one writer each, so
+ * no writer ever overwrites another's increments: user space does
+ * read-modify-write of a whole per-CPU value (bpf_map_update_elem), which
+ * would lose the datapath's concurrent increments on that CPU.
+ * A counter's value is the sum over both entries and every CPU.
+ */
+enum fs_stats_key {
+	FS_STATS_KEY_DATAPATH = 0,	/* written only by the BPF programs */
+	FS_STATS_KEY_USER = 1,		/* written only by splitctl (flows_swept) */
+	FS_STATS_KEYS
+};
+
+struct fs_stats {
+	__u64 v[FS_STAT_MAX];		/* indexed by enum fs_stat */
+};
+_Static_assert(sizeof(struct fs_stats) == 8 * FS_STAT_MAX, "fs_stats layout");
 
 #endif /* FLOWSPLIT_H */

@@ -35,11 +35,12 @@ struct {
 	__type(value, struct split_config);
 } fs_config SEC(".maps");
 
+/* One struct fs_stats per CPU and writer (enum fs_stats_key). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, FS_STAT_MAX);
+	__uint(max_entries, FS_STATS_KEYS);
 	__type(key, __u32);
-	__type(value, __u64);
+	__type(value, struct fs_stats);
 } fs_stats SEC(".maps");
 
 #endif /* FS_MAPS_H */

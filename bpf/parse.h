@@ -29,6 +29,11 @@ struct fs_vlan_hdr {
 #define FS_IP_MF	0x2000		/* IPv4 more-fragments flag */
 #define FS_IP_OFFSET	0x1fff		/* IPv4 fragment offset mask */
 #define FS_IP6_OFFSET	0xfff8		/* IPv6 fragment header offset mask */
+/* TC: bytes pulled into the linear part when the headers are not all there
+ * (Ethernet + 2 VLAN tags + IPv4 with options + TCP with options = 142;
+ * IPv6 with typical extension headers fits too).
+ */
+#define FS_TC_PULL_LEN	256
 
 enum parse_result {
 	PARSE_TCP4,
@@ -42,7 +47,8 @@ enum parse_result {
 
 struct packet {
 	void *l3;		/* IPv4 or IPv6 header, inside the frame */
-	int pure_ack;		/* TCP: no payload, ACK set, no SYN/FIN/RST */
+	struct tcphdr *th;	/* TCP header, inside the frame and the packet */
+	void *l3_end;		/* end of the IP packet (tot_len / payload_len) */
 	union {
 		struct flow_key4 k4;
 		struct flow_key6 k6;
@@ -94,12 +100,26 @@ static __always_inline int tcp_ok(struct tcphdr *th, void *l3_end,
 }
 
 /* A pure ACK: the TCP header (checked by tcp_ok) ends the IP packet, ACK is
- * set and none of SYN, FIN, RST.
+ * set and none of SYN, FIN, RST. Only asked for a long flow's packets with
+ * ack-short on, so the common path never reads the flags.
  */
-static __always_inline int tcp_pure_ack(struct tcphdr *th, void *l3_end)
+static __always_inline int tcp_pure_ack(const struct packet *p)
 {
-	return (void *)th + th->doff * 4 == l3_end && th->ack &&
+	struct tcphdr *th = p->th;
+
+	return (void *)th + th->doff * 4 == p->l3_end && th->ack &&
 	       !(th->syn | th->fin | th->rst);
+}
+
+/* Bytes from the start of the frame to the end of the TCP header: what
+ * every segment of a GRO/GSO packet repeats on the wire.
+ */
+static __always_inline __u32 packet_hdr_len(const struct packet *p,
+					    void *data)
+{
+	__u64 th_off = (void *)p->th - data;
+
+	return th_off + p->th->doff * 4;
 }
 
 static __always_inline enum parse_result parse_ipv4(struct packet *p,
@@ -134,7 +154,8 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 	p->k4.sport = th->source;
 	p->k4.dport = th->dest;
 	p->k4.proto = IPPROTO_TCP;
-	p->pure_ack = tcp_pure_ack(th, (void *)iph + tot);
+	p->th = th;
+	p->l3_end = (void *)iph + tot;
 	return PARSE_TCP4;
 }
 
@@ -214,7 +235,8 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 	p->k6.sport = th->source;
 	p->k6.dport = th->dest;
 	p->k6.proto = IPPROTO_TCP;
-	p->pure_ack = tcp_pure_ack(th, l3_end);
+	p->th = th;
+	p->l3_end = l3_end;
 	return PARSE_TCP6;
 }
 

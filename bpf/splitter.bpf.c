@@ -1,106 +1,55 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * splitter.bpf.c - the flowsplit XDP splitter.
+ * splitter.bpf.c - the flowsplit splitter at its two hooks.
  *
  * Per packet: parse to TCP, count the packet in its directional 5-tuple flow,
  * and mark the flow short (packets 1..threshold) or long (threshold+1..) in
  * the DSCP bits, for policy routing to pick the SHORT or LONG tunnel (with
  * FS_CFG_F_ACK_SHORT, a long flow's pure ACKs keep the short mark). Every
- * other packet is passed unmodified and counted by reason. The verdict is
- * always XDP_PASS: the splitter never drops a packet.
+ * other packet is passed unmodified and counted by reason. The splitter
+ * never drops a packet: the verdict is always XDP_PASS at XDP, and at TC
+ * TC_ACT_UNSPEC (= TCX_NEXT): the next program on the hook runs, and with
+ * none the packet passes — the splitter never decides a packet's fate.
  *
- * Cost budget (PLATFORM.md): one flow-table lookup per established-flow
- * packet, no map write beyond the flow's own counters, jiffies as the clock.
+ * Both programs are thin glue around fs_classify() (classify.h):
+ *   fs_splitter     XDP, before GRO: one wire packet per call.
+ *   fs_splitter_tc  TC clsact ingress, after GRO: one skb stands for
+ *                   gso_segs wire packets (0 means 1), all counted.
  */
 #include <linux/bpf.h>
+#include <linux/pkt_cls.h>
 #include <bpf/bpf_helpers.h>
 
 #include "flowsplit.h"
 #include "maps.h"
 #include "parse.h"
 #include "csum.h"
+#include "classify.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
-static __always_inline void stat_add(__u32 idx, __u64 val)
-{
-	__u64 *c = bpf_map_lookup_elem(&fs_stats, &idx);
-
-	if (c)
-		*c += val;	/* per-CPU slot: no atomics needed */
-}
-
-/* Atomically record the flow's class; count a short->long transition once
- * even when several CPUs see it at the same time.
- */
-static __always_inline void flow_set_class(struct flow_state *st, __u32 class)
-{
-	if (st->class == class)
-		return;
-	if (__sync_lock_test_and_set(&st->class, class) == FS_CLASS_SHORT &&
-	    class == FS_CLASS_LONG)
-		stat_add(FS_STAT_FLOWS_PROMOTED, 1);
-}
+/* TC verdict: continue (next TCX program, next cls_bpf filter, or pass). */
+#define FS_TC_VERDICT	TC_ACT_UNSPEC
 
 /*
- * Count one packet of the flow @key in @flows and return the flow's packet
- * count including this packet. A flow idle for longer than the timeout
- * restarts at 1 (checked here, at packet time; the user-space sweep only
- * reclaims memory).
+ * Set the DSCP of the packet @p, parsed as @r (PARSE_TCP4/6). Returns the
+ * ones' complement sum difference the write made to the bytes it changed
+ * (0 when nothing changed, and always 0 for IPv4, whose header checksum
+ * absorbs the change). The parser proved the IP header lies inside the
+ * frame; the verifier needs to see it again on this path.
  */
-static __always_inline __u64 flow_count(void *flows, void *key, __u64 len,
-					const struct split_config *cfg,
-					__u32 *class_out)
+static __always_inline __u32 write_dscp(const struct packet *p,
+					enum parse_result r, void *data_end,
+					__u8 dscp)
 {
-	__u64 now = bpf_jiffies64();
-	struct flow_state *st, fresh = {};
-	__u64 count;
-	__u32 class;
-
-	st = bpf_map_lookup_elem(flows, key);
-	if (st) {
-		if ((__s64)(now - st->last_seen) > (__s64)cfg->idle_jiffies) {
-			/* expired: this packet starts a new incarnation */
-			st->packets = 1;
-			st->bytes = len;
-			st->first_seen = now;
-			st->last_seen = now;
-			stat_add(FS_STAT_FLOWS_EXPIRED, 1);
-			stat_add(FS_STAT_FLOWS_NEW, 1);
-			count = 1;
-		} else {
-			count = __sync_fetch_and_add(&st->packets, 1) + 1;
-			__sync_fetch_and_add(&st->bytes, len);
-			if (st->last_seen != now)
-				st->last_seen = now;
-		}
-	} else {
-		class = cfg->threshold ? FS_CLASS_SHORT : FS_CLASS_LONG;
-		fresh.packets = 1;
-		fresh.bytes = len;
-		fresh.first_seen = now;
-		fresh.last_seen = now;
-		fresh.class = class;
-		if (bpf_map_update_elem(flows, key, &fresh, BPF_NOEXIST) == 0) {
-			stat_add(FS_STAT_FLOWS_NEW, 1);
-			*class_out = class;
-			return 1;
-		}
-		/* Another CPU inserted the same flow first: count on its entry. */
-		st = bpf_map_lookup_elem(flows, key);
-		if (!st) {
-			stat_add(FS_STAT_INSERT_FAIL, 1);
-			*class_out = class;
-			return 1;
-		}
-		count = __sync_fetch_and_add(&st->packets, 1) + 1;
-		__sync_fetch_and_add(&st->bytes, len);
+	if (r == PARSE_TCP6) {
+		if (p->l3 + sizeof(struct ipv6hdr) > data_end)
+			return 0;
+		return ipv6_set_dscp(p->l3, dscp);
 	}
-
-	class = count <= cfg->threshold ? FS_CLASS_SHORT : FS_CLASS_LONG;
-	flow_set_class(st, class);
-	*class_out = class;
-	return count;
+	if (p->l3 + sizeof(struct iphdr) <= data_end)
+		ipv4_set_dscp(p->l3, dscp);
+	return 0;
 }
 
 SEC("xdp")
@@ -108,66 +57,78 @@ int fs_splitter(struct xdp_md *ctx)
 {
 	void *data = (void *)(long)ctx->data;
 	void *data_end = (void *)(long)ctx->data_end;
-	__u64 len = data_end - data;
 	struct split_config *cfg;
 	struct packet p = {};
-	__u32 zero = 0, class;
-	__u8 dscp;
+	enum parse_result r;
+	struct fs_stats *s;
+	__u32 zero = 0;
+	int dscp;
 
+	s = stats_get();
 	cfg = bpf_map_lookup_elem(&fs_config, &zero);
-	if (!cfg || !(cfg->flags & FS_CFG_F_ENABLED)) {
-		stat_add(FS_STAT_PASS_DISABLED, 1);
+	if (!s || !cfg)
+		return XDP_PASS;
+	if (!(cfg->flags & FS_CFG_F_ENABLED)) {
+		s->v[FS_STAT_PASS_DISABLED]++;
 		return XDP_PASS;
 	}
-
-	switch (parse_packet(&p, data, data_end)) {
-	case PARSE_TCP4:
-		flow_count(&fs_flows4, &p.k4, len, cfg, &class);
-		break;
-	case PARSE_TCP6:
-		flow_count(&fs_flows6, &p.k6, len, cfg, &class);
-		break;
-	case PARSE_NON_TCP:
-		stat_add(FS_STAT_PASS_NON_TCP, 1);
-		return XDP_PASS;
-	case PARSE_FRAGMENT:
-		stat_add(FS_STAT_PASS_FRAGMENT, 1);
-		return XDP_PASS;
-	case PARSE_NON_IP:
-		stat_add(FS_STAT_PASS_NON_IP, 1);
-		return XDP_PASS;
-	case PARSE_EXTHDR:
-		stat_add(FS_STAT_PASS_EXTHDR, 1);
-		return XDP_PASS;
-	default:
-		stat_add(FS_STAT_PASS_MALFORMED, 1);
-		return XDP_PASS;
-	}
-
-	if (class == FS_CLASS_LONG && p.pure_ack &&
-	    (cfg->flags & FS_CFG_F_ACK_SHORT)) {
-		class = FS_CLASS_SHORT;
-		stat_add(FS_STAT_ACKS_SHORT, 1);
-	}
-	if (class == FS_CLASS_SHORT) {
-		dscp = cfg->dscp_short;
-		stat_add(FS_STAT_PKTS_SHORT, 1);
-		stat_add(FS_STAT_BYTES_SHORT, len);
-	} else {
-		dscp = cfg->dscp_long;
-		stat_add(FS_STAT_PKTS_LONG, 1);
-		stat_add(FS_STAT_BYTES_LONG, len);
-	}
-
-	/* The parser proved the IP header lies inside the frame; the verifier
-	 * needs to see it again on this path.
-	 */
-	if (p.l3 + sizeof(struct ipv6hdr) <= data_end &&
-	    ((struct iphdr *)p.l3)->version == 6)
-		ipv6_set_dscp(p.l3, dscp);
-	else if (p.l3 + sizeof(struct iphdr) <= data_end)
-		ipv4_set_dscp(p.l3, dscp);
+	r = parse_packet(&p, data, data_end);
+	dscp = fs_classify(cfg, s, r, &p, 1, data_end - data);
+	if (dscp >= 0)
+		write_dscp(&p, r, data_end, dscp);
 	return XDP_PASS;
+}
+
+SEC("tc")
+int fs_splitter_tc(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
+	__u64 bytes = skb->len;
+	struct split_config *cfg;
+	struct packet p = {};
+	enum parse_result r;
+	struct fs_stats *s;
+	__u32 zero = 0, diff;
+	int dscp;
+
+	s = stats_get();
+	cfg = bpf_map_lookup_elem(&fs_config, &zero);
+	if (!s || !cfg)
+		return FS_TC_VERDICT;
+	if (!(cfg->flags & FS_CFG_F_ENABLED)) {
+		s->v[FS_STAT_PASS_DISABLED] += segs;
+		return FS_TC_VERDICT;
+	}
+	r = parse_packet(&p, data, data_end);
+	if (r == PARSE_MALFORMED && data_end - data < skb->len) {
+		/* Headers not in the linear part: pull them and look again.
+		 * Never taken for skbs built by GRO or the stack (headers
+		 * linear), so it costs the common path one compare.
+		 */
+		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
+				       skb->len : FS_TC_PULL_LEN);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		__builtin_memset(&p, 0, sizeof(p));
+		r = parse_packet(&p, data, data_end);
+	}
+	/* skb->len counts the Ethernet header once and every segment's
+	 * payload; each segment after the first repeats the headers.
+	 */
+	if (segs > 1 && (r == PARSE_TCP4 || r == PARSE_TCP6))
+		bytes += (__u64)(segs - 1) * packet_hdr_len(&p, data);
+	dscp = fs_classify(cfg, s, r, &p, segs, bytes);
+	if (dscp < 0)
+		return FS_TC_VERDICT;
+	diff = write_dscp(&p, r, data_end, dscp);
+	/* A CHECKSUM_COMPLETE skb's csum covers the IP header: an IPv6
+	 * traffic class change must be added to it (no-op otherwise).
+	 */
+	if (diff)
+		bpf_csum_update(skb, diff);
+	return FS_TC_VERDICT;
 }
 
 /*

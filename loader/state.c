@@ -275,11 +275,12 @@ int sc_config_write(const struct sc_state *st, const struct split_config *cfg)
 	return bpf_map_update_elem(st->config_fd, &key, cfg, BPF_ANY) ? -errno : 0;
 }
 
+/* fs_stats: per-CPU struct fs_stats, one entry per writer (flowsplit.h). */
 int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
 {
 	int ncpus = libbpf_num_possible_cpus();
-	__u64 *vals;
-	__u32 i;
+	struct fs_stats *vals;
+	__u32 key, i;
 	int c, err;
 
 	if (ncpus < 1)
@@ -287,15 +288,16 @@ int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	for (i = 0; i < FS_STAT_MAX; i++) {
-		out[i] = 0;
-		if (bpf_map_lookup_elem(st->stats_fd, &i, vals)) {
+	memset(out, 0, sizeof(__u64) * FS_STAT_MAX);
+	for (key = 0; key < FS_STATS_KEYS; key++) {
+		if (bpf_map_lookup_elem(st->stats_fd, &key, vals)) {
 			err = -errno;
 			free(vals);
 			return err;
 		}
 		for (c = 0; c < ncpus; c++)
-			out[i] += vals[c];
+			for (i = 0; i < FS_STAT_MAX; i++)
+				out[i] += vals[c].v[i];
 	}
 	free(vals);
 	return 0;
@@ -304,8 +306,8 @@ int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX])
 int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n)
 {
 	int ncpus = libbpf_num_possible_cpus();
-	__u32 key = id;
-	__u64 *vals;
+	__u32 key = FS_STATS_KEY_USER;
+	struct fs_stats *vals;
 	int err;
 
 	if (ncpus < 1)
@@ -313,11 +315,11 @@ int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n)
 	vals = calloc(ncpus, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
-	/* user-space counters live in CPU 0's slot (the datapath never
-	 * touches FLOWS_SWEPT; the lock serialises user-space writers) */
+	/* user-space counters: CPU 0's slot of the entry the datapath never
+	 * writes; the lock serialises user-space writers */
 	err = bpf_map_lookup_elem(st->stats_fd, &key, vals);
 	if (!err) {
-		vals[0] += n;
+		vals[0].v[id] += n;
 		err = bpf_map_update_elem(st->stats_fd, &key, vals, BPF_ANY);
 	}
 	err = err ? -errno : 0;

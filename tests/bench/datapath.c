@@ -1,23 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * datapath.c - `make bench`, datapath part: ns per packet of the splitter
- * through BPF_PROG_TEST_RUN, side by side with a minimal XDP_PASS program
- * (the floor) measured in the same run, with 1 k and 1 M flows in the table.
+ * datapath.c - `make bench`, datapath part: ns per packet of the splitter at
+ * each hook through BPF_PROG_TEST_RUN, against the floor of that hook (a
+ * minimal XDP_PASS or TC_ACT_OK program) measured right before each row of
+ * the same run.
  *
- * Two measurement styles, because with repeat > 1 the kernel reuses the
- * same buffer and the DSCP rewrite of the first run persists:
- *   steady   repeat = 2 M on one buffer: the packet already carries its
- *            class's DSCP, so no rewrite (the common short-flow case);
- *            best of 5, the kernel's average per run.
- *   rewrite  repeat = 1, fresh buffer per call (arrives with DSCP 0, flow is
- *            long, so DSCP + checksum are rewritten every time); median of
- *            the kernel-measured durations of 20 000 calls, floor measured
- *            the same way.
- *   new flow repeat = 1, a new source port per call (insert, LRU eviction
- *            when the table is full); median of 20 000 calls.
- * Results: a table on stdout and JSON in build/bench/datapath.json.
+ *   bench-datapath [--json FILE] [--obj FILE]... [--pin DIR]...
+ *
+ * A target is either
+ *   --pin DIR  a splitctl pin directory: every interface link pinned there
+ *              (link_*) is followed to the program it runs — the program as
+ *              `splitctl attach` leaves it: configured, pinned, attached,
+ *              default table size — and its pinned maps;
+ *   --obj FILE a splitter object (e.g. an older build, for before/after
+ *              tables) loaded here with the defaults splitctl attach writes.
+ * Default: --obj build/bpf/splitter.bpf.o.
+ *
+ * Rows, with 1 k and 1 M other flows in the tables:
+ *   established  repeat = 2 M on one buffer, best of 5 (kernel average per
+ *                run): a long flow's data packet that already carries its
+ *                class's DSCP (with repeat > 1 the buffer is reused, so the
+ *                first run's rewrite persists);
+ *   new flow     repeat = 1, a new source port per call (insert; LRU
+ *                eviction when the table is full), median of 20 000 calls
+ *                against the floor measured the same way.
+ * Results: a table on stdout and JSON in FILE (build/bench/datapath.json).
  */
 #include <errno.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,14 +36,37 @@
 #include <bpf/libbpf.h>
 
 #include "flowsplit.h"
-#include "splitter.skel.h"
 #include "../unit/dp.h"
 #include "../unit/pkt.h"
 
 #define STEADY_REPEAT 2000000
 #define STEADY_ROUNDS 5
 #define SINGLE_CALLS 20000
-#define OUT_JSON "build/bench/datapath.json"
+#define MAX_TARGETS 16
+#define MAX_ROWS 128
+/* The budget over the floor for an established flow (the goal of the
+ * datapath; printed next to the figures, never enforced here).
+ */
+#define BUDGET_V4_NS 35
+#define BUDGET_V6_NS 45
+
+struct target {
+	char label[96];
+	enum dp_hook hook;
+	int prog_fd, flows4_fd, flows6_fd;
+};
+
+struct row {
+	char target[96], what[48], fill[8];
+	enum dp_hook hook;
+	double floor, split;
+	int budget;
+};
+
+static struct target targets[MAX_TARGETS];
+static int ntargets;
+static struct row rows[MAX_ROWS];
+static int nrows;
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -42,29 +75,28 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double steady(int prog_fd, const __u8 *frame, __u32 len)
+static double steady(int fd, enum dp_hook hook, const __u8 *frame, __u32 len)
 {
 	__u8 buf[PKT_MAX], out[PKT_MAX];
 	double best = 1e9;
+	__u32 ns;
 	int r;
 
 	memcpy(buf, frame, len);
 	for (r = 0; r < STEADY_ROUNDS; r++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = buf,
-			    .data_size_in = len, .data_out = out,
-			    .data_size_out = sizeof(out),
-			    .repeat = STEADY_REPEAT);
-		if (bpf_prog_test_run_opts(prog_fd, &o))
+		if (dp_test_run(fd, hook, buf, len, out, NULL, STEADY_REPEAT, 0,
+				&ns) == DP_RUN_ERR)
 			return -1;
 		memcpy(buf, out, len);	/* keep the marked packet */
-		if (o.duration < best)
-			best = o.duration;
+		if (ns < best)
+			best = ns;
 	}
 	return best;
 }
 
-/* Median per-call duration; @vary_port gives each call a new flow. */
-static double single(int prog_fd, const struct pkt_spec *spec, int vary_port)
+/* Median per-call duration; @vary gives each call a new flow. */
+static double single(int fd, enum dp_hook hook, const struct pkt_spec *spec,
+		     int vary)
 {
 	static __u32 d[SINGLE_CALLS];
 	struct pkt_spec s = *spec;
@@ -72,18 +104,14 @@ static double single(int prog_fd, const struct pkt_spec *spec, int vary_port)
 	int i, len = pkt_build(&s, in, PKT_MAX);
 
 	for (i = 0; i < SINGLE_CALLS; i++) {
-		LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in,
-			    .data_size_in = len, .data_out = out,
-			    .data_size_out = sizeof(out), .repeat = 1);
-		if (vary_port) {
-			s.sport = (__u16)(1024 + i);
-			s.saddr4 = 0xac100000 + i / 60000;
-			s.saddr6[14] = (__u8)(i / 60000);
+		if (vary) {
+			s.sport = (__u16)(1024 + i % 60000);
+			s.saddr4 = 0xac100000 + i / 60000 + 1;
 			len = pkt_build(&s, in, PKT_MAX);
 		}
-		if (bpf_prog_test_run_opts(prog_fd, &o))
+		if (dp_test_run(fd, hook, in, len, out, NULL, 1, 0, &d[i]) ==
+		    DP_RUN_ERR)
 			return -1;
-		d[i] = o.duration;
 	}
 	qsort(d, SINGLE_CALLS, sizeof(d[0]), cmp_u32);
 	return d[SINGLE_CALLS / 2];
@@ -99,9 +127,12 @@ static int prefill(int fd, int family, __u32 n)
 	__u8 *keys = calloc(chunk, ksz);
 	struct flow_state *vals = calloc(chunk, sizeof(st));
 	__u32 i, done = 0, cnt;
+	int err = 0;
 
-	if (!keys || !vals)
-		return -ENOMEM;
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto out;
+	}
 	while (done < n) {
 		cnt = n - done < chunk ? n - done : chunk;
 		for (i = 0; i < cnt; i++) {
@@ -129,115 +160,252 @@ static int prefill(int fd, int family, __u32 n)
 			}
 		}
 		LIBBPF_OPTS(bpf_map_batch_opts, bo);
-		if (bpf_map_update_batch(fd, keys, vals, &cnt, &bo))
-			return -errno;
+		if (bpf_map_update_batch(fd, keys, vals, &cnt, &bo)) {
+			err = -errno;
+			goto out;
+		}
 		done += cnt;
 	}
+out:
 	free(keys);
 	free(vals);
-	return 0;
+	return err;
 }
 
-static int load_floor(void)
+static int load_prog(const char *path, const char *name)
 {
-	struct bpf_object *obj = bpf_object__open("build/bpf/xdp_pass.bpf.o");
+	struct bpf_object *obj = bpf_object__open(path);
 	struct bpf_program *p;
 
 	if (!obj || bpf_object__load(obj))
 		return -1;
-	p = bpf_object__find_program_by_name(obj, "xdp_pass");
+	p = bpf_object__find_program_by_name(obj, name);
 	return p ? bpf_program__fd(p) : -1;
 }
 
-struct row {
-	char name[64];
-	double floor, split;
-};
-
-static void add_row(struct row *r, const char *what, const char *table,
-		    double floor, double split)
+static void add_target(const char *label, int prog_fd, int f4, int f6)
 {
-	snprintf(r->name, sizeof(r->name), "%s (%s flows)", what, table);
-	r->floor = floor;
-	r->split = split;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+	struct target *t = &targets[ntargets];
+
+	if (ntargets >= MAX_TARGETS ||
+	    bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return;
+	snprintf(t->label, sizeof(t->label), "%s", label);
+	t->hook = info.type == BPF_PROG_TYPE_SCHED_CLS ? DP_TC : DP_XDP;
+	t->prog_fd = prog_fd;
+	t->flows4_fd = f4;
+	t->flows6_fd = f6;
+	ntargets++;
 }
 
-int main(void)
+/* The defaults `splitctl attach` writes. idle_jiffies assumes HZ 1000, the
+ * highest there is: the timeout is then at least 30 s at any HZ, and the
+ * benchmark's flows never go idle.
+ */
+static int add_obj(const char *path)
+{
+	struct split_config c = {
+		.threshold = FS_DEFAULT_THRESHOLD,
+		.dscp_short = FS_DEFAULT_DSCP_SHORT,
+		.dscp_long = FS_DEFAULT_DSCP_LONG,
+		.flags = FS_DEFAULT_CFG_FLAGS,
+	};
+	struct bpf_object *obj = bpf_object__open(path);
+	struct bpf_program *p;
+	struct bpf_map *m;
+	char label[96];
+	__u32 zero = 0;
+
+	if (!obj || bpf_object__load(obj)) {
+		fprintf(stderr, "bench-datapath: cannot load %s\n", path);
+		return -1;
+	}
+	split_config_set_idle(&c, FS_DEFAULT_IDLE_MS, 1000);
+	m = bpf_object__find_map_by_name(obj, FS_MAP_CONFIG);
+	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, &c, BPF_ANY))
+		return -1;
+	bpf_object__for_each_program(p, obj) {
+		if (strcmp(bpf_program__name(p), FS_PROG_SPLITTER) &&
+		    strcmp(bpf_program__name(p), FS_PROG_SPLITTER_TC))
+			continue;
+		snprintf(label, sizeof(label), "%s", path);
+		add_target(label, bpf_program__fd(p),
+			   bpf_map__fd(bpf_object__find_map_by_name(obj,
+							FS_MAP_FLOWS4)),
+			   bpf_map__fd(bpf_object__find_map_by_name(obj,
+							FS_MAP_FLOWS6)));
+	}
+	return 0;
+}
+
+static int pin_fd(const char *dir, const char *name)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return bpf_obj_get(path);
+}
+
+static int add_pin(const char *dir)
+{
+	int f4 = pin_fd(dir, FS_MAP_FLOWS4), f6 = pin_fd(dir, FS_MAP_FLOWS6);
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int found = 0;
+
+	if (!d || f4 < 0 || f6 < 0) {
+		fprintf(stderr, "bench-datapath: %s: not a splitctl pin "
+				"directory\n", dir);
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		struct bpf_link_info li = {};
+		__u32 len = sizeof(li);
+		char label[96];
+		int lfd, pfd;
+
+		if (strncmp(de->d_name, "link_", 5))
+			continue;
+		lfd = pin_fd(dir, de->d_name);
+		if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
+			continue;
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			continue;
+		snprintf(label, sizeof(label), "attached %.40s", de->d_name);
+		add_target(label, pfd, f4, f6);
+		found++;
+	}
+	closedir(d);
+	if (!found)
+		fprintf(stderr, "bench-datapath: %s: no attached link\n", dir);
+	return found ? 0 : -1;
+}
+
+static void add_row(const struct target *t, const char *what,
+		    const char *fill, double floor, double split, int budget)
+{
+	struct row *r = &rows[nrows];
+
+	if (nrows >= MAX_ROWS)
+		return;
+	snprintf(r->target, sizeof(r->target), "%s", t->label);
+	snprintf(r->what, sizeof(r->what), "%s", what);
+	snprintf(r->fill, sizeof(r->fill), "%s", fill);
+	r->hook = t->hook;
+	r->floor = floor;
+	r->split = split;
+	r->budget = budget;
+	nrows++;
+}
+
+int main(int argc, char **argv)
 {
 	static const __u32 sizes[] = { 1000, FS_DEFAULT_FLOWS };
+	static const char *const fill[] = { "1k", "1M" };
 	struct pkt_spec v4 = pkt_tcp4(40000, 443), v6 = pkt_tcp6(40000, 443);
-	struct row rows[16];
-	int nrows = 0, floor_fd, i, len;
+	const char *json = "build/bench/datapath.json";
+	int floor_fd[DP_HOOKS], i, s, len4, len6;
 	__u8 f4[PKT_MAX], f6[PKT_MAX];
-	struct dp dp;
 	FILE *js;
-	double fl_steady4, fl_steady6, fl_single4, fl_single6;
 
 	libbpf_set_print(NULL);
-	floor_fd = load_floor();
-	if (floor_fd < 0 || dp_open(&dp, FS_DEFAULT_FLOWS)) {
-		fprintf(stderr, "bench-datapath: cannot load the BPF objects "
-				"under build/bpf (run as root after make)\n");
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--json") && i + 1 < argc) {
+			json = argv[++i];
+		} else if (!strcmp(argv[i], "--obj") && i + 1 < argc) {
+			if (add_obj(argv[++i]))
+				return 1;
+		} else if (!strcmp(argv[i], "--pin") && i + 1 < argc) {
+			if (add_pin(argv[++i]))
+				return 1;
+		} else {
+			fprintf(stderr, "usage: bench-datapath [--json FILE] "
+					"[--obj FILE]... [--pin DIR]...\n");
+			return 2;
+		}
+	}
+	if (!ntargets && add_obj("build/bpf/splitter.bpf.o"))
+		return 1;
+	floor_fd[DP_XDP] = load_prog("build/bpf/xdp_pass.bpf.o", "xdp_pass");
+	floor_fd[DP_TC] = load_prog("build/bpf/tc_pass.bpf.o", "tc_pass");
+	if (floor_fd[DP_XDP] < 0 || floor_fd[DP_TC] < 0) {
+		fprintf(stderr, "bench-datapath: cannot load the floors under "
+				"build/bpf (run as root after make)\n");
 		return 1;
 	}
-	len = pkt_build(&v4, f4, PKT_MAX);
-	fl_steady4 = steady(floor_fd, f4, len);
-	fl_single4 = single(floor_fd, &v4, 0);
-	len = pkt_build(&v6, f6, PKT_MAX);
-	fl_steady6 = steady(floor_fd, f6, len);
-	fl_single6 = single(floor_fd, &v6, 0);
+	len4 = pkt_build(&v4, f4, PKT_MAX);
+	len6 = pkt_build(&v6, f6, PKT_MAX);
 
-	for (i = 0; i < 2; i++) {
-		const char *sz = i ? "1M" : "1k";
+	for (s = 0; s < 2; s++) {
+		for (i = 0; i < ntargets; i++) {
+			struct target *t = &targets[i];
+			int fl = floor_fd[t->hook];
+			double f, x;
 
-		dp_flush(&dp);
-		if (prefill(dp.flows4_fd, 4, sizes[i]) ||
-		    prefill(dp.flows6_fd, 6, sizes[i])) {
-			fprintf(stderr, "bench-datapath: prefill failed\n");
-			return 1;
+			dp_flush_fds(t->flows4_fd, t->flows6_fd);
+			if (prefill(t->flows4_fd, 4, sizes[s]) ||
+			    prefill(t->flows6_fd, 6, sizes[s])) {
+				fprintf(stderr, "bench-datapath: prefill "
+						"failed\n");
+				return 1;
+			}
+			f = steady(fl, t->hook, f4, len4);
+			x = steady(t->prog_fd, t->hook, f4, len4);
+			add_row(t, "ipv4 established", fill[s], f, x,
+				BUDGET_V4_NS);
+			f = steady(fl, t->hook, f6, len6);
+			x = steady(t->prog_fd, t->hook, f6, len6);
+			add_row(t, "ipv6 established", fill[s], f, x,
+				BUDGET_V6_NS);
+			f = single(fl, t->hook, &v4, 0);
+			x = single(t->prog_fd, t->hook, &v4, 1);
+			add_row(t, "ipv4 new flow", fill[s], f, x, 0);
+			dp_flush_fds(t->flows4_fd, t->flows6_fd);
 		}
-		/* long flows: threshold 0, arriving with DSCP 0 */
-		dp_set_config(&dp, 0, FS_DEFAULT_IDLE_MS, FS_DEFAULT_DSCP_SHORT,
-			      FS_DEFAULT_DSCP_LONG, FS_CFG_F_ENABLED);
-		len = pkt_build(&v4, f4, PKT_MAX);
-		add_row(&rows[nrows++], "ipv4 established, steady", sz,
-			fl_steady4, steady(dp.prog_fd, f4, len));
-		add_row(&rows[nrows++], "ipv4 established, rewrite", sz,
-			fl_single4, single(dp.prog_fd, &v4, 0));
-		len = pkt_build(&v6, f6, PKT_MAX);
-		add_row(&rows[nrows++], "ipv6 established, steady", sz,
-			fl_steady6, steady(dp.prog_fd, f6, len));
-		add_row(&rows[nrows++], "ipv6 established, rewrite", sz,
-			fl_single6, single(dp.prog_fd, &v6, 0));
-		add_row(&rows[nrows++], "ipv4 new flow", sz, fl_single4,
-			single(dp.prog_fd, &v4, 1));
 	}
 
-	printf("%-40s %10s %10s %10s\n", "datapath (BPF_PROG_TEST_RUN)",
-	       "floor ns", "split ns", "overhead");
-	for (i = 0; i < nrows; i++)
-		printf("%-40s %10.1f %10.1f %+10.1f\n", rows[i].name,
-		       rows[i].floor, rows[i].split,
-		       rows[i].split - rows[i].floor);
+	printf("%-44s %-4s %-17s %4s %8s %8s %9s %7s\n",
+	       "datapath (BPF_PROG_TEST_RUN)", "hook", "case", "fill",
+	       "floor ns", "split ns", "overhead", "budget");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		char b[16] = "-";
+
+		if (r->budget)
+			snprintf(b, sizeof(b), "<= %d", r->budget);
+		printf("%-44.44s %-4s %-17s %4s %8.1f %8.1f %+9.1f %7s\n",
+		       r->target, dp_hook_name(r->hook), r->what, r->fill,
+		       r->floor, r->split, r->split - r->floor, b);
+	}
 	printf("flow table: %u entries per family, %zu-byte IPv4 key, "
 	       "%zu-byte IPv6 key, %zu-byte value\n", FS_DEFAULT_FLOWS,
 	       sizeof(struct flow_key4), sizeof(struct flow_key6),
 	       sizeof(struct flow_state));
 
-	js = fopen(OUT_JSON, "w");
+	js = fopen(json, "w");
 	if (!js) {
-		perror(OUT_JSON);
+		perror(json);
 		return 1;
 	}
 	fprintf(js, "{\"benchmark\":\"datapath\",\"unit\":\"ns/packet\","
 		    "\"rows\":[");
-	for (i = 0; i < nrows; i++)
-		fprintf(js, "%s{\"case\":\"%s\",\"floor_ns\":%.1f,"
-			    "\"splitter_ns\":%.1f,\"overhead_ns\":%.1f}",
-			i ? "," : "", rows[i].name, rows[i].floor,
-			rows[i].split, rows[i].split - rows[i].floor);
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+
+		fprintf(js, "%s{\"target\":\"%s\",\"hook\":\"%s\","
+			    "\"case\":\"%s\",\"other_flows\":\"%s\","
+			    "\"floor_ns\":%.1f,\"splitter_ns\":%.1f,"
+			    "\"overhead_ns\":%.1f",
+			i ? "," : "", r->target, dp_hook_name(r->hook), r->what,
+			r->fill, r->floor, r->split, r->split - r->floor);
+		if (r->budget)
+			fprintf(js, ",\"budget_overhead_ns\":%d", r->budget);
+		fprintf(js, "}");
+	}
 	fprintf(js, "]}\n");
 	fclose(js);
-	dp_close(&dp);
 	return 0;
 }

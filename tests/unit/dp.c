@@ -2,10 +2,12 @@
 /* dp.c - see dp.h */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <linux/pkt_cls.h>
 
 #include "splitter.skel.h"
 #include "dp.h"
@@ -52,7 +54,9 @@ int dp_open(struct dp *dp, __u32 flows)
 		dp->skel = NULL;
 		return err;
 	}
-	dp->prog_fd = bpf_program__fd(dp->skel->progs.fs_splitter);
+	dp->prog_fd[DP_XDP] = bpf_program__fd(dp->skel->progs.fs_splitter);
+	dp->prog_fd[DP_TC] = bpf_program__fd(dp->skel->progs.fs_splitter_tc);
+	dp->hook = DP_XDP;
 	dp->clock_fd = bpf_program__fd(dp->skel->progs.fs_clock);
 	dp->cfg_fd = bpf_map__fd(dp->skel->maps.fs_config);
 	dp->stats_fd = bpf_map__fd(dp->skel->maps.fs_stats);
@@ -69,20 +73,43 @@ void dp_close(struct dp *dp)
 	dp->skel = NULL;
 }
 
-int dp_run(struct dp *dp, const __u8 *in, __u32 len, __u8 *out,
-	   __u32 *out_len, __u32 repeat, __u32 *ns_per_run)
+const char *dp_hook_name(enum dp_hook hook)
 {
+	return hook == DP_TC ? "tc" : "xdp";
+}
+
+int dp_pass_verdict(enum dp_hook hook)
+{
+	return hook == DP_TC ? TC_ACT_UNSPEC : XDP_PASS;
+}
+
+int dp_test_run(int prog_fd, enum dp_hook hook, const __u8 *in, __u32 len,
+		__u8 *out, __u32 *out_len, __u32 repeat, __u32 gso_segs,
+		__u32 *ns_per_run)
+{
+	struct __sk_buff skb = { .gso_segs = gso_segs };
 	LIBBPF_OPTS(bpf_test_run_opts, o, .data_in = in, .data_size_in = len,
 		    .data_out = out, .data_size_out = PKT_MAX,
 		    .repeat = repeat);
 
-	if (bpf_prog_test_run_opts(dp->prog_fd, &o))
-		return -1;
+	if (hook == DP_TC && gso_segs) {
+		o.ctx_in = &skb;
+		o.ctx_size_in = sizeof(skb);
+	}
+	if (bpf_prog_test_run_opts(prog_fd, &o))
+		return DP_RUN_ERR;
 	if (out_len)
 		*out_len = o.data_size_out;
 	if (ns_per_run)
 		*ns_per_run = o.duration;
 	return (int)o.retval;
+}
+
+int dp_run(struct dp *dp, const __u8 *in, __u32 len, __u8 *out,
+	   __u32 *out_len, __u32 repeat, __u32 *ns_per_run)
+{
+	return dp_test_run(dp->prog_fd[dp->hook], dp->hook, in, len, out,
+			   out_len, repeat, 0, ns_per_run);
 }
 
 int dp_set_config(struct dp *dp, __u32 threshold, __u32 idle_ms,
@@ -105,36 +132,63 @@ int dp_get_config(struct dp *dp, struct split_config *c)
 	return bpf_map_lookup_elem(dp->cfg_fd, &zero, c);
 }
 
-int dp_stats(struct dp *dp, __u64 out[FS_STAT_MAX])
+int dp_stats_fd(int stats_fd, int ncpus, __u64 out[FS_STAT_MAX])
 {
-	__u64 v[dp->ncpus];
-	__u32 i;
+	struct fs_stats v[ncpus];
+	__u32 key, i;
 	int c;
 
-	for (i = 0; i < FS_STAT_MAX; i++) {
-		out[i] = 0;
-		if (bpf_map_lookup_elem(dp->stats_fd, &i, v))
+	memset(out, 0, sizeof(__u64) * FS_STAT_MAX);
+	for (key = 0; key < FS_STATS_KEYS; key++) {
+		if (bpf_map_lookup_elem(stats_fd, &key, v))
 			return -errno;
-		for (c = 0; c < dp->ncpus; c++)
-			out[i] += v[c];
+		for (c = 0; c < ncpus; c++)
+			for (i = 0; i < FS_STAT_MAX; i++)
+				out[i] += v[c].v[i];
 	}
 	return 0;
 }
 
+int dp_stats(struct dp *dp, __u64 out[FS_STAT_MAX])
+{
+	return dp_stats_fd(dp->stats_fd, dp->ncpus, out);
+}
+
+/* Collect every key walking from the previous one (restarting from NULL
+ * after each delete would rescan the emptied buckets: quadratic on a 1 M
+ * table), then delete them.
+ */
 static void flush_map(int fd, size_t key_size)
 {
-	__u8 key[key_size], next[key_size];
+	size_t n = 0, cap = 1024, i;
+	__u8 *keys = malloc(cap * key_size), *prev = NULL;
 
-	while (bpf_map_get_next_key(fd, NULL, next) == 0) {
-		memcpy(key, next, key_size);
-		bpf_map_delete_elem(fd, key);
+	while (keys && bpf_map_get_next_key(fd, prev, keys + n * key_size) == 0) {
+		prev = keys + n * key_size;
+		if (++n == cap) {
+			__u8 *k = realloc(keys, 2 * cap * key_size);
+
+			if (!k)
+				break;
+			keys = k;
+			cap *= 2;
+			prev = keys + (n - 1) * key_size;
+		}
 	}
+	for (i = 0; keys && i < n; i++)
+		bpf_map_delete_elem(fd, keys + i * key_size);
+	free(keys);
+}
+
+void dp_flush_fds(int flows4_fd, int flows6_fd)
+{
+	flush_map(flows4_fd, sizeof(struct flow_key4));
+	flush_map(flows6_fd, sizeof(struct flow_key6));
 }
 
 void dp_flush(struct dp *dp)
 {
-	flush_map(dp->flows4_fd, sizeof(struct flow_key4));
-	flush_map(dp->flows6_fd, sizeof(struct flow_key6));
+	dp_flush_fds(dp->flows4_fd, dp->flows6_fd);
 }
 
 __u64 dp_jiffies(struct dp *dp)

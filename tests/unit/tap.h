@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 static int tap_count, tap_failed;
+static const char *tap_prefix = "";	/* prepended to every description */
 
 /* One test result; returns @ok so callers can print diagnostics on failure. */
 __attribute__((format(printf, 2, 3)))
@@ -14,7 +15,7 @@ static int tap_ok(int ok, const char *fmt, ...)
 {
 	va_list ap;
 
-	printf("%sok %d - ", ok ? "" : "not ", ++tap_count);
+	printf("%sok %d - %s", ok ? "" : "not ", ++tap_count, tap_prefix);
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
