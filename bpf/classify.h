@@ -146,8 +146,8 @@ static __always_inline void flow_set_class(struct flow_state *st,
  */
 static __always_inline int fs_classify(const struct split_config *cfg,
 				       struct fs_stats *s, enum parse_result r,
-				       const struct packet *p, __u32 segs,
-				       __u64 bytes)
+				       const struct packet *p, void *data,
+				       __u32 segs, __u64 bytes)
 {
 	struct flow_state *st;
 	__u64 before;
@@ -182,7 +182,7 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 	class = before < cfg->threshold ? FS_CLASS_SHORT : FS_CLASS_LONG;
 	flow_set_class(st, class, s);
 	if (class == FS_CLASS_LONG && (cfg->flags & FS_CFG_F_ACK_SHORT) &&
-	    tcp_pure_ack(p)) {
+	    tcp_pure_ack(p, data)) {
 		class = FS_CLASS_SHORT;
 		s->v[FS_STAT_ACKS_SHORT] += segs;
 	}

@@ -5,6 +5,13 @@
  * Every function reads only after proving the bytes are inside the frame and
  * never writes. The result says either "TCP, here is the flow" or why the
  * packet is not classified (the stat to count).
+ *
+ * Two ends: reads are bounded by data_end (at TC, the end of the skb's
+ * linear part), while the IP lengths are checked against the packet's
+ * length, pkt_len (at TC, skb->len: the payload of a large or GRO packet
+ * lies in page fragments past data_end). At XDP both are the frame's end.
+ * Lengths are compared as offsets from the frame start (scalars), never by
+ * adding a length to a packet pointer.
  */
 #ifndef FS_PARSE_H
 #define FS_PARSE_H
@@ -48,7 +55,8 @@ enum parse_result {
 struct packet {
 	void *l3;		/* IPv4 or IPv6 header, inside the frame */
 	struct tcphdr *th;	/* TCP header, inside the frame and the packet */
-	void *l3_end;		/* end of the IP packet (tot_len / payload_len) */
+	__u64 l3_end;		/* offset of the end of the IP packet from the
+				 * frame start (tot_len / payload_len) */
 	union {
 		struct flow_key4 k4;
 		struct flow_key6 k6;
@@ -83,31 +91,33 @@ static __always_inline __be16 parse_eth(void *data, void *data_end, void **l3)
 	return proto;
 }
 
-/* TCP header at @l4, which must end within the IP packet (@l3_end) and the
- * frame; the data offset must cover at least the fixed header.
+/* TCP header at @th, which must end within the IP packet (offset @l3_end
+ * from @data) and the readable frame; the data offset must cover at least
+ * the fixed header.
  */
-static __always_inline int tcp_ok(struct tcphdr *th, void *l3_end,
-				  void *data_end)
+static __always_inline int tcp_ok(struct tcphdr *th, void *data,
+				  void *data_end, __u64 l3_end)
 {
-	void *th_end;
+	__u64 th_off = (void *)th - data;
 
-	if ((void *)(th + 1) > data_end || (void *)(th + 1) > l3_end)
+	if ((void *)(th + 1) > data_end || th_off + sizeof(*th) > l3_end)
 		return 0;
 	if (th->doff < 5)
 		return 0;
-	th_end = (void *)th + th->doff * 4;
-	return th_end <= l3_end && th_end <= data_end;
+	return th_off + th->doff * 4 <= l3_end &&
+	       (void *)th + th->doff * 4 <= data_end;
 }
 
 /* A pure ACK: the TCP header (checked by tcp_ok) ends the IP packet, ACK is
  * set and none of SYN, FIN, RST. Only asked for a long flow's packets with
  * ack-short on, so the common path never reads the flags.
  */
-static __always_inline int tcp_pure_ack(const struct packet *p)
+static __always_inline int tcp_pure_ack(const struct packet *p, void *data)
 {
 	struct tcphdr *th = p->th;
+	__u64 th_off = (void *)th - data;
 
-	return (void *)th + th->doff * 4 == p->l3_end && th->ack &&
+	return th_off + th->doff * 4 == p->l3_end && th->ack &&
 	       !(th->syn | th->fin | th->rst);
 }
 
@@ -123,9 +133,11 @@ static __always_inline __u32 packet_hdr_len(const struct packet *p,
 }
 
 static __always_inline enum parse_result parse_ipv4(struct packet *p,
-						    void *data_end)
+						    void *data, void *data_end,
+						    __u32 pkt_len)
 {
 	struct iphdr *iph = p->l3;
+	__u64 l3_off = (void *)iph - data;
 	struct tcphdr *th;
 	__u32 ihl, tot;
 
@@ -137,7 +149,7 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 	if ((void *)iph + ihl > data_end)
 		return PARSE_MALFORMED;
 	tot = bpf_ntohs(iph->tot_len);
-	if (tot < ihl || (void *)iph + tot > data_end)
+	if (tot < ihl || l3_off + tot > pkt_len)
 		return PARSE_MALFORMED;
 	/* Non-first fragments carry no ports: never read past the header. */
 	if (iph->frag_off & bpf_htons(FS_IP_OFFSET))
@@ -146,7 +158,7 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 		return PARSE_NON_TCP;
 
 	th = (void *)iph + ihl;
-	if (!tcp_ok(th, (void *)iph + tot, data_end))
+	if (!tcp_ok(th, data, data_end, l3_off + tot))
 		return PARSE_MALFORMED;
 
 	p->k4.saddr = iph->saddr;
@@ -155,7 +167,7 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 	p->k4.dport = th->dest;
 	p->k4.proto = IPPROTO_TCP;
 	p->th = th;
-	p->l3_end = (void *)iph + tot;
+	p->l3_end = l3_off + tot;
 	return PARSE_TCP4;
 }
 
@@ -170,12 +182,14 @@ struct fs_ip6_ext {
 };
 
 static __always_inline enum parse_result parse_ipv6(struct packet *p,
-						    void *data_end)
+						    void *data, void *data_end,
+						    __u32 pkt_len)
 {
 	struct ipv6hdr *ip6 = p->l3;
 	struct fs_ip6_ext *ext;
 	struct tcphdr *th;
-	void *pos, *l3_end;
+	__u64 l3_end;
+	void *pos;
 	__u8 nh;
 	int i;
 
@@ -183,8 +197,8 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 		return PARSE_MALFORMED;
 	if (ip6->version != 6)
 		return PARSE_MALFORMED;
-	l3_end = (void *)(ip6 + 1) + bpf_ntohs(ip6->payload_len);
-	if (l3_end > data_end)
+	l3_end = (__u64)((void *)(ip6 + 1) - data) + bpf_ntohs(ip6->payload_len);
+	if (l3_end > pkt_len)
 		return PARSE_MALFORMED;
 
 	nh = ip6->nexthdr;
@@ -220,14 +234,14 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 		default:
 			return PARSE_NON_TCP;
 		}
-		if (pos > l3_end)
+		if ((__u64)(pos - data) > l3_end)
 			return PARSE_MALFORMED;
 	}
 	if (nh != IPPROTO_TCP)
 		return PARSE_EXTHDR;
 
 	th = pos;
-	if (!tcp_ok(th, l3_end, data_end))
+	if (!tcp_ok(th, data, data_end, l3_end))
 		return PARSE_MALFORMED;
 
 	__builtin_memcpy(p->k6.saddr, &ip6->saddr, sizeof(p->k6.saddr));
@@ -240,16 +254,20 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 	return PARSE_TCP6;
 }
 
+/* @pkt_len: the packet's length from @data (XDP: data_end - data; TC:
+ * skb->len), >= data_end - data.
+ */
 static __always_inline enum parse_result parse_packet(struct packet *p,
 						      void *data,
-						      void *data_end)
+						      void *data_end,
+						      __u32 pkt_len)
 {
 	__be16 proto = parse_eth(data, data_end, &p->l3);
 
 	if (proto == bpf_htons(ETH_P_IP))
-		return parse_ipv4(p, data_end);
+		return parse_ipv4(p, data, data_end, pkt_len);
 	if (proto == bpf_htons(ETH_P_IPV6))
-		return parse_ipv6(p, data_end);
+		return parse_ipv6(p, data, data_end, pkt_len);
 	if (proto == 0)
 		return PARSE_MALFORMED;
 	return PARSE_NON_IP;

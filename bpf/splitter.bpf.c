@@ -72,8 +72,8 @@ int fs_splitter(struct xdp_md *ctx)
 		s->v[FS_STAT_PASS_DISABLED]++;
 		return XDP_PASS;
 	}
-	r = parse_packet(&p, data, data_end);
-	dscp = fs_classify(cfg, s, r, &p, 1, data_end - data);
+	r = parse_packet(&p, data, data_end, data_end - data);
+	dscp = fs_classify(cfg, s, r, &p, data, 1, data_end - data);
 	if (dscp >= 0)
 		write_dscp(&p, r, data_end, dscp);
 	return XDP_PASS;
@@ -101,25 +101,27 @@ int fs_splitter_tc(struct __sk_buff *skb)
 		s->v[FS_STAT_PASS_DISABLED] += segs;
 		return FS_TC_VERDICT;
 	}
-	r = parse_packet(&p, data, data_end);
-	if (r == PARSE_MALFORMED && data_end - data < skb->len) {
-		/* Headers not in the linear part: pull them and look again.
-		 * Never taken for skbs built by GRO or the stack (headers
-		 * linear), so it costs the common path one compare.
+	r = parse_packet(&p, data, data_end, skb->len);
+	if (r == PARSE_MALFORMED && data_end - data < skb->len &&
+	    data_end - data < FS_TC_PULL_LEN) {
+		/* Headers perhaps not all in the linear part: pull them and
+		 * look again. Never taken for skbs built by GRO or the stack
+		 * (headers linear) unless the packet is malformed, so it
+		 * costs the common path one compare.
 		 */
 		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
 				       skb->len : FS_TC_PULL_LEN);
 		data = (void *)(long)skb->data;
 		data_end = (void *)(long)skb->data_end;
 		__builtin_memset(&p, 0, sizeof(p));
-		r = parse_packet(&p, data, data_end);
+		r = parse_packet(&p, data, data_end, skb->len);
 	}
 	/* skb->len counts the Ethernet header once and every segment's
 	 * payload; each segment after the first repeats the headers.
 	 */
 	if (segs > 1 && (r == PARSE_TCP4 || r == PARSE_TCP6))
 		bytes += (__u64)(segs - 1) * packet_hdr_len(&p, data);
-	dscp = fs_classify(cfg, s, r, &p, segs, bytes);
+	dscp = fs_classify(cfg, s, r, &p, data, segs, bytes);
 	if (dscp < 0)
 		return FS_TC_VERDICT;
 	diff = write_dscp(&p, r, data_end, dscp);
