@@ -5,8 +5,9 @@
  * Pin layout in the instance directory (all mode 0600):
  *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
  *                                            interface of the instance
- *   prog_splitter prog_clock                 the loaded programs
- *   link_if<ifindex>                         one XDP bpf_link per interface
+ *   prog_splitter prog_splitter_tc prog_clock the loaded programs
+ *   link_if<ifindex>                         one bpf_link per interface: XDP
+ *                                            or TCX (TC ingress), hook.c
  *
  * The attachment is a pinned bpf_link: it survives splitctl exiting or being
  * killed, and bpf_link_update() swaps the program atomically on upgrade while
@@ -249,7 +250,7 @@ static int count_links(const char *dir)
 
 static const char *const pin_names[] = {
 	FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
-	SC_PIN_PROG, SC_PIN_CLOCK,
+	SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
 };
 
 /* Number of map and program pins present. */
@@ -299,6 +300,8 @@ static int commit_instance(struct splitter *skel, const char *dir,
 		return -1;
 	}
 	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
+	    repin_prog(bpf_program__fd(skel->progs.fs_splitter_tc), dir,
+		       SC_PIN_PROG_TC) ||
 	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK))
 		return -1;
 	return 0;
@@ -311,6 +314,9 @@ struct attach_ctx {
 	int ifindex;
 	bool upgrade;		/* our link is on the interface already */
 	__u8 cur_mode;		/* XDP_ATTACHED_* found on the interface */
+	enum sc_hook hook;	/* XDP or TC, once attach_hook() chose */
+	bool hook_auto;		/* chosen by sc_hook_auto(), reason in why */
+	char why[256];
 	struct splitter *skel;
 	/* per map: 1 reused from its pin, 0 created by this load */
 	int r4, r6, rc, rs;
@@ -318,10 +324,51 @@ struct attach_ctx {
 	int link_fd;
 };
 
+/*
+ * The hook for this attach: an upgrade keeps the interface's hook (asking
+ * for another one is refused); --mode implies XDP; auto asks hook.c.
+ */
+static int attach_hook(struct attach_ctx *c, const char *link_pin)
+{
+	struct bpf_link_info info = { 0 };
+	__u32 ilen = sizeof(info);
+	enum sc_hook want = c->a->hook;
+	int fd;
+
+	if (want == SC_HOOK_AUTO &&
+	    sc_option_given(sc_attach_opts, (void *)c->a, "mode"))
+		want = SC_HOOK_XDP;
+	if (c->upgrade) {
+		fd = bpf_obj_get(link_pin);
+		if (fd < 0 || bpf_obj_get_info_by_fd(fd, &info, &ilen)) {
+			pr_err("cannot inspect link '%s': %s", link_pin, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return FS_EXIT_RUNTIME;
+		}
+		close(fd);
+		c->hook = sc_hook_of_link_type(info.type);
+		if (want != SC_HOOK_AUTO && want != c->hook) {
+			pr_err("interface '%s' runs the splitter at hook %s: an upgrade keeps the hook; detach first to change it",
+			       c->ifname, sc_hook_name(c->hook));
+			return FS_EXIT_USAGE;
+		}
+		return 0;
+	}
+	if (want == SC_HOOK_AUTO) {
+		want = sc_hook_auto(c->ifname, c->why, sizeof(c->why));
+		c->hook_auto = true;
+	}
+	c->hook = want;
+	return 0;
+}
+
 /* Is our link on the interface (upgrade), a stale one, or someone else's
- * program? Changes nothing but a defunct link pin. */
+ * program? Which hook? Changes nothing but a defunct link pin. */
 static int attach_inspect(struct attach_ctx *c)
 {
+	int ret;
+
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
 	char path[PATH_MAX], what[256];
 
@@ -337,18 +384,21 @@ static int attach_inspect(struct attach_ctx *c)
 		}
 		c->upgrade = false;
 	}
+	ret = attach_hook(c, path);
+	if (ret)
+		return ret;
 	if (bpf_xdp_query(c->ifindex, 0, &q)) {
 		pr_err("interface '%s': cannot query XDP: %s", c->ifname, strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
 	c->cur_mode = q.attach_mode;
-	if (!c->upgrade && q.prog_id) {
+	if (c->hook == SC_HOOK_XDP && !c->upgrade && q.prog_id) {
 		describe_xdp(c->ifindex, q.prog_id, what, sizeof(what));
 		pr_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
 		       c->ifname, what, fs_xdp_mode_name(q.attach_mode), c->dir);
 		return FS_EXIT_RUNTIME;
 	}
-	if (c->upgrade && c->a->mode != SC_MODE_AUTO &&
+	if (c->upgrade && c->hook == SC_HOOK_XDP && c->a->mode != SC_MODE_AUTO &&
 	    strcmp(fs_xdp_mode_name(q.attach_mode),
 		   c->a->mode == SC_MODE_NATIVE ? "native" : "generic")) {
 		pr_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
@@ -431,16 +481,54 @@ static int attach_pin_new(struct attach_ctx *c)
 	return 0;
 }
 
-/*
- * The hook: swap the program of our link (upgrade, atomic), or create an
- * XDP link in the asked mode (auto: native, else generic) and pin it.
- */
-static int attach_link(struct attach_ctx *c)
+/* A new XDP link in the asked mode (auto: native, else generic); auto's
+ * pick of native XDP falls back to TC, never to generic XDP. */
+static int attach_link_xdp(struct attach_ctx *c)
 {
 	int prog_fd = bpf_program__fd(c->skel->progs.fs_splitter);
 	enum sc_xdp_mode mode = c->a->mode;
-	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	size_t l;
+
+	c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_XDP,
+					 mode == SC_MODE_GENERIC ? XDP_FLAGS_SKB_MODE :
+								   XDP_FLAGS_DRV_MODE);
+	if (c->link_fd < 0 && c->hook_auto) {
+		l = strlen(c->why);
+		snprintf(c->why + l, sizeof(c->why) - l,
+			 "; but native XDP failed (%s): TC counts GRO packets exactly",
+			 strerror(-c->link_fd));
+		c->hook = SC_HOOK_TC;
+		prog_fd = bpf_program__fd(c->skel->progs.fs_splitter_tc);
+		c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_TC, 0);
+	} else if (c->link_fd < 0 && mode == SC_MODE_AUTO) {
+		pr_debug("native XDP failed on %s (%s), trying generic", c->ifname,
+			 strerror(-c->link_fd));
+		c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_XDP,
+						 XDP_FLAGS_SKB_MODE);
+	}
+	if (c->link_fd < 0) {
+		pr_err("interface '%s': cannot attach %s: %s", c->ifname,
+		       c->hook == SC_HOOK_TC ? "at TC ingress" :
+		       mode == SC_MODE_AUTO ? "in native or generic mode" :
+		       mode == SC_MODE_NATIVE ? "in native mode" : "in generic mode",
+		       strerror(-c->link_fd));
+		return FS_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/*
+ * The hook: swap the program of our link (upgrade, atomic), or create the
+ * link at the chosen hook (TC: a TCX link; XDP: attach_link_xdp()) and pin
+ * it.
+ */
+static int attach_link(struct attach_ctx *c)
+{
+	int prog_fd = bpf_program__fd(c->hook == SC_HOOK_TC ?
+				      c->skel->progs.fs_splitter_tc :
+				      c->skel->progs.fs_splitter);
 	char path[PATH_MAX];
+	int ret;
 
 	link_path(path, sizeof(path), c->dir, c->ifindex);
 	if (c->upgrade) {
@@ -452,19 +540,17 @@ static int attach_link(struct attach_ctx *c)
 		}
 		return 0;
 	}
-	lo.flags = mode == SC_MODE_GENERIC ? XDP_FLAGS_SKB_MODE : XDP_FLAGS_DRV_MODE;
-	c->link_fd = bpf_link_create(prog_fd, c->ifindex, BPF_XDP, &lo);
-	if (c->link_fd < 0 && mode == SC_MODE_AUTO) {
-		pr_debug("native XDP failed on %s (%s), trying generic", c->ifname,
-			 strerror(errno));
-		lo.flags = XDP_FLAGS_SKB_MODE;
-		c->link_fd = bpf_link_create(prog_fd, c->ifindex, BPF_XDP, &lo);
-	}
-	if (c->link_fd < 0) {
-		pr_err("interface '%s': cannot attach in %s mode: %s", c->ifname,
-		       mode == SC_MODE_AUTO ? "native or generic" :
-		       mode == SC_MODE_NATIVE ? "native" : "generic", strerror(errno));
-		return FS_EXIT_RUNTIME;
+	if (c->hook == SC_HOOK_TC) {
+		c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_TC, 0);
+		if (c->link_fd < 0) {
+			pr_err("interface '%s': cannot attach at TC ingress (TCX link, kernel 6.6 or later): %s",
+			       c->ifname, strerror(-c->link_fd));
+			return FS_EXIT_RUNTIME;
+		}
+	} else {
+		ret = attach_link_xdp(c);
+		if (ret)
+			return ret;
 	}
 	return pin_fd(c->link_fd, path) ? FS_EXIT_RUNTIME : 0;	/* closing link_fd detaches */
 }
@@ -496,7 +582,15 @@ static int attach_locked(struct attach_ctx *c)
 	}
 	if (c->rc && commit_instance(c->skel, c->dir, &c->cfg))
 		return FS_EXIT_RUNTIME;
-	if (bpf_xdp_query(c->ifindex, 0, &q) == 0)
+	if (c->hook_auto) {
+		print_string(PRINT_FP, NULL, "%s: ", c->ifname);
+		print_string(PRINT_FP, NULL, "hook %s", sc_hook_name(c->hook));
+		print_string(PRINT_FP, NULL, " (auto: %s)\n", c->why);
+	}
+	if (c->hook == SC_HOOK_TC)
+		pr_debug("%s: splitter %s at TC ingress", c->ifname,
+			 c->upgrade ? "upgraded" : "attached");
+	else if (bpf_xdp_query(c->ifindex, 0, &q) == 0)
 		pr_debug("%s: splitter %s in %s mode", c->ifname,
 			 c->upgrade ? "upgraded" : "attached", fs_xdp_mode_name(q.attach_mode));
 	return 0;
@@ -510,6 +604,9 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 	char msg[PATH_MAX + 256];
 	int lock_fd = -1, ret, err;
 
+	if (a->hook == SC_HOOK_TC &&
+	    sc_option_given(sc_attach_opts, (void *)a, "mode"))
+		return sc_usage_error("attach", "--mode is an XDP attach mode: it cannot be combined with --hook tc");
 	err = sc_check_privileges();
 	if (!err) {
 		ret = check_iface(ifname, &c.ifindex);
@@ -543,12 +640,15 @@ static int unlink_link(const char *path)
 	struct bpf_link_info info;
 	__u32 len = sizeof(info), prog_id = 0;
 	int fd = bpf_obj_get(path), ifindex = 0, i;
+	enum sc_hook hook = SC_HOOK_XDP;
 
 	if (fd >= 0) {
 		memset(&info, 0, sizeof(info));
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			/* same offset for a TCX link (state.c) */
 			ifindex = info.xdp.ifindex;
 			prog_id = info.prog_id;
+			hook = sc_hook_of_link_type(info.type);
 		}
 		close(fd);
 	}
@@ -557,9 +657,7 @@ static int unlink_link(const char *path)
 		return -1;
 	}
 	for (i = 0; ifindex && i < SC_DETACH_WAIT_MS; i++) {
-		LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-		if (bpf_xdp_query(ifindex, 0, &q) || q.prog_id != prog_id)
+		if (!sc_hook_prog_attached(ifindex, hook, prog_id))
 			return 0;
 		usleep(1000);
 	}

@@ -135,6 +135,12 @@ static void print_config(const struct split_config *c)
 	close_json_object();
 }
 
+/* Generic XDP sees skbs after GRO: one call per merged packet. */
+static bool iface_undercounts(const struct sc_iface *ifc)
+{
+	return ifc->hook == SC_HOOK_XDP && !strcmp(ifc->mode, "generic");
+}
+
 static void print_ifaces(const struct sc_iface *ifs, int n)
 {
 	int i;
@@ -146,10 +152,16 @@ static void print_ifaces(const struct sc_iface *ifs, int n)
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "name", "interface: %s", ifs[i].name);
 		print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifs[i].ifindex);
+		print_string(PRINT_ANY, "hook", " hook %s,", sc_hook_name(ifs[i].hook));
 		print_string(PRINT_ANY, "mode", " %s mode", ifs[i].mode);
 		print_uint(PRINT_ANY, "prog_id", ", prog id %llu", ifs[i].prog_id);
 		print_uint(PRINT_ANY, "link_id", ", link id %llu", ifs[i].link_id);
+		print_bool(PRINT_JSON, "gro_undercount", NULL, iface_undercounts(&ifs[i]));
 		print_nl();
+		if (iface_undercounts(&ifs[i]))
+			print_string(PRINT_FP, NULL,
+				     "warning: %s: generic XDP runs after GRO and counts a merged packet as one: packet counts are too low under GRO (attach with --hook tc to count every packet)\n",
+				     ifs[i].name);
 		close_json_object();
 	}
 	close_json_array(PRINT_JSON, NULL);

@@ -63,10 +63,18 @@ static const struct sc_enum mode_values[] = {
 	{ "auto", SC_MODE_AUTO }, { NULL, 0 },
 };
 
+static const struct sc_enum hook_values[] = {
+	{ "auto", SC_HOOK_AUTO }, { "xdp", SC_HOOK_XDP }, { "tc", SC_HOOK_TC },
+	{ NULL, 0 },
+};
+
 const struct sc_option sc_attach_opts[] = {
+	SC_OPTION("hook", SC_OPT_ENUM, struct sc_attach_args, hook, .short_opt = 'k',
+		  .metavar = "auto|xdp|tc", .values = hook_values,
+		  .help = "where the splitter runs (default auto: native XDP on physical NICs, TC ingress on virtual ones)"),
 	SC_OPTION("mode", SC_OPT_ENUM, struct sc_attach_args, mode, .short_opt = 'm',
 		  .metavar = "native|generic|auto", .values = mode_values,
-		  .help = "XDP attach mode (default auto: native, else generic)"),
+		  .help = "XDP attach mode, implies --hook xdp (default auto: native, else generic)"),
 	SC_OPTION("settings", SC_OPT_INCLUDE, struct sc_attach_args, settings,
 		  .sub = sc_setting_opts),
 	SC_OPTION("flows", SC_OPT_UINT, struct sc_attach_args, flows, .short_opt = 'f',

@@ -56,8 +56,9 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 
 	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "flowsplit_attached{interface=\"%s\",mode=\"%s\"} 1\n",
-			sc_prom_label_escape(ifs[i].name, name, sizeof(name)), ifs[i].mode);
+		fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
+			sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
+			sc_hook_name(ifs[i].hook), ifs[i].mode);
 }
 
 int sc_metrics_write(FILE *f, const struct sc_state *st)

@@ -56,6 +56,7 @@ struct sc_state {
 
 /* Pin names inside the directory (maps use their FS_MAP_* names). */
 #define SC_PIN_PROG		"prog_splitter"
+#define SC_PIN_PROG_TC		"prog_splitter_tc"
 #define SC_PIN_CLOCK		"prog_clock"
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
 #define SC_PIN_TMP_SUFFIX	"_new"	/* program pin before its rename() */
@@ -120,16 +121,37 @@ int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz);
 /* The kernel's HZ (CONFIG_HZ from /proc/config.gz, else measured). */
 unsigned int sc_kernel_hz(int clock_prog_fd);
 
+/* ---- hooks (hook.c) ------------------------------------------------------ */
+/* Where the splitter runs on an interface. */
+enum sc_hook { SC_HOOK_AUTO, SC_HOOK_XDP, SC_HOOK_TC };
+
+/* "auto", "xdp", "tc" */
+const char *sc_hook_name(enum sc_hook hook);
+/* The hook that keeps throughput with exact counts on @ifname (never
+ * SC_HOOK_AUTO), and why in @why. */
+enum sc_hook sc_hook_auto(const char *ifname, char *why, size_t len);
+/* Create the bpf_link of @prog_fd at @hook (@xdp_flags for XDP): a link
+ * fd, or -errno. */
+int sc_hook_link_create(int prog_fd, int ifindex, enum sc_hook hook,
+			__u32 xdp_flags);
+/* The hook of a bpf_link type; SC_HOOK_AUTO when it is neither. */
+enum sc_hook sc_hook_of_link_type(__u32 link_type);
+/* true while program @prog_id is attached to @ifindex at @hook */
+bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id);
+
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {
 	int ifindex;
 	char name[32];		/* IF_NAMESIZE, "?" when the interface is gone */
 	__u32 prog_id;
 	__u32 link_id;
-	const char *mode;	/* "native", "generic", "?", or "gone": the
-				 * interface was removed (the link is defunct) */
+	enum sc_hook hook;	/* SC_HOOK_XDP or SC_HOOK_TC */
+	const char *mode;	/* XDP: "native", "generic"; TC: "tcx"; "?", or
+				 * "gone": the interface was removed (the
+				 * link is defunct) */
 };
-/* ifindex an XDP link pin is attached to: 0 defunct, -1 no XDP link there */
+/* ifindex an XDP or TCX link pin is attached to: 0 defunct, -1 no such
+ * link there */
 int sc_link_ifindex(const char *path);
 /* Fill up to max entries; returns the count, or -errno. */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
@@ -166,7 +188,8 @@ enum sc_xdp_mode { SC_MODE_AUTO, SC_MODE_NATIVE, SC_MODE_GENERIC };
 /* The arguments of "attach" (and of the [splitter] section). */
 struct sc_attach_args {
 	__u32 given;
-	int mode;			/* enum sc_xdp_mode */
+	int hook;			/* enum sc_hook; AUTO: per interface */
+	int mode;			/* enum sc_xdp_mode; given: hook xdp */
 	struct sc_settings settings;	/* on top of the live or default config */
 	__u32 flows;			/* table size per family; 0 = default / keep */
 	char ifname[IFNAMSIZ];

@@ -416,8 +416,10 @@ int sc_link_ifindex(const char *path)
 	if (fd < 0)
 		return -1;
 	memset(&info, 0, sizeof(info));
+	/* a TCX link's info starts with its ifindex too (tcx.ifindex, not
+	 * in these 6.1 headers): the same offset as xdp.ifindex */
 	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
-	    info.type == BPF_LINK_TYPE_XDP)
+	    sc_hook_of_link_type(info.type) != SC_HOOK_AUTO)
 		ret = info.xdp.ifindex;
 	close(fd);
 	return ret;
@@ -449,6 +451,7 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
 			out[n].prog_id = info.prog_id;
 			out[n].link_id = info.id;
+			out[n].hook = sc_hook_of_link_type(info.type);
 			/* the kernel clears the link's ifindex when the
 			 * interface is unregistered: the ifindex may be
 			 * reused, so never look up a name for it then */
@@ -459,6 +462,8 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 		if (!strcmp(out[n].mode, "gone") ||
 		    !if_indextoname(out[n].ifindex, out[n].name))
 			strcpy(out[n].name, "?");
+		else if (out[n].hook == SC_HOOK_TC)
+			out[n].mode = "tcx";
 		else {
 			LIBBPF_OPTS(bpf_xdp_query_opts, q);
 

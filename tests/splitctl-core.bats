@@ -95,9 +95,68 @@ check_mode_and_counts() {
 	check_mode_and_counts auto native
 }
 
+# TCP segments the client sent (OutSegs counts every segment of a TSO/GSO
+# skb, RetransSegs the retransmitted ones): the exact number of
+# client->server packets on the wire, since the client has this one
+# connection
+client_out_segs() {
+	ip netns exec "$C" nstat -az TcpOutSegs TcpRetransSegs | awk '$1 ~ /^Tcp/ {n += $2} END {print n}'
+}
+
+@test "attach with defaults on veth: auto picks tc and says why" {
+	run fs_sc attach rc
+	[ "$status" -eq 0 ]
+	[[ "$output" == "rc: hook tc (auto: driver veth is virtual"* ]]
+	[ "$(fs_sc -j status | jq -r '.interfaces[0] | "\(.hook) \(.mode) \(.gro_undercount)"')" = "tc tcx false" ]
+	fs_sc status | grep -q '^interface: rc (ifindex [0-9]*) hook tc, tcx mode'
+	# TC keeps the offloads native XDP would turn off
+	ip netns exec "$C" ethtool -k cv | grep -q '^tcp-segmentation-offload: on'
+	# --mode alone still means XDP
+	run fs_sc attach rs --mode auto
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '.interfaces[] | select(.name == "rs") | .hook')" = xdp ]
+}
+
+@test "tc hook with GRO on: exact short/long counts of every wire packet" {
+	ip netns exec "$R" ethtool -K rc gro on
+	ip netns exec "$C" ethtool -K cv tso on gso on
+	# threshold 2: the SYN and the handshake's ACK (never merged) are
+	# short, every data segment long, so the expected split is exact
+	fs_sc attach rc --hook tc --threshold 2
+	fs_sc set ack-short no
+	transfer 3000000 5020
+	# the client's last ACK (of the server's FIN) is out once its socket
+	# is in TIME-WAIT; then both counts are final
+	fs_wait_for 10 sh -c "ip netns exec $C ss -Htn state time-wait '( dport = :5020 )' | grep -q ."
+	# (the router counts a packet a moment after the client sent it)
+	for _ in $(seq 50); do
+		[ "$(client_out_segs)" = "$(flow_packets 5020)" ] && break
+		sleep 0.1
+	done
+	segs=$(client_out_segs)
+	n=$(flow_packets 5020)
+	skbs=$(ip netns exec "$R" cat /sys/class/net/rc/statistics/rx_packets)
+	echo "client TcpOutSegs $segs, flow packets $n, rc rx skbs $skbs, short $(fs_stat packets_short), long $(fs_stat packets_long)"
+	# GSO/GRO packets reached the hook (fewer skbs than segments), yet
+	# every segment is counted: the flow holds what the server received
+	[ "$skbs" -lt "$segs" ]
+	[ "$n" -eq "$segs" ]
+	[ "$(fs_stat packets_short)" -eq 2 ]
+	[ "$(fs_stat packets_long)" -eq $((n - 2)) ]
+	[ "$(fs_stat flows_promoted)" -eq 1 ]
+	[ "$(fs_stat flows_new)" -eq 1 ]
+}
+
+@test "generic XDP: status warns that it undercounts under GRO" {
+	fs_sc attach rc --mode generic
+	[ "$(fs_sc -j status | jq '.interfaces[0].gro_undercount')" = true ]
+	fs_sc status | grep -q '^warning: rc: generic XDP runs after GRO'
+}
+
 @test "the code points reach the wire: first T packets DSCP short, the rest DSCP long" {
 	command -v tcpdump >/dev/null || skip "tcpdump not installed"
-	fs_sc attach rc --threshold 3 --dscp-short 2 --dscp-long 5
+	# XDP: one call per wire packet, as tcpdump at the server sees them
+	fs_sc attach rc --hook xdp --threshold 3 --dscp-short 2 --dscp-long 5
 	fs_sc set ack-short no		# the closing pure ACK would be short
 	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5011' >$D/cap 2>$D/cap.err"
 	dump=$!
@@ -216,16 +275,16 @@ check_mode_and_counts() {
 	m1=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[0].prog_id')" | jq -c '.map_ids | sort')
 	m2=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[1].prog_id')" | jq -c '.map_ids | sort')
 	[ "$m1" = "$m2" ]
-	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 8 ]
+	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 9 ]
 	[ -z "$(find "$BPF" -maxdepth 1 -type f ! -perm 0600)" ]
 	[ "$(stat -c %a "$BPF")" = 700 ]
 }
 
 @test "attach and detach --all racing: only 'nothing attached' refusals, consistent end state" {
 	for i in $(seq 10); do
-		fs_sc attach rc 2>>"$D/err" &
+		fs_sc attach rc --hook xdp 2>>"$D/err" &
 		fs_sc detach --all 2>>"$D/err" &
-		fs_sc attach rs 2>>"$D/err" &
+		fs_sc attach rs --hook xdp 2>>"$D/err" &
 		wait
 		# what status lists is really attached
 		for ifc in $(fs_sc -j status 2>/dev/null | jq -r '.interfaces[].name'); do
@@ -277,7 +336,7 @@ check_mode_and_counts() {
 	ip -n "$R" link set x1 up
 	idx=$(ip -n "$R" -j link show x0 | jq '.[0].ifindex')
 	fs_sc attach rc
-	fs_sc attach x0
+	fs_sc attach x0 --hook xdp
 	ip -n "$R" link del x0
 	[ "$(fs_sc -j status | jq -r ".interfaces[] | select(.ifindex == $idx) | .mode")" = gone ]
 	# a new interface with the same ifindex: the stale link must not be
@@ -285,7 +344,7 @@ check_mode_and_counts() {
 	ip -n "$R" link add x2 index "$idx" type veth peer x3
 	ip -n "$R" link set x2 up
 	ip -n "$R" link set x3 up
-	run fs_sc attach x2
+	run fs_sc attach x2 --hook xdp
 	[ "$status" -eq 0 ]
 	ip -n "$R" -d link show x2 | grep -q 'prog/xdp'
 	[ "$(fs_sc -j status | jq -r ".interfaces[] | select(.ifindex == $idx) | .name")" = x2 ]
@@ -313,7 +372,8 @@ check_mode_and_counts() {
 	fs_sc -j status | jq -e '
 		(.pin_dir | type == "string") and
 		(.interfaces | type == "array" and length == 1) and
-		(.interfaces[0] | (.name == "rc") and (.mode == "native") and
+		(.interfaces[0] | (.name == "rc") and (.hook == "tc") and
+		 (.mode == "tcx") and (.gro_undercount == false) and
 		 (.ifindex | type == "number") and (.prog_id | type == "number")) and
 		(.config | (.threshold == 20) and (.idle_timeout_ms == 30000) and
 		 (.dscp_short == 0) and (.dscp_long == 1) and (.enabled == true) and
@@ -371,11 +431,14 @@ check_mode_and_counts() {
 }
 
 @test "IPv6 flows are counted and listed" {
-	fs_sc attach rc --threshold 4
+	# threshold 2: the SYN and the handshake's ACK, never merged by GRO,
+	# so exactly 2 short at either hook (the default here is TC)
+	fs_sc attach rc --threshold 2
 	fs_bg ip netns exec "$S" socat -u TCP6-LISTEN:5008,reuseaddr OPEN:/dev/null
 	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':5008 '"
 	head -c 100000 /dev/zero | ip netns exec "$C" socat -u - TCP6:[fd77:2::1]:5008
-	[ "$(( $(fs_stat packets_short) - $(fs_stat acks_short) ))" -eq 4 ]
+	[ "$(( $(fs_stat packets_short) - $(fs_stat acks_short) ))" -eq 2 ]
+	[ "$(fs_stat packets_long)" -gt 0 ]
 	[ "$(fs_sc -j flows | jq -r '.[0].family')" = ipv6 ]
 }
 

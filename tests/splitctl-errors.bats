@@ -8,7 +8,7 @@ load lib/router
 
 setup() {
 	fs_router_setup
-	fs_sc attach rc --threshold 7
+	fs_sc attach rc --hook xdp --threshold 7
 	BEFORE=$(state)
 }
 
@@ -103,7 +103,16 @@ expect() {
 @test "foreign XDP program on the interface" {
 	ip -n "$R" link set dev rs xdpgeneric obj "$FS_BUILD/bpf/xdp_pass.bpf.o" sec xdp
 	BEFORE=$(state)
-	expect 1 "interface 'rs' already runs XDP program 'xdp_pass' (id" -- fs_sc attach rs
+	expect 1 "interface 'rs' already runs XDP program 'xdp_pass' (id" -- fs_sc attach rs --hook xdp
+}
+@test "changing the hook on upgrade is refused" {
+	expect 2 "interface 'rc' runs the splitter at hook xdp: an upgrade keeps the hook" -- fs_sc attach rc --hook tc
+}
+@test "unknown hook" {
+	expect 2 "--hook: invalid value 'bpf': accepted: auto, xdp, tc" -- fs_sc attach rs --hook bpf
+}
+@test "an XDP mode with the TC hook" {
+	expect 2 "--mode is an XDP attach mode: it cannot be combined with --hook tc" -- fs_sc attach rs --hook tc --mode native
 }
 @test "detach an interface that does not run the splitter" {
 	expect 1 "the splitter is not attached to 'rs'" -- fs_sc detach rs

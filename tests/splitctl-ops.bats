@@ -51,7 +51,7 @@ flow_exists() { # PORT
 	promtool check metrics <"$D/m"
 	grep -q '^flowsplit_packets_short_total [1-9]' "$D/m"
 	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
-	grep -q '^flowsplit_attached{interface="rc",mode="native"} 1$' "$D/m"
+	grep -q '^flowsplit_attached{interface="rc",hook="tc",mode="tcx"} 1$' "$D/m"
 	[ "$(grep -c '^# TYPE' "$D/m")" -ge 20 ]
 }
 
@@ -130,6 +130,7 @@ bad_conf() {
 	printf '[splitter]\ninterfaces = rc\nthis is not ini\n' | bad_conf 3 "syntax error"
 	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1:80\n' | bad_conf 4 "listen: invalid address"
 	printf '[splitter]\ninterfaces = rc\nmode = fast\n' | bad_conf 3 "mode: invalid value 'fast'"
+	printf '[splitter]\ninterfaces = rc\nhook = bpf\n' | bad_conf 3 "hook: invalid value 'bpf'"
 	run ip netns exec "$R" "$SPLITCTL" check -c "$D/missing.conf"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"missing.conf: cannot read"* ]]
