@@ -23,5 +23,5 @@ $(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
 
 ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bpf/xdp_pass.bpf.o
-BENCH_CMDS += mkdir -p $(BUILD)/bench && $(BUILD)/bench-datapath
+BENCH_CMDS += tests/bench/datapath.sh
 BENCH_CMDS += tests/bench/forwarding.sh
