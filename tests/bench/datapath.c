@@ -14,7 +14,7 @@
  *              default table size — and its pinned maps;
  *   --obj FILE a splitter object (e.g. an older build, for before/after
  *              tables) loaded here with the defaults splitctl attach writes.
- * Default: --obj build/bpf/splitter.bpf.o.
+ * Default: --obj $BUILD/bpf/splitter.bpf.o ($BUILD: default "build").
  *
  * Rows, with 1 k and 1 M other flows in the tables:
  *   established  repeat = 2 M on one buffer, best of 5 (kernel average per
@@ -24,7 +24,7 @@
  *   new flow     repeat = 1, a new source port per call (insert; LRU
  *                eviction when the table is full), median of 20 000 calls
  *                against the floor measured the same way.
- * Results: a table on stdout and JSON in FILE (build/bench/datapath.json).
+ * Results: a table on stdout and JSON in FILE ($BUILD/bench/datapath.json).
  */
 #include <errno.h>
 #include <dirent.h>
@@ -284,6 +284,15 @@ static int add_pin(const char *dir)
 	return found ? 0 : -1;
 }
 
+/* $BUILD (the Makefile's output directory), else "build" */
+static const char *build_path(char *buf, size_t len, const char *rel)
+{
+	const char *b = getenv("BUILD");
+
+	snprintf(buf, len, "%s/%s", b && *b ? b : "build", rel);
+	return buf;
+}
+
 static void add_row(const struct target *t, const char *what,
 		    const char *fill, double floor, double split, int budget)
 {
@@ -306,7 +315,9 @@ int main(int argc, char **argv)
 	static const __u32 sizes[] = { 1000, FS_DEFAULT_FLOWS };
 	static const char *const fill[] = { "1k", "1M" };
 	struct pkt_spec v4 = pkt_tcp4(40000, 443), v6 = pkt_tcp6(40000, 443);
-	const char *json = "build/bench/datapath.json";
+	char json_def[512], path[512];
+	const char *json = build_path(json_def, sizeof(json_def),
+				      "bench/datapath.json");
 	int floor_fd[DP_HOOKS], i, s, len4, len6;
 	__u8 f4[PKT_MAX], f6[PKT_MAX];
 	FILE *js;
@@ -327,10 +338,13 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!ntargets && add_obj("build/bpf/splitter.bpf.o"))
+	if (!ntargets &&
+	    add_obj(build_path(path, sizeof(path), "bpf/splitter.bpf.o")))
 		return 1;
-	floor_fd[DP_XDP] = load_prog("build/bpf/xdp_pass.bpf.o", "xdp_pass");
-	floor_fd[DP_TC] = load_prog("build/bpf/tc_pass.bpf.o", "tc_pass");
+	floor_fd[DP_XDP] = load_prog(build_path(path, sizeof(path),
+						"bpf/xdp_pass.bpf.o"), "xdp_pass");
+	floor_fd[DP_TC] = load_prog(build_path(path, sizeof(path),
+					       "bpf/tc_pass.bpf.o"), "tc_pass");
 	if (floor_fd[DP_XDP] < 0 || floor_fd[DP_TC] < 0) {
 		fprintf(stderr, "bench-datapath: cannot load the floors under "
 				"build/bpf (run as root after make)\n");

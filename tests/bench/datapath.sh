@@ -9,7 +9,7 @@
 # Output: a table on stdout and build/bench/datapath.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-BUILD=${BUILD:-build}
+export BUILD=${BUILD:-build}
 SPLITCTL=$BUILD/splitctl
 P=fstbdp$$
 PIN_MNT=/run/$P/bpf
