@@ -150,6 +150,24 @@ bad_conf() {
 	[ "$(fs_sc -j status)" = "$before" ]
 }
 
+@test "apply: hook and mode from the [splitter] section, checked as on the command line" {
+	printf '[splitter]\ninterfaces = rc\nhook = xdp\nmode = generic\n' >"$D/x.conf"
+	run fs_sc apply -c "$D/x.conf"
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '.interfaces[0] | "\(.hook) \(.mode) \(.gro_undercount)"')" = "xdp generic true" ]
+	fs_sc detach --all
+	printf '[splitter]\ninterfaces = rc\nhook = tc\n' >"$D/t.conf"
+	run fs_sc apply -c "$D/t.conf"
+	[ "$status" -eq 0 ]
+	[ "$(fs_sc -j status | jq -r '.interfaces[0] | "\(.hook) \(.mode)"')" = "tc tcx" ]
+	before=$(fs_sc -j status)
+	printf '[splitter]\ninterfaces = rc\nhook = tc\nmode = native\n' >"$D/m.conf"
+	run fs_sc apply -c "$D/m.conf"
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--mode is an XDP attach mode: it cannot be combined with --hook tc"* ]]
+	[ "$(fs_sc -j status)" = "$before" ]
+}
+
 # complete WORDS...: what the bash completion offers for "splitctl WORDS..."
 # (the last word is the one being completed), sorted, space separated
 complete_words() {
