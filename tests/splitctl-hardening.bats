@@ -88,8 +88,9 @@ agent() {
 	fs_sc attach 'b\s' --mode generic
 	fs_sc stats --prometheus >"$D/m"
 	promtool check metrics <"$D/m"
-	grep -qF 'flowsplit_attached{interface="q\"x",mode="native"} 1' "$D/m"
-	grep -qF 'flowsplit_attached{interface="b\\s",mode="generic"} 1' "$D/m"
+	# defaults on a veth: TC (hook.c); --mode: XDP
+	grep -qF 'flowsplit_attached{interface="q\"x",hook="tc",mode="tcx"} 1' "$D/m"
+	grep -qF 'flowsplit_attached{interface="b\\s",hook="xdp",mode="generic"} 1' "$D/m"
 }
 
 @test "run: the textfile never follows a link planted at its temporary name" {
