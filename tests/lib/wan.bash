@@ -74,9 +74,12 @@ wan_sc() {
 	ip netns exec "$ns" "$SPLITCTL" --pin-dir "${dir:-/nonexistent}" "$@"
 }
 
+# XDP: these suites count, per tunnel, the wire packets of each class; XDP
+# marks every wire packet, TC marks a GRO packet by its first segment (the
+# TC hook's exact counts are tested in splitctl-core.bats)
 wan_attach() { # THRESHOLD
-	wan_sc "$A" attach lana --threshold "$1"
-	wan_sc "$B" attach lanb --threshold "$1"
+	wan_sc "$A" attach lana --hook xdp --threshold "$1"
+	wan_sc "$B" attach lanb --hook xdp --threshold "$1"
 }
 
 wan_route() { # MODE [extra route-up options]
