@@ -257,7 +257,7 @@ print(s.recv(100).split(b"\r\n")[0].decode())'
 	# per run: 15 requests, 1 failed, 1 unmatched, 10 short, 2 long (the
 	# 100-packet flow is neither); exact mean/p50/p99 (nearest rank) of a
 	# split run; the long app FCT proves the reused port joined in time order
-	! awk -F, 'NR > 1 && ($5 != 15 || $6 != 1 || $7 != 10 || $8 != 2 || $19 != 1)' "$D/rs/summary.csv" | grep . || false
+	! awk -F, 'NR > 1 && ($5 != 15 || $6 != 1 || $7 != 10 || $8 != 2 || $20 != 1)' "$D/rs/summary.csv" | grep . || false
 	grep -q '^split-5-1,split,5,1,15,1,10,2,5500.0,5000.0,10000.0,5600.0,5100.0,10100.0,110000.0,111000.0,55.0,' \
 		"$D/rs/summary.csv"
 	grep -q '^ecmp-5-3,ecmp,5,3,15,1,10,2,13750.0,12500.0,25000.0,' "$D/rs/summary.csv"
@@ -269,6 +269,39 @@ print(s.recv(100).split(b"\r\n")[0].decode())'
 	run /usr/bin/python3 "$REPORT" --short-max 8 "$D/rs"
 	[ "$status" -eq 0 ]
 	! awk -F, 'NR > 1 && $7 != 0' "$D/rs/summary.csv" | grep . || false
+}
+
+@test "report.py: keep-alive runs class requests by size and judge them by app FCT" {
+	mkdir -p "$D/ka"
+	echo '{"experiment": "keepalive", "varied": "reshort_gap_ms", "reps": 1, "duration_s": 1}' >"$D/ka/experiment.json"
+	for m in split ecmp; do
+		mkdir -p "$D/ka/$m-0-1/tap"
+		echo "{\"mode\":\"$m\",\"seed\":1,\"keepalive\":\"yes\",\"reshort_gap_ms\":0}" >"$D/ka/$m-0-1/meta.json"
+		f=1; [ $m = ecmp ] && f=3
+		{
+			echo id,kind,method,bytes,local_addr,local_port,start_ns,end_ns,fct_us,status,sched_ns,error
+			# one connection (port 40000) carries all four: 5 and 40
+			# packets are short, 41..1000 neither, 2000 long
+			echo "0,listing,GET,7240,10.1.0.1,40000,0,1,$((1000 * f)),206,0,"
+			echo "1,listing,GET,57920,10.1.0.1,40000,0,1,$((3000 * f)),206,0,"
+			echo "2,video,GET,100000,10.1.0.1,40000,0,1,50000,206,0,"
+			echo "3,video,GET,2896000,10.1.0.1,40000,0,1,$((400000 * f)),206,0,"
+		} >"$D/ka/$m-0-1/flowgen.csv"
+		# the tap's one flow of that connection: no request's own flow
+		echo 'src,sport,dst,dport,proto,dscp,class,pkts_a,bytes_a,pkts_b,bytes_b,lost,first_a_us,last_b_us,fct_us' >"$D/ka/$m-0-1/tap/flows.csv"
+		echo '10.2.0.1,80,10.1.0.1,40000,6,1,long,2100,3000000,2100,3000000,0,0,999,999' >>"$D/ka/$m-0-1/tap/flows.csv"
+	done
+	run /usr/bin/python3 "$REPORT" "$D/ka"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	sp() { awk -F, -v m="$1" '$1 == 0 && $2 == m { print $4 " " $6 " " $8 }' "$D/ka/speedups.csv"; }
+	# short: mean of 1 and 3 ms (split) against 3 and 9 ms (ECMP): 3x
+	[ "$(sp short_app_mean_us | awk '{ printf "%.0f %.0f %.1f", $1, $2, $3 }')" = "2000 6000 3.0" ]
+	grep -q '^split-0-1,split,0,1,4,0,2,1,' "$D/ka/summary.csv"
+	# no network FCT for a request on a shared connection; the long-flow
+	# penalty from app FCT: 400 / 1200 ms
+	awk -F, '$1 == 0 && $2 == "short_fct_mean_us" { exit !($4 == "" && $8 == "") }' "$D/ka/speedups.csv"
+	awk -F, '$1 == 0 && $2 == "long_penalty" { exit !($8 + 0 > 0.333 && $8 + 0 < 0.334) }' "$D/ka/speedups.csv"
 }
 
 @test "report.py: usage errors exit 2, a directory without runs exits 1" {

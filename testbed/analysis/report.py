@@ -19,6 +19,10 @@ in time order.
   long flow:   >  --long-min (1000) packets in the data direction at port A
   network FCT: fct-tap's fct_us (last packet at B - first packet at A)
   app FCT:     flowgen's fct_us (connect to last response byte)
+  keep-alive runs (meta.json keepalive "yes"): one connection carries many
+               requests, so one tap flow is no request's flow: requests are
+               classed by their body size (bytes / 1448 B per packet against
+               the same limits) and judged by app FCT only
   percentiles: nearest rank; CI: 95 % Student-t over repetitions
   speedup:     ECMP / split of a metric, paired by seed (same schedule)
   long-flow penalty: split / ECMP of the long-flow mean FCT (> 1: split slower)
@@ -61,7 +65,9 @@ METRICS = [
     ("long_app_mean_us", "long app FCT mean", "ms", True),
     ("short_jitter_mean_us", "short jitter mean", "us", True),
     ("short_jitter_std_us", "short jitter std", "us", True),
+    ("retrans_a", "retransmissions (tap A)", "pkts", False),
 ]
+MSS_BYTES = 1448	# TCP payload per packet (testbed MTU 1500, timestamps): keep-alive classes
 
 
 def mean(xs):
@@ -174,7 +180,14 @@ def load_run(d, short_max, long_min):
     ok = [r for r in requests if r["status"] not in ("", "0") and not r.get("error")]
     s_net, s_app, s_jit, l_net, l_app = [], [], [], [], []
     unmatched = 0
-    for r, fl in join(ok, flows, meta):
+    keepalive = meta.get("keepalive") == "yes"
+    for r in ok if keepalive else []:
+        pk = math.ceil(int(r["bytes"]) / MSS_BYTES)
+        if pk <= short_max:
+            s_app.append(float(r["fct_us"]))
+        elif pk > long_min:
+            l_app.append(float(r["fct_us"]))
+    for r, fl in [] if keepalive else join(ok, flows, meta):
         # no flow at the tap, or none of its packets reached B (capture
         # drops): no network FCT to report
         if fl is None or fl.get("fct_us") in (None, ""):
@@ -194,13 +207,14 @@ def load_run(d, short_max, long_min):
         "run": os.path.basename(d.rstrip("/")), "dir": d, "meta": meta,
         "requests": len(requests), "failed": len(requests) - len(ok),
         "unmatched": unmatched if have_tap else len(ok), "have_tap": have_tap,
-        "short_n": len(s_net), "long_n": len(l_net),
+        "short_n": len(s_app), "long_n": len(l_app),
         "short_fct_mean_us": mean(s_net), "short_fct_p50_us": pct(s_net, 50),
         "short_fct_p99_us": pct(s_net, 99), "short_app_mean_us": mean(s_app),
         "short_app_p50_us": pct(s_app, 50), "short_app_p99_us": pct(s_app, 99),
         "long_fct_mean_us": mean(l_net), "long_app_mean_us": mean(l_app),
         "short_jitter_mean_us": mean(s_jit), "short_jitter_std_us": std(s_jit),
         "short_fcts": s_net, "short_jits": s_jit, "long_fcts": l_net, "short_apps": s_app,
+        "retrans_a": (summ.get("counters") or {}).get("retrans_a", NAN),
         "tunnels": tunnel_packets(d),
         "tap_complete": summ.get("complete") is not False and bool(summ) and have_tap,
     }
@@ -328,9 +342,12 @@ def compare(groups, values, varied):
             lines.append("%-22s " % ("%s (%s)" % (label, unit)) + " ".join(cells))
             rows.append(row)
         if paired:
-            pen = [g["split"][s]["long_fct_mean_us"] / g["ecmp"][s]["long_fct_mean_us"]
-                   for s in seeds if g["ecmp"][s]["long_fct_mean_us"] > 0
-                   and not math.isnan(g["split"][s]["long_fct_mean_us"])]
+            # keep-alive runs have no per-request network FCT: app FCT
+            lk = "long_app_mean_us" if all(g[m][s]["meta"].get("keepalive") == "yes"
+                                           for m in ("split", "ecmp") for s in seeds) \
+                else "long_fct_mean_us"
+            pen = [g["split"][s][lk] / g["ecmp"][s][lk]
+                   for s in seeds if g["ecmp"][s][lk] > 0 and not math.isnan(g["split"][s][lk])]
             pm, ph = ci(pen)
             rows.append({"value": v, "metric": "long_penalty", "n": len(seeds),
                          "ratio": (pm, ph), "ratio_n": len(pen)})
