@@ -13,36 +13,18 @@ setup() {
 }
 
 teardown() {
-	# the agents first, and wait until they are gone (they withdraw their
-	# health files); then route down, which removes the route records
-	local ns p n
-	if [ -f "$D/.agent_pids" ]; then
-		while read -r p; do
-			kill -TERM "$p" 2>/dev/null || continue
-			for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
-		done <"$D/.agent_pids"
-		rm -f "$D/.agent_pids"
-	fi
-	for ns in "${A:-}" "${B:-}"; do
-		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
-		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
-	done
-	fs_teardown
+	wan_teardown
 }
 
-# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS
-# (not through wan_sc: $! must be splitctl itself, for SIGTERM)
+# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS, pid in
+# AGENT_PID (not through wan_sc: $! must be splitctl itself, for signals)
 agent() {
 	local ns=$1 dir=$BPFA
 	shift
 	[ "$ns" = "$B" ] && dir=$BPFB
-	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >"$D/agent-$ns" 2>&1 </dev/null &
-	echo $! >>"$D/.agent_pids"
-}
-
-# via NS DST: the device a LAN packet to DST takes
-via() {
-	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana | jq -r '.[0].dev'
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >>"$D/agent-$ns" 2>&1 </dev/null &
+	AGENT_PID=$!
+	wan_agent_started "$AGENT_PID"
 }
 
 both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
@@ -51,28 +33,22 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	wan_attach 10
 	wan_route split
 	agent "$A" --textfile "$D/m.prom"
+	local agent_a=$AGENT_PID
 	agent "$B"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 both_up "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
 	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
 	pinger=$!
 	sleep 0.5
 	# every VXLAN packet arriving at B over the SHORT underlay is lost
 	# (probes and answers alike); the VXLAN devices stay up
-	ip netns exec "$B" nft -f - <<-EOF2
-	table inet fstg {
-		chain pre {
-			type filter hook prerouting priority -300;
-			iifname "b1" udp dport 4789 drop
-		}
-	}
-	EOF2
+	wan_underlay_drop "$B" b1
 	failed_over() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=LONG long=LONG"' >/dev/null; }
 	fs_wait_for 5 failed_over "$A"
 	fs_wait_for 5 failed_over "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
 	wan_sc "$A" status | grep '^health: vxs (short) down'
 	wan_sc "$A" -j status | jq -e '.health.monitored and .health.tunnels[0].state == "down" and .health.tunnels[1].state == "up"'
@@ -87,11 +63,11 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	sleep 1
-	ip netns exec "$B" nft delete table inet fstg
+	wan_underlay_heal "$B" b1
 	split_again() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=SHORT long=LONG"' >/dev/null; }
 	fs_wait_for 10 split_again "$A"
 	fs_wait_for 10 split_again "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
 	rc=0; wait "$pinger" || rc=$?
 	cat "$D/agent-$A" "$D/ping"
@@ -104,10 +80,10 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	# at most 1 s of lost replies: 100 at the 10 ms interval
 	[ "$lost" -le 100 ]
 	# the agent exits on SIGTERM, withdraws its health, the routes stay
-	kill -TERM "$(head -1 "$D/.agent_pids")"
+	kill -TERM "$agent_a"
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
 	fs_wait_for 5 not_monitored
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 }
 
 @test "run: bad health settings exit 2 with one line, nothing started" {
@@ -133,3 +109,4 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 		echo "$output" | grep -q "\[health\]: .*accepted: "
 	done
 }
+
