@@ -343,8 +343,7 @@ static bool on_probes(struct sc_health_agent *ha)
 static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev)
 {
 	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
-	const struct health *h;
-	enum health_state from;
+	struct health_event down;
 	char err[256];
 	int t, ret;
 
@@ -358,16 +357,10 @@ static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev
 			pr_info("run: health: %d routes put back", ret);
 		return true;
 	}
-	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		if (strcmp(ev->dev, ha->info.dev[t]))
-			continue;
-		/* the prober owns the state machine; health.h's link-down is
-		 * applied to it through the const-cast the API leaves us */
-		h = health_prober_tunnel(ha->pr, t);
-		from = h->state;
-		if (health_link_down((struct health *)h, mono_ns()))
-			log_transition(ha, t, from);
-	}
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		if (!strcmp(ev->dev, ha->info.dev[t]) &&
+		    health_prober_link_down(ha->pr, t, &down) == 1)
+			log_transition(ha, t, down.from);
 	return apply(ha, true);
 }
 
