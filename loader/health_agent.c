@@ -110,6 +110,48 @@ int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_l
 	return 0;
 }
 
+int sc_health_agent_settings(struct sc_health_agent *next, const struct sc_pass_list *file,
+			     const struct sc_pass_list *cli, char *err, size_t errlen)
+{
+	memset(next, 0, sizeof(*next));
+	health_params_default(&next->params);
+	next->both_down = HEALTH_BOTH_DOWN_KEEP;
+	if (file && sc_health_agent_configure(next, file, err, errlen))
+		return -EINVAL;
+	return sc_health_agent_configure(next, cli, err, errlen);
+}
+
+static bool same_params(const struct health_params *a, const struct health_params *b)
+{
+	return a->interval_ns == b->interval_ns && a->timeout_ns == b->timeout_ns &&
+	       a->down_misses == b->down_misses && a->up_successes == b->up_successes &&
+	       a->hold_min_ns == b->hold_min_ns && a->hold_max_ns == b->hold_max_ns &&
+	       a->half_life_ns == b->half_life_ns && a->loss_window == b->loss_window;
+}
+
+static void stop_probing(struct sc_health_agent *ha);
+
+bool sc_health_agent_switch(struct sc_health_agent *ha, const struct sc_health_agent *next)
+{
+	bool probing = ha->fo != NULL;
+
+	if (same_params(&ha->params, &next->params) && ha->both_down == next->both_down &&
+	    ha->disabled == next->disabled && !memcmp(ha->target, next->target, sizeof(ha->target)))
+		return false;
+	ha->params = next->params;
+	ha->both_down = next->both_down;
+	ha->disabled = next->disabled;
+	memcpy(ha->target, next->target, sizeof(ha->target));
+	/* a new prober with the new settings; the routes in force stay until
+	 * both tunnels have a verdict again */
+	stop_probing(ha);
+	ha->next_open_ns = 0;
+	ha->open_failing = false;
+	if (probing)
+		pr_info("run: health: new settings: probing %s", ha->disabled ? "stops" : "restarts");
+	return true;
+}
+
 void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metrics *m)
 {
 	pthread_mutex_lock(&ha->lock);
@@ -301,8 +343,7 @@ static bool on_probes(struct sc_health_agent *ha)
 static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev)
 {
 	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
-	const struct health *h;
-	enum health_state from;
+	struct health_event down;
 	char err[256];
 	int t, ret;
 
@@ -316,16 +357,10 @@ static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev
 			pr_info("run: health: %d routes put back", ret);
 		return true;
 	}
-	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		if (strcmp(ev->dev, ha->info.dev[t]))
-			continue;
-		/* the prober owns the state machine; health.h's link-down is
-		 * applied to it through the const-cast the API leaves us */
-		h = health_prober_tunnel(ha->pr, t);
-		from = h->state;
-		if (health_link_down((struct health *)h, mono_ns()))
-			log_transition(ha, t, from);
-	}
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		if (!strcmp(ev->dev, ha->info.dev[t]) &&
+		    health_prober_link_down(ha->pr, t, &down) == 1)
+			log_transition(ha, t, down.from);
 	return apply(ha, true);
 }
 

@@ -48,6 +48,16 @@ struct sc_pass_list;
  */
 int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
 			      char *err, size_t errlen);
+/*
+ * Settings only (params, both-down, enabled, targets) into next, zeroed
+ * first: the defaults, a config file's [health] (file, may be NULL), then
+ * the command line on top. 0 or -EINVAL with one line in err.
+ */
+int sc_health_agent_settings(struct sc_health_agent *next, const struct sc_pass_list *file,
+			     const struct sc_pass_list *cli, char *err, size_t errlen);
+/* Switch ha to next's settings; when they differ, probing restarts with
+ * them (the routes in force stay). True when they differed. */
+bool sc_health_agent_switch(struct sc_health_agent *ha, const struct sc_health_agent *next);
 /* The same checks on the defaults, for "check" and config files. */
 int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen);
 /*

@@ -226,8 +226,10 @@ static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
 static void reload(struct agent *ag)
 {
 	struct MHD_Daemon *http = ag->http;
+	struct sc_health_agent health;
 	struct sc_run_args eff;
 	struct sc_config next;
+	char herr[256];
 
 	if (!ag->cli->config) {
 		pr_info("run: SIGHUP without a config file (-c): nothing to reload");
@@ -235,6 +237,13 @@ static void reload(struct agent *ag)
 	}
 	if (sc_config_load(ag->cli->config, &next)) {
 		pr_err("run: reload: %s; keeping the running config", next.err);
+		goto fail;
+	}
+	/* [health] with the command line on top: checked before anything
+	 * changes, switched to with the rest */
+	if (sc_health_agent_settings(&health, &next.agent.health, &ag->cli->health, herr,
+				     sizeof(herr))) {
+		pr_err("run: reload: %s; keeping the running config", herr);
 		goto fail;
 	}
 	effective(ag->cli, &next, true, &eff);
@@ -259,6 +268,7 @@ static void reload(struct agent *ag)
 	ag->cfg = next;
 	/* eff points into next's strings, now owned by ag->cfg */
 	effective(ag->cli, &ag->cfg, true, &ag->eff);
+	sc_health_agent_switch(&ag->health, &health);
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -284,18 +294,15 @@ static int agent_start(struct agent *ag)
 	/* health: the file's [health], the command line on top (both were
 	 * checked: the file by its load, the command line in cmd_run) */
 	if (have_cfg) {
-		struct sc_health_agent *ha = &ag->health;
+		struct sc_health_agent health;
 		char err[256];
 
-		health_params_default(&ha->params);
-		ha->both_down = HEALTH_BOTH_DOWN_KEEP;
-		ha->disabled = false;
-		memset(ha->target, 0, sizeof(ha->target));
-		if (sc_health_agent_configure(ha, &ag->cfg.agent.health, err, sizeof(err)) ||
-		    sc_health_agent_configure(ha, &ag->cli->health, err, sizeof(err))) {
+		if (sc_health_agent_settings(&health, &ag->cfg.agent.health, &ag->cli->health,
+					     err, sizeof(err))) {
 			pr_err("run: %s", err);
 			return FS_EXIT_USAGE;
 		}
+		sc_health_agent_switch(&ag->health, &health);
 	}
 	if (ag->eff.listen.len) {
 		ag->http = http_start(ag, &ag->eff.listen);

@@ -13,36 +13,18 @@ setup() {
 }
 
 teardown() {
-	# the agents first, and wait until they are gone (they withdraw their
-	# health files); then route down, which removes the route records
-	local ns p n
-	if [ -f "$D/.agent_pids" ]; then
-		while read -r p; do
-			kill -TERM "$p" 2>/dev/null || continue
-			for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
-		done <"$D/.agent_pids"
-		rm -f "$D/.agent_pids"
-	fi
-	for ns in "${A:-}" "${B:-}"; do
-		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
-		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
-	done
-	fs_teardown
+	wan_teardown
 }
 
-# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS
-# (not through wan_sc: $! must be splitctl itself, for SIGTERM)
+# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS, pid in
+# AGENT_PID (not through wan_sc: $! must be splitctl itself, for signals)
 agent() {
 	local ns=$1 dir=$BPFA
 	shift
 	[ "$ns" = "$B" ] && dir=$BPFB
-	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >"$D/agent-$ns" 2>&1 </dev/null &
-	echo $! >>"$D/.agent_pids"
-}
-
-# via NS DST: the device a LAN packet to DST takes
-via() {
-	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana | jq -r '.[0].dev'
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >>"$D/agent-$ns" 2>&1 </dev/null &
+	AGENT_PID=$!
+	wan_agent_started "$AGENT_PID"
 }
 
 both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
@@ -51,28 +33,22 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	wan_attach 10
 	wan_route split
 	agent "$A" --textfile "$D/m.prom"
+	local agent_a=$AGENT_PID
 	agent "$B"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 both_up "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
 	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
 	pinger=$!
 	sleep 0.5
 	# every VXLAN packet arriving at B over the SHORT underlay is lost
 	# (probes and answers alike); the VXLAN devices stay up
-	ip netns exec "$B" nft -f - <<-EOF2
-	table inet fstg {
-		chain pre {
-			type filter hook prerouting priority -300;
-			iifname "b1" udp dport 4789 drop
-		}
-	}
-	EOF2
+	wan_underlay_drop "$B" b1
 	failed_over() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=LONG long=LONG"' >/dev/null; }
 	fs_wait_for 5 failed_over "$A"
 	fs_wait_for 5 failed_over "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
 	wan_sc "$A" status | grep '^health: vxs (short) down'
 	wan_sc "$A" -j status | jq -e '.health.monitored and .health.tunnels[0].state == "down" and .health.tunnels[1].state == "up"'
@@ -87,11 +63,11 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	sleep 1
-	ip netns exec "$B" nft delete table inet fstg
+	wan_underlay_heal "$B" b1
 	split_again() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=SHORT long=LONG"' >/dev/null; }
 	fs_wait_for 10 split_again "$A"
 	fs_wait_for 10 split_again "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
 	rc=0; wait "$pinger" || rc=$?
 	cat "$D/agent-$A" "$D/ping"
@@ -104,10 +80,10 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	# at most 1 s of lost replies: 100 at the 10 ms interval
 	[ "$lost" -le 100 ]
 	# the agent exits on SIGTERM, withdraws its health, the routes stay
-	kill -TERM "$(head -1 "$D/.agent_pids")"
+	kill -TERM "$agent_a"
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
 	fs_wait_for 5 not_monitored
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 }
 
 @test "run: bad health settings exit 2 with one line, nothing started" {
@@ -132,4 +108,213 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 		[ "${#lines[@]}" -eq 1 ]
 		echo "$output" | grep -q "\[health\]: .*accepted: "
 	done
+}
+
+# in_force NS: the plan in force the agent of NS publishes
+in_force() { wan_sc "$1" -j route show | jq -r '.health.in_force'; }
+# in_force_is NS PLAN
+in_force_is() { [ "$(in_force "$1")" = "$2" ]; }
+
+# lost FILE: echo requests a finished ping lost
+lost() {
+	local sent got
+	sent=$(grep -o '[0-9]* packets transmitted' "$1" | cut -d' ' -f1)
+	got=$(grep -o '[0-9]* received' "$1" | cut -d' ' -f1)
+	echo $((sent - got))
+}
+
+@test "run: the LONG underlay dies under a 100 Hz LONG-class ping: both classes over SHORT, split again after it heals" {
+	wan_attach 10
+	wan_route split
+	agent "$A"
+	agent "$B"
+	fs_wait_for 10 both_up "$A"
+	fs_wait_for 10 both_up "$B"
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	# the LONG class: tos 0x04 (DSCP 1), which the echo replies keep
+	fs_bg ip netns exec "$C" ping -q -Q 0x04 -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
+	pinger=$!
+	sleep 0.5
+	wan_underlay_drop "$B" b2
+	fs_wait_for 5 in_force_is "$A" "short=SHORT long=SHORT"
+	fs_wait_for 5 in_force_is "$B" "short=SHORT long=SHORT"
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+	grep -q 'health: vxl (long) up -> down after 3 misses' "$D/agent-$A"
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
+	ip -n "$A" route show table 101 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
+	sleep 1
+	wan_underlay_heal "$B" b2
+	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
+	fs_wait_for 10 in_force_is "$B" "short=SHORT long=LONG"
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	grep -q 'health: vxl (long) down -> up' "$D/agent-$A"
+	rc=0; wait "$pinger" || rc=$?
+	cat "$D/agent-$A" "$D/ping"
+	echo "# run agent, LONG underlay dies under ping -Q 0x04 -i 0.01: $(lost "$D/ping") echo requests lost (failover and return)" >&3
+	# at most 1 s of lost replies: 100 at the 10 ms interval
+	[ "$(lost "$D/ping")" -le 100 ]
+	grep -q ' 0 received' "$D/ping" && false
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].flaps == 1'
+}
+
+@test "run: both underlays die: keep leaves the routes, main withdraws them; both recover to split" {
+	wan_attach 10
+	wan_route split
+	agent "$A"
+	agent "$B" --both-down main
+	fs_wait_for 10 both_up "$A"
+	fs_wait_for 10 both_up "$B"
+	routes_a=$(ip -n "$A" route show table all proto 245)
+	wan_underlay_drop "$B" b1
+	wan_underlay_drop "$B" b2
+	both_down() { wan_sc "$1" -j route show | jq -e '[.health.tunnels[].state] == ["down", "down"]' >/dev/null; }
+	fs_wait_for 5 both_down "$A"
+	fs_wait_for 5 both_down "$B"
+	# keep (A): the plan is "keep", the routes of the last plan stay in force
+	run wan_sc "$A" -j route show
+	echo "$output"
+	echo "$output" | jq -e '.health.plan == "keep" and .health.both_down == "keep" and .state == "ok" and (.routes | length) == 4'
+	[ -n "$(ip -n "$A" route show table 100 proto 245)" ]
+	[ -n "$(ip -n "$A" route show table 101 proto 245)" ]
+	# main (B): our routes withdrawn, the rules stay: the main table decides
+	fs_wait_for 5 in_force_is "$B" main
+	[ -z "$(ip -n "$B" route show table 100 proto 245)" ]
+	[ -z "$(ip -n "$B" route show table 101 proto 245)" ]
+	[ "$(ip -n "$B" rule show | grep -c 'lookup 10[01]')" -eq 2 ]
+	grep -q 'health: routes now main' "$D/agent-$B"
+	wan_underlay_heal "$B" b1
+	wan_underlay_heal "$B" b2
+	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
+	fs_wait_for 10 in_force_is "$B" "short=SHORT long=LONG"
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and ([.health.tunnels[].state] == ["up", "up"])'
+	wan_sc "$B" -j route show | jq -e '.state == "ok" and (.routes | length) == 4'
+	[ "$(ip -n "$A" route show table all proto 245)" = "$routes_a" ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
+	ip netns exec "$C" ping -q -Q 0x04 -c 5 -i 0.05 -W 2 10.2.0.1
+}
+
+@test "run: agents SIGKILLed while failed over: forwarding stays on LONG; restarted agents converge without a blackhole" {
+	wan_attach 10
+	wan_route split
+	agent "$A"
+	local agent_a=$AGENT_PID
+	agent "$B"
+	local agent_b=$AGENT_PID
+	fs_wait_for 10 both_up "$A"
+	fs_wait_for 10 both_up "$B"
+	wan_underlay_drop "$B" b1
+	fs_wait_for 5 in_force_is "$A" "short=LONG long=LONG"
+	fs_wait_for 5 in_force_is "$B" "short=LONG long=LONG"
+	kill -KILL "$agent_a" "$agent_b"
+	gone() { ! kill -0 "$1" 2>/dev/null; }
+	fs_wait_for 5 gone "$agent_a"
+	fs_wait_for 5 gone "$agent_b"
+	# nobody steers: the failed-over routes stay and forward, both classes
+	wan_sc "$A" route show | grep -q '^health: not monitored'
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	ip netns exec "$C" ping -q -c 20 -i 0.02 -W 2 10.2.0.1
+	# restarted under a 100 Hz ping while SHORT is still dead: nothing may
+	# switch back to SHORT, not even for a moment (ping: no loss at all)
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 200 -w 20 10.2.0.1 >"$D/ping"
+	pinger=$!
+	sleep 0.3
+	: >"$D/agent-$A"
+	: >"$D/agent-$B"
+	agent "$A"
+	agent_a=$AGENT_PID
+	agent "$B"
+	verdict() { grep -q 'health: vxs (short) init -> down' "$D/agent-$1" && grep -q 'health: vxl (long) init -> up' "$D/agent-$1"; }
+	fs_wait_for 10 verdict "$A"
+	fs_wait_for 10 verdict "$B"
+	rc=0; wait "$pinger" || rc=$?
+	cat "$D/agent-$A" "$D/ping"
+	echo "# restart while failed over under ping -i 0.01: $(lost "$D/ping") echo requests lost" >&3
+	[ "$rc" -eq 0 ]
+	in_force_is "$A" "short=LONG long=LONG"
+	in_force_is "$B" "short=LONG long=LONG"
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down"'
+	! grep -q 'routes now short=SHORT' "$D/agent-$A"
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	# A's agent dies again; the path heals while it is gone: the one
+	# restarted then brings split back
+	kill -KILL "$agent_a"
+	fs_wait_for 5 gone "$agent_a"
+	wan_underlay_heal "$B" b1
+	fs_wait_for 10 in_force_is "$B" "short=SHORT long=LONG"
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	: >"$D/agent-$A"
+	agent "$A"
+	# (a restarted agent publishes the plan of both tunnels up until it
+	# has verdicts: wait for them, then for the routes)
+	both_up_again() { grep -q 'health: vxs (short) init -> up' "$D/agent-$A" && grep -q 'health: vxl (long) init -> up' "$D/agent-$A"; }
+	fs_wait_for 10 both_up_again
+	via_short() { [ "$(wan_via "$A" 10.2.0.1)" = vxs ]; }
+	fs_wait_for 5 via_short
+	grep -q 'health: routes now short=SHORT long=LONG' "$D/agent-$A"
+	in_force_is "$A" "short=SHORT long=LONG"
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
+}
+
+@test "run: a tunnel link goes down: failover at once; link up: back to split after the hold-down" {
+	wan_attach 10
+	wan_route split
+	# vxl keeps its IPv6 address over the link down, so every route returns
+	ip netns exec "$A" sysctl -qw net.ipv6.conf.vxl.keep_addr_on_down=1
+	agent "$A"
+	fs_wait_for 10 both_up "$A"
+	ip -n "$A" link set vxl down
+	fs_wait_for 5 in_force_is "$A" "short=SHORT long=SHORT"
+	grep -q 'health: vxl (long) up -> down: link down' "$D/agent-$A"
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[1].link_down and .health.tunnels[1].flaps == 1'
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
+	ip -n "$A" link set vxl up
+	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
+	grep -q 'health: vxl (long) down -> up' "$D/agent-$A"
+	# the kernel dropped vxl's routes with the link: all back in place
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .missing == [] and (.routes | length) == 4'
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	ip netns exec "$C" ping -q -Q 0x04 -c 5 -i 0.05 -W 2 10.2.0.1
+}
+
+@test "run: SIGHUP re-reads [health] all or nothing" {
+	wan_route split
+	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = keep\n' >"$D/h.conf"
+	agent "$A" -c "$D/h.conf"
+	fs_wait_for 10 both_up "$A"
+	local pid=$AGENT_PID
+	wan_sc "$A" -j route show | jq -e '.health.both_down == "keep"'
+	# a good [health]: in force after SIGHUP, probing restarted with it
+	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = main\ninterval = 50ms\n' >"$D/h.conf"
+	kill -HUP "$pid"
+	main_now() { wan_sc "$A" -j route show | jq -e '.health.both_down == "main" and ([.health.tunnels[].state] == ["up", "up"])' >/dev/null; }
+	fs_wait_for 10 main_now
+	grep -q 'run: health: new settings: probing restarts' "$D/agent-$A"
+	grep -q "run: reloaded '$D/h.conf'" "$D/agent-$A"
+	# a bad [health] (one bad value next to a good one): one error line,
+	# nothing of it applied, the agent keeps probing
+	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = keep\ninterval = 0ms\n' >"$D/h.conf"
+	local before
+	before=$(wc -l <"$D/agent-$A")
+	kill -HUP "$pid"
+	fs_wait_for 5 grep -q 'reload: .*\[health\]: .*interval.*accepted: ' "$D/agent-$A"
+	sleep 0.5
+	tail -n +$((before + 1)) "$D/agent-$A"
+	[ "$(tail -n +$((before + 1)) "$D/agent-$A" | wc -l)" -eq 1 ]
+	kill -0 "$pid"
+	wan_sc "$A" -j route show | jq -e ".health.both_down == \"main\" and .health.pid == $pid"
+	# enabled = no: probing stops, the health withdrawn; yes: back
+	printf '[splitter]\ninterfaces = lana\n[health]\nenabled = no\n' >"$D/h.conf"
+	kill -HUP "$pid"
+	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
+	fs_wait_for 5 not_monitored
+	printf '[splitter]\ninterfaces = lana\n[health]\nenabled = yes\n' >"$D/h.conf"
+	kill -HUP "$pid"
+	keep_up() { wan_sc "$A" -j route show | jq -e '.health.both_down == "keep" and ([.health.tunnels[].state] == ["up", "up"])' >/dev/null; }
+	fs_wait_for 10 keep_up
 }

@@ -12,25 +12,7 @@ setup() {
 }
 
 teardown() {
-	# route down puts back the hash policy an ecmp "up" recorded and removes
-	# the route record (both live in /run/flowsplit, outside the namespace);
-	# a failover-test agent withdraws its health file when killed
-	local ns p n
-	# failover-test agents first, and wait until they are gone: one exiting
-	# while fs_teardown lists a namespace's processes makes its kill fail
-	# (and teardown stop before deleting the rest)
-	if [ -f "$BATS_TEST_TMPDIR/.fo_pids" ]; then
-		while read -r p; do
-			kill -TERM "$p" 2>/dev/null || continue
-			for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
-		done <"$BATS_TEST_TMPDIR/.fo_pids"
-		rm -f "$BATS_TEST_TMPDIR/.fo_pids"
-	fi
-	for ns in "${A:-}" "${B:-}"; do
-		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null
-		[ -n "$ns" ] && rm -f "/run/flowsplit/health-$(ip netns exec "$ns" stat -L -c %i /proc/self/ns/net)".json
-	done
-	fs_teardown
+	wan_teardown
 }
 
 FAILOVER=$FS_BUILD/failover-test
@@ -43,18 +25,15 @@ fo() {
 }
 
 # fo_agent NS ARGS...: the harness as an agent in the background, output in
-# $D/agent-NS; killed with SIGTERM at teardown (it withdraws its file)
+# $D/agent-NS, pid in FO_PID; stopped with SIGTERM at teardown (it withdraws
+# its file)
 fo_agent() {
 	local ns=$1
 	shift
 	ip netns exec "$ns" "$FAILOVER" "$@" >"$D/agent-$ns" 2>&1 </dev/null &
-	echo $! >>"$BATS_TEST_TMPDIR/.fo_pids"
+	FO_PID=$!
+	wan_agent_started "$FO_PID"
 	fs_wait_for 5 grep -q '^agent ready' "$D/agent-$ns"
-}
-
-# via NS DST [TOS]: the device a LAN packet to DST takes
-via() {
-	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana tos "${3:-0}" | jq -r '.[0].dev'
 }
 
 sink() { # PORT FILE [6]
@@ -317,8 +296,8 @@ refused() {
 	[ -x "$FAILOVER" ] || { echo "$FAILOVER not built" >&2; false; }
 	wan_route split
 	one=$(wan_dump "$A")
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
-	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	# the SHORT class (tos 0) and the LONG class (tos 0x04: DSCP 1, whose
 	# echo replies keep it), 100 packets per second each
 	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 600 -w 30 10.2.0.1 >"$D/ping1"
@@ -333,14 +312,14 @@ refused() {
 			[ "$status" -eq 0 ]
 			[ "$output" = "applied plan=short=LONG long=LONG changed=2" ]
 		done
-		[ "$(via "$A" 10.2.0.1)" = vxl ]
-		[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+		[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 		# the same plan again changes nothing
 		[ "$(fo "$A" apply down up)" = "applied plan=short=LONG long=LONG changed=0" ]
 		sleep 0.3
 		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
-		[ "$(via "$A" 10.2.0.1)" = vxs ]
-		[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+		[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 		sleep 0.3
 		# LONG down: both over SHORT
 		for ns in "$A" "$B"; do
@@ -348,8 +327,8 @@ refused() {
 			[ "$status" -eq 0 ]
 			[ "$output" = "applied plan=short=SHORT long=SHORT changed=2" ]
 		done
-		[ "$(via "$A" 10.2.0.1)" = vxs ]
-		[ "$(via "$A" 10.2.0.1 0x04)" = vxs ]
+		[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
 		sleep 0.3
 		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
 		n=$((n + 4))
@@ -432,14 +411,14 @@ refused() {
 	[[ "$output" == *"state: degraded (table 101: route 10.2.0.0/24 via 192.168.102.2 dev vxl missing; table 101: route fd02::/64 via fd10:2::2 dev vxl missing)"* ]]
 	run wan_sc "$A" -j route show
 	echo "$output" | jq -e '.mode == "split" and .state == "degraded" and .degraded == true and (.missing | length) == 2'
-	[ "$(via "$A" 10.2.0.1 0x04)" = vxs ]   # the long class fell through to SHORT
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]   # the long class fell through to SHORT
 	# the link down also took vxl's IPv6 address (keep_addr_on_down 0):
 	# the IPv4 route returns, the IPv6 one cannot, and the error says why
 	run fo "$A" reconverge
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"route fd02::/64 via fd10:2::2 dev vxl in table 101: No route to host (gateway fd10:2::2 is not on a network of dev vxl"* ]]
-	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	wan_sc "$A" route show | grep -q 'state: degraded (table 101: route fd02::/64 via fd10:2::2 dev vxl missing)'
 	ip -n "$A" addr add fd10:2::1/64 dev vxl nodad
 	[ "$(fo "$A" reconverge)" = "reconverged changed=1" ]
@@ -451,7 +430,7 @@ refused() {
 	wan_sc "$A" -j route show | jq -e '.state == "degraded" and (.missing | length) == 2'
 	[ "$(fo "$A" reconverge)" = "reconverged changed=2" ]
 	wan_sc "$A" -j route show | jq -e '.state == "ok"'
-	[ "$(via "$A" 10.2.0.1 0x04)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	# a missing rule is named too, and re-converging adds it back
 	ip -n "$A" rule del pref 1000 iif lana lookup 101
 	wan_sc "$A" route show | grep -q 'state: degraded (rule ipv4 priority 1000 iif lana lookup 101 missing)'
@@ -477,7 +456,7 @@ refused() {
 	cat "$D/agent-$A"
 	# the LONG tunnel stays down (no prober here to bring it back)
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
-	kill -TERM "$(cat "$BATS_TEST_TMPDIR/.fo_pids")"
+	kill -TERM "$FO_PID"
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
 	fs_wait_for 5 not_monitored
 	# without the agent, the routes of both tunnels up are wanted
@@ -503,28 +482,21 @@ refused() {
 	sleep 0.5
 	# every VXLAN packet arriving at B over the SHORT underlay is lost:
 	# A's probes and B's probe answers alike, the devices stay up
-	ip netns exec "$B" nft -f - <<-EOF2
-	table inet fstr {
-		chain pre {
-			type filter hook prerouting priority -300;
-			iifname "b1" udp dport 4789 drop
-		}
-	}
-	EOF2
+	wan_underlay_drop "$B" b1
 	down() { grep -q '^health tunnel=0 to=down .* plan=short=LONG long=LONG changed=2' "$D/agent-$1"; }
 	fs_wait_for 5 down "$A"
 	fs_wait_for 5 down "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
 	run wan_sc "$A" -j route show
 	echo "$output" | jq -e '.state == "ok" and .health.in_force == "short=LONG long=LONG"'
 	echo "$output" | jq -e '.health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1 and .health.tunnels[1].rtt_ms > 0'
 	sleep 1
-	ip netns exec "$B" nft delete table inet fstr
+	wan_underlay_heal "$B" b1
 	back() { grep -q '^health tunnel=0 to=up .* plan=short=SHORT long=LONG changed=2' "$D/agent-$1"; }
 	fs_wait_for 10 back "$A"
 	fs_wait_for 10 back "$B"
-	[ "$(via "$A" 10.2.0.1)" = vxs ]
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	rc=0; wait "$pinger" || rc=$?
 	cat "$D/agent-$A" "$D/ping"
 	local sent got

@@ -15,7 +15,7 @@
  *   poll on health_prober_fd() and tcfg_linkmon_fd():
  *     health_poll() events       -> tcfg_failover_apply(fo, states)
  *     tcfg_linkmon_read() events:
- *       LINK_DOWN / LINK_DELETED of a tunnel -> health_link_down(h),
+ *       LINK_DOWN / LINK_DELETED of a tunnel -> health_prober_link_down(),
  *                                    then tcfg_failover_apply(fo, states)
  *       LINK_UP, ROUTE_LOST, OVERRUN -> tcfg_failover_reconverge(fo)
  *     after either, and every few seconds: tcfg_failover_publish(fo, h)

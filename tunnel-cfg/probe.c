@@ -304,6 +304,26 @@ const struct health *health_prober_tunnel(const struct health_prober *p,
 	return idx < p->n ? &p->t[idx].health : NULL;
 }
 
+int health_prober_link_down(struct health_prober *p, unsigned int idx,
+			    struct health_event *ev)
+{
+	struct probe_tunnel *t;
+	enum health_state from;
+	uint64_t now = now_ns();
+
+	if (idx >= p->n)
+		return -ENOENT;
+	t = &p->t[idx];
+	/* in flight: neither answers nor misses any more */
+	t->oldest_seq = t->next_seq;
+	from = t->health.state;
+	if (!health_link_down(&t->health, now))
+		return 0;
+	*ev = (struct health_event){ .tunnel = idx, .from = from,
+				     .to = t->health.state, .at_ns = now };
+	return 1;
+}
+
 int health_prober_stats(const struct health_prober *p, unsigned int idx,
 			struct health_probe_stats *st)
 {

@@ -73,6 +73,17 @@ int health_prober_fd(const struct health_prober *p);
  */
 int health_poll(struct health_prober *p, int timeout_ms,
 		struct health_event *ev, unsigned int max);
+/*
+ * The device of tunnel idx went down or away (a link event): its state
+ * machine goes DOWN now (health_link_down(): a flap when it was up), and
+ * the probes in flight stop counting: an answer to one sent before the
+ * event proves nothing about the link now (it is counted as late). Returns
+ * 1 with *ev filled when the state changed (not reported again by
+ * health_poll()), 0 when the tunnel was down already, -ENOENT for an
+ * unknown idx.
+ */
+int health_prober_link_down(struct health_prober *p, unsigned int idx,
+			    struct health_event *ev);
 /* The state machine of tunnel idx (read only; NULL when out of range). */
 const struct health *health_prober_tunnel(const struct health_prober *p,
 					  unsigned int idx);

@@ -29,6 +29,8 @@ in time order.
 
 Writes summary.csv (per run), speedups.csv (per varied value and metric),
 summary.md and PNG plots into RUNSET_DIR; prints the side-by-side table.
+The failover experiment: summary.csv, then failover.py's own report
+(failover-summary.md, failover-timeline.png).
 Exit: 0 done, 1 no usable run, 2 usage error.
 """
 import csv
@@ -281,6 +283,11 @@ def main(argv):
     values = sorted(groups, key=value_key)
 
     write_runs_csv(top, runs, varied)
+    if exp.get("experiment") == "failover":
+        # its own comparison: three configurations, phases, detection
+        import failover
+        print("\n".join(failover.report(top, [r["dir"] for r in runs])))
+        return 0
     lines, rows = compare(groups, values, varied)
     write_speedups_csv(top, rows, varied)
     text = "\n".join(lines)

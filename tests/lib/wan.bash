@@ -5,8 +5,8 @@
 #   tunnels on A and B: vxs (SHORT, over a1/b1, 192.168.101.0/30, fd10:1::/64)
 #                       vxl (LONG,  over a2/b2, 192.168.102.0/30, fd10:2::/64)
 # Tunnels are created with "splitctl tunnel add"; the splitter is not attached
-# and no route is installed (wan_split / wan_ecmp / wan_attach do that).
-# Load after lib/common (FS_PREFIX set).
+# and no route is installed (wan_route / wan_attach do that).
+# Load after lib/common (FS_PREFIX set); call wan_teardown from teardown().
 
 wan_setup() {
 	local id=$$-$BATS_TEST_NUMBER
@@ -107,4 +107,65 @@ wan_dump() {
 	ip -n "$1" -6 rule show
 	ip -n "$1" route show table all | grep -v 'proto kernel' || true
 	ip -n "$1" -6 route show table all | grep -v 'proto kernel' || true
+}
+
+# wan_agent_started PID: an agent (splitctl run, failover-test) that
+# wan_teardown stops with SIGTERM, so that it withdraws its health file
+wan_agent_started() {
+	echo "$1" >>"$BATS_TEST_TMPDIR/.wan_agents"
+}
+
+# wan_agents_stop: SIGTERM every agent started, and wait until each is gone:
+# one exiting while fs_teardown lists a namespace's processes makes its kill
+# fail (and teardown stop before deleting the rest)
+wan_agents_stop() {
+	local f=$BATS_TEST_TMPDIR/.wan_agents p n
+	[ -f "$f" ] || return 0
+	while read -r p; do
+		kill -TERM "$p" 2>/dev/null || continue
+		for n in $(seq 100); do kill -0 "$p" 2>/dev/null || break; sleep 0.05; done
+	done <"$f"
+	rm -f "$f"
+}
+
+# wan_health_file NS: where an agent in NS publishes the tunnels' health
+wan_health_file() {
+	echo "/run/flowsplit/health-$(ip netns exec "$1" stat -L -c %i /proc/self/ns/net).json"
+}
+
+# wan_teardown: the agents first, then route down in both routers (which
+# puts back what route up changed outside the namespaces: the route record,
+# an ecmp hash policy), a health file a killed agent left, then fs_teardown
+wan_teardown() {
+	local ns
+	wan_agents_stop
+	for ns in "${A:-}" "${B:-}"; do
+		[ -n "$ns" ] || continue
+		ip netns exec "$ns" "$SPLITCTL" route down 2>/dev/null || true
+		rm -f "$(wan_health_file "$ns")"
+	done
+	fs_teardown
+}
+
+# wan_via NS DST [TOS]: the device a LAN packet (from 10.1.0.1) to DST takes
+wan_via() {
+	ip -n "$1" -j route get "$2" from 10.1.0.1 iif lana tos "${3:-0}" | jq -r '.[0].dev'
+}
+
+# wan_underlay_drop NS DEV: every VXLAN packet arriving at NS over the
+# underlay DEV is lost (probes and answers alike); the tunnel devices stay up
+wan_underlay_drop() {
+	ip netns exec "$1" nft -f - <<-EOF
+	table inet ${FS_PREFIX}drop$2 {
+		chain pre {
+			type filter hook prerouting priority -300;
+			iifname "$2" udp dport 4789 drop
+		}
+	}
+	EOF
+}
+
+# wan_underlay_heal NS DEV: undo wan_underlay_drop
+wan_underlay_heal() {
+	ip netns exec "$1" nft delete table inet "${FS_PREFIX}drop$2"
 }
