@@ -301,7 +301,9 @@ static int live_read(const struct sc_opts *o, struct live_state *live, char *err
 
 	memset(live, 0, sizeof(*live));
 	ret = sc_state_open(o, &st, 0);
-	if (ret == -ESRCH || ret == -ENODATA)
+	/* nothing attached; no bpffs there (yet): nothing live either (the
+	 * attach of apply then says what is missing) */
+	if (ret == -ESRCH || ret == -ENODATA || ret == -ENOENT || ret == -ENODEV)
 		return 0;
 	if (ret) {
 		sc_state_strerror(ret, sc_pin_dir(o), err, len);
@@ -337,7 +339,7 @@ static int vfail(struct sc_config *cfg, int line, int code, const char *fmt, ...
 	va_end(ap);
 	if (line)
 		snprintf(at, sizeof(at), ":%d", line);
-	snprintf(cfg->err, sizeof(cfg->err), "%.100s%s: %s", cfg->path, at, msg);
+	snprintf(cfg->err, sizeof(cfg->err), "%.100s%.12s: %.390s", cfg->path, at, msg);
 	return code;
 }
 
