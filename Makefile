@@ -9,6 +9,8 @@
 #   make test    install missing packages, build, run every test
 #   make demo    install missing packages, build, run the testbed comparison
 #   make bench   install missing packages, build, run the benchmarks
+#   make sanitize  splitctl and the user-space unit tests with ASan and UBSan
+#                  in build-asan/ (BUILD=build-asan tests/run splitctl unit-)
 #   make clean   remove $(BUILD)
 
 BUILD    ?= build
@@ -27,7 +29,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror -MMD -MP \
 ALL_TARGETS :=
 BENCH_CMDS :=
 
-.PHONY: all test demo bench deps clean
+.PHONY: all test demo bench deps clean sanitize
 all: all-targets
 
 .SECONDEXPANSION:
@@ -51,7 +53,16 @@ bench: deps
 	@$(MAKE) --no-print-directory all
 	@set -e; $(foreach c,$(BENCH_CMDS),$(c);)
 
+# CFLAGS through the environment: the makefile's own flags (-Wall -Werror,
+# include paths) are appended to it, as for any CFLAGS given that way
+SANITIZE_BUILD := build-asan
+SANITIZE_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
+		   -fno-sanitize-recover=all
+sanitize:
+	@env CFLAGS="$(SANITIZE_CFLAGS)" $(MAKE) --no-print-directory BUILD=$(SANITIZE_BUILD) \
+		$(SANITIZE_BUILD)/splitctl $(SANITIZE_BUILD)/tests/unit-lib $(SANITIZE_BUILD)/tests/unit-tcfg
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(SANITIZE_BUILD)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

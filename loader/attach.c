@@ -53,33 +53,72 @@ static void link_path(char *buf, size_t len, const char *dir, int ifindex)
 	pin_path(buf, len, dir, name);
 }
 
-/* Existing interface that is up: 0, else message and exit code. (The name
- * itself was checked by the option table.) */
-static int check_iface(const char *ifname, int *ifindex)
+int sc_iface_usable(const char *ifname, char *err, size_t len)
 {
 	struct ifreq ifr = { 0 };
 	int fd;
 
-	*ifindex = if_nametoindex(ifname);
-	if (!*ifindex) {
-		pr_err("interface '%s' does not exist", ifname);
-		return FS_EXIT_RUNTIME;
+	if (!if_nametoindex(ifname)) {
+		snprintf(err, len, "interface '%s' does not exist", ifname);
+		return FS_EXIT_USAGE;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", ifname);
 	if (fd < 0 || ioctl(fd, SIOCGIFFLAGS, &ifr)) {
-		pr_err("interface '%s': cannot read its flags: %s", ifname, strerror(errno));
+		snprintf(err, len, "interface '%s': cannot read its flags: %s", ifname,
+			 strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		return FS_EXIT_RUNTIME;
 	}
 	close(fd);
 	if (!(ifr.ifr_flags & IFF_UP)) {
-		pr_err("interface '%s' is down: bring it up first ('ip link set %s up')",
-		       ifname, ifname);
+		snprintf(err, len, "interface '%s' is down: bring it up first ('ip link set %s up')",
+			 ifname, ifname);
 		return FS_EXIT_RUNTIME;
 	}
 	return 0;
+}
+
+/* Existing interface that is up: 0, else message and exit code. (The name
+ * itself was checked by the option table.) */
+static int check_iface(const char *ifname, int *ifindex)
+{
+	char err[128];
+	int ret = sc_iface_usable(ifname, err, sizeof(err));
+
+	if (ret) {
+		pr_err("%s", err);
+		/* a missing interface is a runtime failure for attach */
+		return FS_EXIT_RUNTIME;
+	}
+	*ifindex = if_nametoindex(ifname);
+	return 0;
+}
+
+static void marker_path(char *buf, size_t len, const char *dir, int ifindex)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), SC_PIN_ATTACHED_FMT, ifindex);
+	pin_path(buf, len, dir, name);
+}
+
+/* Remove every SC_PIN_ATTACHED_FMT marker (detach --all, last detach). */
+static void remove_markers(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int idx;
+
+	while (d && (de = readdir(d)))
+		if (sscanf(de->d_name, SC_PIN_ATTACHED_FMT, &idx) == 1) {
+			pin_path(path, sizeof(path), dir, de->d_name);
+			rmdir(path);
+		}
+	if (d)
+		closedir(d);
 }
 
 static int pin_fd(int fd, const char *path)
@@ -283,6 +322,7 @@ static void remove_pins(const char *dir)
 		strncat(path, SC_PIN_TMP_SUFFIX, sizeof(path) - strlen(path) - 1);
 		unlink(path);
 	}
+	remove_markers(dir);
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);
 	if (!rmdir(path))
 		rmdir(dir);
@@ -560,6 +600,7 @@ static int attach_link(struct attach_ctx *c)
 static int attach_locked(struct attach_ctx *c)
 {
 	LIBBPF_OPTS(bpf_xdp_query_opts, q);
+	char path[PATH_MAX];
 	int ret;
 
 	ret = attach_inspect(c);
@@ -582,6 +623,11 @@ static int attach_locked(struct attach_ctx *c)
 	}
 	if (c->rc && commit_instance(c->skel, c->dir, &c->cfg))
 		return FS_EXIT_RUNTIME;
+	/* remembered, so that a link pin removed behind our back is noticed
+	 * (best effort: without it only that check is lost) */
+	marker_path(path, sizeof(path), c->dir, c->ifindex);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		pr_debug("cannot create '%s': %s", path, strerror(errno));
 	if (c->hook_auto) {
 		print_string(PRINT_FP, NULL, "%s: ", c->ifname);
 		print_string(PRINT_FP, NULL, "hook %s", sc_hook_name(c->hook));
@@ -621,6 +667,10 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
 	ret = attach_locked(&c);
+	/* a refused first attach leaves no empty directory behind (one the
+	 * operator made stays: remove_pins() keeps it) */
+	if (ret && !count_links(c.dir) && !count_pins(c.dir))
+		remove_pins(c.dir);
 	if (c.link_fd >= 0)
 		close(c.link_fd);
 	splitter__destroy(c.skel);
@@ -697,7 +747,7 @@ static void unlink_all_links(const char *dir)
 /* Under the instance lock. */
 static int detach_locked(const char *dir, const char *ifname, int ifindex)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], marker[PATH_MAX];
 
 	if (!ifname && !count_links(dir) && !count_pins(dir)) {
 		/* an empty directory (the operator's, or a first attach
@@ -708,16 +758,26 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex)
 	}
 	if (ifname) {
 		link_path(path, sizeof(path), dir, ifindex);
+		marker_path(marker, sizeof(marker), dir, ifindex);
 		if (access(path, F_OK)) {
+			/* its link pin was removed behind our back: detach
+			 * forgets it */
+			if (!rmdir(marker)) {
+				pr_info("%s: its link pin was already gone: forgotten", ifname);
+				goto done;
+			}
 			pr_err("the splitter is not attached to '%s' (instance '%s')", ifname, dir);
 			return FS_EXIT_RUNTIME;
 		}
 		/* the link is released with its last reference: the pin */
 		if (unlink_link(path))
 			return FS_EXIT_RUNTIME;
+		rmdir(marker);
 	} else {
 		unlink_all_links(dir);
+		remove_markers(dir);
 	}
+done:
 	if (count_links(dir) == 0)
 		remove_pins(dir);
 	return FS_EXIT_OK;

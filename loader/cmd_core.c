@@ -13,6 +13,7 @@
 #include "commands.h"
 #include "failover.h"
 #include "ops.h"
+#include "tunnel_cfg.h"
 
 int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
 {
@@ -25,15 +26,62 @@ int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
 	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 }
 
+/* The live config, if an instance is attached: 0, else -errno. */
+static int live_config(const struct sc_opts *o, struct split_config *c)
+{
+	struct sc_state st;
+	int ret = sc_state_open(o, &st, 0);
+
+	if (ret)
+		return ret;
+	ret = sc_config_read(&st, c);
+	sc_state_close(&st);
+	return ret;
+}
+
+static int routes_can_follow(__u32 from, __u32 to);
+
+/* attach: the routes of "route up" follow a new long code point, as with
+ * "set"; if they cannot, the attach is undone (config put back, or the
+ * new instance detached). */
 int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_attach_args *a = args;
+	struct split_config before, after;
+	bool had;
+	char err[256];
+	int ret;
 
 	(void)argc;
 	(void)argv;
 	if (!a->ifname[0])
 		return sc_usage_error("attach", "expected exactly one interface name (see -h)");
-	return sc_attach(o, a->ifname, a);
+	had = !live_config(o, &before);
+	if (!had)	/* a new instance: the routes may predate it */
+		sc_config_defaults(&before, 1000);
+	after = before;
+	/* (a merge error is sc_attach()'s to report) */
+	if (!sc_settings_merge(&after, &a->settings, 1000, err, sizeof(err))) {
+		ret = routes_can_follow(had ? before.dscp_long : FS_DSCP_MAX + 1,
+					after.dscp_long);
+		if (ret)
+			return ret;
+	}
+	ret = sc_attach(o, a->ifname, a);
+	if (ret || live_config(o, &after))
+		return ret;
+	ret = tcfg_route_follow(after.dscp_long, false, err, sizeof(err));
+	if (ret && had) {
+		struct sc_state st;
+
+		if (!sc_state_open(o, &st, 1)) {
+			sc_config_write(&st, &before);
+			sc_state_close(&st);
+		}
+	} else if (ret) {
+		sc_detach(o, a->ifname);
+	}
+	return ret;
 }
 
 int cmd_detach(const struct sc_opts *o, void *args, int argc, char **argv)
@@ -74,10 +122,26 @@ static int parse_pairs(int argc, char **argv, struct sc_settings *s)
 	return 0;
 }
 
+/* The split-mode routes of "route up" match the long code point: when
+ * "set" changes it, they follow, or nothing changes (see docs/design.md). */
+static int routes_can_follow(__u32 from, __u32 to)
+{
+	char err[300];
+	int ret;
+
+	if (from == to)
+		return 0;
+	ret = tcfg_route_follow(to, true, err, sizeof(err));
+	if (ret)
+		pr_err("dscp-long %u: the installed routes (route up) cannot follow it: %s",
+		       to, err);
+	return ret;
+}
+
 int cmd_set(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_settings s = { 0 };
-	struct split_config cfg;
+	struct split_config cfg, before;
 	struct sc_state st;
 	char err[256];
 	unsigned int hz;
@@ -103,16 +167,26 @@ int cmd_set(const struct sc_opts *o, void *args, int argc, char **argv)
 		ret = FS_EXIT_RUNTIME;
 		goto out;
 	}
+	before = cfg;
 	/* all pairs on a copy; written in one update or not at all */
 	if (sc_settings_merge(&cfg, &s, hz, err, sizeof(err))) {
 		pr_err("%s", err);
 		ret = FS_EXIT_USAGE;
 		goto out;
 	}
+	ret = routes_can_follow(before.dscp_long, cfg.dscp_long);
+	if (ret)
+		goto out;
 	ret = sc_config_write(&st, &cfg);
 	if (ret) {
 		pr_err("cannot write the config map: %s", strerror(-ret));
 		ret = FS_EXIT_RUNTIME;
+		goto out;
+	}
+	if (before.dscp_long != cfg.dscp_long) {
+		ret = tcfg_route_follow(cfg.dscp_long, false, err, sizeof(err));
+		if (ret)	/* printed; the marks go back to what the routes match */
+			sc_config_write(&st, &before);
 	}
 out:
 	sc_state_close(&st);
@@ -141,11 +215,30 @@ static bool iface_undercounts(const struct sc_iface *ifc)
 	return ifc->hook == SC_HOOK_XDP && !strcmp(ifc->mode, "generic");
 }
 
-static void print_ifaces(const struct sc_iface *ifs, int n)
+/* An attached interface whose link pin is gone: not attached any more. */
+static void print_missing(int ifindex)
+{
+	char name[IF_NAMESIZE] = "?";
+
+	if_indextoname(ifindex, name);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "interface: %s", name);
+	print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifindex);
+	print_string(PRINT_JSON, "hook", NULL, "?");
+	print_string(PRINT_ANY, "mode", " %s: its link pin is gone, the splitter no longer runs there\n",
+		     "missing");
+	print_uint(PRINT_JSON, "prog_id", NULL, 0);
+	print_uint(PRINT_JSON, "link_id", NULL, 0);
+	print_bool(PRINT_JSON, "gro_undercount", NULL, false);
+	close_json_object();
+}
+
+static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
+			 int nmissing)
 {
 	int i;
 
-	if (!n)
+	if (!n && !nmissing)
 		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
 	open_json_array(PRINT_JSON, "interfaces");
 	for (i = 0; i < n; i++) {
@@ -164,6 +257,8 @@ static void print_ifaces(const struct sc_iface *ifs, int n)
 				     ifs[i].name);
 		close_json_object();
 	}
+	for (i = 0; i < nmissing; i++)
+		print_missing(missing[i]);
 	close_json_array(PRINT_JSON, NULL);
 }
 
@@ -181,6 +276,7 @@ static void print_fill(const struct sc_state *st, __u64 n4, __u64 n6)
 int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
+	int missing[SC_MAX_IFACES], nmissing;
 	struct split_config cfg;
 	struct sc_state st;
 	__u64 n4, n6, now;
@@ -196,13 +292,14 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	ret = FS_EXIT_RUNTIME;
 	if ((n = sc_config_read(&st, &cfg)) || (n = sc_clock_now(&st, &now, &hz)) ||
 	    (n = fs_map__count(st.flows4_fd, &n4)) || (n = fs_map__count(st.flows6_fd, &n6)) ||
+	    (n = nmissing = sc_links_missing(st.dir, missing, SC_MAX_IFACES)) < 0 ||
 	    (n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES)) < 0) {
 		pr_err("cannot read the instance '%s': %s", st.dir, strerror(-n));
 		goto out;
 	}
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "pin_dir", "instance: %s\n", st.dir);
-	print_ifaces(ifs, n);
+	print_ifaces(ifs, n, missing, nmissing);
 	print_config(&cfg);
 	/* HZ only: status stays comparable before/after a change */
 	open_json_object("clock");
@@ -214,6 +311,14 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	tcfg_health_status();
 	close_json_object();
 	ret = FS_EXIT_OK;
+	if (nmissing) {
+		char name[IF_NAMESIZE] = "?";
+
+		if_indextoname(missing[0], name);
+		pr_err("interface '%s' (ifindex %d): its link pin '%s/" SC_PIN_LINK_FMT "' is gone: the splitter no longer runs there ('splitctl attach %s' attaches it again, 'splitctl detach %s' forgets it)",
+		       name, missing[0], st.dir, missing[0], name, name);
+		ret = FS_EXIT_RUNTIME;
+	}
 out:
 	sc_state_close(&st);
 	return ret;

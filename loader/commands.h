@@ -50,6 +50,7 @@ extern const struct sc_option sc_run_opts[];
 struct sc_config_args {
 	__u32 given;
 	const char *config;
+	bool offline;		/* check: the file alone, no system access */
 };
 
 /* "route up": its options go to tunnel-cfg, which checks them */

@@ -6,18 +6,27 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ini.h>
 
+#include "bpfutil.h"
 #include "config.h"
 #include "health_agent.h"
+#include "ini.h"
 #include "ops.h"
+
+#define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
 
 struct parse_ctx {
 	struct sc_config *cfg;
 	const char *path;
+	struct seen_key {
+		char section[16];
+		char key[48];
+		int line;
+	} seen[SC_CFG_MAX_KEYS];
+	int nseen;
 };
 
-/* Record the first error (inih then stops and reports this line). */
+/* Record the first error (the parse then stops at this line). */
 static int fail(struct parse_ctx *p, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static int fail(struct parse_ctx *p, const char *fmt, ...)
@@ -43,6 +52,26 @@ static const char *keep(struct sc_config *cfg, const char *value)
 	return v;
 }
 
+/* A key given twice (in one section) is an error: which one counts would
+ * be a guess. 1 first time, 0 error recorded. */
+static int first_time(struct parse_ctx *p, int line, const char *section,
+		      const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nseen; i++)
+		if (!strcmp(p->seen[i].section, section) && !strcmp(p->seen[i].key, name))
+			return fail(p, "%.64s: given twice (first on line %d): give it once (lists go on one line)",
+				    name, p->seen[i].line);
+	if (p->nseen == SC_CFG_MAX_KEYS)
+		return fail(p, "more than %d keys", SC_CFG_MAX_KEYS);
+	snprintf(p->seen[p->nseen].section, sizeof(p->seen[0].section), "%s", section);
+	snprintf(p->seen[p->nseen].key, sizeof(p->seen[0].key), "%s", name);
+	p->seen[p->nseen++].line = line;
+	return 1;
+}
+
+/* The names only: whether they exist is for sc_config_validate(). */
 static int add_ifaces(struct parse_ctx *p, const char *value)
 {
 	char *copy = strdup(value), *tok, *save = NULL;
@@ -57,8 +86,6 @@ static int add_ifaces(struct parse_ctx *p, const char *value)
 			ret = fail(p, "interfaces: invalid interface name '%.64s'", tok);
 		else if (cfg->nifaces == SC_MAX_IFACES)
 			ret = fail(p, "interfaces: more than %d interfaces", SC_MAX_IFACES);
-		else if (!if_nametoindex(tok))
-			ret = fail(p, "interfaces: interface '%s' does not exist", tok);
 		else
 			strcpy(cfg->ifaces[cfg->nifaces++], tok);	/* < IFNAMSIZ */
 	}
@@ -79,8 +106,8 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (sc_option_find(t, base, name, false, &r)) {
 		sc_option_names(t, names, sizeof(names));
 		if (!strcmp(section, "splitter"))
-			return fail(p, "unknown setting '%s': accepted: interfaces, %s", name, names);
-		return fail(p, "[%s]: unknown key '%s': accepted: %s", section, name, names);
+			return fail(p, "unknown setting '%.64s': accepted: interfaces, %s", name, names);
+		return fail(p, "[%s]: unknown key '%.64s': accepted: %s", section, name, names);
 	}
 	v = keep(p->cfg, value);
 	if (!v)
@@ -119,16 +146,17 @@ static int health_key(struct parse_ctx *p, const char *name, const char *value)
 	return 1;
 }
 
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
+static int section_key(struct parse_ctx *p, int line, const char *section,
+		       const char *name, const char *value)
 {
-	struct parse_ctx *p = user;
 	struct sc_config *cfg = p->cfg;
 	char err[256];
 
 	if (!strcmp(section, "splitter")) {
-		if (!strcmp(name, "interfaces"))
+		if (!strcmp(name, "interfaces")) {
+			cfg->ifaces_line = line;
 			return add_ifaces(p, value);
+		}
 		return table_key(p, sc_attach_opts, &cfg->splitter, section, name, value);
 	}
 	if (!strcmp(section, "agent"))
@@ -144,29 +172,55 @@ static int handler(void *user, const char *section, const char *name,
 			return fail(p, "%s", err);
 		return 1;
 	}
-	return fail(p, "unknown section '[%s]': accepted: [splitter], [agent], [health], [route]", section);
+	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route]", section);
 }
 
-/* The rules across keys, after the whole file was read. */
+/* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
+static int handler(void *user, int line, const char *section, const char *name,
+		   const char *value)
+{
+	struct parse_ctx *p = user;
+
+	if (!first_time(p, line, section, name))
+		return 1;
+	return !section_key(p, line, section, name, value);
+}
+
+/* The rules across keys, after the whole file was read; the settings
+ * become the file's over the defaults (every one given). */
 static int config_check(const char *path, struct sc_config *cfg)
 {
+	struct sc_settings *s = &cfg->splitter.settings;
+	struct tcfg_ctx ctx;
 	struct split_config tmp;
-	char err[256];
+	char err[400];
 
 	if (!cfg->nifaces) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter] interfaces is missing: name at least one LAN interface", path);
 		return FS_EXIT_USAGE;
 	}
 	sc_config_defaults(&tmp, 1000);
-	if (sc_settings_merge(&tmp, &cfg->splitter.settings, 1000, err, sizeof(err))) {
+	if (sc_settings_merge(&tmp, s, 1000, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: %.280s", path, err);
+		return FS_EXIT_USAGE;
+	}
+	s->v = tmp;
+	s->given = (1U << SC_SET_MAX) - 1;
+	cfg->flows = sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ?
+		     cfg->splitter.flows : FS_DEFAULT_FLOWS;
+	if (cfg->splitter.hook == SC_HOOK_TC &&
+	    sc_option_given(sc_attach_opts, &cfg->splitter, "mode")) {
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter]: mode is an XDP attach mode: it cannot be combined with hook = tc",
+			 path);
 		return FS_EXIT_USAGE;
 	}
 	if (sc_health_agent_check(&cfg->agent.health, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
-	if (cfg->route && tcfg_spec_check(cfg->route, err, sizeof(err))) {
+	/* the routes match the long code point this file gives the splitter */
+	ctx.dscp_long = tmp.dscp_long;
+	if (cfg->route && tcfg_spec_check_ctx(cfg->route, &ctx, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [route]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
@@ -175,24 +229,43 @@ static int config_check(const char *path, struct sc_config *cfg)
 
 int sc_config_load(const char *path, struct sc_config *cfg)
 {
-	struct parse_ctx p = { .cfg = cfg, .path = path };
+	struct parse_ctx *p;
 	char msg[sizeof(cfg->err)];
+	const char *why;
 	int line;
 	FILE *f;
 
 	memset(cfg, 0, sizeof(*cfg));
+	cfg->path = path;
 	cfg->agent.interval = SC_AGENT_INTERVAL_DEFAULT;
+	/* in_file_open() refuses what is not a regular file (a directory, a
+	 * FIFO: never blocks) */
 	f = in_file_open(path);
 	if (!f) {
-		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s", path, strerror(errno));
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s%s", path,
+			 strerror(errno),
+			 errno == EISDIR ? " (name a config file)" :
+			 errno == EINVAL ? " (not a regular file)" : "");
 		return FS_EXIT_RUNTIME;
 	}
-	line = ini_parse_file(f, handler, &p);
-	fclose(f);
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		fclose(f);
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: out of memory", path);
+		return FS_EXIT_RUNTIME;
+	}
+	p->cfg = cfg;
+	p->path = path;
+	line = sc_ini_parse(f, handler, p, &why);
+	if (f != stdin)
+		fclose(f);
+	free(p);
+	if (line < 0) {
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s", path, strerror(-line));
+		return FS_EXIT_RUNTIME;
+	}
 	if (line) {
-		if (!cfg->err[0])
-			snprintf(cfg->err, sizeof(cfg->err), "syntax error (expected '[section]' or 'key = value')");
-		snprintf(msg, sizeof(msg), "%.200s:%d: %.300s", path, line, cfg->err);
+		snprintf(msg, sizeof(msg), "%.190s:%d: %.300s", path, line, why ? why : cfg->err);
 		memcpy(cfg->err, msg, sizeof(msg));
 		return FS_EXIT_USAGE;
 	}
@@ -209,19 +282,131 @@ void sc_config_free(struct sc_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 }
 
-/* The live long code point after the attach (the routes match on it). */
-static int live_dscp_long(const struct sc_opts *o)
-{
-	struct split_config c;
-	struct sc_state st;
-	int v = FS_DEFAULT_DSCP_LONG;
+/* What is live in the instance of the pin directory, if anything. */
+struct live_state {
+	bool attached;			/* its maps are pinned */
+	struct split_config cfg;
+	__u32 flows;			/* entries of its flow table */
+	struct sc_iface ifs[SC_MAX_IFACES];
+	int nifs;
+};
 
-	if (!sc_state_open(o, &st, 0)) {
-		if (!sc_config_read(&st, &c))
-			v = c.dscp_long;
-		sc_state_close(&st);
+/* 0 (live->attached false when nothing is attached), or an exit code
+ * with the reason in err. */
+static int live_read(const struct sc_opts *o, struct live_state *live, char *err,
+		     size_t len)
+{
+	struct sc_state st;
+	int ret;
+
+	memset(live, 0, sizeof(*live));
+	ret = sc_state_open(o, &st, 0);
+	/* nothing attached; no bpffs there (yet): nothing live either (the
+	 * attach of apply then says what is missing) */
+	if (ret == -ESRCH || ret == -ENODATA || ret == -ENOENT || ret == -ENODEV)
+		return 0;
+	if (ret) {
+		sc_state_strerror(ret, sc_pin_dir(o), err, len);
+		return ret == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
-	return v;
+	ret = sc_config_read(&st, &live->cfg);
+	if (!ret) {
+		live->flows = fs_map__capacity(st.flows4_fd);
+		live->nifs = sc_ifaces_list(st.dir, live->ifs, SC_MAX_IFACES);
+		if (live->nifs < 0)
+			ret = live->nifs;
+	}
+	sc_state_close(&st);
+	if (ret) {
+		snprintf(err, len, "cannot read the instance '%.200s': %s", sc_pin_dir(o),
+			 strerror(-ret));
+		return FS_EXIT_RUNTIME;
+	}
+	live->attached = true;
+	return 0;
+}
+
+/* "FILE[:LINE]: reason" into cfg->err; returns code. */
+static int vfail(struct sc_config *cfg, int line, int code, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int vfail(struct sc_config *cfg, int line, int code, const char *fmt, ...)
+{
+	char msg[400], at[16] = "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		snprintf(at, sizeof(at), ":%d", line);
+	snprintf(cfg->err, sizeof(cfg->err), "%.100s%.12s: %.390s", cfg->path, at, msg);
+	return code;
+}
+
+/* An upgrade keeps an interface's hook and XDP mode: the file may not ask
+ * for others (attach would refuse it half-way through the list). */
+static int check_hooks(struct sc_config *cfg, const struct live_state *live)
+{
+	const struct sc_attach_args *a = &cfg->splitter;
+	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	int want = a->hook != SC_HOOK_AUTO ? a->hook : mode_given ? SC_HOOK_XDP : SC_HOOK_AUTO;
+	const char *mode = a->mode == SC_MODE_NATIVE ? "native" : "generic";
+	int i, j;
+
+	for (i = 0; i < cfg->nifaces; i++)
+		for (j = 0; j < live->nifs; j++) {
+			const struct sc_iface *l = &live->ifs[j];
+
+			if (strcmp(l->name, cfg->ifaces[i]))
+				continue;
+			if (want != SC_HOOK_AUTO && (int)l->hook != want)
+				return vfail(cfg, 0, FS_EXIT_USAGE, "interface '%s' runs the splitter at hook %s, the file asks for %s: an upgrade keeps the hook ('splitctl detach %s' first)",
+					     l->name, sc_hook_name(l->hook), sc_hook_name(want), l->name);
+			if (mode_given && a->mode != SC_MODE_AUTO && l->hook == SC_HOOK_XDP &&
+			    strcmp(l->mode, mode))
+				return vfail(cfg, 0, FS_EXIT_USAGE, "interface '%s' runs the splitter in %s mode, the file asks for %s: an upgrade keeps the mode ('splitctl detach %s' first)",
+					     l->name, l->mode, mode, l->name);
+		}
+	return 0;
+}
+
+int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
+{
+	static struct live_state live;
+	int dscp_long = cfg->splitter.settings.v.dscp_long;
+	struct tcfg_ctx ctx = { .dscp_long = dscp_long };
+	char err[300];
+	int i, ret;
+
+	for (i = 0; i < cfg->nifaces; i++) {
+		ret = sc_iface_usable(cfg->ifaces[i], err, sizeof(err));
+		if (ret)
+			return vfail(cfg, cfg->ifaces_line, ret, "interfaces: %s", err);
+	}
+	ret = live_read(o, &live, err, sizeof(err));
+	if (ret)
+		return vfail(cfg, 0, ret, "%s", err);
+	if (live.attached && live.flows != cfg->flows)
+		return vfail(cfg, 0, FS_EXIT_RUNTIME, "flows %u%s: the live flow table of '%.100s' has %u entries: a table cannot be resized in place: re-attach ('splitctl detach --all', then apply) or give flows = %u",
+			     cfg->flows,
+			     sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ? "" : " (the default: the key is left out)",
+			     sc_pin_dir(o), live.flows, live.flows);
+	ret = check_hooks(cfg, &live);
+	if (ret)
+		return ret;
+	if (cfg->route) {
+		ret = tcfg_route_check(cfg->route, &ctx, err, sizeof(err));
+		if (ret)
+			return vfail(cfg, 0, ret, "[route]: %s", err);
+		return 0;
+	}
+	/* no [route]: the routes installed by "route up" follow the long
+	 * code point (split mode) */
+	ret = tcfg_route_follow(dscp_long, true, err, sizeof(err));
+	if (ret)
+		return vfail(cfg, 0, ret, "dscp-long %d: the installed routes (route up) cannot follow it: %s",
+			     dscp_long, err);
+	return 0;
 }
 
 /* The live config, to put back when an apply fails half-way; 0 when
@@ -251,16 +436,27 @@ static void restore_config(const struct sc_opts *o, const struct split_config *c
 	sc_state_close(&st);
 }
 
-int sc_config_apply(const struct sc_opts *o, const struct sc_config *cfg)
+int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 {
 	struct sc_attach_args a = cfg->splitter;
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
+	struct tcfg_ctx ctx = { .dscp_long = cfg->splitter.settings.v.dscp_long };
 	struct split_config before;
-	bool had = !live_config(o, &before);
-	int i, j, n, ret = 0;
+	char err[300];
+	bool had;
+	int i, j, n, ret;
 
+	/* everything checked before the first change */
+	ret = sc_config_validate(o, cfg);
+	if (ret) {
+		pr_err("%s", cfg->err);
+		return ret;
+	}
+	had = !live_config(o, &before);
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
+	/* the table size: validated against a live table; the size of a new one */
+	a.flows = cfg->flows;
 	for (i = 0; i < cfg->nifaces && !ret; i++) {
 		fresh[i] = true;
 		for (j = 0; j < n; j++)
@@ -268,14 +464,12 @@ int sc_config_apply(const struct sc_opts *o, const struct sc_config *cfg)
 				fresh[i] = false;
 		/* an interface already attached is upgraded in place, and the
 		 * maps are reused: the flows stay */
-		a.flows = fresh[i] && n <= 0 && i == 0 ? cfg->splitter.flows : 0;
 		ret = sc_attach(o, cfg->ifaces[i], &a);
 	}
-	if (!ret && cfg->route) {
-		struct tcfg_ctx ctx = { .dscp_long = live_dscp_long(o) };
-
+	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
-	}
+	else if (!ret)
+		ret = tcfg_route_follow(ctx.dscp_long, false, err, sizeof(err));
 	if (ret) {
 		/* all or nothing: undo the attachments this call made, and
 		 * the settings it changed */
@@ -297,6 +491,8 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	if (!a->config)
 		return sc_usage_error(apply ? "apply" : "check", "-c FILE is required");
 	ret = sc_config_load(a->config, &cfg);
+	if (!ret && !apply && !a->offline)
+		ret = sc_config_validate(o, &cfg);
 	if (ret) {
 		pr_err("%s", cfg.err);
 	} else if (apply) {
@@ -305,7 +501,8 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "file", "%s: ", a->config);
 		print_bool(PRINT_JSON, "valid", NULL, true);
-		print_text("valid\n");
+		print_bool(PRINT_JSON, "offline", NULL, a->offline);
+		print_text(a->offline ? "valid (offline: the file alone)\n" : "valid\n");
 		close_json_object();
 	}
 	sc_config_free(&cfg);

@@ -1,8 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * config.h - the declarative config file of "apply", "check" and "run".
- * INI syntax (libinih): "[section]", "key = value", comments start with '#'
- * or ';'. See loader/flowsplit.conf.example and splitctl(8).
+ * INI syntax (ini.h): "[section]", "key = value", comments start with '#'
+ * or ';'; a key given twice is an error. See loader/flowsplit.conf.example
+ * and splitctl(8).
+ *
+ * Declarative: the file is laid over the DEFAULTS, never over the live
+ * config: a setting left out is the default after "apply" (the same
+ * file always gives the same instance). "check" and "apply" judge a file
+ * by the same code: the file itself (sc_config_load(), all "check
+ * --offline" looks at), then against the system (sc_config_validate():
+ * interfaces exist and are up, the flow table size against a live one,
+ * hook and mode against live attachments, the routes); "apply" changes
+ * nothing before both passed.
  *
  * The keys are the rows of the commands' option tables (options.h), parsed
  * and checked by the same code as on the command line: [splitter] those of
@@ -18,10 +28,15 @@
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
 
 struct sc_config {
+	const char *path;
 	/* [splitter] */
 	char ifaces[SC_MAX_IFACES][IFNAMSIZ];
 	int nifaces;
-	struct sc_attach_args splitter;	/* mode, settings, flows */
+	int ifaces_line;		/* of the interfaces key */
+	struct sc_attach_args splitter;	/* mode, settings, flows; after the
+					 * load every setting is given: the
+					 * file's value or the default */
+	__u32 flows;			/* the file's, or FS_DEFAULT_FLOWS */
 	/* [agent] */
 	struct sc_run_args agent;
 	/* [route] */
@@ -33,13 +48,18 @@ struct sc_config {
 	char err[512];
 };
 
-/* Parse and validate; 0 ok, else FS_EXIT_USAGE (bad file) or
- * FS_EXIT_RUNTIME (unreadable) with the reason in cfg->err. */
+/* Parse and check the file alone (no system access); 0 ok, else
+ * FS_EXIT_USAGE (bad file) or FS_EXIT_RUNTIME (unreadable) with the reason
+ * in cfg->err. */
 int sc_config_load(const char *path, struct sc_config *cfg);
 void sc_config_free(struct sc_config *cfg);
-/* Attach the interfaces with the settings, then install the routes; on a
- * failure, detach what this call attached and put the previous live
- * settings back. Returns an exit code (errors printed). */
-int sc_config_apply(const struct sc_opts *o, const struct sc_config *cfg);
+/* The loaded file against the system and the live instance of o, changing
+ * nothing: 0, or an exit code with the reason in cfg->err. */
+int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg);
+/* Validate, then attach the interfaces with the settings, then install the
+ * routes (or let installed ones follow the long code point); on a failure,
+ * detach what this call attached and put the previous live settings back.
+ * Returns an exit code (one error line printed). */
+int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg);
 
 #endif /* SPLITCTL_CONFIG_H */

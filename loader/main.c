@@ -161,6 +161,14 @@ static const struct sc_option config_opts[] = {
 	SC_OPTIONS_END,
 };
 
+static const struct sc_option check_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTION("offline", SC_OPT_FLAG, struct sc_config_args, offline,
+		  .help = "judge the file alone: no interface needs to exist, no live instance is read"),
+	SC_OPTIONS_END,
+};
+
 /* route up / tunnel add: tunnel-cfg checks these values (tunnel_cfg.h) */
 #define ROUTE_OPT(_name, _metavar, _help)					\
 	SC_OPTION(_name, SC_OPT_PASS, struct sc_route_up_args, opts,		\
@@ -266,8 +274,8 @@ static const struct sc_cmd commands[] = {
 	       sc_run_opts, struct sc_run_args),
 	SC_CMD("apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts,
 	       struct sc_config_args),
-	SC_CMD("check", cmd_check, "-c FILE", "validate a config file without applying it",
-	       config_opts, struct sc_config_args),
+	SC_CMD("check", cmd_check, "-c FILE [--offline]", "validate a config file as apply would, without applying it",
+	       check_opts, struct sc_config_args),
 	SC_CMD("route", NULL, "up|down|show ...", "policy routing to the SHORT and LONG tunnels",
 	       no_opts, struct sc_no_args, .subs = route_cmds),
 	SC_CMD("tunnel", NULL, "add|del|show ...", "create or remove lab tunnels",

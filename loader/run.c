@@ -275,6 +275,8 @@ fail:
 	sc_config_free(&next);
 }
 
+/* Everything that can fail without a change first (the file, the health
+ * settings, the listen address), then the config applied. */
 static int agent_start(struct agent *ag)
 {
 	bool have_cfg = ag->cli->config != NULL;
@@ -286,9 +288,6 @@ static int agent_start(struct agent *ag)
 			pr_err("%s", ag->cfg.err);
 			return ret;
 		}
-		ret = sc_config_apply(ag->o, &ag->cfg);
-		if (ret)
-			return ret;
 	}
 	effective(ag->cli, &ag->cfg, have_cfg, &ag->eff);
 	/* health: the file's [health], the command line on top (both were
@@ -304,11 +303,14 @@ static int agent_start(struct agent *ag)
 		}
 		sc_health_agent_switch(&ag->health, &health);
 	}
+	/* a port in use ends the agent before it changed anything */
 	if (ag->eff.listen.len) {
 		ag->http = http_start(ag, &ag->eff.listen);
 		if (!ag->http)
 			return FS_EXIT_RUNTIME;
 	}
+	if (have_cfg)
+		return sc_config_apply(ag->o, &ag->cfg);
 	return FS_EXIT_OK;
 }
 

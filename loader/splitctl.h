@@ -59,6 +59,9 @@ struct sc_state {
 #define SC_PIN_PROG_TC		"prog_splitter_tc"
 #define SC_PIN_CLOCK		"prog_clock"
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
+/* Empty subdirectory per attached ifindex, made with its link and removed
+ * with it: a link pin gone without a detach is noticed (status). */
+#define SC_PIN_ATTACHED_FMT	"attached_if%d"
 #define SC_PIN_TMP_SUFFIX	"_new"	/* program pin before its rename() */
 #define SC_PIN_MODE		0600
 /* detach waits at most this long for the kernel to release a link */
@@ -77,6 +80,7 @@ struct sc_state {
  *   -ENODEV         its parent is not on a bpffs
  *   -ESRCH          the pin directory does not exist (nothing attached)
  *   -ESTALE         it was removed while we waited for its lock
+ *   -EACCES         it is not owned by root (or us), or others may write it
  *   -ENODATA        no flowsplit maps pinned in it
  *   -EAGAIN         it kept disappearing while attach created it
  */
@@ -155,6 +159,9 @@ struct sc_iface {
 int sc_link_ifindex(const char *path);
 /* Fill up to max entries; returns the count, or -errno. */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
+/* The ifindexes attached (SC_PIN_ATTACHED_FMT) whose link pin is gone:
+ * the count, or -errno. */
+int sc_links_missing(const char *dir, int *ifindex, int max);
 #define SC_MAX_IFACES 64
 
 /* ---- settings (settings.c) ---------------------------------------------- */
@@ -196,6 +203,9 @@ struct sc_attach_args {
 };
 extern const struct sc_option sc_attach_opts[];
 
+/* The interface exists and is up: 0, else an exit code (FS_EXIT_USAGE:
+ * no such interface) with the reason in err. Prints nothing. */
+int sc_iface_usable(const char *ifname, char *err, size_t len);
 /* Attach (or upgrade in place) on one interface; prints its own errors;
  * returns an exit code. */
 int sc_attach(const struct sc_opts *o, const char *ifname,

@@ -82,8 +82,16 @@ int sc_prepare_dir(const char *dir)
 
 	if (strlen(dir) >= sizeof(parent) - 32)
 		return -ENAMETOOLONG;
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) && on_bpffs(dir) ? 0 : -EMEDIUMTYPE;
+	if (stat(dir, &st) == 0) {
+		if (!S_ISDIR(st.st_mode) || !on_bpffs(dir))
+			return -EMEDIUMTYPE;
+		/* whoever may write the directory may unlink the links in it,
+		 * and with them the splitter */
+		if ((st.st_uid && st.st_uid != geteuid()) ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return -EACCES;
+		return 0;
+	}
 	parent_of(dir, parent, sizeof(parent));
 	if (access(parent, F_OK))
 		return -ENOENT;
@@ -99,6 +107,14 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 	case -EPERM:
 		snprintf(buf, len, "permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)");
 		break;
+	case -EACCES: {
+		struct stat sb = { 0 };
+
+		stat(dir, &sb);
+		snprintf(buf, len, "pin directory '%s' is owned by uid %u with mode %04o: another user could remove its pins, and with them the splitter: use a directory owned by root and writable only by it ('chown root %s && chmod 0700 %s') or another --pin-dir",
+			 dir, sb.st_uid, sb.st_mode & 07777, dir, dir);
+		break;
+	}
 	case -ENAMETOOLONG:
 		snprintf(buf, len, "pin directory '%s': path too long", dir);
 		break;
@@ -423,6 +439,27 @@ int sc_link_ifindex(const char *path)
 		ret = info.xdp.ifindex;
 	close(fd);
 	return ret;
+}
+
+int sc_links_missing(const char *dir, int *ifindex, int max)
+{
+	char path[PATH_MAX], link[64];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0, idx;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) && n < max) {
+		if (sscanf(de->d_name, SC_PIN_ATTACHED_FMT, &idx) != 1)
+			continue;
+		snprintf(link, sizeof(link), SC_PIN_LINK_FMT, idx);
+		snprintf(path, sizeof(path), "%s/%s", dir, link);
+		if (access(path, F_OK))
+			ifindex[n++] = idx;
+	}
+	closedir(d);
+	return n;
 }
 
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)

@@ -164,7 +164,7 @@ bad_conf() {
 	printf '[splitter]\ninterfaces = rc\nhook = tc\nmode = native\n' >"$D/m.conf"
 	run fs_sc apply -c "$D/m.conf"
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"--mode is an XDP attach mode: it cannot be combined with --hook tc"* ]]
+	[[ "$output" == *"m.conf: [splitter]: mode is an XDP attach mode: it cannot be combined with hook = tc"* ]]
 	[ "$(fs_sc -j status)" = "$before" ]
 }
 

@@ -39,62 +39,79 @@ struct route_plan {
 	struct tcfg_routes routes;
 };
 
-/* A tunnel must exist and be up. Exit code, the error printed. */
-static int tunnel_dev(const char *name, int *ifindex)
+/* A tunnel must exist and be up. Exit code, the reason in e. */
+static int tunnel_dev(const char *name, int *ifindex, struct tcfg_err *e)
 {
 	struct ifreq ifr = { 0 };
 	int fd, ret;
 
 	*ifindex = if_nametoindex(name);
 	if (!*ifindex) {
-		pr_err("route: interface '%s' does not exist", name);
+		tcfg_fail(e, ENODEV, "interface '%s' does not exist", name);
 		return FS_EXIT_RUNTIME;
 	}
 	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
 	ret = fd < 0 ? -1 : ioctl(fd, SIOCGIFFLAGS, &ifr);
 	if (ret)
-		pr_err("route: interface '%s': %s", name, strerror(errno));
+		tcfg_fail(e, errno, "interface '%s': %s", name, strerror(errno));
 	if (fd >= 0)
 		close(fd);
 	if (ret)
 		return FS_EXIT_RUNTIME;
 	if (!(ifr.ifr_flags & IFF_UP)) {
-		pr_err("route: tunnel interface '%s' is down: bring it up first", name);
+		tcfg_fail(e, ENETDOWN, "tunnel interface '%s' is down: bring it up first", name);
 		return FS_EXIT_RUNTIME;
 	}
 	return FS_EXIT_OK;
 }
 
-static int check_devices(const struct tcfg_spec *s, struct route_plan *p)
+static int check_devices(const struct tcfg_spec *s, struct route_plan *p,
+			 struct tcfg_err *e)
 {
 	int i, ret;
 
 	for (i = 0; i < s->nlan; i++)
 		if (!if_nametoindex(s->lan[i])) {
-			pr_err("route: LAN interface '%s' does not exist", s->lan[i]);
+			tcfg_fail(e, ENODEV, "LAN interface '%s' does not exist", s->lan[i]);
 			return FS_EXIT_RUNTIME;
 		}
-	ret = tunnel_dev(s->short_dev, &p->short_if);
-	return ret ? ret : tunnel_dev(s->long_dev, &p->long_if);
+	ret = tunnel_dev(s->short_dev, &p->short_if, e);
+	return ret ? ret : tunnel_dev(s->long_dev, &p->long_if, e);
 }
 
 /* Split mode: how the rules match the long code point (probes the kernel). */
-static int pick_selector(struct nl *nl, const struct tcfg_spec *s, struct route_plan *p)
+static int pick_selector(struct nl *nl, const struct tcfg_spec *s, struct route_plan *p,
+			 struct tcfg_err *e)
 {
 	if (s->mode != MODE_SPLIT)
 		return FS_EXIT_OK;
 	p->use_dscp = s->selector != SEL_TOS && tcfg_rules_dscp_supported(nl, s->table_long);
 	if (s->selector == SEL_DSCP && !p->use_dscp) {
-		pr_err("route: --selector dscp: this kernel's rules have no DSCP selector: accepted here: tos (DSCP 1..7) or auto");
+		tcfg_fail(e, EOPNOTSUPP, "--selector dscp: this kernel's rules have no DSCP selector: accepted here: tos (DSCP 1..7) or auto");
 		return FS_EXIT_USAGE;
 	}
 	if (!p->use_dscp && (p->dscp < 1 || p->dscp > 7)) {
-		pr_err("route: long code point DSCP %d cannot be matched by this kernel's rules (tos selector): accepted: DSCP 1..7",
-		       p->dscp);
+		tcfg_fail(e, EINVAL, "long code point DSCP %d cannot be matched by this kernel's rules (tos selector): accepted: DSCP 1..7",
+			  p->dscp);
 		return FS_EXIT_USAGE;
 	}
 	return FS_EXIT_OK;
+}
+
+int tcfg_spec_check_ctx(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
+			char *err, size_t errlen)
+{
+	if (tcfg_spec_check(s, err, errlen))
+		return -1;
+	/* one truth: the routes match the code point the splitter marks */
+	if (s->mode == MODE_SPLIT && s->dscp_long >= 0 && ctx->dscp_long >= 0 &&
+	    s->dscp_long != ctx->dscp_long) {
+		snprintf(err, errlen, "dscp-long %d: the splitter marks long flows with DSCP %d: the routes must match it (leave dscp-long out, or change the splitter's with 'splitctl set dscp-long %d': the routes follow)",
+			 s->dscp_long, ctx->dscp_long, s->dscp_long);
+		return -1;
+	}
+	return 0;
 }
 
 /* The routes of the plan in force: both tunnels, unless a running agent
@@ -117,27 +134,25 @@ static void health_routes(struct route_plan *p)
 	}
 }
 
-/* Everything that can be checked before a change; nl opened on success. */
+/* Everything that can be checked before a change; nl opened on success.
+ * Exit code, the reason in e. */
 static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
-		      struct nl *nl, struct route_plan *p)
+		      struct nl *nl, struct route_plan *p, struct tcfg_err *e)
 {
-	char err[256];
 	int ret;
 
-	if (tcfg_spec_check(s, err, sizeof(err))) {
-		pr_err("route: %s", err);
+	if (tcfg_spec_check_ctx(s, ctx, e->msg, sizeof(e->msg)))
 		return FS_EXIT_USAGE;
-	}
 	p->dscp = s->dscp_long >= 0 ? s->dscp_long :
 		  ctx->dscp_long >= 0 ? ctx->dscp_long : TCFG_DEFAULT_DSCP_LONG;
-	ret = check_devices(s, p);
+	ret = check_devices(s, p, e);
 	if (ret)
 		return ret;
 	if (nl_open(nl)) {
-		pr_err("route: netlink: %s", strerror(errno));
+		tcfg_fail(e, errno, "netlink: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
-	ret = pick_selector(nl, s, p);
+	ret = pick_selector(nl, s, p, e);
 	if (ret) {
 		nl_close(nl);
 		return ret;
@@ -148,6 +163,44 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	tcfg_rules_wanted(s, p->dscp, p->use_dscp, &p->rules);
 	health_routes(p);
 	return FS_EXIT_OK;
+}
+
+int tcfg_route_check(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
+		     char *err, size_t errlen)
+{
+	static struct route_plan plan;
+	struct tcfg_err e = { "" };
+	struct nl nl;
+	int ret;
+
+	memset(&plan, 0, sizeof(plan));
+	ret = route_plan(s, ctx, &nl, &plan, &e);
+	if (!ret)
+		nl_close(&nl);
+	snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
+int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen)
+{
+	static struct tcfg_spec rec;
+	struct tcfg_ctx ctx = { .dscp_long = dscp_long };
+	struct tcfg_err e = { "" };
+	int ret = tcfg_record_read(&rec, &e);
+
+	err[0] = '\0';
+	if (ret == -ENOENT)
+		return FS_EXIT_OK;	/* no routes of "route up" */
+	if (ret) {
+		snprintf(err, errlen, "%s", e.msg);
+		return FS_EXIT_RUNTIME;
+	}
+	if (rec.mode != MODE_SPLIT || rec.dscp_long == dscp_long)
+		return FS_EXIT_OK;
+	rec.dscp_long = dscp_long;
+	if (dry_run)
+		return tcfg_route_check(&rec, &ctx, err, errlen);
+	return tcfg_route_up(&rec, &ctx);
 }
 
 /* Remove every rule and route of ours (as much as possible). */
@@ -190,9 +243,11 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	struct nl nl;
 
 	memset(&plan, 0, sizeof(plan));
-	ret = route_plan(s, ctx, &nl, &plan);
-	if (ret)
+	ret = route_plan(s, ctx, &nl, &plan, &e);
+	if (ret) {
+		pr_err("route: %s", e.msg);
 		return ret;
+	}
 	lock = tcfg_lock(&e);
 	if (lock < 0 || tcfg_rules_dump(&nl, &have, &e)) {
 		pr_err("route: %s", e.msg);

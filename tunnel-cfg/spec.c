@@ -89,8 +89,27 @@ static int set_mode(struct tcfg_spec *s, const char *key, const char *value,
 	return 0;
 }
 
-static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
-		   char *err, size_t errlen)
+/* config files list several prefixes (or gateways, LAN interfaces) on one
+ * line; a list longer than its buffer is refused, never cut short */
+#define TCFG_LIST_SEP " ,"
+#define TCFG_MAX_LIST_LEN 1023
+
+static int list_copy(const char *key, const char *value, char *buf, size_t len,
+		     char *err, size_t errlen)
+{
+	size_t n = strlen(value);
+
+	if (n >= len) {
+		snprintf(err, errlen, "%s: value of %zu characters: accepted: at most %zu",
+			 key, n, len - 1);
+		return -1;
+	}
+	memcpy(buf, value, n + 1);
+	return 0;
+}
+
+static int set_one_dev(struct tcfg_spec *s, const char *key, const char *value,
+		       char *err, size_t errlen)
 {
 	char *dst;
 
@@ -111,17 +130,34 @@ static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
 	return 0;
 }
 
-/* config files list several prefixes (or gateways) on one line */
-#define TCFG_LIST_SEP " ,"
+/* short-dev, long-dev: one name; lan-dev: a list, like the other list keys */
+static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
+		   char *err, size_t errlen)
+{
+	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
+	int n = 0;
+
+	if (strcmp(key, "lan-dev"))
+		return set_one_dev(s, key, value, err, errlen);
+	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+		return -1;
+	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
+	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save), n++)
+		if (set_one_dev(s, key, tok, err, errlen))
+			return -1;
+	if (!n)
+		return set_one_dev(s, key, value, err, errlen);	/* names the empty value */
+	return 0;
+}
 
 static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
 		      char *err, size_t errlen)
 {
-	char buf[1024], *tok, *save = NULL;
+	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
 	struct tcfg_prefix p;
 
-	(void)key;
-	snprintf(buf, sizeof(buf), "%s", value);
+	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+		return -1;
 	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
 	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
 		if (tcfg_parse_prefix(tok, &p, true)) {
@@ -142,10 +178,11 @@ static int set_via(struct tcfg_spec *s, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
 	struct tcfg_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
-	char buf[256], *tok, *save = NULL;
+	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
 	struct tcfg_prefix p;
 
-	snprintf(buf, sizeof(buf), "%s", value);
+	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+		return -1;
 	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
 	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
 		if (tcfg_parse_prefix(tok, &p, false)) {

@@ -17,6 +17,7 @@
 #ifndef TUNNEL_CFG_H
 #define TUNNEL_CFG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct tcfg_ctx {
@@ -39,7 +40,27 @@ int tcfg_spec_set(struct tcfg_spec *spec, const char *key, const char *value,
 		  char *err, size_t errlen);
 /* 0 when complete and consistent; -1 with a reason in err */
 int tcfg_spec_check(const struct tcfg_spec *spec, char *err, size_t errlen);
+/*
+ * One rule for the long code point the rules match: the splitter's. With a
+ * live splitter (ctx->dscp_long >= 0) a spec's own dscp-long must equal it
+ * (else -1 with the reason in err); without one, the spec's or 1. Includes
+ * tcfg_spec_check().
+ */
+int tcfg_spec_check_ctx(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx,
+			char *err, size_t errlen);
+/* Everything "route up" checks before its first change (the devices exist
+ * and are up, the rules can match the code point), changing nothing: an
+ * exit code, with the reason in err (empty when FS_EXIT_OK). */
+int tcfg_route_check(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx,
+		     char *err, size_t errlen);
 int tcfg_route_up(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
+/*
+ * The splitter's long code point becomes dscp_long: the split-mode routes
+ * of the last "route up" follow it (nothing to do without such routes).
+ * dry_run: only check that they can (reason in err); else re-install them
+ * (errors printed, as by tcfg_route_up). An exit code.
+ */
+int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen);
 int tcfg_route_down(const struct tcfg_ctx *ctx);
 int tcfg_route_show(const struct tcfg_ctx *ctx);
 

@@ -11,6 +11,8 @@
 FS_PREFIX=${FS_PREFIX:-fst}
 FS_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 FS_BUILD=${BUILD:-$FS_ROOT/build}
+# BUILD=build-asan (make sanitize) is relative to the repository
+case $FS_BUILD in /*) ;; *) FS_BUILD=$FS_ROOT/$FS_BUILD ;; esac
 SPLITCTL=$FS_BUILD/splitctl
 
 # fs_netns NAME...: create namespaces (loopback up), registered for teardown
