@@ -156,6 +156,17 @@ struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 	return nlh;
 }
 
+struct nlmsghdr *tcfg_msg_setalias(void *buf, int ifindex, const char *alias)
+{
+	struct nlmsghdr *nlh = msg_start(buf, RTM_NEWLINK, 0);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	/* no NLM_F_CREATE: changes the existing interface of ifindex only */
+	ifi->ifi_index = ifindex;
+	mnl_attr_put_strz(nlh, IFLA_IFALIAS, alias);
+	return nlh;
+}
+
 bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r)
 {
 	const struct fib_rule_hdr *frh = mnl_nlmsg_get_payload(nlh);

@@ -150,6 +150,8 @@ struct tcfg_tunnel;
 /* RTM_NEWLINK of tunnel t over the underlay ifindex, with this MTU (0: none) */
 struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 				  int underlay, __u32 mtu);
+/* RTM_NEWLINK (no NLM_F_CREATE) setting the alias of interface ifindex */
+struct nlmsghdr *tcfg_msg_setalias(void *buf, int ifindex, const char *alias);
 /* Parse a dumped rule / route: true when it is ours (protocol TCFG_PROTO).
  * Routes are read back with their gateways and dead next hops. */
 bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r);
@@ -203,6 +205,14 @@ struct tcfg_tunnel {
 	__u16 dstport;			/* UDP port, host byte order */
 	__u32 mtu;			/* 0: underlay MTU - overhead */
 };
+
+/*
+ * The owner tag of the tunnels "tunnel add" creates: their interface alias
+ * (IFLA_IFALIAS, "ip link" shows it). "tunnel del" and "down" delete only
+ * interfaces of a tunnel kind that carry it; iproute2 and FRR tag routes
+ * with a protocol number the same way (TCFG_PROTO).
+ */
+#define TCFG_TUNNEL_TAG "flowsplit: created by splitctl tunnel add"
 
 /* One RTM_NEWLINK of a dump, printed when it is a tunnel (tunnel show). */
 int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);

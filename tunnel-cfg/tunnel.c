@@ -10,6 +10,7 @@
  * so nothing is fragmented; for inner 1500-byte packets give the underlay
  * an MTU of 1550 (1570).
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +179,25 @@ static int tunnel_mtu(struct nl *nl, const struct tcfg_tunnel *t, int underlay, 
 	return FS_EXIT_OK;
 }
 
+/*
+ * Tag the tunnel just created as ours (TCFG_TUNNEL_TAG). The kernel ignores
+ * IFLA_IFALIAS in the creating request, hence a second one; if it fails,
+ * the untagged tunnel is deleted again: no tunnel of ours without the tag.
+ */
+static int tunnel_tag(struct nl *nl, const char *name)
+{
+	int ifindex = if_nametoindex(name);
+
+	if (ifindex && !nl_talk(nl, tcfg_msg_setalias(nl->buf, ifindex, TCFG_TUNNEL_TAG),
+				NULL, NULL))
+		return FS_EXIT_OK;
+	pr_err("tunnel add: cannot tag '%s' as created by splitctl: %s", name,
+	       ifindex ? nl_err(nl) : strerror(errno));
+	if (ifindex)
+		nl_talk(nl, tcfg_msg_link(nl->buf, RTM_DELLINK, ifindex), NULL, NULL);
+	return FS_EXIT_RUNTIME;
+}
+
 int tcfg_tunnel_add(const struct tcfg_tunnel *t)
 {
 	int underlay = 0, ret;
@@ -207,14 +227,100 @@ int tcfg_tunnel_add(const struct tcfg_tunnel *t)
 			pr_err("tunnel add: cannot create '%s': %s", t->name, nl_err(&nl));
 		ret = FS_EXIT_RUNTIME;
 	}
+	if (!ret)
+		ret = tunnel_tag(&nl, t->name);
 	nl_close(&nl);
 	return ret;
 }
 
 /* ---- del, show ----------------------------------------------------------------- */
+/* What a dumped link says about itself. */
+struct tunnel_link {
+	int ifindex;
+	unsigned int flags;
+	const char *name, *kind, *alias;	/* NULL when absent */
+	__u32 vni, mtu, underlay;
+	__u16 port;				/* host byte order */
+	struct tcfg_prefix local, remote;	/* family 0 when absent */
+};
+
+static void parse_vxlan_addr(const struct nlattr *a, int family, struct tcfg_prefix *p)
+{
+	if (mnl_attr_get_payload_len(a) != (__u16)tcfg_alen(family))
+		return;
+	p->family = family;
+	p->len = family == AF_INET6 ? 128 : 32;
+	memcpy(p->addr, mnl_attr_get_payload(a), tcfg_alen(family));
+}
+
+static void parse_vxlan(const struct nlattr *data, struct tunnel_link *l)
+{
+	const struct nlattr *c;
+
+	mnl_attr_for_each_nested(c, data) {
+		switch (mnl_attr_get_type(c)) {
+		case IFLA_VXLAN_ID: l->vni = mnl_attr_get_u32(c); break;
+		case IFLA_VXLAN_LINK: l->underlay = mnl_attr_get_u32(c); break;
+		case IFLA_VXLAN_PORT: l->port = ntohs(mnl_attr_get_u16(c)); break;
+		case IFLA_VXLAN_LOCAL: parse_vxlan_addr(c, AF_INET, &l->local); break;
+		case IFLA_VXLAN_LOCAL6: parse_vxlan_addr(c, AF_INET6, &l->local); break;
+		case IFLA_VXLAN_GROUP: parse_vxlan_addr(c, AF_INET, &l->remote); break;
+		case IFLA_VXLAN_GROUP6: parse_vxlan_addr(c, AF_INET6, &l->remote); break;
+		}
+	}
+}
+
+static void parse_link(const struct nlmsghdr *nlh, struct tunnel_link *l)
+{
+	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
+	const struct nlattr *a, *b;
+
+	memset(l, 0, sizeof(*l));
+	l->ifindex = ifi->ifi_index;
+	l->flags = ifi->ifi_flags;
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		switch (mnl_attr_get_type(a)) {
+		case IFLA_IFNAME: l->name = mnl_attr_get_str(a); break;
+		case IFLA_IFALIAS: l->alias = mnl_attr_get_str(a); break;
+		case IFLA_MTU: l->mtu = mnl_attr_get_u32(a); break;
+		case IFLA_LINKINFO:
+			mnl_attr_for_each_nested(b, a) {
+				if (mnl_attr_get_type(b) == IFLA_INFO_KIND)
+					l->kind = mnl_attr_get_str(b);
+				if (mnl_attr_get_type(b) == IFLA_INFO_DATA)
+					parse_vxlan(b, l);
+			}
+			break;
+		}
+	}
+}
+
+/* A tunnel splitctl created: a tunnel kind carrying our tag. */
+static bool link_is_ours(const struct tunnel_link *l)
+{
+	return l->kind && kind_known(l->kind) && l->alias && !strcmp(l->alias, TCFG_TUNNEL_TAG);
+}
+
+static int link_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct tunnel_link *l = data;
+	static char name[IF_NAMESIZE], kind[16], alias[64];
+
+	parse_link(nlh, l);
+	/* the strings point into the receive buffer: keep copies */
+	snprintf(name, sizeof(name), "%s", l->name ? l->name : "");
+	snprintf(kind, sizeof(kind), "%s", l->kind ? l->kind : "");
+	snprintf(alias, sizeof(alias), "%s", l->alias ? l->alias : "");
+	l->name = name;
+	l->kind = l->kind ? kind : NULL;
+	l->alias = l->alias ? alias : NULL;
+	return MNL_CB_OK;
+}
+
 int tcfg_tunnel_del(const char *name)
 {
 	int ifindex = if_nametoindex(name), ret = FS_EXIT_OK;
+	struct tunnel_link l;
 	struct nl nl;
 
 	if (!ifindex) {
@@ -225,7 +331,16 @@ int tcfg_tunnel_del(const char *name)
 		pr_err("tunnel del: netlink: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
-	if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_DELLINK, ifindex), NULL, NULL)) {
+	if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_GETLINK, ifindex), link_cb, &l)) {
+		pr_err("tunnel del: cannot read '%s': %s", name, nl_err(&nl));
+		ret = FS_EXIT_RUNTIME;
+	} else if (!link_is_ours(&l)) {
+		/* never delete what splitctl did not make (a LAN port, a
+		 * tunnel of the operator's) */
+		pr_err("tunnel del: '%s' is not a tunnel created by 'splitctl tunnel add' (kind %s, no owner tag): refusing to delete it",
+		       name, l.kind ? l.kind : "none");
+		ret = FS_EXIT_RUNTIME;
+	} else if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_DELLINK, ifindex), NULL, NULL)) {
 		pr_err("tunnel del: cannot delete '%s': %s", name, nl_err(&nl));
 		ret = FS_EXIT_RUNTIME;
 	}
@@ -233,39 +348,43 @@ int tcfg_tunnel_del(const char *name)
 	return ret;
 }
 
+static void print_addr(const char *key, const char *fmt, const struct tcfg_prefix *p)
+{
+	char a[INET6_ADDRSTRLEN] = "";
+
+	if (p->family)
+		inet_ntop(p->family, p->addr, a, sizeof(a));
+	print_string(PRINT_JSON, key, NULL, a);
+	if (p->family)
+		print_string(PRINT_FP, NULL, fmt, a);
+}
+
 int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data)
 {
-	const struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
-	const char *name = "?", *kind = NULL;
-	const struct nlattr *a, *b, *c;
-	__u32 vni = 0, mtu = 0;
+	char underlay[IF_NAMESIZE] = "";
+	struct tunnel_link l;
 
 	(void)data;
-	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
-		switch (mnl_attr_get_type(a)) {
-		case IFLA_IFNAME: name = mnl_attr_get_str(a); break;
-		case IFLA_MTU: mtu = mnl_attr_get_u32(a); break;
-		case IFLA_LINKINFO:
-			mnl_attr_for_each_nested(b, a) {
-				if (mnl_attr_get_type(b) == IFLA_INFO_KIND)
-					kind = mnl_attr_get_str(b);
-				if (mnl_attr_get_type(b) == IFLA_INFO_DATA)
-					mnl_attr_for_each_nested(c, b)
-						if (mnl_attr_get_type(c) == IFLA_VXLAN_ID)
-							vni = mnl_attr_get_u32(c);
-			}
-			break;
-		}
-	}
-	if (!kind || !kind_known(kind))
+	parse_link(nlh, &l);
+	if (!l.kind || !kind_known(l.kind))
 		return MNL_CB_OK;
+	if (l.underlay && !if_indextoname(l.underlay, underlay))
+		underlay[0] = '\0';
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "name", "%s", name);
-	print_string(PRINT_ANY, "kind", " %s", kind);
-	print_uint(PRINT_ANY, "vni", " vni %llu", vni);
-	print_uint(PRINT_ANY, "mtu", " mtu %llu", mtu);
-	print_bool(PRINT_JSON, "up", NULL, ifi->ifi_flags & IFF_UP);
-	print_string(PRINT_FP, NULL, " %s", ifi->ifi_flags & IFF_UP ? "up" : "down");
+	print_string(PRINT_ANY, "name", "%s", l.name ? l.name : "?");
+	print_string(PRINT_ANY, "kind", " %s", l.kind);
+	print_uint(PRINT_ANY, "vni", " vni %llu", l.vni);
+	print_addr("local", " local %s", &l.local);
+	print_addr("remote", " remote %s", &l.remote);
+	print_string(PRINT_JSON, "dev", NULL, underlay);
+	if (underlay[0])
+		print_string(PRINT_FP, NULL, " dev %s", underlay);
+	print_uint(PRINT_ANY, "dstport", " dstport %llu", l.port);
+	print_uint(PRINT_ANY, "mtu", " mtu %llu", l.mtu);
+	print_bool(PRINT_JSON, "up", NULL, l.flags & IFF_UP);
+	print_string(PRINT_FP, NULL, " %s", l.flags & IFF_UP ? "up" : "down");
+	print_bool(PRINT_JSON, "splitctl", NULL, link_is_ours(&l));
+	print_string(PRINT_FP, NULL, "%s", link_is_ours(&l) ? "" : " (not created by splitctl)");
 	print_nl();
 	close_json_object();
 	return MNL_CB_OK;
