@@ -323,9 +323,22 @@ static void remove_pins(const char *dir)
 		unlink(path);
 	}
 	remove_markers(dir);
+	sc_netns_unrecord(dir);
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);
 	if (!rmdir(path))
 		rmdir(dir);
+}
+
+/* The instance is this namespace's: 0, else the error printed, exit code. */
+static int check_netns(const char *dir)
+{
+	char msg[PATH_MAX * 3];
+	int err = sc_netns_check(dir);
+
+	if (!err)
+		return 0;
+	pr_err("%s", sc_state_strerror(err, dir, msg, sizeof(msg)));
+	return FS_EXIT_RUNTIME;
 }
 
 /* Write the config and (re)pin the programs of a loaded skeleton. */
@@ -603,7 +616,9 @@ static int attach_locked(struct attach_ctx *c)
 	char path[PATH_MAX];
 	int ret;
 
-	ret = attach_inspect(c);
+	ret = check_netns(c->dir);
+	if (!ret)
+		ret = attach_inspect(c);
 	if (!ret)
 		ret = attach_load(c);
 	if (!ret)
@@ -628,6 +643,13 @@ static int attach_locked(struct attach_ctx *c)
 	marker_path(path, sizeof(path), c->dir, c->ifindex);
 	if (mkdir(path, 0700) && errno != EEXIST)
 		pr_debug("cannot create '%s': %s", path, strerror(errno));
+	/* after the link: a kill -9 before leaves no record, which the next
+	 * attach writes (an instance without one is taken as this namespace's) */
+	ret = sc_netns_record(c->dir);
+	if (ret) {
+		pr_err("cannot record the network namespace in '%s': %s", c->dir, strerror(-ret));
+		return FS_EXIT_RUNTIME;
+	}
 	if (c->hook_auto) {
 		print_string(PRINT_FP, NULL, "%s: ", c->ifname);
 		print_string(PRINT_FP, NULL, "hook %s", sc_hook_name(c->hook));
@@ -809,7 +831,9 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 		pr_err("%s", sc_state_strerror(err, dir, msg, sizeof(msg)));
 		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
-	ret = detach_locked(dir, ifname, ifindex);
+	ret = check_netns(dir);
+	if (!ret)
+		ret = detach_locked(dir, ifname, ifindex);
 	close(lock_fd);
 	return ret;
 }

@@ -273,6 +273,41 @@ static void print_fill(const struct sc_state *st, __u64 n4, __u64 n6)
 	close_json_object();
 }
 
+/* The namespace of the instance, "net:[INO] ('NAME')"; "" when unknown. */
+static void instance_netns(const char *dir, char *buf, size_t len)
+{
+	struct sc_netns ns;
+
+	buf[0] = '\0';
+	if (!sc_netns_pinned(dir, &ns))
+		sc_netns_describe(&ns, buf, len);
+}
+
+/*
+ * status without a usable instance: the one error line, and under -j a
+ * document saying so ({"pin_dir", "attached": false, "error"}; an instance
+ * of another network namespace is attached, and named in "netns").
+ */
+static int status_unavailable(const struct sc_opts *o, int err)
+{
+	char msg[PATH_MAX + 512], netns[160];
+	const char *dir = sc_pin_dir(o);
+
+	sc_state_strerror(err, dir, msg, sizeof(msg));
+	pr_err("%s", msg);
+	instance_netns(dir, netns, sizeof(netns));
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "pin_dir", NULL, dir);
+	print_bool(PRINT_JSON, "attached", NULL, err == -EXDEV);
+	if (err == -EXDEV) {
+		print_string(PRINT_JSON, "netns", NULL, netns);
+		print_bool(PRINT_JSON, "other_netns", NULL, true);
+	}
+	print_string(PRINT_JSON, "error", NULL, msg);
+	close_json_object();
+	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+}
+
 int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -281,14 +316,15 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	struct sc_state st;
 	__u64 n4, n6, now;
 	unsigned int hz;
+	char netns[160];
 	int n, ret;
 
 	(void)args;
 	(void)argc;
 	(void)argv;
-	ret = sc_state_open_cmd(o, &st, 0);
+	ret = sc_state_open(o, &st, 0);
 	if (ret)
-		return ret;
+		return status_unavailable(o, ret);
 	ret = FS_EXIT_RUNTIME;
 	if ((n = sc_config_read(&st, &cfg)) || (n = sc_clock_now(&st, &now, &hz)) ||
 	    (n = fs_map__count(st.flows4_fd, &n4)) || (n = fs_map__count(st.flows6_fd, &n6)) ||
@@ -297,8 +333,12 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("cannot read the instance '%s': %s", st.dir, strerror(-n));
 		goto out;
 	}
+	instance_netns(st.dir, netns, sizeof(netns));
 	open_json_object(NULL);
-	print_string(PRINT_ANY, "pin_dir", "instance: %s\n", st.dir);
+	print_string(PRINT_ANY, "pin_dir", "instance: %s", st.dir);
+	print_bool(PRINT_JSON, "attached", NULL, true);
+	print_string(PRINT_ANY, "netns", ", network namespace %s", netns[0] ? netns : "not recorded");
+	print_nl();
 	print_ifaces(ifs, n, missing, nmissing);
 	print_config(&cfg);
 	/* HZ only: status stays comparable before/after a change */

@@ -69,6 +69,9 @@ struct sc_state {
 /* Empty subdirectory: "splitctl created this pin directory" (bpffs holds
  * only pins and directories, and refuses names with a '.'). */
 #define SC_PIN_CREATED		"created_by_splitctl"
+/* Empty subdirectory recording the network namespace the instance was
+ * attached in: its inode and cookie (ifindexes mean nothing elsewhere). */
+#define SC_PIN_NETNS_FMT	"netns_%lu_%llu"
 
 /*
  * Errors of the state functions below (negative errno values), worded by
@@ -83,6 +86,7 @@ struct sc_state {
  *   -EACCES         it is not owned by root (or us), or others may write it
  *   -ENODATA        no flowsplit maps pinned in it
  *   -EAGAIN         it kept disappearing while attach created it
+ *   -EXDEV          it was attached in another network namespace
  */
 const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len);
 
@@ -102,6 +106,26 @@ int sc_lock_dir(const char *dir);
  * and creates it again if a concurrent detach removed it meanwhile.
  */
 int sc_lock_dir_create(const char *dir);
+
+/* A network namespace: inode of /proc/self/ns/net and its cookie (never
+ * reused while the system runs; 0 where the kernel has none). */
+struct sc_netns {
+	unsigned long ino;
+	unsigned long long cookie;
+};
+/* This process's namespace: 0 or -errno. */
+int sc_netns_self(struct sc_netns *ns);
+/* The namespace recorded in the pin directory: 0, -ENOENT (none), -errno. */
+int sc_netns_pinned(const char *dir, struct sc_netns *ns);
+/* Record this namespace unless one is recorded; 0 or -errno. */
+int sc_netns_record(const char *dir);
+/* Remove the record (with the last pin). */
+void sc_netns_unrecord(const char *dir);
+/* 0 when the instance is this namespace's (or records none), -EXDEV when
+ * another's, -errno. */
+int sc_netns_check(const char *dir);
+/* "net:[INO] ('NAME')" for messages (NAME from /run/netns, when found). */
+void sc_netns_describe(const struct sc_netns *ns, char *buf, size_t len);
 
 /*
  * Open the pinned maps of an attached instance; lock: take the instance

@@ -51,3 +51,48 @@ links() {
 	[ "$status" -eq 1 ]
 	[ "$output" = "splitctl: tunnel del: interface 'vx1' does not exist" ]
 }
+
+# sc_in NS ARGS...: splitctl in namespace NS with the router's instance
+sc_in() {
+	local ns=$1
+	shift
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$BPF" "$@"
+}
+
+@test "an instance of another network namespace: every command refuses, naming both; nothing changes" {
+	fs_sc attach rc --hook xdp --threshold 7
+	ino_r=$(ip netns exec "$R" stat -L -c %i /proc/self/ns/net)
+	ino_c=$(ip netns exec "$C" stat -L -c %i /proc/self/ns/net)
+	fs_sc status | grep -qx "instance: $BPF, network namespace net:\[$ino_r\] ('$R')"
+	fs_sc -j status | jq -e --arg n "net:[$ino_r] ('$R')" '.netns == $n and .attached'
+	before=$(fs_sc -j status | jq -c '{config, interfaces}'; ls "$BPF")
+	want="splitctl: instance '$BPF' was attached in network namespace net:[$ino_r] ('$R'), this is net:[$ino_c] ('$C'): refusing to touch it (run splitctl in that namespace; if it is gone, remove the pins with 'rm -r $BPF')"
+	for cmd in "detach cv" "detach --all" "attach cv" "set threshold 9" "flush" "gc" "stats" "flows" "status"; do
+		# shellcheck disable=SC2086
+		run sc_in "$C" $cmd
+		echo "$cmd: $status $output"
+		[ "$status" -eq 1 ]
+		[ "$output" = "$want" ]
+	done
+	# status -j: a document naming the other namespace
+	run sc_in "$C" -j status
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -v '^splitctl:' | jq -e --arg n "net:[$ino_r] ('$R')" \
+		'.attached and .other_netns and .netns == $n and (.error | startswith("instance"))'
+	after=$(fs_sc -j status | jq -c '{config, interfaces}'; ls "$BPF")
+	[ "$after" = "$before" ]
+	ip -n "$R" -d link show rc | grep -q prog/xdp
+	! ip -n "$C" -d link show cv | grep -q prog/xdp || false
+	# the owner detaches; the record goes with the last pin
+	fs_sc detach --all
+	[ ! -e "$BPF" ]
+}
+
+@test "status and detach --all with nothing attached: exit 1, one line, a JSON document under -j" {
+	run fs_sc status
+	[ "$status" -eq 1 ]
+	[ "$output" = "splitctl: nothing attached: pin directory '$BPF' does not exist (see 'splitctl attach')" ]
+	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j status
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -v '^splitctl:' | jq -e --arg d "$BPF" '.pin_dir == $d and .attached == false and (.error | startswith("nothing attached"))'
+}
