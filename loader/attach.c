@@ -375,6 +375,7 @@ struct attach_ctx {
 	int r4, r6, rc, rs;
 	struct split_config cfg;	/* to be written */
 	int link_fd;
+	struct sc_attach_result *res;	/* filled on success */
 };
 
 /*
@@ -655,20 +656,33 @@ static int attach_locked(struct attach_ctx *c)
 		print_string(PRINT_FP, NULL, "hook %s", sc_hook_name(c->hook));
 		print_string(PRINT_FP, NULL, " (auto: %s)\n", c->why);
 	}
+	c->res->ifindex = c->ifindex;
+	c->res->hook = c->hook;
+	c->res->upgrade = c->upgrade;
+	c->res->hook_auto = c->hook_auto;
+	snprintf(c->res->why, sizeof(c->res->why), "%s", c->why);
+	c->res->mode = "?";
 	if (c->hook == SC_HOOK_TC)
-		pr_debug("%s: splitter %s at TC ingress", c->ifname,
-			 c->upgrade ? "upgraded" : "attached");
+		c->res->mode = "tcx";
 	else if (bpf_xdp_query(c->ifindex, 0, &q) == 0)
-		pr_debug("%s: splitter %s in %s mode", c->ifname,
-			 c->upgrade ? "upgraded" : "attached", fs_xdp_mode_name(q.attach_mode));
+		c->res->mode = fs_xdp_mode_name(q.attach_mode);
+	pr_debug("%s: splitter %s at hook %s, %s mode", c->ifname,
+		 c->upgrade ? "upgraded" : "attached", sc_hook_name(c->hook), c->res->mode);
 	return 0;
 }
 
 int sc_attach(const struct sc_opts *o, const char *ifname,
 	      const struct sc_attach_args *a)
 {
+	return sc_attach_report(o, ifname, a, NULL);
+}
+
+int sc_attach_report(const struct sc_opts *o, const char *ifname,
+		     const struct sc_attach_args *a, struct sc_attach_result *res)
+{
+	struct sc_attach_result ignored;
 	struct attach_ctx c = { .a = a, .ifname = ifname, .dir = sc_pin_dir(o),
-				.link_fd = -1 };
+				.link_fd = -1, .res = res ? res : &ignored };
 	char msg[PATH_MAX + 256];
 	int lock_fd = -1, ret, err;
 
@@ -766,10 +780,18 @@ static void unlink_all_links(const char *dir)
 		closedir(d);
 }
 
-/* Under the instance lock. */
-static int detach_locked(const char *dir, const char *ifname, int ifindex)
+bool sc_instance_present(const char *dir)
 {
+	return count_links(dir) || count_pins(dir);
+}
+
+/* Under the instance lock. */
+static int detach_locked(const char *dir, const char *ifname, int ifindex,
+			 struct sc_detach_result *res)
+{
+	struct sc_iface ifs[SC_MAX_IFACES];
 	char path[PATH_MAX], marker[PATH_MAX];
+	int i, n;
 
 	if (!ifname && !count_links(dir) && !count_pins(dir)) {
 		/* an empty directory (the operator's, or a first attach
@@ -786,6 +808,7 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex)
 			 * forgets it */
 			if (!rmdir(marker)) {
 				pr_info("%s: its link pin was already gone: forgotten", ifname);
+				snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifname);
 				goto done;
 			}
 			pr_err("the splitter is not attached to '%s' (instance '%s')", ifname, dir);
@@ -795,18 +818,31 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex)
 		if (unlink_link(path))
 			return FS_EXIT_RUNTIME;
 		rmdir(marker);
+		snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifname);
 	} else {
+		n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
+		for (i = 0; i < n; i++)
+			snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifs[i].name);
 		unlink_all_links(dir);
 		remove_markers(dir);
 	}
 done:
-	if (count_links(dir) == 0)
+	if (count_links(dir) == 0) {
 		remove_pins(dir);
+		res->pins_removed = true;
+	}
 	return FS_EXIT_OK;
 }
 
 int sc_detach(const struct sc_opts *o, const char *ifname)
 {
+	return sc_detach_report(o, ifname, NULL);
+}
+
+int sc_detach_report(const struct sc_opts *o, const char *ifname,
+		     struct sc_detach_result *res)
+{
+	static struct sc_detach_result ignored;
 	const char *dir = sc_pin_dir(o);
 	char msg[PATH_MAX + 256];
 	int lock_fd = -1, ifindex = 0, ret, err;
@@ -831,9 +867,12 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 		pr_err("%s", sc_state_strerror(err, dir, msg, sizeof(msg)));
 		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
+	if (!res)
+		res = &ignored;
+	memset(res, 0, sizeof(*res));
 	ret = check_netns(dir);
 	if (!ret)
-		ret = detach_locked(dir, ifname, ifindex);
+		ret = detach_locked(dir, ifname, ifindex, res);
 	close(lock_fd);
 	return ret;
 }

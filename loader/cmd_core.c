@@ -43,11 +43,14 @@ static int routes_can_follow(__u32 from, __u32 to);
 
 /* attach: the routes of "route up" follow a new long code point, as with
  * "set"; if they cannot, the attach is undone (config put back, or the
- * new instance detached). */
+ * new instance detached). attach, detach and set are silent in text mode
+ * (attach names the hook --hook auto picked); under -j they say what they
+ * did. */
 int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct sc_attach_args *a = args;
 	struct split_config before, after;
+	struct sc_attach_result r;
 	bool had;
 	char err[256];
 	int ret;
@@ -67,10 +70,11 @@ int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 		if (ret)
 			return ret;
 	}
-	ret = sc_attach(o, a->ifname, a);
-	if (ret || live_config(o, &after))
+	ret = sc_attach_report(o, a->ifname, a, &r);
+	if (ret)
 		return ret;
-	ret = tcfg_route_follow(after.dscp_long, false, err, sizeof(err));
+	ret = live_config(o, &after) ? 0 :
+	      tcfg_route_follow(after.dscp_long, false, err, sizeof(err));
 	if (ret && had) {
 		struct sc_state st;
 
@@ -81,20 +85,67 @@ int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 	} else if (ret) {
 		sc_detach(o, a->ifname);
 	}
-	return ret;
+	if (ret)
+		return ret;
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "interface", NULL, a->ifname);
+	print_int(PRINT_JSON, "ifindex", NULL, r.ifindex);
+	print_string(PRINT_JSON, "hook", NULL, sc_hook_name(r.hook));
+	print_string(PRINT_JSON, "mode", NULL, r.mode);
+	print_bool(PRINT_JSON, "upgrade", NULL, r.upgrade);
+	print_bool(PRINT_JSON, "hook_auto", NULL, r.hook_auto);
+	print_string(PRINT_JSON, "why", NULL, r.why);
+	close_json_object();
+	return FS_EXIT_OK;
+}
+
+void sc_print_detached(const struct sc_detach_result *r)
+{
+	int i;
+
+	open_json_array(PRINT_JSON, "detached");
+	for (i = 0; i < r->n; i++)
+		print_string(PRINT_JSON, NULL, NULL, r->names[i]);
+	close_json_array(PRINT_JSON, NULL);
+	print_bool(PRINT_JSON, "pins_removed", NULL, r->pins_removed);
 }
 
 int cmd_detach(const struct sc_opts *o, void *args, int argc, char **argv)
 {
+	static struct sc_detach_result r;
 	struct sc_detach_args *a = args;
+	int ret;
 
 	(void)argc;
 	(void)argv;
-	if (a->all && !a->ifname[0])
-		return sc_detach(o, NULL);
-	if (!a->all && a->ifname[0])
-		return sc_detach(o, a->ifname);
-	return sc_usage_error("detach", "expected one interface name or --all (see -h)");
+	if (a->all == !!a->ifname[0])
+		return sc_usage_error("detach", "expected one interface name or --all (see -h)");
+	ret = sc_detach_report(o, a->all ? NULL : a->ifname, &r);
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "pin_dir", NULL, sc_pin_dir(o));
+	sc_print_detached(&r);
+	close_json_object();
+	return ret;
+}
+
+/* The config object; text: PRINT_FP (status) or 0 (set: JSON only). */
+static void print_config(const struct split_config *c, enum output_type text)
+{
+	enum output_type any = PRINT_JSON | text;
+
+	open_json_object("config");
+	print_uint(any, "threshold", "config: threshold %llu packets", c->threshold);
+	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
+	print_float(text, NULL, ", idle-timeout %g s", c->idle_timeout_ms / 1000.0);
+	print_uint(any, "dscp_short", ", dscp-short %llu", c->dscp_short);
+	print_uint(any, "dscp_long", ", dscp-long %llu", c->dscp_long);
+	print_bool(PRINT_JSON, "enabled", NULL, c->flags & FS_CFG_F_ENABLED);
+	print_bool(any, "ack_short", ", ack-short %s", c->flags & FS_CFG_F_ACK_SHORT);
+	print_string(text, NULL, ", %s",
+		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+	if (text)
+		print_nl();
+	close_json_object();
 }
 
 /* NAME VALUE pairs through the settings table: each value checked once. */
@@ -185,29 +236,19 @@ int cmd_set(const struct sc_opts *o, void *args, int argc, char **argv)
 	}
 	if (before.dscp_long != cfg.dscp_long) {
 		ret = tcfg_route_follow(cfg.dscp_long, false, err, sizeof(err));
-		if (ret)	/* printed; the marks go back to what the routes match */
+		if (ret) {	/* printed; the marks go back to what the routes match */
 			sc_config_write(&st, &before);
+			goto out;
+		}
 	}
+	open_json_object(NULL);
+	print_config(&cfg, 0);
+	close_json_object();
 out:
 	sc_state_close(&st);
 	return ret;
 }
 
-static void print_config(const struct split_config *c)
-{
-	open_json_object("config");
-	print_uint(PRINT_ANY, "threshold", "config: threshold %llu packets", c->threshold);
-	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
-	print_float(PRINT_FP, NULL, ", idle-timeout %g s", c->idle_timeout_ms / 1000.0);
-	print_uint(PRINT_ANY, "dscp_short", ", dscp-short %llu", c->dscp_short);
-	print_uint(PRINT_ANY, "dscp_long", ", dscp-long %llu", c->dscp_long);
-	print_bool(PRINT_JSON, "enabled", NULL, c->flags & FS_CFG_F_ENABLED);
-	print_bool(PRINT_ANY, "ack_short", ", ack-short %s", c->flags & FS_CFG_F_ACK_SHORT);
-	print_string(PRINT_FP, NULL, ", %s",
-		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
-	print_nl();
-	close_json_object();
-}
 
 /* Generic XDP sees skbs after GRO: one call per merged packet. */
 static bool iface_undercounts(const struct sc_iface *ifc)
@@ -340,7 +381,7 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_string(PRINT_ANY, "netns", ", network namespace %s", netns[0] ? netns : "not recorded");
 	print_nl();
 	print_ifaces(ifs, n, missing, nmissing);
-	print_config(&cfg);
+	print_config(&cfg, PRINT_FP);
 	/* HZ only: status stays comparable before/after a change */
 	open_json_object("clock");
 	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);

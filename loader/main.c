@@ -280,6 +280,8 @@ static const struct sc_cmd commands[] = {
 	       no_opts, struct sc_no_args, .subs = route_cmds),
 	SC_CMD("tunnel", NULL, "add|del|show ...", "create or remove lab tunnels",
 	       no_opts, struct sc_no_args, .subs = tunnel_cmds),
+	SC_CMD("down", cmd_down, "", "remove everything splitctl made in this network namespace",
+	       no_opts, struct sc_no_args),
 	{ .name = NULL },
 };
 

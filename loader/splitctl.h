@@ -230,11 +230,36 @@ extern const struct sc_option sc_attach_opts[];
 /* The interface exists and is up: 0, else an exit code (FS_EXIT_USAGE:
  * no such interface) with the reason in err. Prints nothing. */
 int sc_iface_usable(const char *ifname, char *err, size_t len);
+/* What an attach did, for its JSON output. */
+struct sc_attach_result {
+	int ifindex;
+	enum sc_hook hook;
+	const char *mode;	/* "native", "generic", "tcx", "?" */
+	bool upgrade;		/* the program was swapped in place */
+	bool hook_auto;		/* the hook was picked by --hook auto, why: */
+	char why[256];
+};
+/* What a detach did. */
+struct sc_detach_result {
+	char names[SC_MAX_IFACES][IF_NAMESIZE];	/* "?" for a vanished interface */
+	int n;
+	bool pins_removed;	/* the last interface went: no pins left */
+};
+
 /* Attach (or upgrade in place) on one interface; prints its own errors;
- * returns an exit code. */
+ * returns an exit code. res (may be NULL) says what was done. */
+int sc_attach_report(const struct sc_opts *o, const char *ifname,
+		     const struct sc_attach_args *a, struct sc_attach_result *res);
 int sc_attach(const struct sc_opts *o, const char *ifname,
 	      const struct sc_attach_args *a);
-/* Detach one interface (ifname) or all (ifname == NULL). */
+/* Detach one interface (ifname) or all (ifname == NULL); res (may be NULL)
+ * lists what was detached. */
+int sc_detach_report(const struct sc_opts *o, const char *ifname,
+		     struct sc_detach_result *res);
 int sc_detach(const struct sc_opts *o, const char *ifname);
+/* The "detached" array and "pins_removed" of a JSON document. */
+void sc_print_detached(const struct sc_detach_result *r);
+/* Are there pins of an instance in dir (links, maps or programs)? */
+bool sc_instance_present(const char *dir);
 
 #endif /* SPLITCTL_H */

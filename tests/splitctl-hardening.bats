@@ -35,7 +35,7 @@ agent() {
 	odd_iface "$name" fstc-peer0
 	run fs_sc -j attach "$name"
 	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	echo "$output" | jq -e --arg n "$name" '.interface == $n'
 	fs_sc -j status | jq -e --arg n "$name" '.interfaces[0].name == $n'
 	for cmd in status stats flows "flows --top 1" flush gc; do
 		# shellcheck disable=SC2086
@@ -44,7 +44,7 @@ agent() {
 	done
 	run fs_sc -j set threshold 5
 	[ "$status" -eq 0 ]
-	[ -z "$output" ]
+	echo "$output" | jq -e '.config.threshold == 5'
 	printf '[splitter]\ninterfaces = %s\n' "$name" >"$D/we\"ird.conf"
 	fs_sc -j check -c "$D/we\"ird.conf" | jq -e --arg f "$D/we\"ird.conf" '.file == $f and .valid == true'
 	# route and tunnel (tunnel-cfg's output, through the same layer)

@@ -96,3 +96,62 @@ sc_in() {
 	[ "$status" -eq 1 ]
 	echo "$output" | grep -v '^splitctl:' | jq -e --arg d "$BPF" '.pin_dir == $d and .attached == false and (.error | startswith("nothing attached"))'
 }
+
+# ours NS: what "down" must remove: our rules and routes (protocol 245),
+# our tunnels, the splitter
+ours() {
+	ip -n "$1" rule show | grep -c 'proto 245' || true
+	ip -n "$1" -6 rule show | grep -c 'proto 245' || true
+	ip -n "$1" route show table all proto 245 | wc -l
+	ip -n "$1" -6 route show table all proto 245 | wc -l
+	ip -n "$1" -d link show | grep -c 'flowsplit: created by splitctl' || true
+	ip -n "$1" -d link show | grep -c 'prog/xdp' || true
+}
+
+# two lab tunnels of splitctl's over rs, and the routes over them
+lab_routes() {
+	fs_sc tunnel add vx1 vxlan --vni 11 --local 10.77.2.254 --remote 10.77.2.1 --dev rs
+	fs_sc tunnel add vx2 vxlan --vni 12 --local 10.77.2.254 --remote 10.77.2.1 --dev rs --dstport 4790
+	ip -n "$R" addr add 192.168.201.1/30 dev vx1
+	ip -n "$R" addr add 192.168.202.1/30 dev vx2
+	fs_sc route up --mode split --short-dev vx1 --long-dev vx2 --prefix 10.9.0.0/24 \
+		--lan-dev rc --via-short 192.168.201.2 --via-long 192.168.202.2
+}
+
+@test "down removes routes, rules, its tunnels and the datapath, nothing else; again: nothing to do" {
+	fs_sc attach rc --hook xdp
+	lab_routes
+	# the operator's own objects, which must stay
+	ip -n "$R" link add vxf type vxlan id 13 dstport 4791 local 10.77.1.254
+	ip -n "$R" rule add priority 900 lookup 200
+	ip -n "$R" route add 10.8.0.0/24 dev rs table 200
+	[ "$(ours "$R" | tr '\n' ' ')" = "2 2 2 0 2 1 " ]
+	others=$(ip -n "$R" rule show | grep -v 'proto 245'; ip -n "$R" route show table 200; links "$R" | grep -v '^vx[12]$')
+	run fs_sc down
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "removed: 4 policy rules and 2 routes of route up" ]
+	[ "${lines[1]}" = "removed: tunnel vx1, vx2" ]
+	[ "${lines[2]}" = "detached: rc" ]
+	[ "${lines[3]}" = "removed: the pins of instance $BPF" ]
+	[ "$(ours "$R" | tr '\n' ' ')" = "0 0 0 0 0 0 " ]
+	[ ! -e "$BPF" ]
+	[ "$(ip -n "$R" rule show | grep -v 'proto 245'; ip -n "$R" route show table 200; links "$R")" = "$others" ]
+	run fs_sc down
+	[ "$status" -eq 0 ]
+	[ "$output" = "nothing to do: no splitter, routes or tunnels of splitctl in this network namespace" ]
+	fs_sc -j down | jq -e '.changed == false and .rules_removed == 0 and .tunnels_removed == [] and .detached == []'
+}
+
+@test "down -j says what it removed; refuses another namespace's instance before any change" {
+	fs_sc attach rc --hook xdp
+	lab_routes
+	before=$(ours "$R")
+	run ip netns exec "$C" "$SPLITCTL" --pin-dir "$BPF" down
+	[ "$status" -eq 1 ]
+	[[ "$output" == "splitctl: instance '$BPF' was attached in network namespace"*"refusing to touch it"* ]]
+	[ "$(ours "$R")" = "$before" ]
+	run fs_sc -j down
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.changed and .rules_removed == 4 and .routes_removed == 2 and .tunnels_removed == ["vx1", "vx2"] and .detached == ["rc"] and .pins_removed'
+}

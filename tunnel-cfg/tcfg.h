@@ -17,6 +17,7 @@
  *   route.c        route up / down (the actions)
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
+ *   down.c         everything of ours in this namespace ("splitctl down")
  *   nl.c           the netlink socket (send, ACK, extack); tcfg_fail()
  *
  * Functions here return 0 or a negative errno and leave the one-line
@@ -213,6 +214,9 @@ struct tcfg_tunnel {
  * with a protocol number the same way (TCFG_PROTO).
  */
 #define TCFG_TUNNEL_TAG "flowsplit: created by splitctl tunnel add"
+
+/* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
+int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e);
 
 /* One RTM_NEWLINK of a dump, printed when it is a tunnel (tunnel show). */
 int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);

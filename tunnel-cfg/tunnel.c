@@ -348,6 +348,45 @@ int tcfg_tunnel_del(const char *name)
 	return ret;
 }
 
+/* The tunnels of ours in a link dump. */
+struct ours_list {
+	int ifindex[TCFG_MAX_DOWN_TUNNELS];
+	char name[TCFG_MAX_DOWN_TUNNELS][IF_NAMESIZE];
+	int n;
+};
+
+static int ours_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct ours_list *o = data;
+	struct tunnel_link l;
+
+	parse_link(nlh, &l);
+	if (link_is_ours(&l) && o->n < TCFG_MAX_DOWN_TUNNELS) {
+		o->ifindex[o->n] = l.ifindex;
+		snprintf(o->name[o->n++], IF_NAMESIZE, "%s", l.name ? l.name : "?");
+	}
+	return MNL_CB_OK;
+}
+
+int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
+{
+	struct ours_list o = { .n = 0 };
+	int i, ret = 0;
+
+	if (nl_talk(nl, tcfg_msg_dump(nl->buf, RTM_GETLINK), ours_cb, &o))
+		return tcfg_fail(e, errno, "cannot list interfaces: %s", nl_err(nl));
+	for (i = 0; i < o.n; i++) {
+		if (nl_talk(nl, tcfg_msg_link(nl->buf, RTM_DELLINK, o.ifindex[i]), NULL, NULL)) {
+			if (errno != ENODEV)
+				ret = tcfg_fail(e, errno, "cannot delete tunnel '%s': %s",
+						o.name[i], nl_err(nl));
+			continue;
+		}
+		snprintf(r->tunnels[r->ntunnels++], sizeof(r->tunnels[0]), "%s", o.name[i]);
+	}
+	return ret;
+}
+
 static void print_addr(const char *key, const char *fmt, const struct tcfg_prefix *p)
 {
 	char a[INET6_ADDRSTRLEN] = "";

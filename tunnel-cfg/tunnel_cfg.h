@@ -78,4 +78,19 @@ int tcfg_tunnel_add(const struct tcfg_tunnel *t);
 int tcfg_tunnel_del(const char *name);
 int tcfg_tunnel_show(void);
 
+/* ---- down: everything of tunnel-cfg's in this network namespace ------------ */
+#define TCFG_MAX_DOWN_TUNNELS 32
+struct tcfg_down_result {
+	int rules, routes;		/* removed (protocol TCFG_PROTO) */
+	char tunnels[TCFG_MAX_DOWN_TUNNELS][16];	/* deleted (owner-tagged) */
+	int ntunnels;
+};
+/*
+ * Remove every rule and route of ours (as "route down"), the route record
+ * and the replaced hash policy, then delete every tunnel "tunnel add"
+ * created (its owner tag). Goes on after an error (removes what it can),
+ * prints that error once and returns an exit code; r counts what went.
+ */
+int tcfg_down(struct tcfg_down_result *r);
+
 #endif /* TUNNEL_CFG_H */
