@@ -332,6 +332,9 @@ static void cmd_usage(FILE *f, const struct sc_cmd *c, const char *path)
 	fprintf(f, "Usage: splitctl [OPTIONS] %s [OPTIONS]%s%s\n\n%s\n\nOptions:\n",
 		path, *c->args ? " " : "", c->args, c->summary);
 	sc_options_help(f, c->opts);
+	if (c->fn)
+		fprintf(f, "  %-34s %s\n", "-j, -v, -P DIR, -V",
+			"the global options, here as well as before the command");
 	if (c->fn == cmd_set) {
 		fprintf(f, "\nSettings (NAME VALUE):\n");
 		sc_options_keys_help(f, sc_setting_opts);
@@ -402,10 +405,10 @@ static void command_names(const struct sc_cmd *t, char *buf, size_t len)
 }
 
 static int run_command(const struct sc_cmd *c, const char *parent,
-		       const struct sc_opts *o, int argc, char **argv);
+		       struct sc_opts *o, int argc, char **argv);
 
 /* "route up ...": pick the sub-command by its exact name. */
-static int run_sub(const struct sc_cmd *c, const struct sc_opts *o, int argc,
+static int run_sub(const struct sc_cmd *c, struct sc_opts *o, int argc,
 		   char **argv)
 {
 	const struct sc_cmd *sub;
@@ -428,9 +431,17 @@ static int run_sub(const struct sc_cmd *c, const struct sc_opts *o, int argc,
 	return run_command(sub, c->name, o, argc - 1, argv + 1);
 }
 
-/* Parse the command's options, then run it inside one output document. */
+/* The global options in force: logging follows -v. */
+static void apply_globals(const struct sc_opts *o)
+{
+	fs_log_init("splitctl", o->verbose ? FS_LOG_DEBUG : FS_LOG_INFO);
+	sc_verbose_level = o->verbose;
+}
+
+/* Parse the command's options (and global ones given after the command,
+ * as bpftool takes them), then run it inside one output document. */
 static int run_command(const struct sc_cmd *c, const char *parent,
-		       const struct sc_opts *o, int argc, char **argv)
+		       struct sc_opts *o, int argc, char **argv)
 {
 	union sc_any_args args;
 	int ret, rest = argc, werr;
@@ -443,14 +454,19 @@ static int run_command(const struct sc_cmd *c, const char *parent,
 	memset(&args, 0, sizeof(args));
 	if (c->defaults)
 		memcpy(&args, c->defaults, c->args_size);
-	ret = sc_options_parse(c->opts, path, argc, argv, &args, c->free_args,
-			       c->free_args ? &rest : NULL);
+	ret = sc_options_parse_with(c->opts, &args, global_opts, o, path, argc, argv,
+				    c->free_args, c->free_args ? &rest : NULL);
 	if (ret == 1) {
 		cmd_usage(stdout, c, path);
 		return FS_EXIT_OK;
 	}
 	if (ret)
 		return ret;
+	if (o->version) {
+		printf("splitctl %s\n", SC_VERSION);
+		return FS_EXIT_OK;
+	}
+	apply_globals(o);
 	print_begin(stdout, o->json);
 	ret = c->fn(o, &args, argc - rest, argv + rest);
 	werr = print_end();
@@ -480,8 +496,7 @@ int main(int argc, char **argv)
 		printf("splitctl %s\n", SC_VERSION);
 		return FS_EXIT_OK;
 	}
-	fs_log_init("splitctl", o.verbose ? FS_LOG_DEBUG : FS_LOG_INFO);
-	sc_verbose_level = o.verbose;
+	apply_globals(&o);
 	libbpf_set_print(libbpf_log);
 	if (first >= argc) {
 		main_usage(stderr);

@@ -409,10 +409,21 @@ static int parse_positionals(const struct sc_opt_ref *r, int n, const char *cmd,
 int sc_options_parse(const struct sc_option *t, const char *cmd, int argc,
 		     char **argv, void *base, bool in_order, int *rest)
 {
+	return sc_options_parse_with(t, base, NULL, NULL, cmd, argc, argv, in_order, rest);
+}
+
+int sc_options_parse_with(const struct sc_option *t, void *base,
+			  const struct sc_option *extra, void *extra_base,
+			  const char *cmd, int argc, char **argv, bool in_order,
+			  int *rest)
+{
 	struct sc_opt_ref r[SC_MAX_FLAT_OPTS];
 	struct option lo[SC_MAX_FLAT_OPTS + 2];
 	char shortopts[3 * SC_MAX_FLAT_OPTS + 8], err[512], bad[8];
 	int n = flatten(t, base, true, r, 0), c, i;
+
+	if (extra)
+		n = flatten(extra, extra_base, true, r, n);
 
 	build_getopt(r, n, in_order, lo, shortopts);
 	optind = 0;

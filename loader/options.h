@@ -138,6 +138,12 @@ void sc_option_names(const struct sc_option *t, char *buf, size_t len);
  */
 int sc_options_parse(const struct sc_option *t, const char *cmd, int argc,
 		     char **argv, void *base, bool in_order, int *rest);
+/* The same with the rows of a second table (into extra_base) accepted
+ * too: the global options after the command, as bpftool does. */
+int sc_options_parse_with(const struct sc_option *t, void *base,
+			  const struct sc_option *extra, void *extra_base,
+			  const char *cmd, int argc, char **argv, bool in_order,
+			  int *rest);
 /* "  -t, --threshold N   help (lo..hi)" lines. */
 void sc_options_help(FILE *f, const struct sc_option *t);
 /* The kernel's rule for interface names (dev_valid_name()). */

@@ -155,3 +155,54 @@ lab_routes() {
 	[ "$status" -eq 0 ]
 	echo "$output" | jq -e '.changed and .rules_removed == 4 and .routes_removed == 2 and .tunnels_removed == ["vx1", "vx2"] and .detached == ["rc"] and .pins_removed'
 }
+
+@test "global options anywhere: stats -j, -j stats, route show -P DIR -j; tunnel show -h, unknown options" {
+	fs_sc attach rc
+	run ip netns exec "$R" "$SPLITCTL" stats -j --pin-dir "$BPF"
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.packets_short | type == "number"'
+	run ip netns exec "$R" "$SPLITCTL" status -P "$BPF" -j -v
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.interfaces[0].name == "rc"'
+	run ip netns exec "$R" "$SPLITCTL" route show -P "$BPF" -j
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.mode == "down"'
+	run fs_sc tunnel show -j
+	[ "$status" -eq 0 ]
+	[ "$output" = "[]" ]
+	run fs_sc tunnel show -h
+	[ "$status" -eq 0 ]
+	[[ "${lines[0]}" == "Usage: splitctl [OPTIONS] tunnel show [OPTIONS]" ]]
+	run fs_sc tunnel show --bogus
+	[ "$status" -eq 2 ]
+	[ "$output" = "splitctl tunnel show: unknown option '--bogus' (see -h)" ]
+	run fs_sc tunnel show extra
+	[ "$status" -eq 2 ]
+	[ "$output" = "splitctl tunnel show: unexpected argument 'extra' (see -h)" ]
+	run fs_sc stats -V
+	[ "$status" -eq 0 ]
+	[[ "$output" == "splitctl "* ]]
+}
+
+@test "-j of attach, set, detach, down, tunnel add/show/del: valid JSON for names like a\"b\\c" {
+	name='a"b\c'
+	ip -n "$R" link add "$name" type veth peer name fsto-peer0
+	ip -n "$R" link set "$name" up
+	ip -n "$R" link set fsto-peer0 up
+	fs_sc -j attach "$name" --hook xdp | jq -e --arg n "$name" '.interface == $n and .hook == "xdp" and .upgrade == false and (.mode | IN("native", "generic"))'
+	fs_sc -j attach "$name" | jq -e '.upgrade == true'
+	fs_sc -j set threshold 9 ack-short no | jq -e '.config.threshold == 9 and .config.ack_short == false'
+	run fs_sc set threshold 8
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	tun='v"x\1'
+	fs_sc -j tunnel add "$tun" vxlan --vni 21 --local 10.77.2.254 --remote 10.77.2.1 --dev rs
+	fs_sc -j tunnel show | jq -e --arg n "$tun" '.[0] | .name == $n and .local == "10.77.2.254" and .remote == "10.77.2.1" and .dev == "rs" and .dstport == 4789 and .vni == 21 and .splitctl'
+	fs_sc tunnel show | grep -qxF "$tun vxlan vni 21 local 10.77.2.254 remote 10.77.2.1 dev rs dstport 4789 mtu 1450 up"
+	fs_sc -j detach "$name" | jq -e --arg n "$name" --arg d "$BPF" '.detached == [$n] and .pins_removed and .pin_dir == $d'
+	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j detach --all
+	[ "$status" -eq 1 ]
+	echo "$output" | grep -v '^splitctl:' | jq -e '.detached == [] and .pins_removed == false'
+	fs_sc -j attach "$name" >/dev/null
+	fs_sc -j down | jq -e --arg n "$name" --arg t "$tun" '.detached == [$n] and .tunnels_removed == [$t]'
+}
