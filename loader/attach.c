@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -683,7 +684,7 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 	struct sc_attach_result ignored;
 	struct attach_ctx c = { .a = a, .ifname = ifname, .dir = sc_pin_dir(o),
 				.link_fd = -1, .res = res ? res : &ignored };
-	char msg[PATH_MAX + 256];
+	char msg[PATH_MAX + 256], mounted[PATH_MAX] = "";
 	int lock_fd = -1, ret, err;
 
 	if (a->hook == SC_HOOK_TC &&
@@ -696,11 +697,17 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 			return ret;
 		err = sc_prepare_dir(c.dir);
 	}
+	if (err == -ENODEV || err == -EMEDIUMTYPE) {
+		err = sc_mount_bpffs(c.dir, mounted, sizeof(mounted));
+		if (!err)
+			err = sc_prepare_dir(c.dir);
+	}
 	if (!err)
 		err = lock_fd = sc_lock_dir_create(c.dir);
 	if (err < 0) {
 		pr_err("%s", sc_state_strerror(err, c.dir, msg, sizeof(msg)));
-		return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+		ret = err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+		goto out;
 	}
 	ret = attach_locked(&c);
 	/* a refused first attach leaves no empty directory behind (one the
@@ -711,6 +718,12 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 		close(c.link_fd);
 	splitter__destroy(c.skel);
 	close(lock_fd);
+out:
+	/* a failed first attach left nothing in the bpffs it mounted */
+	if (ret && mounted[0])
+		umount(mounted);
+	else if (mounted[0])
+		pr_info("mounted a bpffs at %s for pin directory %s", mounted, c.dir);
 	return ret;
 }
 

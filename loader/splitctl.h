@@ -87,6 +87,8 @@ struct sc_state {
  *   -ENODATA        no flowsplit maps pinned in it
  *   -EAGAIN         it kept disappearing while attach created it
  *   -EXDEV          it was attached in another network namespace
+ *   -ENOMEDIUM      no bpffs, and this is a private mount namespace
+ *   -ENOTEMPTY      no bpffs, and where one would go is not empty
  */
 const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len);
 
@@ -97,6 +99,15 @@ int sc_check_privileges(void);
 /* The pin directory (or, when missing, its parent) is on a bpffs: 0 or
  * -errno. */
 int sc_prepare_dir(const char *dir);
+/*
+ * No bpffs for dir (sc_prepare_dir() said -ENODEV or -EMEDIUMTYPE): mount
+ * one, as bpftool does, on dir when it exists, else on its parent, into
+ * mounted. Only on an empty directory, and never in a private mount
+ * namespace, as "ip netns exec" makes (unlike PID 1's or our parent's, or
+ * with /sys mounted by ip netns): it dies with the command, and the pins
+ * with it. 0, -ENOMEDIUM, -ENOTEMPTY or -errno.
+ */
+int sc_mount_bpffs(const char *dir, char *mounted, size_t len);
 /* Take the instance lock (blocks until free): fd, or -errno (-ESTALE when
  * the directory was removed by a concurrent detach while we waited). */
 int sc_lock_dir(const char *dir);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
@@ -101,6 +102,90 @@ int sc_prepare_dir(const char *dir)
 	if (access(parent, F_OK))
 		return -ENOENT;
 	return on_bpffs(parent) ? 0 : -ENODEV;
+}
+
+/* ---- a bpffs where there is none ---------------------------------------- */
+/* Where a bpffs would go for dir: dir itself when it exists, else its
+ * parent. */
+static void mount_target(const char *dir, char *target, size_t len)
+{
+	if (!access(dir, F_OK))
+		snprintf(target, len, "%s", dir);
+	else
+		parent_of(dir, target, len);
+}
+
+/* The mount namespace of /proc/PID differs from ours (false when unknown:
+ * /proc/1/ns/mnt is not readable in every container). */
+static bool mnt_ns_differs(const char *proc_pid)
+{
+	char path[64];
+	struct stat self, other;
+
+	snprintf(path, sizeof(path), "%s/ns/mnt", proc_pid);
+	return !stat("/proc/self/ns/mnt", &self) && !stat(path, &other) &&
+	       (self.st_ino != other.st_ino || self.st_dev != other.st_dev);
+}
+
+/* "ip netns exec NAME" mounts a sysfs named NAME on /sys. */
+static bool sys_from_ip_netns(void)
+{
+	char line[1024], src[256], mnt[256], path[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		char *sep = strstr(line, " - ");
+
+		if (sscanf(line, "%*s %*s %*s %*s %255s", mnt) != 1 || strcmp(mnt, "/sys") ||
+		    !sep || sscanf(sep, " - sysfs %255s", src) != 1)
+			continue;
+		snprintf(path, sizeof(path), "/run/netns/%s", src);
+		found = strcmp(src, "sysfs") && !access(path, F_OK);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* A private mount namespace, as "ip netns exec" makes: it dies with the
+ * command (or its shell), and a bpffs mounted there with it. */
+static bool private_mount_ns(void)
+{
+	char parent[32];
+
+	snprintf(parent, sizeof(parent), "/proc/%d", (int)getppid());
+	return mnt_ns_differs("/proc/1") || mnt_ns_differs(parent) || sys_from_ip_netns();
+}
+
+static bool dir_empty(const char *path)
+{
+	struct dirent *de;
+	DIR *d = opendir(path);
+	bool empty = d != NULL;
+
+	while (d && (de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, ".."))
+			empty = false;
+	if (d)
+		closedir(d);
+	return empty;
+}
+
+int sc_mount_bpffs(const char *dir, char *mounted, size_t len)
+{
+	char target[PATH_MAX];
+
+	mount_target(dir, target, sizeof(target));
+	if (private_mount_ns())
+		return -ENOMEDIUM;
+	/* never hide what is there (e.g. -P /tmp/x: not over /tmp) */
+	if (!dir_empty(target))
+		return -ENOTEMPTY;
+	if (mount("bpf", target, "bpf", 0, "mode=0700"))
+		return -errno;
+	snprintf(mounted, len, "%s", target);
+	return 0;
 }
 
 /* ---- the network namespace of an instance ------------------------------- */
@@ -231,7 +316,7 @@ static void netns_strerror(const char *dir, char *buf, size_t len)
 
 const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 {
-	char parent[PATH_MAX];
+	char parent[PATH_MAX], target[PATH_MAX];
 
 	parent_of(dir, parent, sizeof(parent));
 	switch (err) {
@@ -250,16 +335,24 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 		snprintf(buf, len, "pin directory '%s': path too long", dir);
 		break;
 	case -EMEDIUMTYPE:
-		snprintf(buf, len, "pin directory '%s' is not on a bpffs: mount one with 'mount -t bpf bpf DIR' or choose another with --pin-dir",
-			 dir);
+	case -ENODEV:
+		mount_target(dir, target, sizeof(target));
+		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'): 'splitctl attach' mounts one there when it is an empty directory",
+			 target, dir);
 		break;
 	case -ENOENT:
 		snprintf(buf, len, "pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. under /sys/fs/bpf)",
 			 dir, parent);
 		break;
-	case -ENODEV:
-		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'): mount one with 'mount -t bpf bpf %s' or choose another with --pin-dir",
-			 parent, dir, parent);
+	case -ENOMEDIUM:
+		mount_target(dir, target, sizeof(target));
+		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s') in this mount namespace (as under 'ip netns exec'): one mounted here would vanish with this command, and the datapath with it: mount one in the host's, e.g. 'mkdir -p /run/flowsplit/bpf && mount -t bpf bpf /run/flowsplit/bpf', and use --pin-dir /run/flowsplit/bpf/NAME",
+			 target, dir);
+		break;
+	case -ENOTEMPTY:
+		mount_target(dir, target, sizeof(target));
+		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'), and it is not empty: a bpffs there would hide its files: mount one on an empty directory ('mkdir D && mount -t bpf bpf D') and use --pin-dir D/NAME",
+			 target, dir);
 		break;
 	case -ESRCH:
 		snprintf(buf, len, "nothing attached: pin directory '%s' does not exist (see 'splitctl attach')", dir);

@@ -206,3 +206,48 @@ lab_routes() {
 	fs_sc -j attach "$name" >/dev/null
 	fs_sc -j down | jq -e --arg n "$name" --arg t "$tun" '.detached == [$n] and .tunnels_removed == [$t]'
 }
+
+# sc_hostmnt ARGS...: splitctl in the router's network namespace but the
+# host's mount namespace (nsenter --net, unlike ip netns exec)
+sc_hostmnt() {
+	nsenter --net="/run/netns/$R" "$SPLITCTL" "$@"
+}
+
+@test "bpffs: attach mounts one on an empty directory, as bpftool does; refuses where it would vanish or hide files" {
+	base=/run/$FS_PREFIX-$$-$BATS_TEST_NUMBER-m
+	mkdir -p "$base/mnt" "$base/empty" "$base/full" "$base/fail"
+	touch "$base/full/keep"
+	echo "$base/mnt" >>"$BATS_TEST_TMPDIR/.fs_mounts"
+	echo "$base/fail" >>"$BATS_TEST_TMPDIR/.fs_mounts"
+	run sc_hostmnt -P "$base/mnt/fs" attach rc
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"splitctl: mounted a bpffs at $base/mnt for pin directory $base/mnt/fs"* ]]
+	[ "$(stat -f -c %T "$base/mnt")" = bpf_fs ]
+	ip netns exec "$R" "$SPLITCTL" -P "$base/mnt/fs" -j status | jq -e '.interfaces[0].name == "rc"'
+	ip netns exec "$R" "$SPLITCTL" -P "$base/mnt/fs" detach --all
+	# a failed first attach leaves nothing mounted
+	run sc_hostmnt -P "$base/fail/fs" attach lo --mode native
+	[ "$status" -eq 1 ]
+	! mountpoint -q "$base/fail" || false
+	# under ip netns exec the mount would die with the command
+	run ip netns exec "$R" "$SPLITCTL" -P "$base/empty/fs" attach rc
+	[ "$status" -eq 1 ]
+	[ "$output" = "splitctl: no bpffs at '$base/empty' (for pin directory '$base/empty/fs') in this mount namespace (as under 'ip netns exec'): one mounted here would vanish with this command, and the datapath with it: mount one in the host's, e.g. 'mkdir -p /run/flowsplit/bpf && mount -t bpf bpf /run/flowsplit/bpf', and use --pin-dir /run/flowsplit/bpf/NAME" ]
+	run env -u FLOWSPLIT_PIN_DIR ip netns exec "$R" "$SPLITCTL" attach rc
+	[ "$status" -eq 1 ]
+	[[ "$output" == "splitctl: no bpffs at '/sys/fs/bpf' (for pin directory '/sys/fs/bpf/flowsplit') in this mount namespace (as under 'ip netns exec')"* ]]
+	# never over a directory with files (e.g. -P /tmp/x)
+	run sc_hostmnt -P "$base/full/fs" attach rc
+	[ "$status" -eq 1 ]
+	[[ "$output" == "splitctl: no bpffs at '$base/full' (for pin directory '$base/full/fs'), and it is not empty: a bpffs there would hide its files"* ]]
+	! mountpoint -q "$base/full" || false
+	! mountpoint -q "$base/empty" || false
+	[ -e "$base/full/keep" ]
+	# read commands without a bpffs say where attach would mount one
+	run ip netns exec "$R" "$SPLITCTL" -P "$base/full/fs" status
+	[ "$status" -eq 1 ]
+	[[ "$output" == "splitctl: no bpffs at '$base/full' (for pin directory '$base/full/fs'): 'splitctl attach' mounts one there when it is an empty directory" ]]
+	! ip -n "$R" -d link show rc | grep -q prog/ || false
+	rm -rf "$base/full" "$base/empty"
+}
