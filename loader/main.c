@@ -201,6 +201,7 @@ static const struct sc_option tunnel_add_opts[] = {
 	TUNNEL_OPT("dev", "UNDERLAY", "underlay interface"),
 	TUNNEL_OPT("dstport", "P", "UDP destination port (default 4789)"),
 	TUNNEL_OPT("mtu", "M", "tunnel MTU (default: the underlay's minus the encapsulation)"),
+	TUNNEL_OPT("address", "CIDR", "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
 	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_add_args, name,
 		  .positional = true, .noun = "tunnel name"),
 	SC_OPTION("kind", SC_OPT_STRING, struct sc_tunnel_add_args, kind,

@@ -251,3 +251,25 @@ sc_hostmnt() {
 	! ip -n "$R" -d link show rc | grep -q prog/ || false
 	rm -rf "$base/full" "$base/empty"
 }
+
+@test "tunnel add --address: IPv4 and IPv6 on the new tunnel, shown by tunnel show; a failed address removes the tunnel" {
+	fs_sc tunnel add vx1 vxlan --vni 11 --local 10.77.2.254 --remote 10.77.2.1 --dev rs \
+		--address 192.168.201.1/30 --address fd10:1::1/64
+	ip -n "$R" -j addr show dev vx1 | jq -e '[.[0].addr_info[] | select(.scope == "global") | "\(.local)/\(.prefixlen)"] | sort == ["192.168.201.1/30", "fd10:1::1/64"]'
+	ip -n "$R" -6 -j addr show dev vx1 | jq -e '[.[0].addr_info[] | select(.local == "fd10:1::1") | .tentative] == [null]'
+	fs_sc -j tunnel show | jq -e '.[0].addresses == ["192.168.201.1/30", "fd10:1::1/64"]'
+	fs_sc tunnel show | grep -qx 'vx1 vxlan vni 11 local 10.77.2.254 remote 10.77.2.1 dev rs dstport 4789 mtu 1450 address 192.168.201.1/30 address fd10:1::1/64 up'
+	before=$(links "$R")
+	run fs_sc tunnel add vx2 vxlan --vni 12 --local 10.77.2.254 --remote 10.77.2.1 --dev rs --address 192.168.202.1
+	[ "$status" -eq 2 ]
+	[ "$output" = "splitctl tunnel add: --address: invalid value '192.168.202.1': accepted: ADDR/LEN, IPv4 or IPv6" ]
+	run fs_sc tunnel add vx2 vxlan --vni 12 --local 10.77.2.254 --remote 10.77.2.1 --dev rs --address 10.0.0.1/30 --address 10.0.0.5/30
+	[ "$status" -eq 2 ]
+	[ "$output" = "splitctl tunnel add: --address: '10.0.0.5/30': one address per family" ]
+	# the kernel refuses the address (IPv6 off on new devices): no tunnel left
+	ip netns exec "$R" sysctl -qw net.ipv6.conf.default.disable_ipv6=1
+	run fs_sc tunnel add vx2 vxlan --vni 12 --local 10.77.2.254 --remote 10.77.2.1 --dev rs --dstport 4790 --address fd10:2::1/64
+	[ "$status" -eq 1 ]
+	[[ "$output" == "splitctl: tunnel add: cannot add address fd10:2::1/64 to 'vx2': "* ]]
+	[ "$(links "$R")" = "$before" ]
+}

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <linux/fib_rules.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
@@ -102,10 +103,11 @@ struct nlmsghdr *tcfg_msg_dump(void *buf, int type)
 {
 	struct nlmsghdr *nlh = msg_start(buf, type, NLM_F_DUMP);
 	size_t hdr = type == RTM_GETRULE ? sizeof(struct fib_rule_hdr) :
-		     type == RTM_GETROUTE ? sizeof(struct rtmsg) : sizeof(struct ifinfomsg);
+		     type == RTM_GETROUTE ? sizeof(struct rtmsg) :
+		     type == RTM_GETADDR ? sizeof(struct ifaddrmsg) : sizeof(struct ifinfomsg);
 	unsigned char *family = mnl_nlmsg_put_extra_header(nlh, hdr);
 
-	/* the first byte of fib_rule_hdr, rtmsg and ifinfomsg alike */
+	/* the first byte of fib_rule_hdr, rtmsg, ifaddrmsg and ifinfomsg alike */
 	*family = AF_UNSPEC;
 	return nlh;
 }
@@ -153,6 +155,22 @@ struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 	if (!strcmp(t->kind, "vxlan"))
 		put_vxlan(nlh, t, underlay);
 	mnl_attr_nest_end(nlh, li);
+	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct tcfg_prefix *p)
+{
+	struct nlmsghdr *nlh = msg_start(buf, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
+	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
+
+	ifa->ifa_family = p->family;
+	ifa->ifa_prefixlen = p->len;
+	ifa->ifa_index = ifindex;
+	ifa->ifa_scope = RT_SCOPE_UNIVERSE;
+	/* a lab tunnel's address is ours alone: usable at once, no DAD wait */
+	ifa->ifa_flags = p->family == AF_INET6 ? IFA_F_NODAD : 0;
+	mnl_attr_put(nlh, IFA_LOCAL, tcfg_alen(p->family), p->addr);
+	mnl_attr_put(nlh, IFA_ADDRESS, tcfg_alen(p->family), p->addr);
 	return nlh;
 }
 

@@ -143,7 +143,7 @@ struct tcfg_routes {
  */
 struct nlmsghdr *tcfg_msg_rule(void *buf, int type, const struct tcfg_rule *r);
 struct nlmsghdr *tcfg_msg_route(void *buf, int type, const struct tcfg_route *rt);
-/* RTM_GETRULE / RTM_GETROUTE / RTM_GETLINK dump of every family */
+/* RTM_GETRULE / RTM_GETROUTE / RTM_GETADDR / RTM_GETLINK dump of every family */
 struct nlmsghdr *tcfg_msg_dump(void *buf, int type);
 /* RTM_GETLINK / RTM_DELLINK of one interface */
 struct nlmsghdr *tcfg_msg_link(void *buf, int type, int ifindex);
@@ -151,6 +151,8 @@ struct tcfg_tunnel;
 /* RTM_NEWLINK of tunnel t over the underlay ifindex, with this MTU (0: none) */
 struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 				  int underlay, __u32 mtu);
+/* RTM_NEWADDR of address/prefix length p on ifindex (IPv6: no DAD) */
+struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct tcfg_prefix *p);
 /* RTM_NEWLINK (no NLM_F_CREATE) setting the alias of interface ifindex */
 struct nlmsghdr *tcfg_msg_setalias(void *buf, int ifindex, const char *alias);
 /* Parse a dumped rule / route: true when it is ours (protocol TCFG_PROTO).
@@ -205,6 +207,7 @@ struct tcfg_tunnel {
 	char dev[IF_NAMESIZE];		/* underlay, "" unset */
 	__u16 dstport;			/* UDP port, host byte order */
 	__u32 mtu;			/* 0: underlay MTU - overhead */
+	struct tcfg_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
 };
 
 /*
@@ -218,7 +221,15 @@ struct tcfg_tunnel {
 /* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
 int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e);
 
-/* One RTM_NEWLINK of a dump, printed when it is a tunnel (tunnel show). */
+/* The global addresses of a dump (RTM_GETADDR), for tunnel show. */
+#define TCFG_MAX_ADDRS 64
+struct tcfg_addrs {
+	int ifindex[TCFG_MAX_ADDRS];
+	struct tcfg_prefix addr[TCFG_MAX_ADDRS];
+	int n;
+};
+/* One RTM_NEWLINK of a dump, printed when it is a tunnel (tunnel show);
+ * data: its addresses (struct tcfg_addrs), or NULL. */
 int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);
 
 /* ---- route_show.c ---------------------------------------------------------------- */

@@ -115,6 +115,19 @@ int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
 		return set_addr(key, value, &t->local, err, errlen);
 	} else if (!strcmp(key, "remote")) {
 		return set_addr(key, value, &t->remote, err, errlen);
+	} else if (!strcmp(key, "address")) {
+		struct tcfg_prefix a;
+
+		if (tcfg_parse_prefix(value, &a, true)) {
+			snprintf(err, errlen, "--address: invalid value '%s': accepted: ADDR/LEN, IPv4 or IPv6",
+				 value);
+			return -1;
+		}
+		if (t->addr[tcfg_fam_idx(a.family)].family) {
+			snprintf(err, errlen, "--address: '%s': one address per family", value);
+			return -1;
+		}
+		t->addr[tcfg_fam_idx(a.family)] = a;
 	} else if (!strcmp(key, "dev")) {
 		if (!*value || strlen(value) >= IF_NAMESIZE) {
 			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: 1..%d characters",
@@ -123,7 +136,7 @@ int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
 		}
 		snprintf(t->dev, sizeof(t->dev), "%s", value);
 	} else {
-		snprintf(err, errlen, "unknown tunnel setting '%s': accepted: vni, local, remote, dev, dstport, mtu",
+		snprintf(err, errlen, "unknown tunnel setting '%s': accepted: vni, local, remote, dev, dstport, mtu, address",
 			 key);
 		return -1;
 	}
@@ -198,6 +211,25 @@ static int tunnel_tag(struct nl *nl, const char *name)
 	return FS_EXIT_RUNTIME;
 }
 
+/* The tunnel's own addresses (--address); on failure the new tunnel goes
+ * again: all or nothing. */
+static int tunnel_addresses(struct nl *nl, const struct tcfg_tunnel *t)
+{
+	int ifindex = if_nametoindex(t->name), i;
+	char a[TCFG_PREFIX_STRLEN];
+
+	for (i = 0; i < 2; i++) {
+		if (!t->addr[i].family ||
+		    !nl_talk(nl, tcfg_msg_newaddr(nl->buf, ifindex, &t->addr[i]), NULL, NULL))
+			continue;
+		tcfg_fmt_prefix(&t->addr[i], a, sizeof(a));
+		pr_err("tunnel add: cannot add address %s to '%s': %s", a, t->name, nl_err(nl));
+		nl_talk(nl, tcfg_msg_link(nl->buf, RTM_DELLINK, ifindex), NULL, NULL);
+		return FS_EXIT_RUNTIME;
+	}
+	return FS_EXIT_OK;
+}
+
 int tcfg_tunnel_add(const struct tcfg_tunnel *t)
 {
 	int underlay = 0, ret;
@@ -229,6 +261,8 @@ int tcfg_tunnel_add(const struct tcfg_tunnel *t)
 	}
 	if (!ret)
 		ret = tunnel_tag(&nl, t->name);
+	if (!ret)
+		ret = tunnel_addresses(&nl, t);
 	nl_close(&nl);
 	return ret;
 }
@@ -398,12 +432,52 @@ static void print_addr(const char *key, const char *fmt, const struct tcfg_prefi
 		print_string(PRINT_FP, NULL, fmt, a);
 }
 
+static void print_addrs(const struct tcfg_addrs *addrs, int ifindex)
+{
+	char a[TCFG_PREFIX_STRLEN];
+	int i;
+
+	open_json_array(PRINT_JSON, "addresses");
+	for (i = 0; addrs && i < addrs->n; i++) {
+		if (addrs->ifindex[i] != ifindex)
+			continue;
+		tcfg_fmt_prefix(&addrs->addr[i], a, sizeof(a));
+		print_string(PRINT_ANY, NULL, " address %s", a);
+	}
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/* Collect the global (not link-local) addresses of a dump. */
+static int addr_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct ifaddrmsg *ifa = mnl_nlmsg_get_payload(nlh);
+	struct tcfg_addrs *t = data;
+	const struct nlattr *a;
+
+	if (ifa->ifa_scope != RT_SCOPE_UNIVERSE || t->n == TCFG_MAX_ADDRS)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*ifa)) {
+		/* IFA_LOCAL is the address itself (IPv4 point-to-point: IFA_ADDRESS
+		 * is the peer); IPv6 has IFA_ADDRESS only */
+		if ((mnl_attr_get_type(a) == IFA_LOCAL ||
+		     (mnl_attr_get_type(a) == IFA_ADDRESS && ifa->ifa_family == AF_INET6)) &&
+		    mnl_attr_get_payload_len(a) == (__u16)tcfg_alen(ifa->ifa_family)) {
+			t->ifindex[t->n] = ifa->ifa_index;
+			t->addr[t->n].family = ifa->ifa_family;
+			t->addr[t->n].len = ifa->ifa_prefixlen;
+			memcpy(t->addr[t->n++].addr, mnl_attr_get_payload(a),
+			       tcfg_alen(ifa->ifa_family));
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
 int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data)
 {
 	char underlay[IF_NAMESIZE] = "";
 	struct tunnel_link l;
 
-	(void)data;
 	parse_link(nlh, &l);
 	if (!l.kind || !kind_known(l.kind))
 		return MNL_CB_OK;
@@ -420,6 +494,7 @@ int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data)
 		print_string(PRINT_FP, NULL, " dev %s", underlay);
 	print_uint(PRINT_ANY, "dstport", " dstport %llu", l.port);
 	print_uint(PRINT_ANY, "mtu", " mtu %llu", l.mtu);
+	print_addrs(data, l.ifindex);
 	print_bool(PRINT_JSON, "up", NULL, l.flags & IFF_UP);
 	print_string(PRINT_FP, NULL, " %s", l.flags & IFF_UP ? "up" : "down");
 	print_bool(PRINT_JSON, "splitctl", NULL, link_is_ours(&l));
@@ -431,6 +506,7 @@ int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data)
 
 int tcfg_tunnel_show(void)
 {
+	static struct tcfg_addrs addrs;
 	struct nl nl;
 	int ret;
 
@@ -438,8 +514,12 @@ int tcfg_tunnel_show(void)
 		pr_err("tunnel show: netlink: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
+	addrs.n = 0;
+	ret = nl_talk(&nl, tcfg_msg_dump(nl.buf, RTM_GETADDR), addr_cb, &addrs);
 	open_json_array(PRINT_JSON, NULL);
-	ret = nl_talk(&nl, tcfg_msg_dump(nl.buf, RTM_GETLINK), tcfg_tunnel_show_link, NULL);
+	if (!ret)
+		ret = nl_talk(&nl, tcfg_msg_dump(nl.buf, RTM_GETLINK), tcfg_tunnel_show_link,
+			      &addrs);
 	close_json_array(PRINT_JSON, NULL);
 	if (ret)
 		pr_err("tunnel show: %s", nl_err(&nl));

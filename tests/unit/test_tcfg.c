@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <json-c/json.h>
 #include <linux/fib_rules.h>
+#include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
@@ -288,6 +289,36 @@ static struct tcfg_spec *spec(const char *const *kv)
 			exit(1);
 		}
 	return s;
+}
+
+static void test_addr_msgs(void)
+{
+	struct tcfg_prefix p;
+	const struct nlmsghdr *nlh;
+	const struct ifaddrmsg *ifa;
+	const struct nlattr *a;
+
+	tcfg_parse_prefix("fd10:1::1/64", &p, true);
+	nlh = tcfg_msg_newaddr(buf, 7, &p);
+	ifa = mnl_nlmsg_get_payload(nlh);
+	ok(nlh->nlmsg_type == RTM_NEWADDR && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	   "new address: RTM_NEWADDR, REQUEST|ACK|CREATE|EXCL");
+	ok(ifa->ifa_family == AF_INET6 && ifa->ifa_prefixlen == 64 && ifa->ifa_index == 7 &&
+	   ifa->ifa_flags == IFA_F_NODAD, "new address: IPv6 /64 on ifindex 7, no DAD");
+	a = attr(nlh, sizeof(*ifa), IFA_LOCAL);
+	ok(a && mnl_attr_get_payload_len(a) == 16 && !memcmp(mnl_attr_get_payload(a), p.addr, 16),
+	   "new address: IFA_LOCAL fd10:1::1");
+	tcfg_parse_prefix("192.168.101.1/30", &p, true);
+	nlh = tcfg_msg_newaddr(buf, 7, &p);
+	ifa = mnl_nlmsg_get_payload(nlh);
+	a = attr(nlh, sizeof(*ifa), IFA_ADDRESS);
+	ok(ifa->ifa_family == AF_INET && ifa->ifa_prefixlen == 30 && !ifa->ifa_flags && a &&
+	   mnl_attr_get_payload_len(a) == 4, "new address: IPv4 /30, IFA_ADDRESS 4 bytes");
+	nlh = tcfg_msg_setalias(buf, 9, "tag");
+	ok(nlh->nlmsg_type == RTM_NEWLINK && !(nlh->nlmsg_flags & NLM_F_CREATE) &&
+	   ((const struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index == 9 &&
+	   !strcmp(mnl_attr_get_str(attr(nlh, sizeof(struct ifinfomsg), IFLA_IFALIAS)), "tag"),
+	   "alias: RTM_NEWLINK without CREATE on ifindex 9, IFLA_IFALIAS");
 }
 
 static void test_wanted(void)
@@ -780,6 +811,7 @@ int main(void)
 	test_route_msgs();
 	test_multipath_msg();
 	test_link_msgs();
+	test_addr_msgs();
 	test_wanted();
 	test_plan_split();
 	test_plan_ecmp();
