@@ -1,0 +1,146 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The README's "Deploy on a border router" section, literally: every
+# `splitctl` command of its code blocks, in order and as written, runs on
+# router A; A then carries IPv4 and IPv6 traffic of both classes through
+# the right tunnel, and the section's last command, `splitctl down`,
+# removes everything splitctl made there.
+#   $C1 --(c0/lan0)--  $A  --(wan0/wan0, wan1/wan1: the underlays)-- $B --(lanb/s0)-- $S
+#   $C2 --(c1/lan1)--
+# B is the peer router (set up by this file, as the README tells: the same
+# commands with the addresses swapped).
+FS_PREFIX=fsto
+load lib/common
+
+setup() {
+	local id=$$-$BATS_TEST_NUMBER l
+	C1=$FS_PREFIX-c1-$id C2=$FS_PREFIX-c2-$id A=$FS_PREFIX-a-$id B=$FS_PREFIX-b-$id
+	S=$FS_PREFIX-s-$id
+	D=$BATS_TEST_TMPDIR
+	fs_netns "$C1" "$C2" "$A" "$B" "$S"
+	ip link add c0 netns "$C1" type veth peer lan0 netns "$A"
+	ip link add c1 netns "$C2" type veth peer lan1 netns "$A"
+	ip link add wan0 netns "$A" mtu 1550 type veth peer wan0 netns "$B" mtu 1550
+	ip link add wan1 netns "$A" mtu 1550 type veth peer wan1 netns "$B" mtu 1550
+	ip link add s0 netns "$S" type veth peer lanb netns "$B"
+	ip -n "$C1" addr add 10.1.0.1/24 dev c0
+	ip -n "$C1" addr add fd01::1/64 dev c0 nodad
+	ip -n "$C2" addr add 10.1.1.1/24 dev c1
+	ip -n "$C2" addr add fd01:1::1/64 dev c1 nodad
+	ip -n "$A" addr add 10.1.0.254/24 dev lan0
+	ip -n "$A" addr add fd01::fe/64 dev lan0 nodad
+	ip -n "$A" addr add 10.1.1.254/24 dev lan1
+	ip -n "$A" addr add fd01:1::fe/64 dev lan1 nodad
+	ip -n "$A" addr add 172.16.1.1/30 dev wan0
+	ip -n "$A" addr add 172.16.2.1/30 dev wan1
+	ip -n "$B" addr add 172.16.1.2/30 dev wan0
+	ip -n "$B" addr add 172.16.2.2/30 dev wan1
+	ip -n "$B" addr add 10.2.0.254/24 dev lanb
+	ip -n "$B" addr add fd02::fe/64 dev lanb nodad
+	ip -n "$S" addr add 10.2.0.1/24 dev s0
+	ip -n "$S" addr add fd02::1/64 dev s0 nodad
+	for l in "$C1 c0" "$C2 c1" "$A lan0" "$A lan1" "$A wan0" "$A wan1" "$B wan0" "$B wan1" \
+		 "$B lanb" "$S s0"; do
+		ip -n ${l% *} link set ${l#* } up
+	done
+	for l in "$C1 10.1.0.254 fd01::fe" "$C2 10.1.1.254 fd01:1::fe" "$S 10.2.0.254 fd02::fe"; do
+		set -- $l
+		ip -n "$1" route add default via "$2"
+		ip -n "$1" -6 route add default via "$3"
+	done
+	for l in "$A" "$B"; do
+		ip netns exec "$l" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
+	done
+	BPF=$(fs_bpffs)
+	# "splitctl" on the PATH is this build
+	mkdir -p "$D/bin"
+	ln -sf "$SPLITCTL" "$D/bin/splitctl"
+	peer_setup
+}
+
+teardown() {
+	fs_teardown
+}
+
+# on NS CMD: a README command line, as written, in namespace NS with its
+# own instance directory
+on() {
+	ip netns exec "$1" env PATH="$D/bin:$PATH" FLOWSPLIT_PIN_DIR="$BPF/$1" sh -ec "$2"
+}
+
+# B: the README's tunnels and routes, addresses swapped, A's prefixes
+peer_setup() {
+	on "$B" "splitctl tunnel add sdwan0 vxlan --vni 101 --local 172.16.1.2 --remote 172.16.1.1 --dev wan0 --address 192.168.101.2/30 --address fd10:1::2/64"
+	on "$B" "splitctl tunnel add sdwan1 vxlan --vni 102 --local 172.16.2.2 --remote 172.16.2.1 --dev wan1 --address 192.168.102.2/30 --address fd10:2::2/64"
+	on "$B" "splitctl route up --mode split --short-dev sdwan0 --long-dev sdwan1 --prefix 10.1.0.0/16 --prefix fd01::/16 --lan-dev lanb --via-short 192.168.101.1 --via-short fd10:1::1 --via-long 192.168.102.1 --via-long fd10:2::1"
+}
+
+# The splitctl commands of the README's deploy section: code lines
+# (indented 4 or more), continuation lines joined, in order.
+readme_commands() {
+	awk '/^## Deploy on a border router/ { on = 1; next } /^## / { on = 0 }
+	     on && /^    / { sub(/^ +/, ""); line = line $0
+		     if (line ~ /\\$/) { sub(/\\$/, "", line); next }
+		     if (line ~ /^splitctl /) print line; line = "" }' "$FS_ROOT/README.md" |
+		tr -s ' '
+}
+
+# tx_bytes NS DEV
+tx_bytes() {
+	ip -n "$1" -j -s link show "$2" | jq '.[0].stats64.tx.bytes'
+}
+
+# transfer FROM_NS ADDR PORT: 2 MB over TCP to $S, received whole
+transfer() {
+	fs_bg ip netns exec "$S" socat -u "TCP-LISTEN:$3,reuseaddr,pf=$4" OPEN:"$D/rx-$3",creat,trunc
+	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':$3 '"
+	head -c 2000000 /dev/zero | ip netns exec "$1" socat -u - "TCP:$2:$3"
+	fs_wait_for 10 sh -c "[ \$(stat -c %s '$D/rx-$3') -eq 2000000 ]"
+}
+
+@test "README deploy section, literally: IPv4 and IPv6 of both classes through the right tunnel, then down" {
+	mapfile -t cmds < <(readme_commands)
+	printf '%s\n' "${cmds[@]}"
+	[ "${#cmds[@]}" -ge 12 ]
+	[ "${cmds[-1]}" = "splitctl down" ]
+	for ((i = 0; i < ${#cmds[@]} - 1; i++)); do
+		run on "$A" "${cmds[i]}"
+		echo "\$ ${cmds[i]} -> $status"
+		[ "$status" -eq 0 ] || { echo "$output"; false; }
+	done
+	on "$A" "splitctl route show" | grep -qx 'state: ok'
+	# both LAN ports, both families reach the far side (ICMP: SHORT)
+	ip netns exec "$C1" ping -c 1 -W 5 10.2.0.1 >/dev/null
+	ip netns exec "$C1" ping -c 1 -W 5 fd02::1 >/dev/null
+	ip netns exec "$C2" ping -c 1 -W 5 10.2.0.1 >/dev/null
+	ip netns exec "$C2" ping -c 1 -W 5 fd02::1 >/dev/null
+	# a 2 MB transfer per family: its first packets over SHORT (sdwan0),
+	# the rest over LONG (sdwan1)
+	for t in "$C1 10.2.0.1 7001 ipv4" "$C2 [fd02::1] 7002 ipv6"; do
+		set -- $t
+		s0=$(tx_bytes "$A" sdwan0) l0=$(tx_bytes "$A" sdwan1)
+		transfer "$1" "$2" "$3" "$4"
+		s1=$(tx_bytes "$A" sdwan0) l1=$(tx_bytes "$A" sdwan1)
+		echo "$4: SHORT +$((s1 - s0)) B, LONG +$((l1 - l0)) B"
+		[ $((l1 - l0)) -gt 1900000 ]
+		[ $((s1 - s0)) -gt 20000 ]
+		[ $((s1 - s0)) -lt 200000 ]
+	done
+	[ "$(on "$A" "splitctl -j stats" | jq .packets_long)" -gt 1000 ]
+	# the last command: everything splitctl made on A goes, B keeps its own
+	run on "$A" "${cmds[-1]}"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ -z "$(ip -n "$A" rule show | grep 'proto 245')" ]
+	[ -z "$(ip -n "$A" -6 rule show | grep 'proto 245')" ]
+	[ -z "$(ip -n "$A" route show table all proto 245)" ]
+	[ -z "$(ip -n "$A" -6 route show table all proto 245)" ]
+	! ip -n "$A" link show sdwan0 2>/dev/null || false
+	! ip -n "$A" link show sdwan1 2>/dev/null || false
+	! ip -n "$A" -d link show | grep -q 'prog/' || false
+	[ ! -e "$BPF/$A" ]
+	ip -n "$B" link show sdwan0 >/dev/null
+	[ -n "$(ip -n "$B" route show table all proto 245)" ]
+	run on "$A" "splitctl down"
+	[ "$output" = "nothing to do: no splitter, routes or tunnels of splitctl in this network namespace" ]
+}
