@@ -16,12 +16,23 @@ $(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(TCFG_LIB) $$(FSLIB)
 
 ALL_TARGETS += $(BUILD)/splitctl
 
-# make install [DESTDIR=...] [PREFIX=/usr/local]
+# make install|uninstall [DESTDIR=...] [PREFIX=/usr/local]; the unit gets
+# the splitctl of this PREFIX. uninstall leaves the operator's config.
 PREFIX ?= /usr/local
-.PHONY: install
+INSTALLED := $(PREFIX)/sbin/splitctl $(PREFIX)/share/man/man8/splitctl.8 \
+	$(PREFIX)/share/bash-completion/completions/splitctl \
+	/etc/systemd/system/flowsplit.service /etc/flowsplit/flowsplit.conf.example
+.PHONY: install uninstall
 install: $(BUILD)/splitctl
 	install -D -m 0755 $(BUILD)/splitctl $(DESTDIR)$(PREFIX)/sbin/splitctl
 	install -D -m 0644 loader/splitctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/splitctl.8
 	install -D -m 0644 loader/splitctl.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/splitctl
-	install -D -m 0644 loader/flowsplit.service $(DESTDIR)/etc/systemd/system/flowsplit.service
+	@mkdir -p $(DESTDIR)/etc/systemd/system
+	sed 's|/usr/local/sbin/splitctl|$(PREFIX)/sbin/splitctl|g' loader/flowsplit.service \
+		>$(DESTDIR)/etc/systemd/system/flowsplit.service
+	chmod 0644 $(DESTDIR)/etc/systemd/system/flowsplit.service
 	install -D -m 0644 loader/flowsplit.conf.example $(DESTDIR)/etc/flowsplit/flowsplit.conf.example
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALLED))
+	-rmdir $(DESTDIR)/etc/flowsplit 2>/dev/null

@@ -384,6 +384,32 @@ static void help_table(void)
 		help_table_cmd(c, NULL);
 }
 
+/* A command path, its options, arguments and sub-commands, for completion. */
+static void help_completion_cmd(const struct sc_cmd *c, const char *parent)
+{
+	const struct sc_cmd *sub;
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s%s%s", parent ? parent : "", parent ? " " : "",
+		 c->name);
+	printf("cmd\t%s\t%s\n", path, c->subs ? "group" : "");
+	sc_options_complete(path, c->opts, false);
+	if (c->fn == cmd_set)
+		sc_options_complete(path, sc_setting_opts, true);
+	for (sub = c->subs; sub && sub->name; sub++)
+		help_completion_cmd(sub, path);
+}
+
+/* The table as splitctl.bash-completion reads it ("-": global options). */
+static void help_completion(void)
+{
+	const struct sc_cmd *c;
+
+	sc_options_complete("-", global_opts, false);
+	for (c = commands; c->name; c++)
+		help_completion_cmd(c, NULL);
+}
+
 /* libbpf's own messages: warnings with -v, debug (verifier log) with -v -v */
 unsigned int sc_verbose_level;
 static int libbpf_log(enum libbpf_print_level level, const char *fmt,
@@ -505,6 +531,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[first], "help-table")) {
 		help_table();
+		return FS_EXIT_OK;
+	}
+	if (!strcmp(argv[first], "help-completion")) {
+		help_completion();
 		return FS_EXIT_OK;
 	}
 	if (!strcmp(argv[first], "help")) {

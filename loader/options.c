@@ -503,3 +503,44 @@ void sc_options_keys_help(FILE *f, const struct sc_option *t)
 		fprintf(f, "  %-34s %s (%s)\n", key, o->help, acc);
 	}
 }
+
+/* What completes an option's value: its enum values or yes|no from the
+ * table itself, else its metavar ("" for a flag). */
+static void complete_values(const struct sc_option *o, char *buf, size_t len)
+{
+	const struct sc_enum *e;
+	size_t off = 0;
+
+	buf[0] = '\0';
+	if (o->type == SC_OPT_ENUM) {
+		for (e = o->values; e->name && off < len; e++)
+			off += snprintf(buf + off, len - off, "%s%s", off ? "|" : "", e->name);
+	} else if (o->type == SC_OPT_YESNO) {
+		snprintf(buf, len, "yes|no");
+	} else if (takes_value(o)) {
+		snprintf(buf, len, "%s", o->metavar ? o->metavar : "VALUE");
+	}
+}
+
+void sc_options_complete(const char *path, const struct sc_option *t, bool keys)
+{
+	struct sc_opt_ref r[SC_MAX_FLAT_OPTS];
+	int n = flatten(t, NULL, !keys, r, 0), i;
+	char v[160];
+
+	for (i = 0; i < n; i++) {
+		const struct sc_option *o = r[i].opt;
+
+		complete_values(o, v, sizeof(v));
+		if (keys)
+			printf("key\t%s\t%s\t%s\n", path, o->name, v);
+		else if (o->positional)
+			printf("arg\t%s\t%s\n", path, noun(o));
+		else if (o->short_opt)
+			printf("opt\t%s\t--%s\t%s\t-%c\n", path, o->name, v, o->short_opt);
+		else
+			printf("opt\t%s\t--%s\t%s\t\n", path, o->name, v);
+	}
+	if (!keys)
+		printf("opt\t%s\t--help\t\t-h\n", path);
+}

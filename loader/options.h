@@ -150,6 +150,14 @@ void sc_options_help(FILE *f, const struct sc_option *t);
 bool sc_valid_ifname(const char *name);
 /* "  threshold N   help (accepted)" lines: the rows as set/config keys. */
 void sc_options_keys_help(FILE *f, const struct sc_option *t);
+/*
+ * Lines for bash completion (help-completion), tab separated, includes
+ * expanded: "opt PATH --NAME VALUES -S" (VALUES: "a|b" enum values, yes|no,
+ * else the metavar; "" for a flag; -S its short form or ""), "arg PATH
+ * NOUN" for a positional
+ * argument; with keys, the rows as "key PATH NAME VALUES" (set pairs).
+ */
+void sc_options_complete(const char *path, const struct sc_option *t, bool keys);
 /* "<path> --<option>" lines for help-table; includes expanded. */
 void sc_options_table(const char *path, const struct sc_option *t);
 

@@ -171,7 +171,7 @@ bad_conf() {
 # complete WORDS...: what the bash completion offers for "splitctl WORDS..."
 # (the last word is the one being completed), sorted, space separated
 complete_words() {
-	bash -c "
+	PATH=$FS_BUILD:$PATH bash -c "
 		_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
 		_filedir() { :; }
 		source '$FS_ROOT/loader/splitctl.bash-completion'
@@ -192,14 +192,16 @@ complete_words() {
 	while read -r path; do
 		for w in $path; do
 			grep -q "\\\\fB$w\\\\fR" "$FS_ROOT/loader/splitctl.8" || { echo "man: $path ($w)"; false; }
-			grep -q "\\b$w\\b" "$FS_ROOT/loader/splitctl.bash-completion" || { echo "completion: $path ($w)"; false; }
 		done
-		# the completion offers exactly the options of this path...
-		want=$(echo "$table" | awk -v p="$path" '$NF ~ /^--/ { o = $NF; $NF = ""; sub(/ $/, ""); if ($0 == p) print o }' | sort | tr '\n' ' ')
+		# the completion offers exactly the options of this path (and
+		# the global ones, accepted after a command too)...
+		subs=$(echo "$paths" | awk -v p="$path" 'index($0, p " ") == 1 && NF == split(p, x) + 1 {print $NF}' | sort | tr '\n' ' ')
+		globals=$(echo "$table" | awk '$1 == "-" && $2 != "--help" {print $2}')
+		[ -n "$subs" ] && globals=
+		want=$( (echo "$table" | awk -v p="$path" '$NF ~ /^--/ { o = $NF; $NF = ""; sub(/ $/, ""); if ($0 == p) print o }'; echo "$globals") | grep . | sort | tr '\n' ' ')
 		got=$(complete_words $path --)
 		[ "$got" = "$want" ] || { echo "completion '$path --': got '$got' want '$want'"; false; }
 		# ...and, for a command with sub-commands, exactly those
-		subs=$(echo "$paths" | awk -v p="$path" 'index($0, p " ") == 1 && NF == split(p, x) + 1 {print $NF}' | sort | tr '\n' ' ')
 		if [ -n "$subs" ]; then
 			got=$(complete_words $path "''")
 			[ "$got" = "$subs" ] || { echo "completion '$path': got '$got' want '$subs'"; false; }

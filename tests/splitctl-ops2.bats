@@ -273,3 +273,78 @@ sc_hostmnt() {
 	[[ "$output" == "splitctl: tunnel add: cannot add address fd10:2::1/64 to 'vx2': "* ]]
 	[ "$(links "$R")" = "$before" ]
 }
+
+# complete WORDS...: what bash completion offers for "splitctl WORDS..."
+# (the last word is being completed), sorted, space separated
+complete_words() {
+	PATH=$FS_BUILD:$PATH bash -c "
+		_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
+		_filedir() { COMPREPLY=(FILES); }
+		source '$FS_ROOT/loader/splitctl.bash-completion'
+		COMP_WORDS=(splitctl $*); COMP_CWORD=$#; _splitctl
+		printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' ' | sed 's/ $//'
+}
+
+@test "completion from the option table: every path's options and sub-commands, enum values, set pairs, -P DIR" {
+	table=$("$SPLITCTL" help-completion)
+	# every command path: its options (with the global ones after a
+	# command), its sub-commands; the same with -P DIR in front
+	while IFS=$'\t' read -r kind path group; do
+		[ "$kind" = cmd ] || continue
+		opts=$(awk -F'\t' -v p="$path" '$1 == "opt" && $2 == p {print $3}' <<<"$table")
+		[ -z "$group" ] && opts+=$'\n'$(awk -F'\t' '$1 == "opt" && $2 == "-" && $3 != "--help" {print $3}' <<<"$table")
+		want=$(sort <<<"$opts" | tr '\n' ' ' | sed 's/ $//')
+		[ "$(complete_words $path --)" = "$want" ] || { echo "'$path --': $(complete_words $path --) != $want"; false; }
+		[ "$(complete_words -P /x/y $path --)" = "$want" ] || { echo "-P: '$path --'"; false; }
+		[ "$(complete_words $path -j --)" = "$want" ] || { echo "'$path -j --'"; false; }
+		if [ -n "$group" ]; then
+			subs=$(awk -F'\t' -v p="$path" '$1 == "cmd" && index($2, p " ") == 1 {sub(/.* /, "", $2); print $2}' <<<"$table" | sort | tr '\n' ' ' | sed 's/ $//')
+			[ "$(complete_words $path "''")" = "$subs" ]
+			[ "$(complete_words -P /x/y $path "''")" = "$subs" ]
+		fi
+		# every option with values offers exactly them
+		while IFS=$'\t' read -r k p o v s; do
+			[[ "$v" == *"|"* ]] || continue
+			[ "$(complete_words $path "$o" "''")" = "$(tr '|' '\n' <<<"$v" | sort | tr '\n' ' ' | sed 's/ $//')" ] ||
+				{ echo "'$path $o': $(complete_words $path "$o" "''") != $v"; false; }
+			[ -z "$s" ] || [ "$(complete_words $path "$s" "''")" = "$(complete_words $path "$o" "''")" ]
+		done < <(awk -F'\t' -v p="$path" '$1 == "opt" && $2 == p' <<<"$table")
+	done <<<"$table"
+	# the cases people hit
+	[ "$(complete_words "''")" = "apply attach check detach down flows flush gc route run set stats status tunnel" ]
+	[ "$(complete_words route "''")" = "down show up" ]
+	[ "$(complete_words tunnel "''")" = "add del show" ]
+	[ "$(complete_words route up --mode "''")" = "ecmp split" ]
+	[ "$(complete_words -P /tmp/x route up --mode "''")" = "ecmp split" ]
+	[ "$(complete_words route up --selector "''")" = "auto dscp tos" ]
+	[ "$(complete_words attach --mode "''")" = "auto generic native" ]
+	[ "$(complete_words attach -m "''")" = "auto generic native" ]
+	[ "$(complete_words attach --hook "''")" = "auto tc xdp" ]
+	[ "$(complete_words run --both-down "''")" = "keep main" ]
+	[ "$(complete_words set "''")" = "ack-short dscp-long dscp-short enabled idle-timeout threshold" ]
+	[ "$(complete_words set enabled "''")" = "no yes" ]
+	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
+	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout threshold" ]
+	[ "$(complete_words set threshold "''")" = "" ]
+	[ "$(complete_words -P "''")" = "FILES" ]
+	[ "$(complete_words --pin-dir /x stats -w 1 "''")" = "" ]
+	[ "$(complete_words apply -c "''")" = "FILES" ]
+	[[ " $(complete_words attach "''") " == *" lo "* ]]
+	[[ " $(complete_words route up --short-dev "''") " == *" lo "* ]]
+}
+
+@test "make install PREFIX=/usr writes that prefix into the unit; make uninstall removes what install wrote" {
+	dest=$BATS_TEST_TMPDIR/root
+	make -C "$FS_ROOT" -s install DESTDIR="$dest" PREFIX=/usr BUILD="$FS_BUILD" >/dev/null
+	grep -qx 'ExecStart=/usr/sbin/splitctl run -c /etc/flowsplit/flowsplit.conf' "$dest/etc/systemd/system/flowsplit.service"
+	! grep -q /usr/local "$dest/etc/systemd/system/flowsplit.service" || false
+	[ -x "$dest/usr/sbin/splitctl" ]
+	[ -f "$dest/usr/share/man/man8/splitctl.8" ]
+	[ -f "$dest/usr/share/bash-completion/completions/splitctl" ]
+	# the operator's config stays; everything install wrote goes
+	echo '# mine' >"$dest/etc/flowsplit/flowsplit.conf"
+	make -C "$FS_ROOT" -s uninstall DESTDIR="$dest" PREFIX=/usr BUILD="$FS_BUILD" >/dev/null
+	[ "$(cd "$dest" && find . -type f)" = "./etc/flowsplit/flowsplit.conf" ]
+	make -C "$FS_ROOT" -s install DESTDIR="$dest" BUILD="$FS_BUILD" >/dev/null
+	grep -qx 'ExecStart=/usr/local/sbin/splitctl run -c /etc/flowsplit/flowsplit.conf' "$dest/etc/systemd/system/flowsplit.service"
+}
