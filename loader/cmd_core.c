@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bpfutil.h"
 #include "commands.h"
@@ -277,6 +278,7 @@ static void print_missing(int ifindex)
 static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 			 int nmissing)
 {
+	char cost[256];
 	int i;
 
 	if (!n && !nmissing)
@@ -292,6 +294,10 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 		print_uint(PRINT_ANY, "link_id", ", link id %llu", ifs[i].link_id);
 		print_bool(PRINT_JSON, "gro_undercount", NULL, iface_undercounts(&ifs[i]));
 		print_nl();
+		sc_hook_cost(&ifs[i], cost, sizeof(cost));
+		print_string(PRINT_JSON, "cost", NULL, cost);
+		if (cost[0] && !iface_undercounts(&ifs[i]))
+			print_string(PRINT_FP, NULL, "  cost: %s\n", cost);
 		if (iface_undercounts(&ifs[i]))
 			print_string(PRINT_FP, NULL,
 				     "warning: %s: generic XDP runs after GRO and counts a merged packet as one: packet counts are too low under GRO (attach with --hook tc to count every packet)\n",
@@ -301,6 +307,37 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 	for (i = 0; i < nmissing; i++)
 		print_missing(missing[i]);
 	close_json_array(PRINT_JSON, NULL);
+}
+
+/* What the pinned maps hold in kernel memory (most of it the flow tables,
+ * allocated in full when created). */
+static void print_memory(const struct sc_state *st)
+{
+	__u64 f4 = sc_map_memlock(st->flows4_fd), f6 = sc_map_memlock(st->flows6_fd);
+	__u64 total = f4 + f6 + sc_map_memlock(st->config_fd) + sc_map_memlock(st->stats_fd);
+
+	open_json_object("memory");
+	print_uint(PRINT_JSON, "bytes", NULL, total);
+	print_uint(PRINT_JSON, "flows4_bytes", NULL, f4);
+	print_uint(PRINT_JSON, "flows6_bytes", NULL, f6);
+	print_float(PRINT_FP, NULL, "memory: %.1f MB pinned", total / 1e6);
+	print_float(PRINT_FP, NULL, " (flow tables %.1f", f4 / 1e6);
+	print_float(PRINT_FP, NULL, " + %.1f MB)\n", f6 / 1e6);
+	close_json_object();
+}
+
+static void print_agent(const char *dir)
+{
+	int pid = sc_agent_running(dir);
+
+	open_json_object("agent");
+	print_bool(PRINT_JSON, "running", NULL, pid > 0);
+	print_int(PRINT_JSON, "pid", NULL, pid);
+	if (pid)
+		print_int(PRINT_FP, NULL, "agent: running (pid %lld)\n", pid);
+	else
+		print_text("agent: not running (no idle sweep, no metrics: 'systemctl start flowsplit' or 'splitctl run')\n");
+	close_json_object();
 }
 
 static void print_fill(const struct sc_state *st, __u64 n4, __u64 n6)
@@ -387,6 +424,8 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);
 	close_json_object();
 	print_fill(&st, n4, n6);
+	print_memory(&st);
+	print_agent(st.dir);
 	/* the tunnels' health as the agent publishes it ("not monitored"
 	 * without an agent) */
 	tcfg_health_status();
@@ -437,7 +476,46 @@ static int print_rates(const __u64 *cur, const __u64 *prev, double dt, bool json
 	return print_end();
 }
 
-static int watch_stats(const struct sc_state *st, double interval, bool json)
+static double rate(const __u64 *cur, const __u64 *prev, enum fs_stat id, double dt)
+{
+	return (cur[id] - prev[id]) / dt;
+}
+
+/* --line: one line (one document) per interval: what an operator watches. */
+static int print_rates_line(const __u64 *cur, const __u64 *prev, double dt, bool json)
+{
+	static const enum fs_stat pass[] = {
+		FS_STAT_PASS_NON_TCP, FS_STAT_PASS_FRAGMENT, FS_STAT_PASS_NON_IP,
+		FS_STAT_PASS_MALFORMED, FS_STAT_PASS_EXTHDR, FS_STAT_PASS_DISABLED,
+	};
+	double passed = 0;
+	char when[16];
+	time_t now = time(NULL);
+	size_t i;
+
+	for (i = 0; i < sizeof(pass) / sizeof(pass[0]); i++)
+		passed += rate(cur, prev, pass[i], dt);
+	strftime(when, sizeof(when), "%H:%M:%S", localtime(&now));
+	print_begin(stdout, json);
+	open_json_object(NULL);
+	print_uint(PRINT_JSON, "time", NULL, now);
+	print_string(PRINT_FP, NULL, "%s", when);
+	print_float(PRINT_JSON, "interval_s", NULL, dt);
+	print_float(PRINT_ANY, "packets_short_per_s", " short %.0f pkt/s", rate(cur, prev, FS_STAT_PKTS_SHORT, dt));
+	print_float(PRINT_ANY, "bits_short_per_s", " %.1f Mbit/s",
+		    rate(cur, prev, FS_STAT_BYTES_SHORT, dt) * 8 / 1e6);
+	print_float(PRINT_ANY, "packets_long_per_s", "  long %.0f pkt/s", rate(cur, prev, FS_STAT_PKTS_LONG, dt));
+	print_float(PRINT_ANY, "bits_long_per_s", " %.1f Mbit/s",
+		    rate(cur, prev, FS_STAT_BYTES_LONG, dt) * 8 / 1e6);
+	print_float(PRINT_ANY, "flows_new_per_s", "  new %.1f flows/s", rate(cur, prev, FS_STAT_FLOWS_NEW, dt));
+	print_float(PRINT_ANY, "flows_promoted_per_s", "  promoted %.1f/s",
+		    rate(cur, prev, FS_STAT_FLOWS_PROMOTED, dt));
+	print_float(PRINT_ANY, "passed_per_s", "  passed %.0f pkt/s\n", passed);
+	close_json_object();
+	return print_end();
+}
+
+static int watch_stats(const struct sc_state *st, double interval, bool json, bool line)
 {
 	__u64 cur[FS_STAT_MAX], prev[FS_STAT_MAX], t0, t1;
 	int err;
@@ -456,7 +534,7 @@ static int watch_stats(const struct sc_state *st, double interval, bool json)
 		if (err)
 			goto fail;
 		t1 = mono_ns();
-		err = print_rates(cur, prev, (t1 - t0) / 1e9, json);
+		err = (line ? print_rates_line : print_rates)(cur, prev, (t1 - t0) / 1e9, json);
 		if (err) {
 			pr_err("cannot write the output: %s", strerror(-err));
 			return FS_EXIT_RUNTIME;
@@ -480,6 +558,8 @@ int cmd_stats(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argv;
 	if (a->prometheus && a->watch)
 		return sc_usage_error("stats", "--prometheus and --watch cannot be combined");
+	if (a->line && !a->watch)
+		return sc_usage_error("stats", "--line is a --watch format: give --watch S too");
 	ret = sc_state_open_cmd(o, &st, 0);
 	if (ret)
 		return ret;
@@ -489,7 +569,7 @@ int cmd_stats(const struct sc_opts *o, void *args, int argc, char **argv)
 			pr_err("cannot read the instance's metrics: %s", strerror(-err));
 		ret = err ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 	} else if (a->watch) {
-		ret = watch_stats(&st, a->watch, o->json);
+		ret = watch_stats(&st, a->watch, o->json, a->line);
 	} else if ((err = sc_stats_read(&st, cur))) {
 		pr_err("cannot read the stats map: %s", strerror(-err));
 		ret = FS_EXIT_RUNTIME;
@@ -511,6 +591,13 @@ struct flow_row {
 
 static int sort_key;	/* enum sc_flow_sort, for cmp_rows() */
 
+/* Past the idle timeout (the datapath's test): it restarts as a new, short
+ * flow at its next packet, the sweep removes it; it is no longer long. */
+static bool flow_expired(const struct flow_state *s, __u64 now, __u64 idle_jiffies)
+{
+	return (__s64)(now - s->last_seen) > (__s64)idle_jiffies;
+}
+
 static int cmp_rows(const void *a, const void *b)
 {
 	const struct flow_row *x = a, *y = b;
@@ -526,7 +613,9 @@ static int cmp_rows(const void *a, const void *b)
 
 struct flow_dump {
 	int family;		/* 4 or 6 */
-	int class;		/* FS_CLASS_*, -1 for every class */
+	int class;		/* FS_CLASS_*, -1 for every class; an expired
+				 * flow is of no class */
+	__u64 now, idle_jiffies;	/* to tell expired flows */
 	struct flow_row *rows;
 	size_t n, cap;
 };
@@ -559,7 +648,8 @@ static int dump_batch(void *ctx, const void *keys, const void *values, __u32 cou
 	__u32 i;
 
 	for (i = 0; i < count; i++) {
-		if (d->class >= 0 && (int)vals[i].class != d->class)
+		if (d->class >= 0 && ((int)vals[i].class != d->class ||
+				      flow_expired(&vals[i], d->now, d->idle_jiffies)))
 			continue;
 		if (d->n == d->cap) {
 			size_t ncap = d->cap ? d->cap * 2 : 1024;
@@ -594,8 +684,17 @@ static void print_endpoint(const char *key, const char *port_key, int family,
 	print_string(PRINT_FP, NULL, "%-39s ", text);
 }
 
-static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz)
+
+static const char *class_name(const struct flow_row *r)
 {
+	return r->s.class == FS_CLASS_LONG ? "long" : "short";
+}
+
+static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
+		       __u64 idle_jiffies)
+{
+	bool expired = flow_expired(&r->s, now, idle_jiffies);
+
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "family", "%s ", r->family == 6 ? "ipv6" : "ipv4");
 	print_endpoint("src", "sport", r->family, r->saddr, r->sport);
@@ -604,8 +703,9 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz)
 	print_uint(PRINT_ANY, "bytes", "%12llu ", r->s.bytes);
 	print_float(PRINT_ANY, "age_s", "%9.1f ", (double)(now - r->s.first_seen) / hz);
 	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);
-	print_string(PRINT_ANY, "class", "%s\n",
-		     r->s.class == FS_CLASS_LONG ? "long" : "short");
+	print_string(PRINT_JSON, "class", NULL, class_name(r));
+	print_bool(PRINT_JSON, "expired", NULL, expired);
+	print_string(PRINT_FP, NULL, "%s\n", expired ? "expired" : class_name(r));
 	close_json_object();
 }
 
@@ -613,6 +713,7 @@ int cmd_flows(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	const struct sc_flows_args *a = args;
 	struct flow_dump d = { .class = a->class };
+	struct split_config cfg;
 	struct sc_state st;
 	unsigned int hz;
 	size_t i;
@@ -630,6 +731,13 @@ int cmd_flows(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("cannot read the datapath clock: %s", strerror(-err));
 		goto out;
 	}
+	err = sc_config_read(&st, &cfg);
+	if (err) {
+		pr_err("cannot read the config map: %s", strerror(-err));
+		goto out;
+	}
+	d.now = now;
+	d.idle_jiffies = cfg.idle_jiffies;
 	err = dump_table(st.flows4_fd, 4, &d);
 	if (!err)
 		err = dump_table(st.flows6_fd, 6, &d);
@@ -644,7 +752,7 @@ int cmd_flows(const struct sc_opts *o, void *args, int argc, char **argv)
 		   "destination", "packets", "bytes", "age_s", "idle_s", "class");
 	open_json_array(PRINT_JSON, NULL);
 	for (i = 0; i < d.n && (!a->top || i < a->top); i++)
-		print_flow(&d.rows[i], now, hz);
+		print_flow(&d.rows[i], now, hz, cfg.idle_jiffies);
 	close_json_array(PRINT_JSON, NULL);
 	ret = FS_EXIT_OK;
 out:

@@ -24,6 +24,7 @@ struct sc_stats_args {
 	__u32 given;
 	double watch;		/* seconds, 0 = print once */
 	bool prometheus;
+	bool line;		/* --watch: one line per interval */
 };
 
 enum sc_flow_sort { SC_SORT_PACKETS, SC_SORT_BYTES, SC_SORT_AGE };

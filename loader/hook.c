@@ -144,3 +144,19 @@ bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id)
 			return true;
 	return false;
 }
+
+void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len)
+{
+	char why[256];
+
+	buf[0] = '\0';
+	if (ifc->hook == SC_HOOK_TC)
+		snprintf(buf, len, "TC ingress after GRO: every segment counted (gso_segs); measured ~0.95x forwarding on veth");
+	else if (!strcmp(ifc->mode, "generic"))
+		snprintf(buf, len, "generic XDP after GRO: a merged packet counts as one (packet counts too low); --hook tc counts exactly");
+	else if (!strcmp(ifc->mode, "native") &&
+		 sc_hook_auto(ifc->name, why, sizeof(why)) == SC_HOOK_TC)
+		snprintf(buf, len, "native XDP on a virtual driver: GRO off on it, TSO off on a veth peer (TCP forwarding measured 0.23-0.29x on veth); --hook tc keeps them");
+	else if (!strcmp(ifc->mode, "native"))
+		snprintf(buf, len, "native XDP in the driver, before GRO: offloads kept, every packet counted");
+}

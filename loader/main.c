@@ -99,6 +99,8 @@ static const struct sc_option stats_opts[] = {
 		  .help = "print rates every S seconds until interrupted"),
 	SC_OPTION("prometheus", SC_OPT_FLAG, struct sc_stats_args, prometheus,
 		  .short_opt = 'p', .help = "Prometheus text exposition format"),
+	SC_OPTION("line", SC_OPT_FLAG, struct sc_stats_args, line,
+		  .help = "with --watch: one line per interval (rates per class, new flows, passed)"),
 	SC_OPTIONS_END,
 };
 

@@ -4,10 +4,12 @@
  * Prometheus text exposition format (checked with `promtool check metrics`).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "bpfutil.h"
 #include "ops.h"
+#include "tunnel_cfg.h"
 
 char *sc_prom_label_escape(const char *in, char *out, size_t len)
 {
@@ -61,6 +63,55 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 			sc_hook_name(ifs[i].hook), ifs[i].mode);
 }
 
+/* The same counters by class, as labels: one series to sum or compare. */
+static void write_classes(FILE *f, const __u64 *v)
+{
+	fprintf(f, "# HELP flowsplit_class_packets_total TCP packets marked, by class.\n"
+		   "# TYPE flowsplit_class_packets_total counter\n"
+		   "flowsplit_class_packets_total{class=\"short\"} %llu\n"
+		   "flowsplit_class_packets_total{class=\"long\"} %llu\n",
+		(unsigned long long)v[FS_STAT_PKTS_SHORT], (unsigned long long)v[FS_STAT_PKTS_LONG]);
+	fprintf(f, "# HELP flowsplit_class_bytes_total Bytes of the TCP packets marked, by class.\n"
+		   "# TYPE flowsplit_class_bytes_total counter\n"
+		   "flowsplit_class_bytes_total{class=\"short\"} %llu\n"
+		   "flowsplit_class_bytes_total{class=\"long\"} %llu\n",
+		(unsigned long long)v[FS_STAT_BYTES_SHORT], (unsigned long long)v[FS_STAT_BYTES_LONG]);
+}
+
+/* Interface counters of the SHORT and LONG tunnels of route up (none
+ * without a route up in this namespace). */
+static void write_tunnel_traffic(FILE *f)
+{
+	static const char *const role[2] = { "short", "long" };
+	static const struct { const char *name, *help; size_t off; } series[] = {
+		{ "tunnel_transmit_packets_total", "Packets sent into the tunnel.",
+		  offsetof(struct tcfg_tunnel_traffic, tx_packets) },
+		{ "tunnel_transmit_bytes_total", "Bytes sent into the tunnel.",
+		  offsetof(struct tcfg_tunnel_traffic, tx_bytes) },
+		{ "tunnel_receive_packets_total", "Packets received from the tunnel.",
+		  offsetof(struct tcfg_tunnel_traffic, rx_packets) },
+		{ "tunnel_receive_bytes_total", "Bytes received from the tunnel.",
+		  offsetof(struct tcfg_tunnel_traffic, rx_bytes) },
+	};
+	struct tcfg_tunnel_traffic t[2];
+	char dev[4 * IF_NAMESIZE];
+	size_t s;
+	int i;
+
+	if (tcfg_tunnel_traffic(t))
+		return;
+	for (s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
+		fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s counter\n",
+			series[s].name, series[s].help, series[s].name);
+		for (i = 0; i < 2; i++)
+			if (t[i].dev[0])
+				fprintf(f, "flowsplit_%s{tunnel=\"%s\",dev=\"%s\"} %llu\n",
+					series[s].name, role[i],
+					sc_prom_label_escape(t[i].dev, dev, sizeof(dev)),
+					*(unsigned long long *)((char *)&t[i] + series[s].off));
+	}
+}
+
 int sc_metrics_write(FILE *f, const struct sc_state *st)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -87,6 +138,8 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", fs_map__capacity(st->flows4_fd));
 	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", fs_map__capacity(st->flows6_fd));
 	write_ifaces(f, ifs, n);
+	write_classes(f, v);
+	write_tunnel_traffic(f);
 	return ferror(f) ? -EIO : 0;
 }
 

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <netinet/in.h>
 #include <microhttpd.h>
 
@@ -344,7 +345,7 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct agent ag = { .o = o, .cli = args };
 	char msg[PATH_MAX + 256];
-	int ret;
+	int ret, mark;
 
 	(void)argc;
 	(void)argv;
@@ -358,6 +359,12 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
 		return FS_EXIT_RUNTIME;
 	}
+	/* "status" tells whether an agent runs for this instance */
+	mark = sc_agent_mark(sc_pin_dir(o));
+	if (mark < 0)
+		pr_warn("run: %s", mark == -EBUSY ?
+			"another agent runs in this network namespace: status names only one" :
+			strerror(-mark));
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)
@@ -367,5 +374,7 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		MHD_stop_daemon(ag.http);
 	sc_health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
+	if (mark >= 0)
+		close(mark);
 	return ret;
 }

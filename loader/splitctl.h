@@ -160,6 +160,19 @@ int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz);
 /* The kernel's HZ (CONFIG_HZ from /proc/config.gz, else measured). */
 unsigned int sc_kernel_hz(int clock_prog_fd);
 
+/* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
+__u64 sc_map_memlock(int fd);
+/* The agent ("run") marks itself running for pin_dir in this network
+ * namespace: an fd to keep open while it runs, -EBUSY when another agent
+ * runs here, or -errno. */
+#define SC_RUN_DIR "/run/flowsplit"
+int sc_agent_mark(const char *pin_dir);
+/* The pid of the agent running for pin_dir in this namespace, else 0. */
+int sc_agent_running(const char *pin_dir);
+/* What the hook and mode of an interface cost (status), into buf. */
+struct sc_iface;
+void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len);
+
 /* ---- hooks (hook.c) ------------------------------------------------------ */
 /* Where the splitter runs on an interface. */
 enum sc_hook { SC_HOOK_AUTO, SC_HOOK_XDP, SC_HOOK_TC };

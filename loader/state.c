@@ -743,3 +743,80 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 	closedir(d);
 	return n;
 }
+
+__u64 sc_map_memlock(int fd)
+{
+	unsigned long long v = 0;
+	char path[64], line[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* /run/flowsplit/agent-<netns inode>: "PID PIN_DIR", flock()ed by the
+ * agent while it runs (released on exit, also on kill -9). */
+static int agent_path(char *buf, size_t len)
+{
+	struct sc_netns ns;
+	int err = sc_netns_self(&ns);
+
+	if (!err)
+		snprintf(buf, len, "%s/agent-%lu", SC_RUN_DIR, ns.ino);
+	return err;
+}
+
+int sc_agent_mark(const char *pin_dir)
+{
+	char path[PATH_MAX];
+	int fd, err;
+
+	err = agent_path(path, sizeof(path));
+	if (err)
+		return err;
+	if (mkdir(SC_RUN_DIR, 0755) && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		return err;
+	}
+	if (ftruncate(fd, 0) || dprintf(fd, "%d %s\n", (int)getpid(), pin_dir) < 0) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int sc_agent_running(const char *pin_dir)
+{
+	char path[PATH_MAX], dir[PATH_MAX];
+	int fd, pid = 0, running;
+	FILE *f;
+
+	if (agent_path(path, sizeof(path)))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	/* a lock we can take is nobody's: no agent */
+	running = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
+	f = running ? fdopen(fd, "r") : NULL;
+	if (f && (fscanf(f, "%d %4095s", &pid, dir) != 2 || strcmp(dir, pin_dir)))
+		pid = 0;
+	if (f)
+		fclose(f);
+	else
+		close(fd);
+	return pid;
+}

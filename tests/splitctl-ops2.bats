@@ -348,3 +348,74 @@ complete_words() {
 	make -C "$FS_ROOT" -s install DESTDIR="$dest" BUILD="$FS_BUILD" >/dev/null
 	grep -qx 'ExecStart=/usr/local/sbin/splitctl run -c /etc/flowsplit/flowsplit.conf' "$dest/etc/systemd/system/flowsplit.service"
 }
+
+@test "status: pinned memory, what each hook costs, whether the agent runs" {
+	fs_sc attach rc
+	fs_sc attach rs --hook xdp --mode native
+	run fs_sc status
+	echo "$output"
+	[[ "$output" == *$'\n  cost: TC ingress after GRO: every segment counted'* ]]
+	[[ "$output" == *$'\n  cost: native XDP on a virtual driver: GRO off on it'* ]]
+	echo "$output" | grep -Eq '^memory: [0-9]+\.[0-9] MB pinned \(flow tables [0-9.]+ \+ [0-9.]+ MB\)$'
+	echo "$output" | grep -q '^agent: not running'
+	fs_sc -j status | jq -e '.memory.bytes > 100000000 and .memory.bytes >= .memory.flows4_bytes + .memory.flows6_bytes and
+		.agent == {"running": false, "pid": 0} and
+		([.interfaces[] | .cost | length > 0] | all)'
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.2 --health no
+	agent=$!
+	fs_wait_for 5 sh -c "$SC -j status | jq -e '.agent.running' >/dev/null"
+	[ "$(fs_sc -j status | jq .agent.pid)" -eq "$agent" ]
+	fs_sc status | grep -qx "agent: running (pid $agent)"
+	# another instance's status does not claim this agent
+	fs_sc -P "$BPF-2" attach rs 2>/dev/null || true
+	kill -TERM "$agent"
+	wait "$agent" || true
+	[ "$(fs_sc -j status | jq .agent.running)" = false ]
+}
+
+@test "flows past the idle timeout show as expired, not long, and leave --class long" {
+	fs_sc attach rc --idle-timeout 1 --threshold 5
+	fs_sink 6101 /dev/null
+	head -c 200000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.77.2.1:6101
+	fs_sc -j flows --class long | jq -e 'length == 1 and .[0].expired == false'
+	fs_wait_for 10 sh -c "$SC -j flows | jq -e '[.[] | select(.dport == 6101)] | .[0].idle_s > 1.2' >/dev/null"
+	fs_sc -j flows | jq -e '[.[] | select(.dport == 6101)] | .[0] | .expired and .class == "long"'
+	fs_sc flows | grep ':6101 ' | grep -q ' expired$'
+	[ "$(fs_sc -j flows --class long | jq length)" -eq 0 ]
+}
+
+@test "stats --watch --line: one line per interval; -j one document each; --line alone refused" {
+	fs_sc attach rc
+	timeout 2 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats --watch 0.3 --line >"$D/w" || true
+	cat "$D/w"
+	[ "$(wc -l <"$D/w")" -ge 2 ]
+	! grep -Evq '^[0-9]{2}:[0-9]{2}:[0-9]{2} short [0-9]+ pkt/s [0-9.]+ Mbit/s  long [0-9]+ pkt/s [0-9.]+ Mbit/s  new [0-9.]+ flows/s  promoted [0-9.]+/s  passed [0-9]+ pkt/s$' "$D/w" || false
+	timeout 2 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats -j --watch 0.3 --line >"$D/wj" || true
+	[ "$(wc -l <"$D/wj")" -ge 2 ]
+	while read -r l; do jq -e '.packets_long_per_s >= 0 and .interval_s > 0 and (.time | type == "number")' <<<"$l" >/dev/null; done <"$D/wj"
+	run fs_sc stats --line
+	[ "$status" -eq 2 ]
+	[ "$output" = "splitctl stats: --line is a --watch format: give --watch S too" ]
+}
+
+@test "Prometheus: traffic per class and per tunnel of route up, valid for promtool" {
+	fs_sc attach rc --threshold 5
+	lab_routes
+	ip -n "$R" neigh add 192.168.201.2 lladdr 02:00:00:00:00:01 dev vx1 nud permanent
+	ip -n "$R" neigh add 192.168.202.2 lladdr 02:00:00:00:00:02 dev vx2 nud permanent
+	tx_short() { fs_sc stats --prometheus | awk '/^flowsplit_tunnel_transmit_packets_total\{tunnel="short",dev="vx1"\}/ {print $2}'; }
+	tx0=$(tx_short)
+	# three pings to the remote prefix: over the SHORT tunnel, unanswered
+	ip netns exec "$C" ping -c 3 -i 0.2 -W 1 10.9.0.9 >/dev/null || true
+	fs_sc stats --prometheus >"$D/m"
+	promtool check metrics <"$D/m"
+	grep -Eq '^flowsplit_class_packets_total\{class="short"\} [0-9]+$' "$D/m"
+	grep -Eq '^flowsplit_class_bytes_total\{class="long"\} [0-9]+$' "$D/m"
+	tx=$(awk '/^flowsplit_tunnel_transmit_packets_total\{tunnel="short",dev="vx1"\}/ {print $2}' "$D/m")
+	[ $((tx - tx0)) -ge 3 ]
+	grep -Eq '^flowsplit_tunnel_transmit_bytes_total\{tunnel="long",dev="vx2"\} [0-9]+$' "$D/m"
+	grep -Eq '^flowsplit_tunnel_receive_packets_total\{tunnel="short",dev="vx1"\} [0-9]+$' "$D/m"
+	# no route up: no tunnel series
+	fs_sc route down
+	fs_sc stats --prometheus | { ! grep -q flowsplit_tunnel_transmit; }
+}

@@ -290,3 +290,34 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 	nl_close(&nl);
 	return FS_EXIT_OK;
 }
+
+int tcfg_tunnel_traffic(struct tcfg_tunnel_traffic t[2])
+{
+	static struct tcfg_spec spec;
+	const char *dev[2];
+	struct tcfg_err e;
+	struct link_info li;
+	struct nl nl;
+	int i, ifindex, ret;
+
+	memset(t, 0, 2 * sizeof(*t));
+	ret = tcfg_record_read(&spec, &e);
+	if (ret)
+		return ret;
+	if (nl_open(&nl))
+		return -errno;
+	dev[0] = spec.short_dev;
+	dev[1] = spec.long_dev;
+	for (i = 0; i < 2; i++) {
+		ifindex = if_nametoindex(dev[i]);
+		if (!ifindex || get_link(&nl, ifindex, &li))
+			continue;	/* gone: no series for it */
+		snprintf(t[i].dev, sizeof(t[i].dev), "%s", dev[i]);
+		t[i].tx_packets = li.st.tx_packets;
+		t[i].tx_bytes = li.st.tx_bytes;
+		t[i].rx_packets = li.st.rx_packets;
+		t[i].rx_bytes = li.st.rx_bytes;
+	}
+	nl_close(&nl);
+	return 0;
+}

@@ -78,6 +78,16 @@ int tcfg_tunnel_add(const struct tcfg_tunnel *t);
 int tcfg_tunnel_del(const char *name);
 int tcfg_tunnel_show(void);
 
+/* ---- traffic of the tunnels of route up ------------------------------------ */
+struct tcfg_tunnel_traffic {
+	char dev[16];		/* "" when the device is gone */
+	unsigned long long tx_packets, tx_bytes, rx_packets, rx_bytes;
+};
+/* The SHORT [0] and LONG [1] tunnels of the recorded "route up" and their
+ * interface counters: 0, -ENOENT (nothing recorded here), or -errno.
+ * Prints nothing. */
+int tcfg_tunnel_traffic(struct tcfg_tunnel_traffic t[2]);
+
 /* ---- down: everything of tunnel-cfg's in this network namespace ------------ */
 #define TCFG_MAX_DOWN_TUNNELS 32
 struct tcfg_down_result {
