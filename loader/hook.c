@@ -160,3 +160,12 @@ void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len)
 	else if (!strcmp(ifc->mode, "native"))
 		snprintf(buf, len, "native XDP in the driver, before GRO: offloads kept, every packet counted");
 }
+
+int sc_hook_tc_count(int ifindex)
+{
+	__u32 ids[64], cnt = 64;
+
+	if (bpf_prog_query(ifindex, SC_BPF_TCX_INGRESS, 0, NULL, ids, &cnt))
+		return errno == EINVAL || errno == ENOENT ? 0 : -errno;
+	return cnt;
+}

@@ -285,6 +285,8 @@ static const struct sc_cmd commands[] = {
 	       no_opts, struct sc_no_args, .subs = tunnel_cmds),
 	SC_CMD("down", cmd_down, "", "remove everything splitctl made in this network namespace",
 	       no_opts, struct sc_no_args),
+	SC_CMD("doctor", cmd_doctor, "", "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent",
+	       no_opts, struct sc_no_args),
 	{ .name = NULL },
 };
 

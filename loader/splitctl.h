@@ -108,6 +108,9 @@ int sc_prepare_dir(const char *dir);
  * with it. 0, -ENOMEDIUM, -ENOTEMPTY or -errno.
  */
 int sc_mount_bpffs(const char *dir, char *mounted, size_t len);
+/* Would sc_mount_bpffs() mount one? 0, -ENOMEDIUM or -ENOTEMPTY; the
+ * mount point into target. */
+int sc_bpffs_mountable(const char *dir, char *target, size_t len);
 /* Take the instance lock (blocks until free): fd, or -errno (-ESTALE when
  * the directory was removed by a concurrent detach while we waited). */
 int sc_lock_dir(const char *dir);
@@ -188,6 +191,8 @@ int sc_hook_link_create(int prog_fd, int ifindex, enum sc_hook hook,
 			__u32 xdp_flags);
 /* The hook of a bpf_link type; SC_HOOK_AUTO when it is neither. */
 enum sc_hook sc_hook_of_link_type(__u32 link_type);
+/* Programs at TCX ingress of @ifindex (ours included), or -errno. */
+int sc_hook_tc_count(int ifindex);
 /* true while program @prog_id is attached to @ifindex at @hook */
 bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id);
 

@@ -172,16 +172,22 @@ static bool dir_empty(const char *path)
 	return empty;
 }
 
-int sc_mount_bpffs(const char *dir, char *mounted, size_t len)
+int sc_bpffs_mountable(const char *dir, char *target, size_t len)
 {
-	char target[PATH_MAX];
-
-	mount_target(dir, target, sizeof(target));
+	mount_target(dir, target, len);
 	if (private_mount_ns())
 		return -ENOMEDIUM;
 	/* never hide what is there (e.g. -P /tmp/x: not over /tmp) */
-	if (!dir_empty(target))
-		return -ENOTEMPTY;
+	return dir_empty(target) ? 0 : -ENOTEMPTY;
+}
+
+int sc_mount_bpffs(const char *dir, char *mounted, size_t len)
+{
+	char target[PATH_MAX];
+	int err = sc_bpffs_mountable(dir, target, sizeof(target));
+
+	if (err)
+		return err;
 	if (mount("bpf", target, "bpf", 0, "mode=0700"))
 		return -errno;
 	snprintf(mounted, len, "%s", target);

@@ -311,7 +311,7 @@ complete_words() {
 		done < <(awk -F'\t' -v p="$path" '$1 == "opt" && $2 == p' <<<"$table")
 	done <<<"$table"
 	# the cases people hit
-	[ "$(complete_words "''")" = "apply attach check detach down flows flush gc route run set stats status tunnel" ]
+	[ "$(complete_words "''")" = "apply attach check detach doctor down flows flush gc route run set stats status tunnel" ]
 	[ "$(complete_words route "''")" = "down show up" ]
 	[ "$(complete_words tunnel "''")" = "add del show" ]
 	[ "$(complete_words route up --mode "''")" = "ecmp split" ]
@@ -418,4 +418,65 @@ complete_words() {
 	# no route up: no tunnel series
 	fs_sc route down
 	fs_sc stats --prometheus | { ! grep -q flowsplit_tunnel_transmit; }
+}
+
+# doctor_status NAME: the status of one check of "doctor -j"
+doctor_status() {
+	fs_sc -j doctor | jq -r --arg n "$1" '.checks[] | select(.name == $n) | .status'
+}
+
+@test "doctor: all pass on a complete router (exit 0); each broken item fails with its fix (exit 1), text and JSON" {
+	fs_sc attach rc
+	lab_routes
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.2 --health no
+	agent=$!
+	fs_wait_for 5 sh -c "$SC -j status | jq -e '.agent.running' >/dev/null"
+	run fs_sc doctor
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[-1]}" = "0 check(s) failed" ]
+	! grep -q '^FAIL' <<<"$output" || false
+	for c in privileges bpffs instance "hook rc" "foreign programs rc" "dscp rules" "code points" \
+		 routes lan "mtu vx1" "mtu vx2" "rp_filter vx1" "rp_filter vx2" ip_forward "multipath hash" agent; do
+		grep -q "^\(ok\|skip\) *$c: " <<<"$output" || { echo "missing: $c"; false; }
+	done
+	fs_sc -j doctor | jq -e '.ok and .failed == 0 and (.checks | length >= 16)'
+	# each broken item: that check fails, with a fix, exit 1
+	broken() { # CHECK FIX_PATTERN
+		run fs_sc doctor
+		echo "$output"
+		[ "$status" -eq 1 ]
+		grep -A1 "^FAIL  $1: " <<<"$output" | grep -q "^      fix: .*$2"
+		fs_sc -j doctor | jq -e --arg n "$1" '(.ok | not) and ([.checks[] | select(.name == $n)][0] | .status == "fail" and (.fix | length > 0))'
+	}
+	fs_sc set dscp-long 5
+	broken "code points" "route up ... again"
+	fs_sc set dscp-long 1
+	ip netns exec "$R" sysctl -qw net.ipv4.conf.vx2.rp_filter=1
+	broken "rp_filter vx2" "net.ipv4.conf.vx2.rp_filter=2"
+	ip netns exec "$R" sysctl -qw net.ipv4.conf.vx2.rp_filter=0
+	ip -n "$R" link set rs mtu 1400
+	broken "mtu vx1" "ip link set rs mtu 1500"
+	ip -n "$R" link set rs mtu 1500
+	ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=0
+	broken ip_forward "net.ipv4.ip_forward=1"
+	ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1
+	fs_sc attach rs --hook xdp --mode native
+	broken "hook rs" "attach rs --hook tc"
+	fs_sc detach rs
+	ip -n "$R" route del 10.9.0.0/24 table 101
+	broken routes "route up"
+	fs_sc route up --mode ecmp --short-dev vx1 --long-dev vx2 --prefix 10.9.0.0/24 --lan-dev rc \
+		--via-short 192.168.201.2 --via-long 192.168.202.2
+	[ "$(doctor_status "multipath hash")" = pass ]
+	ip netns exec "$R" sysctl -qw net.ipv4.fib_multipath_hash_policy=0
+	broken "multipath hash" "mode ecmp"
+	kill -TERM "$agent"
+	wait "$agent" || true
+	broken agent "systemctl start flowsplit"
+	# nothing attached here: instance fails, and doctor still reports all
+	fs_sc down >/dev/null
+	run fs_sc -j doctor
+	[ "$status" -eq 1 ]
+	echo "$output" | jq -e '([.checks[] | select(.name == "instance")][0].status == "fail") and ([.checks[] | select(.name == "routes")][0].status == "fail")'
 }

@@ -18,6 +18,7 @@
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
  *   down.c         everything of ours in this namespace ("splitctl down")
+ *   doctor.c       what "splitctl doctor" checks of ours
  *   nl.c           the netlink socket (send, ACK, extack); tcfg_fail()
  *
  * Functions here return 0 or a negative errno and leave the one-line
@@ -218,6 +219,8 @@ struct tcfg_tunnel {
  */
 #define TCFG_TUNNEL_TAG "flowsplit: created by splitctl tunnel add"
 
+/* The VXLAN details of tunnel ifindex (underlay, MTUs, overhead): 0 or -errno. */
+int tcfg_tunnel_details(struct nl *nl, int ifindex, struct tcfg_doctor_tunnel *t);
 /* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
 int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e);
 

@@ -421,6 +421,34 @@ int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tc
 	return ret;
 }
 
+/* IFLA_MTU of a link (0 when unreadable). */
+static unsigned int link_mtu(struct nl *nl, int ifindex)
+{
+	__u32 mtu = 0;
+
+	if (nl_talk(nl, tcfg_msg_link(nl->buf, RTM_GETLINK, ifindex), link_mtu_cb, &mtu))
+		return 0;
+	return mtu;
+}
+
+int tcfg_tunnel_details(struct nl *nl, int ifindex, struct tcfg_doctor_tunnel *t)
+{
+	struct tunnel_link l;
+
+	if (nl_talk(nl, tcfg_msg_link(nl->buf, RTM_GETLINK, ifindex), link_cb, &l))
+		return -errno;
+	snprintf(t->dev, sizeof(t->dev), "%s", l.name);
+	t->up = !!(l.flags & IFF_UP);
+	t->mtu = l.mtu;
+	if (!l.kind || strcmp(l.kind, "vxlan"))
+		return 0;
+	t->overhead = l.local.family == AF_INET6 || l.remote.family == AF_INET6 ?
+		      VXLAN_OVERHEAD6 : VXLAN_OVERHEAD4;
+	if (l.underlay && if_indextoname(l.underlay, t->underlay))
+		t->underlay_mtu = link_mtu(nl, l.underlay);
+	return 0;
+}
+
 static void print_addr(const char *key, const char *fmt, const struct tcfg_prefix *p)
 {
 	char a[INET6_ADDRSTRLEN] = "";

@@ -88,6 +88,30 @@ struct tcfg_tunnel_traffic {
  * Prints nothing. */
 int tcfg_tunnel_traffic(struct tcfg_tunnel_traffic t[2]);
 
+/* ---- doctor: what "splitctl doctor" checks of tunnel-cfg's -------------------- */
+struct tcfg_doctor_tunnel {
+	char dev[16];			/* "" when the recorded device is gone */
+	char underlay[16];		/* VXLAN: the underlay device, else "" */
+	int up;
+	unsigned int mtu, underlay_mtu;
+	unsigned int overhead;		/* VXLAN: 50 over IPv4, 70 over IPv6; else 0 */
+};
+struct tcfg_doctor {
+	int recorded;			/* a route up is recorded here */
+	int ecmp, ipv6;			/* its mode; an IPv6 prefix among its prefixes */
+	int dscp_long;			/* the code point its rules match */
+	int dscp_selector;		/* FRA_DSCP rules (else tos: DSCP 1..7) */
+	int kernel_dscp;		/* this kernel matches FRA_DSCP */
+	int missing;			/* rules/routes wanted but not in the kernel */
+	char missing_first[200];
+	char lan[8][16];
+	int nlan;
+	struct tcfg_doctor_tunnel t[2];	/* SHORT, LONG */
+};
+/* Fill d (prints nothing): 0 or -errno. Probes the kernel's DSCP rule
+ * selector with a rule that can never match (added and removed). */
+int tcfg_doctor(struct tcfg_doctor *d);
+
 /* ---- down: everything of tunnel-cfg's in this network namespace ------------ */
 #define TCFG_MAX_DOWN_TUNNELS 32
 struct tcfg_down_result {

@@ -1,0 +1,264 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_doctor.c - "splitctl doctor": pre-flight and live checks of this
+ * router, each passed, failed (with a one-line fix) or skipped (does not
+ * apply here). Read-only but for tunnel-cfg's DSCP selector probe (a rule
+ * that can never match, added and removed). Exit 0 when nothing failed,
+ * 1 otherwise. Text: "ok|FAIL|skip  NAME: what was found", a "fix:" line
+ * under each failure; JSON: {"ok", "failed", "checks": [{name, status,
+ * detail, fix}]}.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "commands.h"
+#include "tunnel_cfg.h"
+
+enum verdict { PASS, FAIL, SKIP };
+
+struct doctor {
+	const struct sc_opts *o;
+	const char *dir;
+	int failed;
+	bool instance;			/* attached here, maps open */
+	struct sc_state st;
+	struct split_config cfg;
+	struct sc_iface ifs[SC_MAX_IFACES];
+	int nifs;
+	struct tcfg_doctor t;		/* routes and tunnels */
+};
+
+static void check(struct doctor *d, enum verdict v, const char *name, const char *fix,
+		  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+static void check(struct doctor *d, enum verdict v, const char *name, const char *fix,
+		  const char *fmt, ...)
+{
+	static const char *const status[] = { "ok", "FAIL", "skip" };
+	char detail[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	d->failed += v == FAIL;
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "status", NULL, v == PASS ? "pass" : v == FAIL ? "fail" : "skip");
+	print_string(PRINT_FP, NULL, "%-5s ", status[v]);
+	print_string(PRINT_ANY, "name", "%s: ", name);
+	print_string(PRINT_ANY, "detail", "%s\n", detail);
+	print_string(PRINT_JSON, "fix", NULL, v == FAIL ? fix : "");
+	if (v == FAIL)
+		print_string(PRINT_FP, NULL, "      fix: %s\n", fix);
+	close_json_object();
+}
+
+/* An integer sysctl under /proc/sys; -1 when unreadable. */
+static int sysctl_int(const char *fmt, const char *arg)
+{
+	char path[PATH_MAX];
+	FILE *f;
+	int v = -1;
+
+	snprintf(path, sizeof(path), fmt, arg);
+	f = fopen(path, "r");
+	if (f && fscanf(f, "%d", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static void check_base(struct doctor *d)
+{
+	char msg[PATH_MAX + 512], target[PATH_MAX];
+	int err;
+
+	err = sc_check_privileges();
+	check(d, err ? FAIL : PASS, "privileges", "run as root (CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)",
+	      "%s", err ? "missing" : "root, or CAP_BPF/CAP_SYS_ADMIN and CAP_NET_ADMIN");
+	err = sc_prepare_dir(d->dir);
+	if (err == -ENODEV || err == -EMEDIUMTYPE) {
+		err = sc_bpffs_mountable(d->dir, target, sizeof(target));
+		if (!err)
+			check(d, PASS, "bpffs", "", "none at %s yet: attach mounts one there", target);
+	} else if (!err) {
+		check(d, PASS, "bpffs", "", "%s is on a bpffs", d->dir);
+	}
+	if (err)
+		check(d, FAIL, "bpffs", sc_state_strerror(err, d->dir, msg, sizeof(msg)),
+		      "no usable bpffs for %s", d->dir);
+	err = sc_state_open(d->o, &d->st, 0);
+	d->instance = !err && !sc_config_read(&d->st, &d->cfg);
+	if (d->instance)
+		d->nifs = sc_ifaces_list(d->st.dir, d->ifs, SC_MAX_IFACES);
+	if (d->nifs < 0)
+		d->nifs = 0;
+	if (d->instance && d->nifs)
+		check(d, PASS, "instance", "", "%s: %d interface(s) attached", d->dir, d->nifs);
+	else
+		check(d, FAIL, "instance", err == -EXDEV ? sc_state_strerror(err, d->dir, msg, sizeof(msg)) :
+		      "splitctl attach LAN_INTERFACE", "%s",
+		      err == -EXDEV ? "attached in another network namespace" : "nothing attached");
+}
+
+/* Per attached interface: its hook and what it costs, programs of others. */
+static void check_hooks(struct doctor *d)
+{
+	char name[64], cost[256], fix[128];
+	int i, n;
+
+	for (i = 0; i < d->nifs; i++) {
+		const struct sc_iface *f = &d->ifs[i];
+		bool bad = !strcmp(f->mode, "generic") || !strcmp(f->mode, "gone") ||
+			   !strcmp(f->mode, "?");
+
+		sc_hook_cost(f, cost, sizeof(cost));
+		bad |= strstr(cost, "virtual driver") != NULL;
+		snprintf(name, sizeof(name), "hook %s", f->name);
+		snprintf(fix, sizeof(fix), "splitctl detach %s && splitctl attach %s --hook tc",
+			 f->name, f->name);
+		check(d, bad ? FAIL : PASS, name, fix, "%s %s: %s", sc_hook_name(f->hook), f->mode,
+		      cost[0] ? cost : "interface gone or unknown mode");
+		n = sc_hook_tc_count(f->ifindex);
+		n -= f->hook == SC_HOOK_TC;
+		snprintf(name, sizeof(name), "foreign programs %s", f->name);
+		check(d, n > 0 ? FAIL : PASS, name, "see 'bpftool net show dev IF': remove them or make sure they keep the DSCP",
+		      n > 0 ? "%d other TC ingress program(s) run with the splitter" : "none besides the splitter",
+		      n);
+	}
+}
+
+static bool attached(const struct doctor *d, const char *ifname)
+{
+	int i;
+
+	for (i = 0; i < d->nifs; i++)
+		if (!strcmp(d->ifs[i].name, ifname))
+			return true;
+	return false;
+}
+
+/* Code points of the datapath and of the rules; routes for both classes. */
+static void check_routing(struct doctor *d)
+{
+	const struct tcfg_doctor *t = &d->t;
+	char fix[128];
+	int i, dl = d->instance ? d->cfg.dscp_long : t->dscp_long;
+
+	if (t->kernel_dscp)
+		check(d, PASS, "dscp rules", "", "the kernel matches rules on DSCP (FRA_DSCP): any code point");
+	else
+		check(d, dl >= 1 && dl <= 7 ? PASS : FAIL, "dscp rules", "splitctl set dscp-long 1 (rules can match DSCP 1..7 here)",
+		      "tos selector only (DSCP 1..7); long code point %d", dl);
+	if (!t->recorded) {
+		check(d, FAIL, "routes", "splitctl route up --mode split --short-dev DEV --long-dev DEV --prefix CIDR ...",
+		      "no route up in this network namespace");
+		return;
+	}
+	if (t->ecmp || !d->instance)
+		check(d, SKIP, "code points", "", "%s", t->ecmp ? "ecmp mode: no code point rules" : "no splitter attached");
+	else
+		check(d, d->cfg.dscp_long == (__u32)t->dscp_long ? PASS : FAIL, "code points",
+		      "splitctl route up ... again (it takes the live code point)",
+		      "the datapath marks long flows DSCP %u, the rules match DSCP %d",
+		      d->cfg.dscp_long, t->dscp_long);
+	check(d, t->missing ? FAIL : PASS, "routes", "splitctl route up ... again, or run the agent (it re-converges)",
+	      t->missing ? "degraded: %s" : "rules and routes of both classes in place%s",
+	      t->missing ? t->missing_first : "");
+	for (i = 0; i < t->nlan; i++) {
+		snprintf(fix, sizeof(fix), "splitctl attach %s", t->lan[i]);
+		check(d, attached(d, t->lan[i]) ? PASS : FAIL, "lan", fix,
+		      "LAN interface %s %s", t->lan[i],
+		      attached(d, t->lan[i]) ? "runs the splitter" : "has no splitter: all its flows are short");
+	}
+}
+
+/* Tunnel MTU against its underlay and the LAN MTU; rp_filter per tunnel. */
+static void check_tunnels(struct doctor *d)
+{
+	const struct tcfg_doctor *t = &d->t;
+	char name[64], fix[160];
+	int i, rp;
+
+	for (i = 0; t->recorded && i < 2; i++) {
+		const struct tcfg_doctor_tunnel *u = &t->t[i];
+
+		snprintf(name, sizeof(name), "mtu %s", u->dev[0] ? u->dev : i ? "LONG" : "SHORT");
+		if (!u->dev[0] || !u->overhead || !u->underlay[0]) {
+			check(d, u->dev[0] ? SKIP : FAIL, name, "splitctl tunnel add ... (the tunnel is gone)",
+			      "%s", u->dev[0] ? "not a VXLAN tunnel over a known underlay" : "tunnel device missing");
+			continue;
+		}
+		snprintf(fix, sizeof(fix), "ip link set %s mtu %u (or tunnel add --mtu %u)",
+			 u->underlay, u->mtu + u->overhead, u->underlay_mtu - u->overhead);
+		check(d, u->mtu + u->overhead <= u->underlay_mtu ? PASS : FAIL, name, fix,
+		      "%u + %u B VXLAN overhead, underlay %s mtu %u", u->mtu, u->overhead,
+		      u->underlay, u->underlay_mtu);
+		snprintf(name, sizeof(name), "rp_filter %s", u->dev);
+		rp = sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", u->dev);
+		if (sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", "all") > rp)
+			rp = sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", "all");
+		snprintf(fix, sizeof(fix), "sysctl -w net.ipv4.conf.all.rp_filter=2 net.ipv4.conf.%s.rp_filter=2",
+			 u->dev);
+		check(d, rp == 1 ? FAIL : PASS, name, fix,
+		      "%d%s", rp, rp == 1 ? ": strict, drops replies that come back over the other tunnel" : "");
+	}
+}
+
+static void check_sysctls(struct doctor *d)
+{
+	const struct tcfg_doctor *t = &d->t;
+	int v4 = sysctl_int("/proc/sys/net/ipv4/%s", "ip_forward");
+	int v6 = sysctl_int("/proc/sys/net/ipv6/conf/all/%s", "forwarding");
+	bool need6 = t->ipv6 || !t->recorded;
+
+	check(d, v4 == 1 && (v6 == 1 || !need6) ? PASS : FAIL, "ip_forward",
+	      "sysctl -w net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1",
+	      "net.ipv4.ip_forward %d, net.ipv6.conf.all.forwarding %d", v4, v6);
+	if (!t->recorded || !t->ecmp) {
+		check(d, SKIP, "multipath hash", "", "not in ECMP mode");
+		return;
+	}
+	v4 = sysctl_int("/proc/sys/net/ipv4/%s", "fib_multipath_hash_policy");
+	v6 = sysctl_int("/proc/sys/net/ipv6/%s", "fib_multipath_hash_policy");
+	check(d, v4 == 1 && (v6 == 1 || !t->ipv6) ? PASS : FAIL, "multipath hash",
+	      "splitctl route up --mode ecmp ... again (it sets the L4 hash)",
+	      "fib_multipath_hash_policy ipv4 %d, ipv6 %d (ECMP needs 1: L4, one path per flow)", v4, v6);
+}
+
+int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	static struct doctor d;
+	int pid, err;
+
+	(void)args;
+	(void)argc;
+	(void)argv;
+	memset(&d, 0, sizeof(d));
+	d.o = o;
+	d.dir = sc_pin_dir(o);
+	open_json_object(NULL);
+	open_json_array(PRINT_JSON, "checks");
+	check_base(&d);
+	check_hooks(&d);
+	err = tcfg_doctor(&d.t);
+	if (err)
+		check(&d, FAIL, "netlink", "run as root", "cannot read routes and tunnels: %s", strerror(-err));
+	check_routing(&d);
+	check_tunnels(&d);
+	check_sysctls(&d);
+	pid = d.instance ? sc_agent_running(d.dir) : 0;
+	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
+	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
+	close_json_array(PRINT_JSON, NULL);
+	print_bool(PRINT_JSON, "ok", NULL, !d.failed);
+	print_uint(PRINT_JSON, "failed", NULL, d.failed);
+	print_uint(PRINT_FP, NULL, "%llu check(s) failed\n", d.failed);
+	close_json_object();
+	if (d.instance)
+		sc_state_close(&d.st);
+	return d.failed ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
