@@ -204,6 +204,13 @@ lab_routes() {
 	[ "$status" -eq 1 ]
 	echo "$output" | grep -v '^splitctl:' | jq -e '.detached == [] and .pins_removed == false'
 	fs_sc -j attach "$name" >/dev/null
+	for cmd in status doctor "flows --class long" "stats --prometheus"; do
+		# shellcheck disable=SC2086
+		fs_sc -j $cmd >"$D/out" || true
+		[ "$cmd" = "stats --prometheus" ] && { promtool check metrics <"$D/out"; continue; }
+		jq -e . "$D/out" >/dev/null || { echo "invalid: -j $cmd"; cat "$D/out"; false; }
+	done
+	fs_sc -j doctor | jq -e --arg n "hook $name" '[.checks[].name] | index($n) != null'
 	fs_sc -j down | jq -e --arg n "$name" --arg t "$tun" '.detached == [$n] and .tunnels_removed == [$t]'
 }
 
