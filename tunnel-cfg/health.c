@@ -33,6 +33,7 @@ void health_params_default(struct health_params *p)
 		.hold_max_ns = HEALTH_DEF_HOLD_MAX_NS,
 		.half_life_ns = HEALTH_DEF_HALF_LIFE_NS,
 		.loss_window = HEALTH_DEF_LOSS_WINDOW,
+		.adaptive_timeout = true,
 	};
 }
 
@@ -67,30 +68,39 @@ int health_params_check(const struct health_params *p, const char **field)
 }
 
 /* The settings health_params_set() knows, with their own ranges. */
+enum health_key_kind {
+	HEALTH_KEY_DURATION,	/* ns in a uint64_t */
+	HEALTH_KEY_COUNT,	/* a uint32_t */
+	HEALTH_KEY_SWITCH,	/* "yes" / "no" in a bool */
+};
+
 static const struct health_key {
 	const char *key;
 	const char *range;
-	bool duration;		/* ns in a uint64_t, else a uint32_t count */
+	enum health_key_kind kind;
 	uint64_t min, max;
 	size_t offset;
 } health_keys[] = {
-	{ "interval", "10ms..60s", true, HEALTH_MIN_INTERVAL_NS,
+	{ "interval", "10ms..60s", HEALTH_KEY_DURATION, HEALTH_MIN_INTERVAL_NS,
 	  HEALTH_MAX_INTERVAL_NS, offsetof(struct health_params, interval_ns) },
-	{ "timeout", "1ms..3600s, interval/10..32 x interval", true,
-	  HEALTH_NS_PER_MS, HEALTH_MAX_HOLD_NS,
+	{ "timeout", "1ms..3600s, interval/10..32 x interval",
+	  HEALTH_KEY_DURATION, HEALTH_NS_PER_MS, HEALTH_MAX_HOLD_NS,
 	  offsetof(struct health_params, timeout_ns) },
-	{ "down-misses", "1..255", false, 1, HEALTH_MAX_COUNT,
+	{ "down-misses", "1..255", HEALTH_KEY_COUNT, 1, HEALTH_MAX_COUNT,
 	  offsetof(struct health_params, down_misses) },
-	{ "up-successes", "1..255", false, 1, HEALTH_MAX_COUNT,
+	{ "up-successes", "1..255", HEALTH_KEY_COUNT, 1, HEALTH_MAX_COUNT,
 	  offsetof(struct health_params, up_successes) },
-	{ "hold-min", "0s..3600s, at most hold-max", true, 0,
+	{ "hold-min", "0s..3600s, at most hold-max", HEALTH_KEY_DURATION, 0,
 	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, hold_min_ns) },
-	{ "hold-max", "0s..3600s, at least hold-min", true, 0,
+	{ "hold-max", "0s..3600s, at least hold-min", HEALTH_KEY_DURATION, 0,
 	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, hold_max_ns) },
-	{ "half-life", "100ms..3600s", true, HEALTH_NS_PER_S / 10,
-	  HEALTH_MAX_HOLD_NS, offsetof(struct health_params, half_life_ns) },
-	{ "loss-window", "1..1024", false, 1, HEALTH_MAX_LOSS_WINDOW,
+	{ "half-life", "100ms..3600s", HEALTH_KEY_DURATION,
+	  HEALTH_NS_PER_S / 10, HEALTH_MAX_HOLD_NS,
+	  offsetof(struct health_params, half_life_ns) },
+	{ "loss-window", "1..1024", HEALTH_KEY_COUNT, 1, HEALTH_MAX_LOSS_WINDOW,
 	  offsetof(struct health_params, loss_window) },
+	{ "adaptive-timeout", "yes, no", HEALTH_KEY_SWITCH, 0, 1,
+	  offsetof(struct health_params, adaptive_timeout) },
 };
 
 static const struct health_key *find_key(const char *key)
@@ -167,39 +177,80 @@ int health_parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* A count: plain decimal digits. 0, -EINVAL or -ERANGE. */
+static int parse_count(const char *value, uint64_t *v)
+{
+	if (!value || parse_digits(value, strlen(value), SIZE_MAX, v))
+		return -EINVAL;
+	/* every count limit is below 10000: more digits are too many (and
+	 * could have overflowed v) */
+	return strlen(value) > 4 ? -ERANGE : 0;
+}
+
+static int parse_switch(const char *value, uint64_t *v)
+{
+	if (value && !strcmp(value, "yes"))
+		*v = 1;
+	else if (value && !strcmp(value, "no"))
+		*v = 0;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int health_params_set(struct health_params *p, const char *key,
 		      const char *value)
 {
 	const struct health_key *k = find_key(key);
+	char *field;
 	uint64_t v;
 	int err;
 
 	if (!k)
 		return -ENOENT;
-	if (k->duration) {
+	switch (k->kind) {
+	case HEALTH_KEY_DURATION:
 		err = health_parse_duration(value, &v);
-	} else if (!value || parse_digits(value, strlen(value), SIZE_MAX,
-					  &v)) {
-		err = -EINVAL;
-	} else {
-		/* every count limit is below 10000: more digits are too many
-		 * (and could have overflowed v) */
-		err = strlen(value) > 4 ? -ERANGE : 0;
+		break;
+	case HEALTH_KEY_COUNT:
+		err = parse_count(value, &v);
+		break;
+	default:
+		err = parse_switch(value, &v);
+		break;
 	}
 	if (err)
 		return err;
 	if (v < k->min || v > k->max)
 		return -ERANGE;
-	if (k->duration)
-		*(uint64_t *)((char *)p + k->offset) = v;
+	field = (char *)p + k->offset;
+	if (k->kind == HEALTH_KEY_DURATION)
+		*(uint64_t *)field = v;
+	else if (k->kind == HEALTH_KEY_COUNT)
+		*(uint32_t *)field = (uint32_t)v;
 	else
-		*(uint32_t *)((char *)p + k->offset) = (uint32_t)v;
+		*(bool *)field = v;
 	return 0;
 }
 
 uint64_t health_timeout_ns(const struct health_params *p)
 {
 	return p->timeout_ns ? p->timeout_ns : p->interval_ns;
+}
+
+uint64_t health_probe_timeout_ns(const struct health *h)
+{
+	const struct health_params *p = &h->params;
+	uint64_t floor = health_timeout_ns(p), rto, cap;
+
+	if (!p->adaptive_timeout || !h->rtt_samples)
+		return floor;
+	/* RFC 6298 (2.2/2.3) without its 1 s minimum: the floor is ours */
+	rto = h->srtt_ns + 4 * h->rttvar_ns;
+	cap = HEALTH_MAX_TIMEOUT_INTERVALS * p->interval_ns;
+	if (rto < floor)
+		return floor;
+	return rto > cap ? cap : rto;
 }
 
 const char *health_state_name(enum health_state s)
@@ -336,6 +387,26 @@ static bool try_up(struct health *h, uint64_t now_ns)
 	return true;
 }
 
+/* RFC 6298 2.2/2.3: alpha 1/8, beta 1/4; RTTVAR from the old SRTT. */
+static void rto_sample(struct health *h, uint64_t rtt_ns)
+{
+	uint64_t dev;
+
+	if (!h->rtt_samples++) {
+		h->srtt_ns = rtt_ns;
+		h->rttvar_ns = rtt_ns / 2;
+		return;
+	}
+	dev = h->srtt_ns > rtt_ns ? h->srtt_ns - rtt_ns : rtt_ns - h->srtt_ns;
+	h->rttvar_ns = (3 * h->rttvar_ns + dev) / 4;
+	h->srtt_ns = (7 * h->srtt_ns + rtt_ns) / 8;
+}
+
+void health_late_answer(struct health *h, uint64_t rtt_ns)
+{
+	rto_sample(h, rtt_ns);
+}
+
 bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns)
 {
 	h->probes++;
@@ -345,6 +416,7 @@ bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns)
 	/* TCP's SRTT weight: 1/8 of each new sample */
 	h->rtt_ewma_ns = h->answered == 1 ? rtt_ns
 					  : (7 * h->rtt_ewma_ns + rtt_ns) / 8;
+	rto_sample(h, rtt_ns);
 	h->misses = 0;
 	if (h->successes < UINT32_MAX)
 		h->successes++;

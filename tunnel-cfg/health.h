@@ -47,14 +47,17 @@
 
 struct health_params {
 	uint64_t interval_ns;	/* between two probes of one tunnel */
-	uint64_t timeout_ns;	/* a probe unanswered this long is a miss;
-				 * 0 = interval_ns */
+	uint64_t timeout_ns;	/* a probe unanswered this long is a miss:
+				 * the floor of the adaptive timeout, or the
+				 * fixed one; 0 = interval_ns */
 	uint32_t down_misses;	/* consecutive misses: up -> down */
 	uint32_t up_successes;	/* consecutive answers: down -> up */
 	uint64_t hold_min_ns;	/* hold-down after a first flap */
 	uint64_t hold_max_ns;	/* hold-down ceiling */
 	uint64_t half_life_ns;	/* flap penalty half-life */
 	uint32_t loss_window;	/* probes in the loss ratio's window */
+	bool adaptive_timeout;	/* timeout from the probes' RTT, as TCP's
+				 * RTO (health_probe_timeout_ns()) */
 };
 
 /* The defaults above. */
@@ -70,8 +73,9 @@ int health_params_check(const struct health_params *p, const char **field);
  * One setting from text, as the [health] INI section and the command-line
  * flags give it: key is the field name above ("interval", "timeout",
  * "down-misses", "up-successes", "hold-min", "hold-max", "half-life",
- * "loss-window"); durations are a decimal number with a unit, "ms" or "s"
- * ("100ms", "1.5s"), counts a plain decimal number. Returns 0, -ENOENT
+ * "loss-window", "adaptive-timeout"); durations are a decimal number with a
+ * unit, "ms" or "s" ("100ms", "1.5s"), counts a plain decimal number,
+ * switches "yes" or "no". Returns 0, -ENOENT
  * (unknown key), -EINVAL (not a duration / number) or -ERANGE (outside
  * health_param_range(key)); then health_params_check() for the limits that
  * involve two fields.
@@ -83,11 +87,12 @@ const char *health_param_range(const char *key);
 /* Every key health_params_set() knows, for an "unknown key" message. */
 #define HEALTH_PARAM_KEYS                                                   \
 	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
-	"half-life, loss-window"
+	"half-life, loss-window, adaptive-timeout"
 /* "100ms", "1.5s", "0s": digits, an optional fraction (exact to the ns),
  * then "ms" or "s"; at most 3600 s. 0, -EINVAL or -ERANGE. */
 int health_parse_duration(const char *s, uint64_t *ns);
-/* The effective probe timeout (timeout_ns, or interval_ns when 0). */
+/* The configured probe timeout (timeout_ns, or interval_ns when 0): the
+ * fixed timeout, or the floor of the adaptive one. */
 uint64_t health_timeout_ns(const struct health_params *p);
 
 enum health_state {
@@ -114,6 +119,9 @@ struct health {
 	/* by-products */
 	uint64_t rtt_last_ns;		/* 0 until the first answer */
 	uint64_t rtt_ewma_ns;		/* EWMA, weight 1/8 per sample */
+	/* RFC 6298's SRTT and RTTVAR over every answer, late ones included;
+	 * valid once rtt_samples > 0 */
+	uint64_t srtt_ns, rttvar_ns, rtt_samples;
 	uint64_t probes, answered, missed;	/* totals */
 	uint64_t window[HEALTH_MAX_LOSS_WINDOW / 64];	/* 1 = lost */
 	uint32_t window_len, window_pos, window_lost;
@@ -128,6 +136,19 @@ void health_init(struct health *h, const struct health_params *params,
  */
 bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns);
 bool health_miss(struct health *h, uint64_t now_ns);
+/*
+ * An answer that came after its probe was counted as a miss: it stays a
+ * miss, but its RTT is evidence of the path's delay (a queue building up)
+ * and feeds SRTT/RTTVAR, so the timeout grows. Changes no state.
+ */
+void health_late_answer(struct health *h, uint64_t rtt_ns);
+/*
+ * The timeout of a probe sent now. Fixed: health_timeout_ns(). Adaptive:
+ * max(floor, SRTT + 4 x RTTVAR) with floor = health_timeout_ns(), at most
+ * HEALTH_MAX_TIMEOUT_INTERVALS x interval; the floor until the first RTT
+ * sample (RFC 6298 with alpha 1/8, beta 1/4; docs/health.md).
+ */
+uint64_t health_probe_timeout_ns(const struct health *h);
 /*
  * The tunnel device went down or away (a netlink link event): DOWN now,
  * without waiting for N misses; a flap like any other when it was UP.

@@ -11,7 +11,9 @@
  * it, the target address and, for raw ICMP, our identifier. Outcomes are
  * fed to the state machine in send order: probe k's answer is counted only
  * once probe k-1 is answered or timed out, so "N consecutive misses" means
- * N consecutive probes, whatever order the answers arrive in.
+ * N consecutive probes, whatever order the answers arrive in. A probe's
+ * deadline is fixed when it is sent (health_probe_timeout_ns(): adaptive,
+ * from the RTT of the answers so far, late ones included).
  *
  * One epoll set holds the sockets and a timerfd (CLOCK_MONOTONIC, absolute)
  * armed for the next thing due: a send, a timeout, or the end of a
@@ -81,7 +83,6 @@ struct probe_tunnel {
 
 struct health_prober {
 	struct health_params params;
-	uint64_t timeout_ns;
 	enum health_icmp_socket icmp_socket;
 	int epfd, timerfd;
 	unsigned int n;
@@ -114,7 +115,6 @@ struct health_prober *health_prober_new(const struct health_params *params,
 	if (!p)
 		return NULL;
 	p->params = *params;
-	p->timeout_ns = health_timeout_ns(params);
 	p->icmp_socket = icmp_socket;
 	p->timerfd = -1;
 	p->epfd = epoll_create1(EPOLL_CLOEXEC);
@@ -480,14 +480,20 @@ static void probe_drain(struct probe_tunnel *t)
 			continue;
 		}
 		slot = &t->ring[pl.seq % PROBE_RING];
-		if (pl.seq < t->oldest_seq || slot->seq != pl.seq ||
-		    slot->answered) {
-			/* after its timeout, or a duplicate */
+		if (slot->seq != pl.seq || slot->answered) {
+			/* a duplicate, or too old to know its send time */
 			t->stats.late++;
 			continue;
 		}
 		slot->answered = true;
 		slot->rtt_ns = now_ns() - slot->sent_ns;
+		if (pl.seq < t->oldest_seq) {
+			/* after its probe was counted as a miss: still a
+			 * miss, but its RTT lets the timeout grow */
+			t->stats.late++;
+			health_late_answer(&t->health, slot->rtt_ns);
+			continue;
+		}
 		t->stats.answers++;
 		if (slot->sent_ns > t->stats.last_answer_sent_ns)
 			t->stats.last_answer_sent_ns = slot->sent_ns;
@@ -556,7 +562,7 @@ static uint64_t probe_next_due(const struct probe_tunnel *t)
 static int probe_run(struct health_prober *p)
 {
 	struct itimerspec its = { 0 };
-	uint64_t now, due, next = UINT64_MAX, expirations;
+	uint64_t now, due, next = UINT64_MAX, expirations, probe_timeout;
 	struct probe_tunnel *t;
 	unsigned int i;
 
@@ -570,9 +576,11 @@ static int probe_run(struct health_prober *p)
 		now = now_ns();
 		probe_resolve(p, i, now);
 		if (now >= t->next_send_ns) {
+			/* every RTT sample so far is in t->health now */
+			probe_timeout = health_probe_timeout_ns(&t->health);
 			/* a full ring would mean timeouts longer than allowed */
 			if (t->next_seq - t->oldest_seq < PROBE_RING)
-				probe_send(t, p->timeout_ns);
+				probe_send(t, probe_timeout);
 			t->next_send_ns += p->params.interval_ns;
 			/* late by a whole interval (we were stalled): no
 			 * burst of catch-up probes, restart the rhythm */

@@ -56,9 +56,10 @@ static void test_params(void)
 	tap_ok(p.interval_ns == 100 * MS && p.down_misses == 3 &&
 		       p.up_successes == 5 && p.hold_min_ns == 1 * SEC &&
 		       p.hold_max_ns == 32 * SEC && p.half_life_ns == 60 * SEC &&
-		       health_timeout_ns(&p) == p.interval_ns,
+		       health_timeout_ns(&p) == p.interval_ns &&
+		       p.adaptive_timeout,
 	       "defaults: 100 ms, 3 misses, 5 answers, hold 1..32 s, "
-	       "half-life 60 s, timeout = interval");
+	       "half-life 60 s, timeout = interval, adaptive");
 	tap_ok(!health_params_check(&p, &field) && !field,
 	       "defaults pass the check");
 	for (i = 0; (p = defaults(), want = spoil(i, &p)); i++) {
@@ -121,13 +122,14 @@ static void test_settings(void)
 		       !health_params_set(&p, "hold-min", "500ms") &&
 		       !health_params_set(&p, "hold-max", "1000s") &&
 		       !health_params_set(&p, "half-life", "2s") &&
-		       !health_params_set(&p, "loss-window", "1024"),
+		       !health_params_set(&p, "loss-window", "1024") &&
+		       !health_params_set(&p, "adaptive-timeout", "no"),
 	       "every key set from text");
 	want = (struct health_params){
 		.interval_ns = 50 * MS, .timeout_ns = 200 * MS,
 		.down_misses = 4, .up_successes = 10, .hold_min_ns = 500 * MS,
 		.hold_max_ns = 1000 * SEC, .half_life_ns = 2 * SEC,
-		.loss_window = 1024,
+		.loss_window = 1024, .adaptive_timeout = false,
 	};
 	tap_ok(!memcmp(&p, &want, sizeof(p)) && !health_params_check(&p, NULL),
 	       "... to exactly those values, which pass the check");
@@ -146,12 +148,25 @@ static void test_settings(void)
 			       -EINVAL &&
 		       health_params_set(&p, "up-successes", NULL) == -EINVAL &&
 		       health_params_set(&p, "loss-window", "1025") == -ERANGE &&
-		       health_params_set(&p, "half-life", "50ms") == -ERANGE,
+		       health_params_set(&p, "half-life", "50ms") == -ERANGE &&
+		       health_params_set(&p, "adaptive-timeout", "1") ==
+			       -EINVAL &&
+		       health_params_set(&p, "adaptive-timeout", "YES") ==
+			       -EINVAL &&
+		       health_params_set(&p, "adaptive-timeout", NULL) ==
+			       -EINVAL,
 	       "bad values: -EINVAL (syntax) or -ERANGE (range)");
 	tap_ok(p.interval_ns == 100 * MS &&
 		       p.down_misses == 3 && p.loss_window == 100 &&
-		       p.half_life_ns == 60 * SEC,
+		       p.half_life_ns == 60 * SEC && p.adaptive_timeout,
 	       "a refused value leaves the setting alone");
+	tap_ok(!health_params_set(&p, "adaptive-timeout", "no") &&
+		       !p.adaptive_timeout &&
+		       !health_params_set(&p, "adaptive-timeout", "yes") &&
+		       p.adaptive_timeout &&
+		       !strcmp(health_param_range("adaptive-timeout"),
+			       "yes, no"),
+	       "adaptive-timeout: yes or no");
 	for (key = strtok_r(keys, ", ", &save); key;
 	     key = strtok_r(NULL, ", ", &save)) {
 		nkeys++;
@@ -159,7 +174,7 @@ static void test_settings(void)
 		all_known &= health_param_range(key) != NULL &&
 			     health_params_set(&p, key, "x") == -EINVAL;
 	}
-	tap_ok(all_known && nkeys == 8,
+	tap_ok(all_known && nkeys == 9,
 	       "HEALTH_PARAM_KEYS: %d keys, each known to the setter", nkeys);
 	tap_ok(!strcmp(health_param_range("interval"), "10ms..60s") &&
 		       !strcmp(health_param_range("down-misses"), "1..255"),
@@ -651,6 +666,329 @@ static void test_rtt_loss(void)
 	       "3 more answers push the losses out: 0, totals keep them");
 }
 
+/* ---- adaptive probe timeout ---------------------------------------------- */
+static void test_rto_formula(void)
+{
+	struct health_params p = defaults();
+	struct health h;
+	uint64_t now = T0;
+	int i;
+
+	health_init(&h, &p, now);
+	tap_ok(health_probe_timeout_ns(&h) == 100 * MS,
+	       "no RTT sample yet: the floor (the interval)");
+	health_reply(&h, now, 180 * MS);
+	tap_ok(h.srtt_ns == 180 * MS && h.rttvar_ns == 90 * MS &&
+		       health_probe_timeout_ns(&h) == 540 * MS,
+	       "first sample 180 ms: srtt 180, rttvar 90, timeout 540 ms "
+	       "(got %.1f ms)", (double)health_probe_timeout_ns(&h) / MS);
+	health_reply(&h, now, 100 * MS);
+	tap_ok(h.srtt_ns == 170 * MS && h.rttvar_ns == 87500000 &&
+		       health_probe_timeout_ns(&h) == 520 * MS,
+	       "second sample 100 ms: rttvar 3/4 x 90 + 1/4 x 80 = 87.5, "
+	       "srtt 7/8 x 180 + 1/8 x 100 = 170, timeout 520 ms");
+
+	health_init(&h, &p, now);
+	for (i = 0; i < 50; i++)
+		health_reply(&h, now, 1 * MS);
+	tap_ok(health_probe_timeout_ns(&h) == 100 * MS,
+	       "1 ms path: srtt + 4 x rttvar below the floor: the floor");
+	p.timeout_ns = 300 * MS;
+	health_init(&h, &p, now);
+	health_reply(&h, now, 1 * MS);
+	tap_ok(health_probe_timeout_ns(&h) == 300 * MS,
+	       "a configured timeout is the floor");
+	health_init(&h, &p, now);
+	health_reply(&h, now, 180 * MS);
+	tap_ok(health_probe_timeout_ns(&h) > 300 * MS,
+	       "... which the RTT can raise (%.1f ms)",
+	       (double)health_probe_timeout_ns(&h) / MS);
+	p.adaptive_timeout = false;
+	health_init(&h, &p, now);
+	health_reply(&h, now, 180 * MS);
+	tap_ok(health_probe_timeout_ns(&h) == 300 * MS,
+	       "adaptive-timeout no: the configured timeout, whatever the RTT");
+
+	/* the cap: 32 intervals */
+	p = defaults();
+	health_init(&h, &p, now);
+	health_reply(&h, now, 5 * SEC);
+	tap_ok(health_probe_timeout_ns(&h) ==
+		       HEALTH_MAX_TIMEOUT_INTERVALS * 100 * MS,
+	       "5 s RTT at a 100 ms interval: capped at 32 intervals = 3.2 s "
+	       "(srtt + 4 x rttvar = 15 s)");
+	p.interval_ns = 1 * SEC;
+	health_init(&h, &p, now);
+	health_reply(&h, now, 5 * SEC);
+	tap_ok(health_probe_timeout_ns(&h) == 15 * SEC,
+	       "5 s RTT at a 1 s interval: 15 s, below the 32 s cap");
+
+	p = defaults();
+	health_init(&h, &p, now);
+	feed(&h, &now, 5, true);
+	health_miss(&h, now);
+	health_late_answer(&h, 400 * MS);
+	tap_ok(h.state == HEALTH_UP && h.probes == 6 && h.missed == 1 &&
+		       h.answered == 5 && h.misses == 1 &&
+		       h.rtt_last_ns == 1 * MS && h.rtt_samples == 6 &&
+		       health_probe_timeout_ns(&h) > 100 * MS,
+	       "a late answer: still a miss, no state change, but an RTT "
+	       "sample that raises the timeout (%.1f ms)",
+	       (double)health_probe_timeout_ns(&h) / MS);
+}
+
+/*
+ * The prober's order of work (tunnel-cfg/probe.c, probe_run()), simulated
+ * from event to event (an answer arriving, a deadline, a send, the end of
+ * a hold-down): read the answers that arrived (one after its probe was
+ * counted as a miss is a late answer), feed outcomes in send order (an
+ * unanswered probe is a miss at its deadline), end a hold-down, send the
+ * probe that is due with the timeout of that moment as its deadline.
+ */
+#define PSIM_PROBES 1024
+#define PATH_LOST UINT64_MAX
+
+struct path {
+	uint64_t rtt1_ns;	/* RTT of probes sent before step_at */
+	uint64_t step_at_ns;	/* since T0 */
+	uint64_t rtt2_ns;	/* RTT from step_at + ramp on (a queue) */
+	uint64_t ramp_ns;	/* rtt1 to rtt2 linearly over this time */
+	uint64_t jitter_ns;	/* +- this much on rtt2, whole ms */
+	uint64_t dead_at_ns;	/* since T0; probes from then on are lost */
+};
+
+struct psim {
+	struct health h;
+	struct path path;
+	uint64_t sent[PSIM_PROBES], deadline[PSIM_PROBES];
+	uint64_t arrive[PSIM_PROBES];	/* PATH_LOST: never */
+	bool seen[PSIM_PROBES], answered[PSIM_PROBES];
+	unsigned int next, oldest;
+	int downs, ups;			/* transitions to DOWN, to UP */
+	uint64_t first_down_ns;		/* 0: none */
+	uint64_t min_timeout_ns, max_timeout_ns;
+};
+
+static uint64_t path_rtt(const struct path *path, uint64_t sent)
+{
+	uint64_t t = sent - T0, jitter_ms, r;
+
+	if (path->dead_at_ns && t >= path->dead_at_ns)
+		return PATH_LOST;
+	if (t < path->step_at_ns)
+		return path->rtt1_ns;
+	t -= path->step_at_ns;
+	jitter_ms = path->jitter_ns / MS;
+	if (t < path->ramp_ns) {
+		/* the queue fills: RTT and jitter grow with it */
+		r = path->rtt1_ns + (path->rtt2_ns - path->rtt1_ns) * t /
+					    path->ramp_ns;
+		jitter_ms = jitter_ms * t / path->ramp_ns;
+	} else {
+		r = path->rtt2_ns;
+	}
+	if (jitter_ms)	/* a fixed pseudo-random pattern, whole ms */
+		r = r - jitter_ms * MS +
+		    ((t / MS * 2654435761u) >> 7) % (2 * jitter_ms + 1) * MS;
+	return r;
+}
+
+static void psim_note(struct psim *s, enum health_state from, bool changed,
+		      uint64_t now)
+{
+	if (!changed || s->h.state == from)
+		return;
+	if (s->h.state == HEALTH_DOWN) {
+		s->downs++;
+		if (!s->first_down_ns)
+			s->first_down_ns = now;
+	} else if (s->h.state == HEALTH_UP) {
+		s->ups++;
+	}
+}
+
+static void psim_step(struct psim *s, uint64_t now, uint64_t *next_send)
+{
+	enum health_state from;
+	unsigned int k = s->next > 64 ? s->next - 64 : 0;
+	uint64_t timeout;
+
+	for (; k < s->next; k++) {
+		if (s->seen[k] || s->arrive[k] > now)
+			continue;
+		s->seen[k] = true;
+		if (k < s->oldest)
+			health_late_answer(&s->h, now - s->sent[k]);
+		else
+			s->answered[k] = true;
+	}
+	for (; s->oldest < s->next; s->oldest++) {
+		k = s->oldest;
+		from = s->h.state;
+		if (s->answered[k])
+			psim_note(s, from, health_reply(&s->h, now,
+							now - s->sent[k]), now);
+		else if (now >= s->deadline[k])
+			psim_note(s, from, health_miss(&s->h, now), now);
+		else
+			break;
+	}
+	from = s->h.state;
+	if (now >= health_deadline(&s->h))
+		psim_note(s, from, health_tick(&s->h, now), now);
+	if (now < *next_send || s->next == PSIM_PROBES)
+		return;
+	timeout = health_probe_timeout_ns(&s->h);
+	if (timeout < s->min_timeout_ns)
+		s->min_timeout_ns = timeout;
+	if (timeout > s->max_timeout_ns)
+		s->max_timeout_ns = timeout;
+	k = s->next++;
+	s->sent[k] = now;
+	s->deadline[k] = now + timeout;
+	s->arrive[k] = path_rtt(&s->path, now);
+	if (s->arrive[k] != PATH_LOST)
+		s->arrive[k] += now;
+	*next_send += s->h.params.interval_ns;
+}
+
+/* When the next thing happens after the step at now: a send, an answer,
+ * the oldest probe's deadline, the end of a hold-down. */
+static uint64_t psim_next_event(const struct psim *s, uint64_t next_send)
+{
+	uint64_t next = next_send, d;
+	unsigned int k = s->next > 64 ? s->next - 64 : 0;
+
+	for (; k < s->next; k++)
+		if (!s->seen[k] && s->arrive[k] < next)
+			next = s->arrive[k];
+	if (s->oldest < s->next && s->deadline[s->oldest] < next)
+		next = s->deadline[s->oldest];
+	d = health_deadline(&s->h);
+	return d < next ? d : next;
+}
+
+/* Probe the path for duration_ns from T0 on. */
+static void psim_run(struct psim *s, const struct health_params *p,
+		     const struct path *path, uint64_t duration_ns)
+{
+	uint64_t now = T0, next_send = T0;
+
+	memset(s, 0, sizeof(*s));
+	s->path = *path;
+	s->min_timeout_ns = UINT64_MAX;
+	health_init(&s->h, p, T0);
+	while (now < T0 + duration_ns) {
+		psim_step(s, now, &next_send);
+		now = psim_next_event(s, next_send);
+	}
+}
+
+/* The first probe sent at or after the path died. */
+static unsigned int psim_first_lost(const struct psim *s)
+{
+	unsigned int k;
+
+	for (k = 0; k < s->next; k++)
+		if (s->sent[k] - T0 >= s->path.dead_at_ns)
+			return k;
+	return s->next;
+}
+
+static void test_rto_queue(void)
+{
+	struct health_params fixed = defaults(), adaptive = defaults();
+	static struct psim s;
+	struct path path = { .rtt1_ns = 180 * MS, .step_at_ns = UINT64_MAX };
+
+	fixed.adaptive_timeout = false;
+	psim_run(&s, &adaptive, &path, 30 * SEC);
+	tap_ok(s.downs == 0 && s.h.state == HEALTH_UP,
+	       "180 ms RTT, interval 100 ms, adaptive: up, never down "
+	       "(%llu of %llu probes missed, timeout now %.0f ms)",
+	       (unsigned long long)s.h.missed, (unsigned long long)s.h.probes,
+	       (double)health_probe_timeout_ns(&s.h) / MS);
+	psim_run(&s, &fixed, &path, 30 * SEC);
+	tap_ok(s.downs == 1 && s.ups == 0 && s.h.state == HEALTH_DOWN &&
+		       s.h.answered == 0,
+	       "... with the fixed 100 ms timeout: down, every answer late");
+
+	/* the testbed's case: 20 ms, then bulk TCP fills the queue at once */
+	path = (struct path){ .rtt1_ns = 20 * MS, .step_at_ns = 10 * SEC,
+			      .rtt2_ns = 180 * MS };
+	psim_run(&s, &adaptive, &path, 40 * SEC);
+	tap_ok(s.downs == 0 && s.h.state == HEALTH_UP && s.h.missed <= 2,
+	       "20 ms, then a step to 180 ms: adaptive stays up (%llu "
+	       "misses while the timeout caught up)",
+	       (unsigned long long)s.h.missed);
+	psim_run(&s, &fixed, &path, 40 * SEC);
+	tap_ok(s.downs == 1 && s.h.state == HEALTH_DOWN,
+	       "... the fixed timeout fails the congested tunnel over");
+
+	/* a queue that fills in 1 s and then swings: 150 +- 40 ms */
+	path = (struct path){ .rtt1_ns = 20 * MS, .step_at_ns = 5 * SEC,
+			      .rtt2_ns = 150 * MS, .ramp_ns = 1 * SEC,
+			      .jitter_ns = 40 * MS };
+	psim_run(&s, &adaptive, &path, 60 * SEC);
+	tap_ok(s.downs == 0 && s.h.state == HEALTH_UP,
+	       "a queue filling in 1 s, then 150 +- 40 ms for 54 s: adaptive "
+	       "stays up (%llu misses, timeout %.0f..%.0f ms)",
+	       (unsigned long long)s.h.missed, (double)s.min_timeout_ns / MS,
+	       (double)s.max_timeout_ns / MS);
+	psim_run(&s, &fixed, &path, 60 * SEC);
+	tap_ok(s.downs >= 1, "... the fixed timeout: %d downs", s.downs);
+}
+
+/* Down at the deadline of the N-th lost probe: within (N - 1) x I + the
+ * longest timeout those N probes were sent with. */
+static void check_dead(struct psim *s, const char *what)
+{
+	const struct health_params *p = &s->h.params;
+	unsigned int k = psim_first_lost(s), n = p->down_misses, i;
+	uint64_t timeout = 0, took, bound;
+
+	for (i = k; i < k + n; i++)
+		if (s->deadline[i] - s->sent[i] > timeout)
+			timeout = s->deadline[i] - s->sent[i];
+	bound = (n - 1) * p->interval_ns + timeout;
+	took = s->first_down_ns ? s->first_down_ns - s->sent[k] : UINT64_MAX;
+	tap_ok(s->downs == 1 && s->first_down_ns == s->deadline[k + n - 1] &&
+		       took <= bound,
+	       "%s: down %.1f ms after the first lost probe, bound "
+	       "(N - 1) x I + timeout = %.1f ms (srtt %.1f, rttvar %.1f ms)",
+	       what, (double)took / MS, (double)bound / MS,
+	       (double)s->h.srtt_ns / MS, (double)s->h.rttvar_ns / MS);
+}
+
+static void test_rto_dead(void)
+{
+	struct health_params p = defaults();
+	static struct psim s;
+	struct path path = { .rtt1_ns = 20 * MS, .step_at_ns = UINT64_MAX,
+			     .dead_at_ns = 10 * SEC + 50 * MS };
+	unsigned int k;
+
+	psim_run(&s, &p, &path, 12 * SEC);
+	k = psim_first_lost(&s);
+	tap_ok(s.deadline[k] - s.sent[k] == 100 * MS,
+	       "20 ms path: its timeout is the floor, 100 ms");
+	check_dead(&s, "dead after 20 ms answers");
+	tap_ok(s.first_down_ns - s.sent[k] == 300 * MS,
+	       "... (N - 1) x I + floor = 300 ms exactly, as without a queue");
+
+	path = (struct path){ .rtt1_ns = 20 * MS, .step_at_ns = 5 * SEC,
+			      .rtt2_ns = 180 * MS,
+			      .dead_at_ns = 25 * SEC + 50 * MS };
+	psim_run(&s, &p, &path, 28 * SEC);
+	check_dead(&s, "dead after 180 ms answers (a full queue)");
+	k = psim_first_lost(&s);
+	tap_ok(s.first_down_ns - s.sent[k] <=
+		       2 * p.interval_ns + s.h.srtt_ns + 4 * s.h.rttvar_ns &&
+	       s.first_down_ns - s.sent[k] <= 300 * MS + 2 * 180 * MS,
+	       "... within (N - 1) x I + srtt + 4 x rttvar, about one queue "
+	       "drain more than an idle path");
+}
+
 int main(void)
 {
 	test_params();
@@ -662,5 +1000,8 @@ int main(void)
 	test_plans();
 	test_rtt_loss();
 	test_log_lines();
+	test_rto_formula();
+	test_rto_queue();
+	test_rto_dead();
 	return tap_done();
 }
