@@ -126,7 +126,8 @@ static bool same_params(const struct health_params *a, const struct health_param
 	return a->interval_ns == b->interval_ns && a->timeout_ns == b->timeout_ns &&
 	       a->down_misses == b->down_misses && a->up_successes == b->up_successes &&
 	       a->hold_min_ns == b->hold_min_ns && a->hold_max_ns == b->hold_max_ns &&
-	       a->half_life_ns == b->half_life_ns && a->loss_window == b->loss_window;
+	       a->half_life_ns == b->half_life_ns && a->loss_window == b->loss_window &&
+	       a->adaptive_timeout == b->adaptive_timeout;
 }
 
 static void stop_probing(struct sc_health_agent *ha);
@@ -171,6 +172,7 @@ static void update_metrics(struct sc_health_agent *ha)
 		strcpy(m.dev[t], ha->info.dev[t]);
 		m.up[t] = h->state == HEALTH_UP;
 		m.rtt_s[t] = h->rtt_ewma_ns / 1e9;
+		m.timeout_s[t] = health_probe_timeout_ns(h) / 1e9;
 		m.loss[t] = health_loss_ratio(h);
 	}
 	pthread_mutex_lock(&ha->lock);

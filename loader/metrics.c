@@ -167,5 +167,7 @@ void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m)
 		return;
 	tunnel_series(f, m, "tunnel_up", "1 when the tunnel answers its probes.", up);
 	tunnel_series(f, m, "tunnel_probe_rtt_seconds", "Probe round-trip time (EWMA).", m->rtt_s);
+	tunnel_series(f, m, "tunnel_probe_timeout_seconds",
+		      "Timeout of a probe sent now (adaptive: from the probe RTT).", m->timeout_s);
 	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.", m->loss);
 }

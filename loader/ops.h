@@ -28,6 +28,7 @@ struct sc_health_metrics {
 	char dev[2][IF_NAMESIZE];	/* [0] SHORT, [1] LONG */
 	bool up[2];
 	double rtt_s[2];		/* EWMA; 0 before the first answer */
+	double timeout_s[2];		/* the probe timeout now (adaptive) */
 	double loss[2];			/* over the loss window */
 	__u64 failovers;		/* route changes after a tunnel went down */
 };

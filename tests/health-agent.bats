@@ -59,6 +59,7 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	grep -x 'flowsplit_tunnel_up{tunnel="long",dev="vxl"} 1' "$D/m.prom"
 	grep -x 'flowsplit_failovers_total [1-9][0-9]*' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_rtt_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
+	grep '^flowsplit_tunnel_probe_timeout_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_loss_ratio{tunnel="short",dev="vxs"} 0\.[0-9]*' "$D/m.prom"
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'

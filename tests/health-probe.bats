@@ -314,6 +314,55 @@ all_up() {
 	[ "$(field event 0 misses down)" -eq $DOWN ]
 }
 
+# delayed_echo PORT DELAY_S: a UDP echo service on B's vxs address that
+# answers each datagram DELAY_S seconds late (a queue in user space: this
+# kernel has no netem); returns once it is bound
+delayed_echo() {
+	fs_bg ip netns exec "$B" /usr/bin/python3 -c '
+import heapq, select, socket, sys, time
+port, delay, ready = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("192.168.101.2", port))
+open(ready, "w").close()
+due, n = [], 0
+while True:
+    wait = max(0.0, due[0][0] - time.monotonic()) if due else None
+    if select.select([s], [], [], wait)[0]:
+        data, peer = s.recvfrom(2048)
+        n += 1
+        heapq.heappush(due, (time.monotonic() + delay, n, data, peer))
+    while due and due[0][0] <= time.monotonic():
+        _, _, data, peer = heapq.heappop(due)
+        s.sendto(data, peer)
+' "$1" "$2" "$D/echo-ready"
+	fs_wait_for 10 test -f "$D/echo-ready"
+}
+
+@test "health: answers 180 ms late: adaptive timeout stays up, a fixed 100 ms one fails over" {
+	delayed_echo 7008 0.18
+	probe --duration 5s vxs,192.168.101.2,udp:7008
+	fs_wait_for 10 grep -q '^stats' "$D/out"
+	cat "$D/out"
+	# up, and never down once up (the first probes, sent before the first
+	# answer could tell the RTT, may miss while still in init)
+	[ "$(count 0 up)" -ge 1 ]
+	[ "$(grep -c '^event tunnel=0 .* from=up to=down ' "$D/out")" -eq 0 ]
+	[ "$(field stats 0 state)" = up ]
+	[ "$(field stats 0 rtt_ewma_ns)" -ge 180000000 ]
+	[ "$(field stats 0 timeout_ns)" -ge 180000000 ]
+	[ "$(field stats 0 answers)" -ge 30 ]
+
+	probe --adaptive-timeout no --duration 3s vxs,192.168.101.2,udp:7008
+	fs_wait_for 10 grep -q '^stats' "$D/out"
+	cat "$D/out"
+	# every answer late: down from init, never up
+	[ "$(count 0 down)" -eq 1 ]
+	[ "$(count 0 up)" -eq 0 ]
+	[ "$(field stats 0 answers)" -eq 0 ]
+	[ "$(field stats 0 late)" -ge 20 ]
+	[ "$(field stats 0 timeout_ns)" -eq 100000000 ]
+}
+
 @test "health: a probe follows its tunnel even to an address reachable by another" {
 	# LONG's far end through both devices: through vxs it is on-link for
 	# the kernel (weak host model on both ends), so it answers there too
@@ -344,6 +393,9 @@ all_up() {
 	run ip netns exec "$A" "$PROBE" --timeout 5s vxs,192.168.101.2
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"--timeout"*"32 x interval"* ]]
+	run ip netns exec "$A" "$PROBE" --adaptive-timeout maybe vxs,192.168.101.2
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"--adaptive-timeout"*"'maybe'"*"yes, no"* ]]
 	run ip netns exec "$A" "$PROBE" fsthnone,192.168.101.2
 	[ "$status" -eq 2 ]
 	[[ "$output" == *"fsthnone"*"No such device"* ]]

@@ -490,7 +490,7 @@ refused() {
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
 	run wan_sc "$A" -j route show
 	echo "$output" | jq -e '.state == "ok" and .health.in_force == "short=LONG long=LONG"'
-	echo "$output" | jq -e '.health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1 and .health.tunnels[1].rtt_ms > 0'
+	echo "$output" | jq -e '.health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1 and .health.tunnels[1].rtt_ms > 0 and .health.tunnels[1].timeout_ms >= 100'
 	sleep 1
 	wan_underlay_heal "$B" b1
 	back() { grep -q '^health tunnel=0 to=up .* plan=short=SHORT long=LONG changed=2' "$D/agent-$1"; }

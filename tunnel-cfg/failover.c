@@ -178,6 +178,7 @@ int tcfg_failover_publish(struct tcfg_failover *fo, const struct health *const h
 		o->since_mono_ns = h[t]->since_ns;
 		o->rtt_last_ns = h[t]->rtt_last_ns;
 		o->rtt_ewma_ns = h[t]->rtt_ewma_ns;
+		o->timeout_ns = health_probe_timeout_ns(h[t]);
 		o->loss = health_loss_ratio(h[t]);
 		o->flaps = h[t]->flaps;
 		o->probes = h[t]->probes;

@@ -8,7 +8,7 @@
  *    "mode": "split"|"ecmp", "both_down": "keep"|"main",
  *    "states": [SHORT, LONG], "in_force_states": [SHORT, LONG],
  *    "tunnels": [{"role", "dev", "state", "since_mono_ns", "rtt_last_ns",
- *                 "rtt_ewma_ns", "loss", "flaps", "probes", "missed",
+ *                 "rtt_ewma_ns", "timeout_ns", "loss", "flaps", "probes", "missed",
  *                 "link_down"}]}
  *
  * States are "init", "up", "down". The plans are not stored but derived
@@ -66,6 +66,7 @@ static struct json_object *tunnel_json(int role, const struct tcfg_health_tunnel
 	json_object_object_add(o, "since_mono_ns", json_object_new_uint64(t->since_mono_ns));
 	json_object_object_add(o, "rtt_last_ns", json_object_new_uint64(t->rtt_last_ns));
 	json_object_object_add(o, "rtt_ewma_ns", json_object_new_uint64(t->rtt_ewma_ns));
+	json_object_object_add(o, "timeout_ns", json_object_new_uint64(t->timeout_ns));
 	json_object_object_add(o, "loss", json_object_new_double(t->loss));
 	json_object_object_add(o, "flaps", json_object_new_uint64(t->flaps));
 	json_object_object_add(o, "probes", json_object_new_uint64(t->probes));
@@ -152,6 +153,7 @@ static int get_tunnel(struct json_object *o, struct tcfg_health_tunnel *t)
 	t->since_mono_ns = get_u64(o, "since_mono_ns");
 	t->rtt_last_ns = get_u64(o, "rtt_last_ns");
 	t->rtt_ewma_ns = get_u64(o, "rtt_ewma_ns");
+	t->timeout_ns = get_u64(o, "timeout_ns");
 	t->loss = json_object_object_get_ex(o, "loss", &v) ? json_object_get_double(v) : 0;
 	t->flaps = get_u64(o, "flaps");
 	t->probes = get_u64(o, "probes");
@@ -239,6 +241,7 @@ static void show_tunnel(int role, const struct tcfg_health_tunnel *t, __u64 now_
 	print_bool(PRINT_JSON, "link_down", NULL, t->link_down);
 	print_float(PRINT_ANY, "rtt_ms", ", rtt %.2f ms", ms(t->rtt_last_ns));
 	print_float(PRINT_ANY, "rtt_avg_ms", " (avg %.2f)", ms(t->rtt_ewma_ns));
+	print_float(PRINT_ANY, "timeout_ms", ", timeout %.0f ms", ms(t->timeout_ns));
 	print_float(PRINT_ANY, "loss_pct", ", loss %.1f %%", t->loss * 100);
 	print_uint(PRINT_ANY, "flaps", ", flaps %llu", t->flaps);
 	print_uint(PRINT_JSON, "probes", NULL, t->probes);

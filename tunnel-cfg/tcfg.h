@@ -320,6 +320,7 @@ struct tcfg_health_tunnel {
 	enum health_state state;
 	__u64 since_mono_ns;	/* CLOCK_MONOTONIC of the last change */
 	__u64 rtt_last_ns, rtt_ewma_ns;
+	__u64 timeout_ns;	/* of a probe sent now (adaptive) */
 	double loss;		/* 0..1 over the loss window */
 	__u64 flaps, probes, missed;
 	bool link_down;		/* the last down came from a link event */

@@ -3,7 +3,8 @@
  * health-probe-test - drive the tunnel prober (tunnel-cfg/probe.h) against
  * real peers, for tests/health-probe.bats. Not installed.
  *
- *   health-probe-test [--interval T] [--timeout T] [--down-misses N]
+ *   health-probe-test [--interval T] [--timeout T] [--adaptive-timeout yes|no]
+ *                     [--down-misses N]
  *                     [--up-successes M] [--hold-min T] [--hold-max T]
  *                     [--half-life T] [--loss-window N]
  *                     [--socket auto|dgram|raw] [--duration T]
@@ -16,7 +17,8 @@
  *          hold_ns=H misses=N successes=N last_answer_sent_ns=T
  *   stats  tunnel=I dev=D state=S sent=N answers=N late=N foreign=N
  *          send_errors=N probes=N missed=N loss=R rtt_last_ns=N
- *          rtt_ewma_ns=N flaps=N
+ *          rtt_ewma_ns=N timeout_ns=N flaps=N
+ * (timeout_ns: the timeout a probe sent then would get)
  * wall_ns is CLOCK_REALTIME, comparable with `date +%s%N` in a script;
  * mono_ns and last_answer_sent_ns (the newest answered probe's send time:
  * the path was alive then) are CLOCK_MONOTONIC.
@@ -36,6 +38,7 @@
 
 static const char usage[] =
 	"usage: health-probe-test [--interval T] [--timeout T] "
+	"[--adaptive-timeout yes|no] "
 	"[--down-misses N] [--up-successes M] [--hold-min T] [--hold-max T] "
 	"[--half-life T] [--loss-window N] [--socket auto|dgram|raw] "
 	"[--duration T] DEV,TARGET[,udp:PORT]...  (T: 100ms, 1.5s)";
@@ -65,6 +68,7 @@ static void parse_args(int argc, char **argv, struct health_params *params,
 	static const struct option opts[] = {
 		{ "interval", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 'p' },
+		{ "adaptive-timeout", required_argument, NULL, 'p' },
 		{ "down-misses", required_argument, NULL, 'p' },
 		{ "up-successes", required_argument, NULL, 'p' },
 		{ "hold-min", required_argument, NULL, 'p' },
@@ -152,7 +156,7 @@ static void print_stats(const struct health_prober *p, unsigned int i,
 	printf("stats tunnel=%u dev=%s state=%s sent=%llu answers=%llu "
 	       "late=%llu foreign=%llu send_errors=%llu probes=%llu "
 	       "missed=%llu loss=%.4f rtt_last_ns=%llu rtt_ewma_ns=%llu "
-	       "flaps=%llu\n",
+	       "timeout_ns=%llu flaps=%llu\n",
 	       i, dev, health_state_name(h->state),
 	       (unsigned long long)st.sent, (unsigned long long)st.answers,
 	       (unsigned long long)st.late, (unsigned long long)st.foreign,
@@ -160,6 +164,7 @@ static void print_stats(const struct health_prober *p, unsigned int i,
 	       (unsigned long long)h->probes, (unsigned long long)h->missed,
 	       health_loss_ratio(h), (unsigned long long)h->rtt_last_ns,
 	       (unsigned long long)h->rtt_ewma_ns,
+	       (unsigned long long)health_probe_timeout_ns(h),
 	       (unsigned long long)h->flaps);
 }
 

@@ -666,7 +666,8 @@ static void test_health_json(void)
 	shown_monitored = true;
 	shown_hf = (struct tcfg_health_file){ .pid = 42, .mode = HEALTH_MODE_SPLIT,
 		.t = { { .dev = "vxs", .state = HEALTH_DOWN, .since_mono_ns = mono_ns(),
-			 .rtt_last_ns = 250000, .loss = 0.25, .flaps = 3, .link_down = true },
+			 .rtt_last_ns = 250000, .timeout_ns = 540000000, .loss = 0.25, .flaps = 3,
+			 .link_down = true },
 		       { .dev = "vxl", .state = HEALTH_UP, .since_mono_ns = 1 } },
 		.in_force_state = { HEALTH_DOWN, HEALTH_UP } };
 	shown_hf.plan = health_plan(HEALTH_MODE_SPLIT, HEALTH_BOTH_DOWN_KEEP, st);
@@ -683,11 +684,12 @@ static void test_health_json(void)
 	ok(t && json_object_object_get_ex(t, "state", &v) && !strcmp(json_object_get_string(v), "down") &&
 	   json_object_object_get_ex(t, "role", &v) && !strcmp(json_object_get_string(v), "short") &&
 	   json_object_object_get_ex(t, "rtt_ms", &v) && json_object_get_double(v) == 0.25 &&
+	   json_object_object_get_ex(t, "timeout_ms", &v) && json_object_get_double(v) == 540 &&
 	   json_object_object_get_ex(t, "loss_pct", &v) && json_object_get_double(v) == 25.0 &&
 	   json_object_object_get_ex(t, "flaps", &v) && json_object_get_int(v) == 3 &&
 	   json_object_object_get_ex(t, "link_down", &v) && json_object_get_boolean(v) &&
 	   json_object_object_get_ex(t, "for_s", &v) && json_object_get_double(v) < 60,
-	   "health of a tunnel: state, role, rtt in ms, loss in %%, flaps, link down, for_s");
+	   "health of a tunnel: state, role, rtt and timeout in ms, loss in %%, flaps, link down, for_s");
 	json_object_put(o);
 }
 
