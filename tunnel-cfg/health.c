@@ -241,16 +241,16 @@ uint64_t health_timeout_ns(const struct health_params *p)
 uint64_t health_probe_timeout_ns(const struct health *h)
 {
 	const struct health_params *p = &h->params;
-	uint64_t floor = health_timeout_ns(p), rto, cap;
+	uint64_t floor_ns = health_timeout_ns(p), rto_ns, cap_ns;
 
 	if (!p->adaptive_timeout || !h->rtt_samples)
-		return floor;
+		return floor_ns;
 	/* RFC 6298 (2.2/2.3) without its 1 s minimum: the floor is ours */
-	rto = h->srtt_ns + 4 * h->rttvar_ns;
-	cap = HEALTH_MAX_TIMEOUT_INTERVALS * p->interval_ns;
-	if (rto < floor)
-		return floor;
-	return rto > cap ? cap : rto;
+	rto_ns = h->srtt_ns + 4 * h->rttvar_ns;
+	cap_ns = HEALTH_MAX_TIMEOUT_INTERVALS * p->interval_ns;
+	if (rto_ns < floor_ns)
+		return floor_ns;
+	return rto_ns > cap_ns ? cap_ns : rto_ns;
 }
 
 const char *health_state_name(enum health_state s)
