@@ -316,9 +316,11 @@ all_up() {
 
 # delayed_echo PORT DELAY_S: a UDP echo service on B's vxs address that
 # answers each datagram DELAY_S seconds late (a queue in user space: this
-# kernel has no netem); returns once it is bound
+# kernel has no netem); returns once it is bound. SCHED_FIFO: at nice 19 on
+# a loaded machine it was seen to stall long enough for 3 late answers in a
+# row, a dead path for any timeout
 delayed_echo() {
-	fs_bg ip netns exec "$B" /usr/bin/python3 -c '
+	fs_bg ip netns exec "$B" chrt -f 20 /usr/bin/python3 -c '
 import heapq, select, socket, sys, time
 port, delay, ready = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3]
 s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)

@@ -245,8 +245,13 @@ uint64_t health_probe_timeout_ns(const struct health *h)
 
 	if (!p->adaptive_timeout || !h->rtt_samples)
 		return floor_ns;
-	/* RFC 6298 (2.2/2.3) without its 1 s minimum: the floor is ours */
-	rto_ns = h->srtt_ns + 4 * h->rttvar_ns;
+	/* RFC 6298 2.3 with its G (here: half the floor) as the least margin
+	 * over SRTT, as Linux keeps tcp_rto_min: a steady RTT shrinks RTTVAR
+	 * to a few ms, and a hiccup that small must not count as a miss */
+	rto_ns = 4 * h->rttvar_ns;
+	if (rto_ns < floor_ns / 2)
+		rto_ns = floor_ns / 2;
+	rto_ns += h->srtt_ns;
 	cap_ns = HEALTH_MAX_TIMEOUT_INTERVALS * p->interval_ns;
 	if (rto_ns < floor_ns)
 		return floor_ns;

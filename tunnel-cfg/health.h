@@ -144,9 +144,10 @@ bool health_miss(struct health *h, uint64_t now_ns);
 void health_late_answer(struct health *h, uint64_t rtt_ns);
 /*
  * The timeout of a probe sent now. Fixed: health_timeout_ns(). Adaptive:
- * max(floor, SRTT + 4 x RTTVAR) with floor = health_timeout_ns(), at most
- * HEALTH_MAX_TIMEOUT_INTERVALS x interval; the floor until the first RTT
- * sample (RFC 6298 with alpha 1/8, beta 1/4; docs/health.md).
+ * max(floor, SRTT + max(floor / 2, 4 x RTTVAR)) with floor =
+ * health_timeout_ns(), at most HEALTH_MAX_TIMEOUT_INTERVALS x interval;
+ * the floor until the first RTT sample (RFC 6298 with alpha 1/8, beta 1/4,
+ * floor / 2 as its G; docs/health.md).
  */
 uint64_t health_probe_timeout_ns(const struct health *h);
 /*
