@@ -104,7 +104,9 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	wan_sc "$A" check -c "$D/ok.conf"
 	for bad in "interval = 0ms" "down-misses = 0" "bogus = 1" "target-long = nope" "both-down = never" \
 		"hold-min = 40s"; do
-		printf '[splitter]\ninterfaces = lana\n[health]\ninterval = 50ms\n%s\n' "$bad" >"$D/bad.conf"
+		# (interval given once: a key given twice is an error of its own)
+		iv='interval = 50ms\n'; [[ $bad == interval* ]] && iv=
+		printf "[splitter]\\ninterfaces = lana\\n[health]\\n$iv%s\\n" "$bad" >"$D/bad.conf"
 		run -2 wan_sc "$A" check -c "$D/bad.conf"
 		[ "${#lines[@]}" -eq 1 ]
 		echo "$output" | grep -q "\[health\]: .*accepted: "
