@@ -146,6 +146,14 @@ static void print_config(const struct split_config *c, enum output_type text)
 		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
 	if (text)
 		print_nl();
+	print_uint(any, "threshold_bytes", "config: threshold-bytes %llu", c->threshold_bytes);
+	print_string(text, NULL, "%s", c->threshold_bytes ? "" : " (none)");
+	print_uint(any, "reshort_gap_ms", ", reshort-gap %llu ms", c->reshort_gap_ms);
+	print_string(text, NULL, "%s", c->reshort_gap_ms ? "" : " (off)");
+	print_uint(any, "rules_ipv4", ", rules: ipv4 %llu", c->rules4);
+	print_uint(any, "rules_ipv6", ", ipv6 %llu", c->rules6);
+	if (text)
+		print_nl();
 	close_json_object();
 }
 
