@@ -692,6 +692,16 @@ static void print_endpoint(const char *key, const char *port_key, int family,
 	print_string(PRINT_FP, NULL, "%-39s ", text);
 }
 
+/* The policy a flow started with (its rule's mode, or the global one). */
+static const char *flow_mode_name(__u8 mode)
+{
+	static const char *const names[FS_MODE_MAX] = {
+		[FS_MODE_GLOBAL] = "global", [FS_MODE_AUTO] = "auto",
+		[FS_MODE_SHORT] = "short", [FS_MODE_LONG] = "long",
+	};
+
+	return mode < FS_MODE_MAX ? names[mode] : "?";
+}
 
 static const char *class_name(const struct flow_row *r)
 {
@@ -709,6 +719,8 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 	print_endpoint("dst", "dport", r->family, r->daddr, r->dport);
 	print_uint(PRINT_ANY, "packets", "%10llu ", r->s.packets);
 	print_uint(PRINT_ANY, "bytes", "%12llu ", r->s.bytes);
+	print_uint(PRINT_JSON, "payload_bytes", NULL, r->s.payload);
+	print_string(PRINT_JSON, "mode", NULL, flow_mode_name(r->s.policy.mode));
 	print_float(PRINT_ANY, "age_s", "%9.1f ", (double)(now - r->s.first_seen) / hz);
 	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);
 	print_string(PRINT_JSON, "class", NULL, class_name(r));

@@ -205,8 +205,8 @@ int sc_rule_set_add(struct sc_rule_set *set, const struct sc_rule *r,
 		fam += set->r[i].family == r->family;
 	}
 	if (fam >= (int)FS_MAX_RULES) {
-		snprintf(err, len, "rule '%s': too many IPv%d rules: accepted: at most %u",
-			 r->v.name, r->family, FS_MAX_RULES);
+		snprintf(err, len, "too many IPv%d rules: accepted: at most %u",
+			 r->family, FS_MAX_RULES);
 		return -E2BIG;
 	}
 	if (set->n == set->cap) {
