@@ -306,11 +306,11 @@ client_out_segs() {
 	wait "$a"
 	wait "$b"
 	[ "$(fs_sc -j status | jq '.interfaces | length')" -eq 2 ]
-	# both programs use the same four maps: one flow table, one config
+	# both programs use the same maps: one flow table, one config, one rule set
 	m1=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[0].prog_id')" | jq -c '.map_ids | sort')
 	m2=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[1].prog_id')" | jq -c '.map_ids | sort')
 	[ "$m1" = "$m2" ]
-	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 9 ]
+	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 11 ]
 	[ -z "$(find "$BPF" -maxdepth 1 -type f ! -perm 0600)" ]
 	[ "$(stat -c %a "$BPF")" = 700 ]
 }

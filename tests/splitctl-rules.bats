@@ -326,13 +326,13 @@ bad_conf() {
 	printf '[splitter]\ninterfaces = rc\n[rule a]\nprefix = 10.77.2.0/24\nmode = long\n' >"$D/agent.conf"
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF run -c $D/agent.conf --interval 0.2 --health no 2>$D/agent.log"
 	agent=$!
-	fs_wait_for 5 sh -c "[ \"\$($SC -j rule show | jq -r '[.[].name] | join(\",\")')\" = a ]"
+	fs_wait_for 30 sh -c "[ \"\$($SC -j rule show | jq -r '[.[].name] | join(\",\")')\" = a ]"
 	printf '[splitter]\ninterfaces = rc\n[rule b]\nprefix = fd77:2::/64\nmode = short\n' >"$D/agent.conf"
 	kill -HUP "$agent"
-	fs_wait_for 5 sh -c "[ \"\$($SC -j rule show | jq -r '[.[].name] | join(\",\")')\" = b ]"
+	fs_wait_for 30 sh -c "[ \"\$($SC -j rule show | jq -r '[.[].name] | join(\",\")')\" = b ]"
 	printf '[splitter]\ninterfaces = rc\n[rule c]\nprefix = 10.0.0.1/8\n' >"$D/agent.conf"
 	kill -HUP "$agent"
-	fs_wait_for 5 grep -q "reload: .*agent.conf:4: \[rule c\]: prefix: invalid prefix '10.0.0.1/8'.*keeping the running config" "$D/agent.log"
+	fs_wait_for 30 grep -q "reload: .*agent.conf:4: \[rule c\]: prefix: invalid prefix '10.0.0.1/8'.*keeping the running config" "$D/agent.log"
 	[ "$(fs_sc -j rule show | jq -r '[.[].name] | join(",")')" = b ]
 	kill -TERM "$agent"
 	wait "$agent" || true
