@@ -117,7 +117,8 @@ _Static_assert(sizeof(struct flow_policy) == 12, "flow_policy layout");
 struct flow_state {
 	__u64 packets;		/* packets seen in this flow incarnation */
 	__u64 bytes;		/* frame bytes (Ethernet header included) */
-	__u64 payload;		/* TCP payload bytes (the byte threshold) */
+	__u64 payload;		/* TCP payload bytes, counted while a byte
+				 * threshold applies to the flow */
 	__u64 first_seen;	/* jiffies */
 	__u64 last_seen;	/* jiffies */
 	__u32 class;		/* enum flow_class of the last packet */
@@ -184,11 +185,13 @@ struct split_config {
 	__u32 flags;		/* FS_CFG_F_* */
 	__u32 threshold_bytes;	/* TCP payload bytes; 0 = no byte threshold */
 	__u32 reshort_gap_ms;	/* operator-facing value; 0 = off */
-	__u64 reshort_jiffies;	/* the same gap in jiffies, used per packet */
+	__u64 reshort_jiffies;	/* the same gap in jiffies; 0 = off */
 	__u32 rules4;		/* entries in fs_rules4: 0 = no lookup at all */
 	__u32 rules6;		/* entries in fs_rules6 */
+	__u64 quiet_jiffies;	/* the shorter of idle and (when on) reshort:
+				 * the one silence test of every packet */
 };
-_Static_assert(sizeof(struct split_config) == 48, "split_config layout");
+_Static_assert(sizeof(struct split_config) == 56, "split_config layout");
 
 /* ms -> jiffies, rounded up: a timeout or gap never ends early. */
 static inline __u64 fs_ms_to_jiffies(__u32 ms, __u32 hz)
@@ -196,12 +199,21 @@ static inline __u64 fs_ms_to_jiffies(__u32 ms, __u32 hz)
 	return ((__u64)ms * hz + 999) / 1000;
 }
 
-/* Set both idle fields from one value so they can never disagree. */
+/* quiet_jiffies from the idle and reshort fields. */
+static inline void split_config_set_quiet(struct split_config *c)
+{
+	c->quiet_jiffies = c->reshort_jiffies &&
+			   c->reshort_jiffies < c->idle_jiffies ?
+			   c->reshort_jiffies : c->idle_jiffies;
+}
+
+/* Set the idle fields from one value so they can never disagree. */
 static inline void split_config_set_idle(struct split_config *c, __u32 ms,
 					 __u32 hz)
 {
 	c->idle_timeout_ms = ms;
 	c->idle_jiffies = fs_ms_to_jiffies(ms, hz);
+	split_config_set_quiet(c);
 }
 
 /* The same for the reshort gap (0 stays 0: off). */
@@ -210,6 +222,7 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
 {
 	c->reshort_gap_ms = ms;
 	c->reshort_jiffies = fs_ms_to_jiffies(ms, hz);
+	split_config_set_quiet(c);
 }
 
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
