@@ -9,9 +9,11 @@
  * and TC differ in how a header write keeps the skb's checksum state right).
  *
  * Cost contract, per established-flow packet: one config lookup, one stats
- * lookup, one flow-table lookup, an atomic add only while the packet count
- * still decides the class (below the threshold), no helper call beyond the
- * lookups, jiffies as the clock (inlined by the verifier).
+ * lookup, one flow-table lookup, an atomic add only while a count still
+ * decides the class (below its threshold), no helper call beyond the
+ * lookups, jiffies as the clock (inlined by the verifier). The rules are
+ * looked up only when a flow starts counting (rules.h), and not at all
+ * while none is configured; the flow entry keeps the result.
  */
 #ifndef FS_CLASSIFY_H
 #define FS_CLASSIFY_H
@@ -22,6 +24,7 @@
 #include "flowsplit.h"
 #include "maps.h"
 #include "parse.h"
+#include "rules.h"
 
 /* This CPU's counters; never NULL for key 0 of a per-CPU array, but the
  * verifier wants the check.
@@ -34,100 +37,230 @@ static __always_inline struct fs_stats *stats_get(void)
 }
 
 /*
- * Add @segs to the flow's packet count; return the count before.
+ * Add @n to the counter @c (a flow's packets or payload); return its value
+ * before.
  *
- * While the count is below the threshold, the packet numbers decide the
+ * While the counter is below its threshold @limit, its values decide the
  * class, so they come from an atomic fetch-and-add: two CPUs carrying one
- * flow get disjoint numbers and exactly @threshold packets are short. Once
- * the count has reached the threshold every further packet is long whatever
- * its exact number, and the count only grows (a plain add stores at least
- * the value it read plus one), so a plain add suffices: it saves the
- * locked instruction (~6 ns here) on every packet of an established long
- * flow. An increment lost to a simultaneous update on another CPU makes
- * only the flow's own packet count low; the per-CPU stats stay exact.
+ * flow get disjoint numbers and exactly @limit packets (bytes) are counted
+ * short. Once the counter has reached the limit every further packet is
+ * long whatever its exact number, and the counter only grows (a plain add
+ * stores at least the value it read plus one), so a plain add suffices:
+ * it saves the locked instruction (~6 ns here) on every packet of an
+ * established long flow. An increment lost to a simultaneous update on
+ * another CPU makes only the flow's own count low; the per-CPU stats stay
+ * exact.
  */
-static __always_inline __u64 flow_add_packets(struct flow_state *st,
-					      __u32 segs, __u32 threshold)
+static __always_inline __u64 flow_add(__u64 *c, __u64 n, __u64 limit)
 {
-	__u64 before = st->packets;
+	__u64 before = *c;
 
-	if (before < threshold)
-		return __sync_fetch_and_add(&st->packets, segs);
-	st->packets = before + segs;
+	if (before < limit)
+		return __sync_fetch_and_add(c, n);
+	*c = before + n;
 	return before;
 }
 
+/* A flow's thresholds as packet and payload counts at which it is long;
+ * ~0 means never.
+ */
+struct flow_limits {
+	__u64 packets;
+	__u64 payload;
+};
+
 /*
- * Count @segs packets of @bytes in the flow @key of @flows and return how
- * many packets the flow had BEFORE them (0 for a new or restarted flow), so
- * the first of them is packet number (return value + 1).
+ * The thresholds of a flow of policy @pol: the live global ones
+ * (FS_MODE_GLOBAL: `set threshold` applies to the next packet of every
+ * such flow), the policy's own (FS_MODE_AUTO), none (SHORT) or packet 0
+ * (LONG). threshold-bytes 0 means no byte threshold.
+ */
+static __always_inline void flow_limits_of(const struct split_config *cfg,
+					   const struct flow_policy *pol,
+					   struct flow_limits *l)
+{
+	__u32 bytes;
+
+	l->packets = ~0ULL;
+	l->payload = ~0ULL;
+	if (pol->mode == FS_MODE_GLOBAL) {
+		l->packets = cfg->threshold;
+		bytes = cfg->threshold_bytes;
+	} else if (pol->mode == FS_MODE_AUTO) {
+		if (pol->flags & FS_POLICY_F_THRESHOLD)
+			l->packets = pol->threshold;
+		bytes = pol->threshold_bytes;
+	} else {
+		if (pol->mode == FS_MODE_LONG)
+			l->packets = 0;
+		bytes = 0;
+	}
+	if (bytes)
+		l->payload = bytes;
+}
+
+/*
+ * The class of a packet whose flow had carried @packets packets and
+ * @payload TCP payload bytes before it: short while both are below their
+ * thresholds, long from the first one reached. *@cause gets the stat of
+ * the threshold that made it long (packets first when both are reached).
+ */
+static __always_inline __u32 flow_class_of(const struct flow_limits *l,
+					   __u64 packets, __u64 payload,
+					   __u32 *cause)
+{
+	if (packets >= l->packets) {
+		*cause = FS_STAT_PROMOTED_PKTS;
+		return FS_CLASS_LONG;
+	}
+	if (payload >= l->payload) {
+		*cause = FS_STAT_PROMOTED_BYTES;
+		return FS_CLASS_LONG;
+	}
+	return FS_CLASS_SHORT;
+}
+
+/* One flow, as flow_count() leaves it for the class decision. */
+struct flow_view {
+	struct flow_state *st;	/* entry to record the class in; NULL when a
+				 * new entry was inserted with its class */
+	__u64 packets;		/* the flow's packets before this packet */
+	__u64 payload;		/* its TCP payload bytes before this packet */
+	struct flow_limits limits;
+};
+
+/*
+ * (Re)start counting the flow in @st with this packet: counters from this
+ * packet only, the policy from the rules, the class of its first packet
+ * (so starting long, by rule or threshold 0, is no promotion).
+ */
+static __always_inline void flow_start(struct flow_state *st,
+				       const struct split_config *cfg,
+				       enum parse_result r,
+				       const struct packet *p, __u32 segs,
+				       __u64 bytes, __u64 payload, __u64 now,
+				       struct fs_stats *s,
+				       struct flow_view *v)
+{
+	__u32 cause;
+
+	st->packets = segs;
+	st->bytes = bytes;
+	st->payload = payload;
+	st->last_seen = now;
+	__builtin_memset(&st->policy, 0, sizeof(st->policy));
+	rules_policy(cfg, r, p, &st->policy, s);
+	flow_limits_of(cfg, &st->policy, &v->limits);
+	st->class = flow_class_of(&v->limits, 0, 0, &cause);
+	v->packets = 0;
+	v->payload = 0;
+}
+
+/* TCP payload bytes of the packet (of all segments of a GRO packet). */
+static __always_inline __u64 packet_payload(const struct packet *p, void *data)
+{
+	return p->l3_end - packet_hdr_len(p, data);
+}
+
+/*
+ * Count @segs packets of @bytes wire bytes in the flow of @p (parsed as
+ * @r, in @data) and fill @v: the flow's counts BEFORE them (0 for a new or
+ * restarted flow, so the first of them is packet number v->packets + 1)
+ * and its thresholds.
  *
  * The byte count and last-seen time are plain stores: they decide nothing,
  * and an increment lost when two CPUs update one flow in the same instant
  * only makes the byte count low (RSS keeps a flow on one CPU in practice).
- * A flow idle for longer than the timeout restarts (checked here, at packet
- * time; the user-space sweep only reclaims memory).
+ * The TCP payload is counted only while a byte threshold applies to the
+ * flow (reading it from the packet per packet cost ~5 ns in the benchmark).
+ * One compare per packet tells a flow that goes on from one whose silence
+ * ended it (quiet_jiffies, the shorter of the two): a flow idle for longer
+ * than the timeout restarts (checked here, at packet time; the user-space
+ * sweep only reclaims memory); one silent for longer than the reshort gap
+ * (when set) starts counting again in its entry. Silence is measured in
+ * jiffies against timeouts rounded up, so it is always longer than the
+ * configured time when it ends a flow.
  */
-static __always_inline __u64 flow_count(void *flows, void *key, __u32 segs,
-					__u64 bytes,
-					const struct split_config *cfg,
-					struct fs_stats *s,
-					struct flow_state **stp)
+static __always_inline void flow_count(void *flows, void *key,
+				       enum parse_result r,
+				       const struct packet *p, void *data,
+				       __u32 segs, __u64 bytes,
+				       const struct split_config *cfg,
+				       struct fs_stats *s,
+				       struct flow_view *v)
 {
-	__u64 now = bpf_jiffies64();
+	__u64 now = bpf_jiffies64(), age;
 	struct flow_state *st, fresh = {};
 
 	st = bpf_map_lookup_elem(flows, key);
 	if (st) {
-		*stp = st;
-		if ((__s64)(now - st->last_seen) <= (__s64)cfg->idle_jiffies) {
+		v->st = st;
+		age = now - st->last_seen;
+		if ((__s64)age <= (__s64)cfg->quiet_jiffies) {
 			st->bytes += bytes;
 			if (st->last_seen != now)
 				st->last_seen = now;
-			return flow_add_packets(st, segs, cfg->threshold);
+			flow_limits_of(cfg, &st->policy, &v->limits);
+			v->payload = 0;
+			if (v->limits.payload != ~0ULL)
+				v->payload = flow_add(&st->payload,
+						      packet_payload(p, data),
+						      v->limits.payload);
+			v->packets = flow_add(&st->packets, segs, v->limits.packets);
+			return;
 		}
-		/* expired: this packet starts a new incarnation */
-		st->packets = segs;
-		st->bytes = bytes;
-		st->first_seen = now;
-		st->last_seen = now;
-		s->v[FS_STAT_FLOWS_EXPIRED]++;
-		s->v[FS_STAT_FLOWS_NEW]++;
-		return 0;
+		if ((__s64)age > (__s64)cfg->idle_jiffies) {
+			/* expired: this packet starts a new incarnation */
+			st->first_seen = now;
+			s->v[FS_STAT_FLOWS_EXPIRED]++;
+			s->v[FS_STAT_FLOWS_NEW]++;
+		} else {
+			/* a flowlet after a long enough gap: count afresh */
+			s->v[FS_STAT_FLOWS_RESHORT]++;
+		}
+		flow_start(st, cfg, r, p, segs, bytes, packet_payload(p, data),
+			   now, s, v);
+		return;
 	}
 
-	fresh.packets = segs;
-	fresh.bytes = bytes;
 	fresh.first_seen = now;
-	fresh.last_seen = now;
-	fresh.class = cfg->threshold ? FS_CLASS_SHORT : FS_CLASS_LONG;
+	flow_start(&fresh, cfg, r, p, segs, bytes, packet_payload(p, data),
+		   now, s, v);
+	v->st = NULL;	/* class already recorded */
 	if (bpf_map_update_elem(flows, key, &fresh, BPF_NOEXIST) == 0) {
 		s->v[FS_STAT_FLOWS_NEW]++;
-		*stp = NULL;	/* class already recorded */
-		return 0;
+		return;
 	}
 	/* Another CPU inserted the same flow first: count on its entry. */
 	st = bpf_map_lookup_elem(flows, key);
-	*stp = st;
+	v->st = st;
 	if (!st) {
 		s->v[FS_STAT_INSERT_FAIL]++;
-		return 0;
+		return;
 	}
 	st->bytes += bytes;
-	return flow_add_packets(st, segs, cfg->threshold);
+	flow_limits_of(cfg, &st->policy, &v->limits);
+	v->payload = flow_add(&st->payload, packet_payload(p, data), v->limits.payload);
+	v->packets = flow_add(&st->packets, segs, v->limits.packets);
 }
 
-/* Record the flow's class; count a short->long transition once even when
- * several CPUs see it at the same time.
+/* Record the flow's class; count a short->long transition once, by its
+ * cause, even when several CPUs see it at the same time.
  */
 static __always_inline void flow_set_class(struct flow_state *st,
-					   __u32 class, struct fs_stats *s)
+					   __u32 class, __u32 cause,
+					   struct fs_stats *s)
 {
 	if (!st || st->class == class)
 		return;
 	if (__sync_lock_test_and_set(&st->class, class) == FS_CLASS_SHORT &&
-	    class == FS_CLASS_LONG)
+	    class == FS_CLASS_LONG) {
 		s->v[FS_STAT_FLOWS_PROMOTED]++;
+		if (cause == FS_STAT_PROMOTED_BYTES)
+			s->v[FS_STAT_PROMOTED_BYTES]++;
+		else
+			s->v[FS_STAT_PROMOTED_PKTS]++;
+	}
 }
 
 /*
@@ -143,24 +276,29 @@ static __always_inline void flow_set_class(struct flow_state *st,
  * and the flow's count stays exact (c+n), so the next packet is long when
  * c+n >= threshold. The stats count every segment under the mark it left
  * with.
+ *
+ * The byte threshold works the same way on TCP payload bytes: a packet is
+ * short while the flow carried fewer than threshold-bytes payload bytes
+ * BEFORE it (so the packet that crosses the threshold is still short, the
+ * next one long); a GRO packet's payload is all of its segments'. With
+ * both thresholds the flow turns long at the first one it reaches.
  */
 static __always_inline int fs_classify(const struct split_config *cfg,
 				       struct fs_stats *s, enum parse_result r,
 				       const struct packet *p, void *data,
 				       __u32 segs, __u64 bytes)
 {
-	struct flow_state *st;
-	__u64 before;
-	__u32 class;
+	struct flow_view v;
+	__u32 class, cause = FS_STAT_PROMOTED_PKTS;
 
 	switch (r) {
 	case PARSE_TCP4:
-		before = flow_count(&fs_flows4, (void *)&p->k4, segs, bytes,
-				    cfg, s, &st);
+		flow_count(&fs_flows4, (void *)&p->k4, r, p, data, segs, bytes,
+			   cfg, s, &v);
 		break;
 	case PARSE_TCP6:
-		before = flow_count(&fs_flows6, (void *)&p->k6, segs, bytes,
-				    cfg, s, &st);
+		flow_count(&fs_flows6, (void *)&p->k6, r, p, data, segs, bytes,
+			   cfg, s, &v);
 		break;
 	case PARSE_NON_TCP:
 		s->v[FS_STAT_PASS_NON_TCP] += segs;
@@ -179,8 +317,8 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 		return -1;
 	}
 
-	class = before < cfg->threshold ? FS_CLASS_SHORT : FS_CLASS_LONG;
-	flow_set_class(st, class, s);
+	class = flow_class_of(&v.limits, v.packets, v.payload, &cause);
+	flow_set_class(v.st, class, cause, s);
 	if (class == FS_CLASS_LONG && (cfg->flags & FS_CFG_F_ACK_SHORT) &&
 	    tcp_pure_ack(p, data)) {
 		class = FS_CLASS_SHORT;

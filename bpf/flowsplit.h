@@ -25,6 +25,8 @@
 #define FS_MAP_FLOWS6		"fs_flows6"
 #define FS_MAP_CONFIG		"fs_config"
 #define FS_MAP_STATS		"fs_stats"
+#define FS_MAP_RULES4		"fs_rules4"
+#define FS_MAP_RULES6		"fs_rules6"
 #define FS_PROG_SPLITTER	"fs_splitter"	/* XDP program (function name) */
 #define FS_PROG_SPLITTER_TC	"fs_splitter_tc" /* TC (clsact ingress) program */
 #define FS_PROG_CLOCK		"fs_clock"	/* reads bpf_jiffies64() for user space */
@@ -32,6 +34,8 @@
 /* ---- defaults and limits (validated by splitctl, assumed by the program) - */
 #define FS_DEFAULT_THRESHOLD	20		/* packets; 0 = every TCP packet long */
 #define FS_MAX_THRESHOLD	1000000000U
+#define FS_MAX_THRESHOLD_BYTES	4000000000U	/* TCP payload bytes; 0 = none */
+#define FS_MAX_RESHORT_MS	86400000U	/* one day; 0 = off (default) */
 #define FS_DEFAULT_IDLE_MS	30000U		/* 30 s idle expiry */
 #define FS_MIN_IDLE_MS		1U
 #define FS_MAX_IDLE_MS		86400000U	/* one day */
@@ -80,21 +84,87 @@ enum flow_class {
 	FS_CLASS_LONG = 1,
 };
 
+/* How a flow is classified, decided once when it starts counting (first
+ * packet, after idle expiry, after a reshort gap) from the rules.
+ */
+enum fs_mode {
+	FS_MODE_GLOBAL = 0,	/* the live global thresholds (no rule, or a
+				 * rule "auto" without thresholds of its own) */
+	FS_MODE_AUTO = 1,	/* the policy's own thresholds */
+	FS_MODE_SHORT = 2,	/* every packet short */
+	FS_MODE_LONG = 3,	/* every packet long */
+	FS_MODE_MAX
+};
+
+#define FS_POLICY_F_THRESHOLD	(1U << 0)	/* threshold is set */
+
+/* A flow's policy (a rule's, copied into the flow at its start). */
+struct flow_policy {
+	__u8 mode;		/* enum fs_mode */
+	__u8 flags;		/* FS_POLICY_F_* */
+	__u8 pad[2];		/* must be zero */
+	__u32 threshold;	/* FS_MODE_AUTO: packets, with FS_POLICY_F_THRESHOLD */
+	__u32 threshold_bytes;	/* FS_MODE_AUTO: TCP payload bytes; 0 = none */
+};
+_Static_assert(sizeof(struct flow_policy) == 12, "flow_policy layout");
+
 /*
  * Per-flow state. Times are in jiffies (bpf_jiffies64(): ~1 ns, against
  * ~34 ns for bpf_ktime_get_ns on this platform); user space converts with the
- * kernel's HZ. packets/bytes are updated with atomic adds, so concurrent CPUs
- * never lose an increment.
+ * kernel's HZ. packets/payload are updated with atomic adds while they still
+ * decide the class, so concurrent CPUs never lose an increment then.
  */
 struct flow_state {
 	__u64 packets;		/* packets seen in this flow incarnation */
 	__u64 bytes;		/* frame bytes (Ethernet header included) */
+	__u64 payload;		/* TCP payload bytes, counted while a byte
+				 * threshold applies to the flow */
 	__u64 first_seen;	/* jiffies */
 	__u64 last_seen;	/* jiffies */
 	__u32 class;		/* enum flow_class of the last packet */
-	__u32 pad;
+	struct flow_policy policy;	/* set when the flow starts counting */
 };
-_Static_assert(sizeof(struct flow_state) == 40, "flow_state layout");
+_Static_assert(sizeof(struct flow_state) == 56, "flow_state layout");
+
+/* ---- rules (LPM tries, one per family) -----------------------------------
+ * A rule matches an endpoint of a flow (source or destination) whose
+ * address lies in its prefix and, when the rule has a port, whose TCP port
+ * is that port. The key is [port, address]: rules without a port are stored
+ * with port 0 (never a valid TCP port), so each endpoint is looked up twice,
+ * with its port and with 0. prefixlen counts the 16 port bits too.
+ * Precedence: the longest address prefix, then a rule with a port; a tie
+ * between the two endpoints goes to the destination's rule.
+ */
+#define FS_MAX_RULES		1024U		/* per family */
+#define FS_RULE_NAME_LEN	32		/* with the NUL */
+#define FS_RULE_PORT_BITS	16
+
+struct rule_key4 {
+	__u32 prefixlen;	/* FS_RULE_PORT_BITS + address bits */
+	__be16 port;		/* network byte order; 0 = any port */
+	__u8 addr[4];		/* network byte order */
+	__u8 pad[2];		/* must be zero (beyond every prefix) */
+};
+_Static_assert(sizeof(struct rule_key4) == 12, "rule_key4 layout");
+
+struct rule_key6 {
+	__u32 prefixlen;	/* FS_RULE_PORT_BITS + address bits */
+	__be16 port;		/* network byte order; 0 = any port */
+	__u8 addr[16];		/* network byte order */
+	__u8 pad[2];		/* must be zero (beyond every prefix) */
+};
+_Static_assert(sizeof(struct rule_key6) == 24, "rule_key6 layout");
+
+#define FS_RULE_F_PORT		(1U << 0)	/* the key's port is matched */
+
+struct fs_rule {
+	struct flow_policy policy;	/* copied into the flows it matches */
+	__u8 prefixlen;		/* address bits (precedence) */
+	__u8 flags;		/* FS_RULE_F_* */
+	__u8 pad[2];		/* must be zero */
+	char name[FS_RULE_NAME_LEN];	/* NUL-terminated; user space only */
+};
+_Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
 
 /* ---- configuration (array map, one entry, key 0) ------------------------ */
 #define FS_CFG_F_ENABLED	(1U << 0)	/* classify and mark; else pass untouched */
@@ -113,16 +183,46 @@ struct split_config {
 	__u8 dscp_long;		/* 0..63 */
 	__u8 pad[2];
 	__u32 flags;		/* FS_CFG_F_* */
+	__u32 threshold_bytes;	/* TCP payload bytes; 0 = no byte threshold */
+	__u32 reshort_gap_ms;	/* operator-facing value; 0 = off */
+	__u64 reshort_jiffies;	/* the same gap in jiffies; 0 = off */
+	__u32 rules4;		/* entries in fs_rules4: 0 = no lookup at all */
+	__u32 rules6;		/* entries in fs_rules6 */
+	__u64 quiet_jiffies;	/* the shorter of idle and (when on) reshort:
+				 * the one silence test of every packet */
 };
-_Static_assert(sizeof(struct split_config) == 24, "split_config layout");
+_Static_assert(sizeof(struct split_config) == 56, "split_config layout");
 
-/* Set both idle fields from one value so they can never disagree. */
+/* ms -> jiffies, rounded up: a timeout or gap never ends early. */
+static inline __u64 fs_ms_to_jiffies(__u32 ms, __u32 hz)
+{
+	return ((__u64)ms * hz + 999) / 1000;
+}
+
+/* quiet_jiffies from the idle and reshort fields. */
+static inline void split_config_set_quiet(struct split_config *c)
+{
+	c->quiet_jiffies = c->reshort_jiffies &&
+			   c->reshort_jiffies < c->idle_jiffies ?
+			   c->reshort_jiffies : c->idle_jiffies;
+}
+
+/* Set the idle fields from one value so they can never disagree. */
 static inline void split_config_set_idle(struct split_config *c, __u32 ms,
 					 __u32 hz)
 {
 	c->idle_timeout_ms = ms;
-	/* round up: a timeout never fires early */
-	c->idle_jiffies = ((__u64)ms * hz + 999) / 1000;
+	c->idle_jiffies = fs_ms_to_jiffies(ms, hz);
+	split_config_set_quiet(c);
+}
+
+/* The same for the reshort gap (0 stays 0: off). */
+static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
+					    __u32 hz)
+{
+	c->reshort_gap_ms = ms;
+	c->reshort_jiffies = fs_ms_to_jiffies(ms, hz);
+	split_config_set_quiet(c);
 }
 
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
@@ -134,7 +234,7 @@ static inline void split_config_set_idle(struct split_config *c, __u32 ms,
 	X(PKTS_LONG,      "packets_long",      "TCP packets marked long")	\
 	X(BYTES_LONG,     "bytes_long",        "bytes of packets marked long")	\
 	X(FLOWS_NEW,      "flows_new",         "TCP flows seen (new or restarted after idle)") \
-	X(FLOWS_PROMOTED, "flows_promoted",    "flows promoted from short to long") \
+	X(FLOWS_PROMOTED, "flows_promoted",    "flows promoted from short to long (both causes)") \
 	X(FLOWS_EXPIRED,  "flows_expired",     "flows restarted after idle timeout at packet time") \
 	X(FLOWS_SWEPT,    "flows_swept",       "idle flows removed by the user-space sweep") \
 	X(PASS_NON_TCP,   "pass_non_tcp",      "IP packets passed unclassified: not TCP") \
@@ -144,7 +244,11 @@ static inline void split_config_set_idle(struct split_config *c, __u32 ms,
 	X(PASS_EXTHDR,    "pass_ext_hdr_limit", "IPv6 packets passed unclassified: extension chain too long") \
 	X(PASS_DISABLED,  "pass_disabled",     "packets passed while classification is disabled") \
 	X(INSERT_FAIL,    "insert_failures",   "flow table insertions that failed") \
-	X(ACKS_SHORT,     "acks_short",        "pure ACKs of long flows marked short (ack-short)")
+	X(ACKS_SHORT,     "acks_short",        "pure ACKs of long flows marked short (ack-short)") \
+	X(PROMOTED_PKTS,  "flows_promoted_packets", "flows promoted by their packet threshold") \
+	X(PROMOTED_BYTES, "flows_promoted_bytes", "flows promoted by their byte threshold (and not the packet one)") \
+	X(FLOWS_RESHORT,  "flows_reshort",     "flows counted as short again after a silence longer than reshort-gap") \
+	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * maps.h - the splitter's maps. Names and layouts come from flowsplit.h;
- * splitctl resizes the flow tables before load and pins all four.
+ * splitctl resizes the flow tables before load and pins all six.
  */
 #ifndef FS_MAPS_H
 #define FS_MAPS_H
@@ -42,5 +42,25 @@ struct {
 	__type(key, __u32);
 	__type(value, struct fs_stats);
 } fs_stats SEC(".maps");
+
+/* Rules by [port, prefix], read only when a flow starts counting and only
+ * while split_config counts entries in them (rules.h). LPM tries must not
+ * be preallocated.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, FS_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rule_key4);
+	__type(value, struct fs_rule);
+} fs_rules4 SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, FS_MAX_RULES);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, struct rule_key6);
+	__type(value, struct fs_rule);
+} fs_rules6 SEC(".maps");
 
 #endif /* FS_MAPS_H */

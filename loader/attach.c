@@ -4,7 +4,7 @@
  *
  * Pin layout in the instance directory (all mode 0600):
  *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
- *                                            interface of the instance
+ *   fs_rules4 fs_rules6                      interface of the instance
  *   prog_splitter prog_splitter_tc prog_clock the loaded programs
  *   link_if<ifindex>                         one bpf_link per interface: XDP
  *                                            or TCX (TC ingress), hook.c
@@ -38,6 +38,7 @@
 #include <xdp/libxdp.h>
 
 #include "bpfutil.h"
+#include "rules.h"
 #include "splitctl.h"
 #include "splitter.skel.h"
 
@@ -290,7 +291,7 @@ static int count_links(const char *dir)
 
 static const char *const pin_names[] = {
 	FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
-	SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
+	FS_MAP_RULES4, FS_MAP_RULES6, SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
 };
 
 /* Number of map and program pins present. */
@@ -373,7 +374,7 @@ struct attach_ctx {
 	char why[256];
 	struct splitter *skel;
 	/* per map: 1 reused from its pin, 0 created by this load */
-	int r4, r6, rc, rs;
+	int r4, r6, rc, rs, rr4, rr6;
 	struct split_config cfg;	/* to be written */
 	int link_fd;
 	struct sc_attach_result *res;	/* filled on success */
@@ -477,7 +478,9 @@ static int attach_load(struct attach_ctx *c)
 	if ((c->r4 = reuse_map(c->skel->maps.fs_flows4, c->dir, 1, flows)) < 0 ||
 	    (c->r6 = reuse_map(c->skel->maps.fs_flows6, c->dir, 1, flows)) < 0 ||
 	    (c->rc = reuse_map(c->skel->maps.fs_config, c->dir, 0, 0)) < 0 ||
-	    (c->rs = reuse_map(c->skel->maps.fs_stats, c->dir, 0, 0)) < 0)
+	    (c->rs = reuse_map(c->skel->maps.fs_stats, c->dir, 0, 0)) < 0 ||
+	    (c->rr4 = reuse_map(c->skel->maps.fs_rules4, c->dir, 0, 0)) < 0 ||
+	    (c->rr6 = reuse_map(c->skel->maps.fs_rules6, c->dir, 0, 0)) < 0)
 		return FS_EXIT_RUNTIME;
 	if (!c->r4)
 		bpf_map__set_max_entries(c->skel->maps.fs_flows4, flows ? flows : FS_DEFAULT_FLOWS);
@@ -486,6 +489,22 @@ static int attach_load(struct attach_ctx *c)
 	if (splitter__load(c->skel)) {
 		pr_err("cannot load the splitter program: %s (run with -v -v for the verifier log)",
 		       strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* The config's rule counts from the (perhaps reused) rule tries: the
+ * datapath looks a family's rules up only while its count is not 0. */
+static int attach_rule_counts(struct attach_ctx *c)
+{
+	struct sc_rule_maps m = { {
+		bpf_map__fd(c->skel->maps.fs_rules4),
+		bpf_map__fd(c->skel->maps.fs_rules6) } };
+	int err = sc_rules_count_into(&m, &c->cfg);
+
+	if (err) {
+		pr_err("cannot read the rule tables: %s", strerror(-err));
 		return FS_EXIT_RUNTIME;
 	}
 	return 0;
@@ -517,7 +536,7 @@ static int attach_config(struct attach_ctx *c)
 		pr_err("%s", err);
 		return FS_EXIT_USAGE;
 	}
-	return 0;
+	return attach_rule_counts(c);
 }
 
 /* A new instance: pin the maps, write the config and pin the programs
@@ -529,7 +548,9 @@ static int attach_pin_new(struct attach_ctx *c)
 	if ((!c->r4 && pin_map(k->maps.fs_flows4, c->dir)) ||
 	    (!c->r6 && pin_map(k->maps.fs_flows6, c->dir)) ||
 	    (!c->rc && pin_map(k->maps.fs_config, c->dir)) ||
-	    (!c->rs && pin_map(k->maps.fs_stats, c->dir)))
+	    (!c->rs && pin_map(k->maps.fs_stats, c->dir)) ||
+	    (!c->rr4 && pin_map(k->maps.fs_rules4, c->dir)) ||
+	    (!c->rr6 && pin_map(k->maps.fs_rules6, c->dir)))
 		return FS_EXIT_RUNTIME;
 	if (!c->rc && commit_instance(k, c->dir, &c->cfg))
 		return FS_EXIT_RUNTIME;

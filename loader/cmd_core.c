@@ -146,6 +146,14 @@ static void print_config(const struct split_config *c, enum output_type text)
 		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
 	if (text)
 		print_nl();
+	print_uint(any, "threshold_bytes", "config: threshold-bytes %llu", c->threshold_bytes);
+	print_string(text, NULL, "%s", c->threshold_bytes ? "" : " (none)");
+	print_uint(any, "reshort_gap_ms", ", reshort-gap %llu ms", c->reshort_gap_ms);
+	print_string(text, NULL, "%s", c->reshort_gap_ms ? "" : " (off)");
+	print_uint(any, "rules_ipv4", ", rules: ipv4 %llu", c->rules4);
+	print_uint(any, "rules_ipv6", ", ipv6 %llu", c->rules6);
+	if (text)
+		print_nl();
 	close_json_object();
 }
 
@@ -684,6 +692,16 @@ static void print_endpoint(const char *key, const char *port_key, int family,
 	print_string(PRINT_FP, NULL, "%-39s ", text);
 }
 
+/* The policy a flow started with (its rule's mode, or the global one). */
+static const char *flow_mode_name(__u8 mode)
+{
+	static const char *const names[FS_MODE_MAX] = {
+		[FS_MODE_GLOBAL] = "global", [FS_MODE_AUTO] = "auto",
+		[FS_MODE_SHORT] = "short", [FS_MODE_LONG] = "long",
+	};
+
+	return mode < FS_MODE_MAX ? names[mode] : "?";
+}
 
 static const char *class_name(const struct flow_row *r)
 {
@@ -701,6 +719,8 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 	print_endpoint("dst", "dport", r->family, r->daddr, r->dport);
 	print_uint(PRINT_ANY, "packets", "%10llu ", r->s.packets);
 	print_uint(PRINT_ANY, "bytes", "%12llu ", r->s.bytes);
+	print_uint(PRINT_JSON, "payload_bytes", NULL, r->s.payload);
+	print_string(PRINT_JSON, "mode", NULL, flow_mode_name(r->s.policy.mode));
 	print_float(PRINT_ANY, "age_s", "%9.1f ", (double)(now - r->s.first_seen) / hz);
 	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);
 	print_string(PRINT_JSON, "class", NULL, class_name(r));

@@ -94,5 +94,8 @@ int cmd_tunnel_del(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_tunnel_show(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_down(const struct sc_opts *o, void *args, int argc, char **argv);
 int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_rule_add(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_rule_del(const struct sc_opts *o, void *args, int argc, char **argv);
+int cmd_rule_show(const struct sc_opts *o, void *args, int argc, char **argv);
 
 #endif /* SPLITCTL_COMMANDS_H */

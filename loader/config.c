@@ -24,6 +24,7 @@ struct parse_ctx {
 		int line;
 	} seen[SC_CFG_MAX_KEYS];
 	int nseen;
+	char section[128];	/* of the previous key */
 };
 
 /* Record the first error (the parse then stops at this line). */
@@ -172,7 +173,7 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 			return fail(p, "%s", err);
 		return 1;
 	}
-	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route]", section);
+	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]", section);
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
@@ -180,7 +181,18 @@ static int handler(void *user, int line, const char *section, const char *name,
 		   const char *value)
 {
 	struct parse_ctx *p = user;
+	char err[512];
 
+	if (strncmp(section, p->section, sizeof(p->section))) {
+		snprintf(p->section, sizeof(p->section), "%s", section);
+		sc_rule_file_next_section(&p->cfg->rule_file);
+	}
+	/* [rule NAME]: rules.c checks its keys (and keys given twice) */
+	if (!strncmp(section, "rule ", 5)) {
+		if (sc_rule_file_key(&p->cfg->rule_file, section + 5, name, value, err, sizeof(err)))
+			return !fail(p, "%s", err);
+		return 0;
+	}
 	if (!first_time(p, line, section, name))
 		return 1;
 	return !section_key(p, line, section, name, value);
@@ -222,6 +234,10 @@ static int config_check(const char *path, struct sc_config *cfg)
 	ctx.dscp_long = tmp.dscp_long;
 	if (cfg->route && tcfg_spec_check_ctx(cfg->route, &ctx, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [route]: %.280s", path, err);
+		return FS_EXIT_USAGE;
+	}
+	if (sc_rule_file_rules(&cfg->rule_file, &cfg->rules, err, sizeof(err))) {
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
 	return 0;
@@ -279,6 +295,8 @@ void sc_config_free(struct sc_config *cfg)
 	for (i = 0; i < cfg->nvalues; i++)
 		free(cfg->values[i]);
 	tcfg_spec_free(cfg->route);
+	sc_rule_file_free(&cfg->rule_file);
+	sc_rule_set_free(&cfg->rules);
 	memset(cfg, 0, sizeof(*cfg));
 }
 
@@ -442,9 +460,10 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
 	struct tcfg_ctx ctx = { .dscp_long = cfg->splitter.settings.v.dscp_long };
+	struct sc_rule_set rules_before = { 0 };
 	struct split_config before;
+	bool had, rules_done = false;
 	char err[300];
-	bool had;
 	int i, j, n, ret;
 
 	/* everything checked before the first change */
@@ -466,19 +485,27 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		 * maps are reused: the flows stay */
 		ret = sc_attach(o, cfg->ifaces[i], &a);
 	}
+	/* the live rules become exactly the file's (none: no rules) */
+	if (!ret) {
+		ret = sc_rules_apply(o, &cfg->rules, &rules_before);
+		rules_done = !ret;
+	}
 	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
 	else if (!ret)
 		ret = tcfg_route_follow(ctx.dscp_long, false, err, sizeof(err));
 	if (ret) {
-		/* all or nothing: undo the attachments this call made, and
-		 * the settings it changed */
+		/* all or nothing: undo the rules, the attachments this call
+		 * made, and the settings it changed */
+		if (rules_done)
+			sc_rules_restore(o, &rules_before);
 		for (j = 0; j < i; j++)
 			if (fresh[j])
 				sc_detach(o, cfg->ifaces[j]);
 		if (had)
 			restore_config(o, &before);
 	}
+	sc_rule_set_free(&rules_before);
 	return ret;
 }
 

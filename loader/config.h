@@ -17,12 +17,14 @@
  * The keys are the rows of the commands' option tables (options.h), parsed
  * and checked by the same code as on the command line: [splitter] those of
  * "attach" (sc_attach_opts, with every setting) plus "interfaces", [agent]
- * those of "run" (sc_run_opts), [route] those of "route up" (tunnel-cfg).
+ * those of "run" (sc_run_opts), [route] those of "route up" (tunnel-cfg),
+ * [rule NAME] those of "rule add" (sc_rule_opts, rules.h).
  */
 #ifndef SPLITCTL_CONFIG_H
 #define SPLITCTL_CONFIG_H
 
 #include "commands.h"
+#include "rules.h"
 #include "tunnel_cfg.h"
 
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
@@ -41,6 +43,10 @@ struct sc_config {
 	struct sc_run_args agent;
 	/* [route] */
 	struct tcfg_spec *route;
+	/* [rule NAME] sections, and their rules once the file is checked:
+	 * apply makes the live rules exactly these (none: no rules) */
+	struct sc_rule_file rule_file;
+	struct sc_rule_set rules;
 	/* copies of the string values the structs above point to */
 	char *values[SC_CFG_MAX_VALUES];
 	int nvalues;

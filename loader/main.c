@@ -14,6 +14,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "rules.h"
 
 #define SC_VERSION "0.3"
 
@@ -55,6 +56,14 @@ const struct sc_option sc_setting_opts[] = {
 	[SC_SET_ACK_SHORT] = SC_OPTION("ack-short", SC_OPT_YESNO, struct sc_settings,
 		v.flags, .bit = FS_CFG_F_ACK_SHORT, .metavar = "yes|no", .key_only = true,
 		.help = "pure ACKs of long flows keep the short code point"),
+	[SC_SET_THRESHOLD_BYTES] = SC_OPTION("threshold-bytes", SC_OPT_UINT, struct sc_settings,
+		v.threshold_bytes, .metavar = "N",
+		.help = "TCP payload bytes per flow marked short; long at whichever threshold is reached first (0: none)",
+		.lo = 0, .hi = FS_MAX_THRESHOLD_BYTES),
+	[SC_SET_RESHORT] = SC_OPTION("reshort-gap", SC_OPT_UINT, struct sc_settings,
+		v.reshort_gap_ms, .metavar = "MS",
+		.help = "milliseconds of silence after which a flow counts as short again, its entry kept (0: off)",
+		.lo = 0, .hi = FS_MAX_RESHORT_MS),
 	SC_OPTIONS_END,
 };
 
@@ -259,6 +268,15 @@ static const struct sc_cmd tunnel_cmds[] = {
 	{ .name = NULL },
 };
 
+static const struct sc_cmd rule_cmds[] = {
+	SC_CMD("add", cmd_rule_add, "NAME", "add a rule (checked against the others first)",
+	       sc_rule_opts, struct sc_rule_args),
+	SC_CMD("del", cmd_rule_del, "NAME", "remove a rule", sc_rule_del_opts,
+	       struct sc_rule_args),
+	SC_CMD("show", cmd_rule_show, "", "the rules", no_opts, struct sc_no_args),
+	{ .name = NULL },
+};
+
 static const struct sc_cmd commands[] = {
 	SC_CMD("attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)",
 	       sc_attach_opts, struct sc_attach_args),
@@ -288,6 +306,8 @@ static const struct sc_cmd commands[] = {
 	       no_opts, struct sc_no_args),
 	SC_CMD("doctor", cmd_doctor, "", "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent",
 	       no_opts, struct sc_no_args),
+	SC_CMD("rule", NULL, "add|del|show ...", "rules by remote prefix and port: class mode and thresholds",
+	       no_opts, struct sc_no_args, .subs = rule_cmds),
 	{ .name = NULL },
 };
 
@@ -302,6 +322,7 @@ union sc_any_args {
 	struct sc_route_up_args route_up;
 	struct sc_tunnel_add_args tunnel_add;
 	struct sc_tunnel_del_args tunnel_del;
+	struct sc_rule_args rule;
 };
 
 int sc_usage_error(const char *cmd, const char *fmt, ...)

@@ -49,6 +49,11 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	      cfg->flags & FS_CFG_F_ENABLED ? 1 : 0);
 	gauge(f, "ack_short", "1 when pure ACKs of long flows keep the short mark",
 	      cfg->flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
+	gauge(f, "threshold_bytes", "TCP payload bytes per flow marked short (0: none)",
+	      cfg->threshold_bytes);
+	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
+	      cfg->reshort_gap_ms / 1000.0);
+	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);
 }
 
 static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)

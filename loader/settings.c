@@ -42,8 +42,19 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		c.flags = (c.flags & ~FS_CFG_F_ENABLED) | (s->v.flags & FS_CFG_F_ENABLED);
 	if (given(s, SC_SET_ACK_SHORT))
 		c.flags = (c.flags & ~FS_CFG_F_ACK_SHORT) | (s->v.flags & FS_CFG_F_ACK_SHORT);
-	/* both idle fields from one value: they never disagree */
+	if (given(s, SC_SET_THRESHOLD_BYTES))
+		c.threshold_bytes = s->v.threshold_bytes;
+	if (given(s, SC_SET_RESHORT))
+		c.reshort_gap_ms = s->v.reshort_gap_ms;
+	/* both idle (reshort) fields from one value: they never disagree */
 	split_config_set_idle(&c, c.idle_timeout_ms, hz);
+	split_config_set_reshort(&c, c.reshort_gap_ms, hz);
+	/* an idle flow expires before the gap could apply */
+	if (c.reshort_gap_ms && c.reshort_gap_ms >= c.idle_timeout_ms) {
+		snprintf(err, errlen, "reshort-gap %u ms is not shorter than idle-timeout %g s: a flow silent that long expires instead",
+			 c.reshort_gap_ms, c.idle_timeout_ms / 1000.0);
+		return -EINVAL;
+	}
 	/* the datapath tells the classes apart only by their code points */
 	if (c.dscp_short == c.dscp_long) {
 		snprintf(err, errlen, "dscp-short and dscp-long would both be %u: they must differ",

@@ -225,7 +225,8 @@ int sc_links_missing(const char *dir, int *ifindex, int max);
  */
 enum sc_setting {
 	SC_SET_THRESHOLD, SC_SET_IDLE, SC_SET_DSCP_SHORT, SC_SET_DSCP_LONG,
-	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_MAX
+	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_THRESHOLD_BYTES, SC_SET_RESHORT,
+	SC_SET_MAX
 };
 struct sc_settings {
 	__u32 given;		/* 1 << enum sc_setting */
@@ -235,8 +236,9 @@ extern const struct sc_option sc_setting_opts[];
 
 void sc_config_defaults(struct split_config *cfg, unsigned int hz);
 /*
- * cfg with the given settings on top (idle_jiffies from hz), then the rules
- * across fields (dscp-short != dscp-long), the only place they are checked.
+ * cfg with the given settings on top (idle_jiffies, reshort_jiffies from
+ * hz), then the rules across fields (dscp-short != dscp-long, reshort-gap
+ * < idle-timeout), the only place they are checked.
  * 0, or -EINVAL with the reason in err and cfg unchanged.
  */
 int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,

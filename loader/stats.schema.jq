@@ -5,5 +5,7 @@
   "packets_short", "bytes_short", "packets_long", "bytes_long",
   "flows_new", "flows_promoted", "flows_expired", "flows_swept",
   "pass_non_tcp", "pass_fragment", "pass_non_ip", "pass_malformed",
-  "pass_ext_hdr_limit", "pass_disabled", "insert_failures", "acks_short"
+  "pass_ext_hdr_limit", "pass_disabled", "insert_failures", "acks_short",
+  "flows_promoted_packets", "flows_promoted_bytes", "flows_reshort",
+  "rule_matches"
 ] | sort)) and all(.[]; type == "number" and . >= 0 and . == floor)

@@ -15,6 +15,11 @@ $(BUILD)/tests/unit-splitter: $(BUILD)/tests/unit/test_splitter.o $(TEST_DP_OBJS
 
 ALL_TARGETS += $(BUILD)/tests/unit-splitter
 
+$(BUILD)/tests/unit-policy: $(BUILD)/tests/unit/test_policy.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-policy
+
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@

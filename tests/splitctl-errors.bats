@@ -148,7 +148,7 @@ expect() {
 	mkdir "$other"
 	bpftool map create "$other/fs_config" type array key 4 value 8 entries 1 name fs_config
 	id=$(bpftool -j map show pinned "$other/fs_config" | jq .id)
-	expect 1 "pinned map '$other/fs_config' has another layout (array, key 4 B, value 8 B, 1 entries) than this splitter needs (array, key 4 B, value 24 B" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$other" attach rs
+	expect 1 "pinned map '$other/fs_config' has another layout (array, key 4 B, value 8 B, 1 entries) than this splitter needs (array, key 4 B, value 56 B" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$other" attach rs
 	# the old map is still the pinned one, and nothing else was pinned
 	[ "$(bpftool -j map show pinned "$other/fs_config" | jq .id)" -eq "$id" ]
 	[ "$(ls "$other")" = fs_config ]

@@ -11,7 +11,8 @@
  *   --pin DIR  a splitctl pin directory: every interface link pinned there
  *              (link_*) is followed to the program it runs — the program as
  *              `splitctl attach` leaves it: configured, pinned, attached,
- *              default table size — and its pinned maps;
+ *              default table size, with the instance's rules — and its
+ *              pinned maps; rows are labelled "<DIR's last name> link_*";
  *   --obj FILE a splitter object (e.g. an older build, for before/after
  *              tables) loaded here with the defaults splitctl attach writes.
  * Default: --obj $BUILD/bpf/splitter.bpf.o ($BUILD: default "build").
@@ -251,6 +252,7 @@ static int pin_fd(const char *dir, const char *name)
 static int add_pin(const char *dir)
 {
 	int f4 = pin_fd(dir, FS_MAP_FLOWS4), f6 = pin_fd(dir, FS_MAP_FLOWS6);
+	const char *base = strrchr(dir, '/') ? strrchr(dir, '/') + 1 : dir;
 	struct dirent *de;
 	DIR *d = opendir(dir);
 	int found = 0;
@@ -274,7 +276,7 @@ static int add_pin(const char *dir)
 		pfd = bpf_prog_get_fd_by_id(li.prog_id);
 		if (pfd < 0)
 			continue;
-		snprintf(label, sizeof(label), "attached %.40s", de->d_name);
+		snprintf(label, sizeof(label), "%.40s %.40s", base, de->d_name);
 		add_target(label, pfd, f4, f6);
 		found++;
 	}

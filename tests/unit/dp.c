@@ -62,6 +62,8 @@ int dp_open(struct dp *dp, __u32 flows)
 	dp->stats_fd = bpf_map__fd(dp->skel->maps.fs_stats);
 	dp->flows4_fd = bpf_map__fd(dp->skel->maps.fs_flows4);
 	dp->flows6_fd = bpf_map__fd(dp->skel->maps.fs_flows6);
+	dp->rules4_fd = bpf_map__fd(dp->skel->maps.fs_rules4);
+	dp->rules6_fd = bpf_map__fd(dp->skel->maps.fs_rules6);
 	dp->ncpus = libbpf_num_possible_cpus();
 	dp->hz = measure_hz(dp);
 	return 0;
@@ -130,6 +132,13 @@ int dp_get_config(struct dp *dp, struct split_config *c)
 	__u32 zero = 0;
 
 	return bpf_map_lookup_elem(dp->cfg_fd, &zero, c);
+}
+
+int dp_put_config(struct dp *dp, const struct split_config *c)
+{
+	__u32 zero = 0;
+
+	return bpf_map_update_elem(dp->cfg_fd, &zero, c, BPF_ANY);
 }
 
 int dp_stats_fd(int stats_fd, int ncpus, __u64 out[FS_STAT_MAX])

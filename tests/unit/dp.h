@@ -19,6 +19,7 @@ struct dp {
 	struct splitter *skel;
 	int prog_fd[DP_HOOKS];
 	int clock_fd, cfg_fd, stats_fd, flows4_fd, flows6_fd;
+	int rules4_fd, rules6_fd;
 	int ncpus;
 	unsigned int hz;	/* measured with fs_clock */
 	enum dp_hook hook;	/* the program dp_run() runs */
@@ -54,6 +55,8 @@ int dp_run(struct dp *dp, const __u8 *in, __u32 len, __u8 *out,
 int dp_set_config(struct dp *dp, __u32 threshold, __u32 idle_ms,
 		  __u8 dscp_short, __u8 dscp_long, __u32 flags);
 int dp_get_config(struct dp *dp, struct split_config *c);
+/* Write a whole config (e.g. one from dp_get_config() with changes). */
+int dp_put_config(struct dp *dp, const struct split_config *c);
 /* Stat counters summed over CPUs and writers */
 int dp_stats(struct dp *dp, __u64 out[FS_STAT_MAX]);
 int dp_stats_fd(int stats_fd, int ncpus, __u64 out[FS_STAT_MAX]);

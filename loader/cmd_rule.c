@@ -1,0 +1,221 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_rule.c - "rule add|del|show": the live policy rules (rules.h). Every
+ * change reads the live rules under the instance lock, makes the new set
+ * and hands both to sc_rules_replace(): all of it, or nothing.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "commands.h"
+#include "rules.h"
+
+/* The pinned tries, or one error line and an exit code. */
+static int open_rule_maps(const struct sc_state *st, struct sc_rule_maps *m)
+{
+	if (!sc_rule_maps_open(st->dir, m))
+		return 0;
+	pr_err("instance '%s' has no rule tables (%s, %s): it was attached by an older splitctl; 'splitctl detach --all' and attach again",
+	       st->dir, FS_MAP_RULES4, FS_MAP_RULES6);
+	return FS_EXIT_RUNTIME;
+}
+
+/* Add @add (when set) or delete the rule named @del, under the lock. */
+static int rules_change(const struct sc_opts *o, const struct sc_rule *add,
+			const char *del)
+{
+	struct sc_rule_set have = { 0 }, want = { 0 };
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_state st;
+	char err[512];
+	int ret, e;
+
+	ret = sc_state_open_cmd(o, &st, 1);
+	if (ret)
+		return ret;
+	ret = open_rule_maps(&st, &m);
+	if (ret)
+		goto out;
+	ret = FS_EXIT_RUNTIME;
+	if ((e = sc_rules_read(&m, &have)) || (e = sc_rules_read(&m, &want))) {
+		pr_err("cannot read the rules: %s", strerror(-e));
+		goto out;
+	}
+	if (add && (e = sc_rule_set_add(&want, add, err, sizeof(err)))) {
+		if (e == -ENOMEM)
+			pr_err("cannot add the rule: %s", strerror(-e));
+		else
+			pr_err("%s", err);
+		ret = e == -ENOMEM ? FS_EXIT_RUNTIME : FS_EXIT_USAGE;
+		goto out;
+	}
+	if (del && sc_rule_set_del(&want, del)) {
+		pr_err("no rule '%s' (see 'splitctl rule show')", del);
+		goto out;
+	}
+	e = sc_rules_replace(&st, &m, &have, &want);
+	if (e) {
+		pr_err("cannot change the rules: %s", strerror(-e));
+		goto out;
+	}
+	ret = FS_EXIT_OK;
+out:
+	sc_rule_set_free(&have);
+	sc_rule_set_free(&want);
+	sc_rule_maps_close(&m);
+	sc_state_close(&st);
+	return ret;
+}
+
+int cmd_rule_add(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	const struct sc_rule_args *a = args;
+	struct sc_rule r;
+	char err[512];
+
+	(void)argc;
+	(void)argv;
+	if (!a->name)
+		return sc_usage_error("rule add", "expected a rule name (see -h)");
+	if (sc_rule_build(a, a->name, "--", &r, err, sizeof(err))) {
+		pr_err("%s", err);
+		return FS_EXIT_USAGE;
+	}
+	return rules_change(o, &r, NULL);
+}
+
+int cmd_rule_del(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	const struct sc_rule_args *a = args;
+
+	(void)argc;
+	(void)argv;
+	if (!a->name)
+		return sc_usage_error("rule del", "expected a rule name (see -h)");
+	return rules_change(o, NULL, a->name);
+}
+
+static void print_rule(const struct sc_rule *r)
+{
+	const struct flow_policy *p = &r->v.policy;
+	char prefix[64];
+
+	sc_rule_prefix_str(r, prefix, sizeof(prefix));
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "%s:", r->v.name);
+	print_string(PRINT_ANY, "prefix", " prefix %s", prefix);
+	if (r->port)
+		print_uint(PRINT_ANY, "port", " port %llu", r->port);
+	else
+		print_null(PRINT_ANY, "port", " any port", NULL);
+	print_string(PRINT_ANY, "mode", ", mode %s", sc_rule_mode_name(r));
+	if (p->flags & FS_POLICY_F_THRESHOLD)
+		print_uint(PRINT_ANY, "threshold", ", threshold %llu", p->threshold);
+	else
+		print_null(PRINT_JSON, "threshold", NULL, NULL);
+	if (p->threshold_bytes)
+		print_uint(PRINT_ANY, "threshold_bytes", ", threshold-bytes %llu",
+			   p->threshold_bytes);
+	else
+		print_null(PRINT_JSON, "threshold_bytes", NULL, NULL);
+	if (p->mode == FS_MODE_GLOBAL)
+		print_string(PRINT_FP, NULL, "%s", " (the global thresholds)");
+	print_nl();
+	close_json_object();
+}
+
+int cmd_rule_show(const struct sc_opts *o, void *args, int argc, char **argv)
+{
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_rule_set set = { 0 };
+	struct sc_state st;
+	int ret, e, i;
+
+	(void)args;
+	(void)argc;
+	(void)argv;
+	ret = sc_state_open_cmd(o, &st, 0);
+	if (ret)
+		return ret;
+	ret = open_rule_maps(&st, &m);
+	if (ret)
+		goto out;
+	e = sc_rules_read(&m, &set);
+	if (e) {
+		pr_err("cannot read the rules: %s", strerror(-e));
+		ret = FS_EXIT_RUNTIME;
+		goto out;
+	}
+	sc_rule_set_sort(&set);
+	if (!set.n)
+		print_text("no rules: every flow follows the global settings\n");
+	open_json_array(PRINT_JSON, NULL);
+	for (i = 0; i < set.n; i++)
+		print_rule(&set.r[i]);
+	close_json_array(PRINT_JSON, NULL);
+out:
+	sc_rule_set_free(&set);
+	sc_rule_maps_close(&m);
+	sc_state_close(&st);
+	return ret;
+}
+
+/* "rule del NAME" */
+const struct sc_option sc_rule_del_opts[] = {
+	SC_OPTION("name", SC_OPT_STRING, struct sc_rule_args, name,
+		  .positional = true, .noun = "rule name"),
+	SC_OPTIONS_END,
+};
+
+/* apply: the rules of the file replace the live ones, all or nothing. */
+int sc_rules_apply(const struct sc_opts *o, const struct sc_rule_set *want,
+		   struct sc_rule_set *before)
+{
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_state st;
+	int ret, e;
+
+	ret = sc_state_open_cmd(o, &st, 1);
+	if (ret)
+		return ret;
+	ret = open_rule_maps(&st, &m);
+	if (ret)
+		goto out;
+	ret = FS_EXIT_RUNTIME;
+	e = sc_rules_read(&m, before);
+	if (e) {
+		pr_err("cannot read the rules: %s", strerror(-e));
+		goto out;
+	}
+	e = sc_rules_replace(&st, &m, before, want);
+	if (e) {
+		pr_err("cannot change the rules: %s", strerror(-e));
+		goto out;
+	}
+	ret = FS_EXIT_OK;
+out:
+	sc_rule_maps_close(&m);
+	sc_state_close(&st);
+	return ret;
+}
+
+void sc_rules_restore(const struct sc_opts *o, const struct sc_rule_set *before)
+{
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_rule_set now = { 0 };
+	struct sc_state st;
+	int e;
+
+	if (sc_state_open(o, &st, 1))
+		return;
+	if (!sc_rule_maps_open(st.dir, &m)) {
+		e = sc_rules_read(&m, &now);
+		if (!e)
+			e = sc_rules_replace(&st, &m, &now, before);
+		if (e)
+			pr_err("could not put the previous rules back: %s", strerror(-e));
+	}
+	sc_rule_set_free(&now);
+	sc_rule_maps_close(&m);
+	sc_state_close(&st);
+}
