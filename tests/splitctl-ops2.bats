@@ -318,7 +318,7 @@ complete_words() {
 		done < <(awk -F'\t' -v p="$path" '$1 == "opt" && $2 == p' <<<"$table")
 	done <<<"$table"
 	# the cases people hit
-	[ "$(complete_words "''")" = "apply attach check detach doctor down flows flush gc route run set stats status tunnel" ]
+	[ "$(complete_words "''")" = "apply attach check detach doctor down flows flush gc route rule run set stats status tunnel" ]
 	[ "$(complete_words route "''")" = "down show up" ]
 	[ "$(complete_words tunnel "''")" = "add del show" ]
 	[ "$(complete_words route up --mode "''")" = "ecmp split" ]
@@ -328,10 +328,10 @@ complete_words() {
 	[ "$(complete_words attach -m "''")" = "auto generic native" ]
 	[ "$(complete_words attach --hook "''")" = "auto tc xdp" ]
 	[ "$(complete_words run --both-down "''")" = "keep main" ]
-	[ "$(complete_words set "''")" = "ack-short dscp-long dscp-short enabled idle-timeout threshold" ]
+	[ "$(complete_words set "''")" = "ack-short dscp-long dscp-short enabled idle-timeout reshort-gap threshold threshold-bytes" ]
 	[ "$(complete_words set enabled "''")" = "no yes" ]
 	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
-	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout threshold" ]
+	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout reshort-gap threshold threshold-bytes" ]
 	[ "$(complete_words set threshold "''")" = "" ]
 	[ "$(complete_words -P "''")" = "FILES" ]
 	[ "$(complete_words --pin-dir /x stats -w 1 "''")" = "" ]
