@@ -321,6 +321,8 @@ complete_words() {
 	[ "$(complete_words "''")" = "apply attach check detach doctor down flows flush gc route rule run set stats status tunnel" ]
 	[ "$(complete_words route "''")" = "down show up" ]
 	[ "$(complete_words tunnel "''")" = "add del show" ]
+	[ "$(complete_words rule "''")" = "add del show" ]
+	[ "$(complete_words rule add --mode "''")" = "auto long short" ]
 	[ "$(complete_words route up --mode "''")" = "ecmp split" ]
 	[ "$(complete_words -P /tmp/x route up --mode "''")" = "ecmp split" ]
 	[ "$(complete_words route up --selector "''")" = "auto dscp tos" ]
