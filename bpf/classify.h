@@ -133,13 +133,24 @@ struct flow_view {
  * (Re)start counting the flow in @st with this packet: counters from this
  * packet only, the policy from the rules, the class of its first packet
  * (so starting long, by rule or threshold 0, is no promotion).
+ *
+ * @midstream: the table lost the flow's start (its entry was missing or
+ * had expired) and this packet is not a SYN, so the connection carried
+ * packets before that nobody counted. The entry records it; with
+ * `midstream long` a flow under the thresholds (global or a rule's auto)
+ * starts long and stays long until its next start, while rules with mode
+ * short or long keep their class. The default, short, treats it as new:
+ * an evicted bulk flow then sends at most one threshold of packets short
+ * again, whereas starting long would send every request of a persistent
+ * connection that resumed after idle-timeout, or after a router restart,
+ * over the long tunnel for the rest of its life.
  */
 static __always_inline void flow_start(struct flow_state *st,
 				       const struct split_config *cfg,
 				       enum parse_result r,
 				       const struct packet *p, __u32 segs,
 				       __u64 bytes, __u64 payload, __u64 now,
-				       struct fs_stats *s,
+				       int midstream, struct fs_stats *s,
 				       struct flow_view *v)
 {
 	__u32 cause;
@@ -150,6 +161,13 @@ static __always_inline void flow_start(struct flow_state *st,
 	st->last_seen = now;
 	__builtin_memset(&st->policy, 0, sizeof(st->policy));
 	rules_policy(cfg, r, p, &st->policy, s);
+	if (midstream) {
+		st->policy.flags |= FS_POLICY_F_MIDSTREAM;
+		if ((cfg->flags & FS_CFG_F_MIDSTREAM_LONG) &&
+		    (st->policy.mode == FS_MODE_GLOBAL ||
+		     st->policy.mode == FS_MODE_AUTO))
+			st->policy.mode = FS_MODE_LONG;
+	}
 	flow_limits_of(cfg, &st->policy, &v->limits);
 	st->class = flow_class_of(&v->limits, 0, 0, &cause);
 	v->packets = 0;
@@ -179,7 +197,9 @@ static __always_inline __u64 packet_payload(const struct packet *p, void *data)
  * sweep only reclaims memory); one silent for longer than the reshort gap
  * (when set) starts counting again in its entry. Silence is measured in
  * jiffies against timeouts rounded up, so it is always longer than the
- * configured time when it ends a flow.
+ * configured time when it ends a flow. A flow missing from the table whose
+ * packet is not a SYN counts in flows_midstream: its entry was evicted by a
+ * flood (LRU) or swept, the router restarted, or routing is asymmetric.
  */
 static __always_inline void flow_count(void *flows, void *key,
 				       enum parse_result r,
@@ -191,6 +211,7 @@ static __always_inline void flow_count(void *flows, void *key,
 {
 	__u64 now = bpf_jiffies64(), age;
 	struct flow_state *st, fresh = {};
+	int midstream;
 
 	st = bpf_map_lookup_elem(flows, key);
 	if (st) {
@@ -209,26 +230,31 @@ static __always_inline void flow_count(void *flows, void *key,
 			v->packets = flow_add(&st->packets, segs, v->limits.packets);
 			return;
 		}
+		midstream = 0;
 		if ((__s64)age > (__s64)cfg->idle_jiffies) {
 			/* expired: this packet starts a new incarnation */
 			st->first_seen = now;
 			s->v[FS_STAT_FLOWS_EXPIRED]++;
 			s->v[FS_STAT_FLOWS_NEW]++;
+			midstream = !p->th->syn;
 		} else {
 			/* a flowlet after a long enough gap: count afresh */
 			s->v[FS_STAT_FLOWS_RESHORT]++;
 		}
 		flow_start(st, cfg, r, p, segs, bytes, packet_payload(p, data),
-			   now, s, v);
+			   now, midstream, s, v);
 		return;
 	}
 
+	midstream = !p->th->syn;
 	fresh.first_seen = now;
 	flow_start(&fresh, cfg, r, p, segs, bytes, packet_payload(p, data),
-		   now, s, v);
+		   now, midstream, s, v);
 	v->st = NULL;	/* class already recorded */
 	if (bpf_map_update_elem(flows, key, &fresh, BPF_NOEXIST) == 0) {
 		s->v[FS_STAT_FLOWS_NEW]++;
+		if (midstream)
+			s->v[FS_STAT_FLOWS_MIDSTREAM]++;
 		return;
 	}
 	/* Another CPU inserted the same flow first: count on its entry. */

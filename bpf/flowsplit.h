@@ -97,6 +97,9 @@ enum fs_mode {
 };
 
 #define FS_POLICY_F_THRESHOLD	(1U << 0)	/* threshold is set */
+/* In a flow entry: its current incarnation began with a packet other than
+ * a SYN (midstream), so the table had lost its start. */
+#define FS_POLICY_F_MIDSTREAM	(1U << 1)
 
 /* A flow's policy (a rule's, copied into the flow at its start). */
 struct flow_policy {
@@ -173,6 +176,12 @@ _Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
  * on the LONG tunnel. They are counted in their flow as usual.
  */
 #define FS_CFG_F_ACK_SHORT	(1U << 1)
+/* A flow that starts counting with a packet other than a SYN (its entry was
+ * evicted, swept, lost in a restart, or expired while the connection
+ * lived) starts long instead of short. Rules with mode short or long keep
+ * their class. Off (short) by default: see classify.h.
+ */
+#define FS_CFG_F_MIDSTREAM_LONG	(1U << 2)
 #define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT)
 
 struct split_config {
@@ -248,7 +257,8 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
 	X(PROMOTED_PKTS,  "flows_promoted_packets", "flows promoted by their packet threshold") \
 	X(PROMOTED_BYTES, "flows_promoted_bytes", "flows promoted by their byte threshold (and not the packet one)") \
 	X(FLOWS_RESHORT,  "flows_reshort",     "flows counted as short again after a silence longer than reshort-gap") \
-	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule")
+	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule") \
+	X(FLOWS_MIDSTREAM, "flows_midstream",  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, asymmetric routing)")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

@@ -142,6 +142,8 @@ static void print_config(const struct split_config *c, enum output_type text)
 	print_uint(any, "dscp_long", ", dscp-long %llu", c->dscp_long);
 	print_bool(PRINT_JSON, "enabled", NULL, c->flags & FS_CFG_F_ENABLED);
 	print_bool(any, "ack_short", ", ack-short %s", c->flags & FS_CFG_F_ACK_SHORT);
+	print_string(any, "midstream", ", midstream %s",
+		     c->flags & FS_CFG_F_MIDSTREAM_LONG ? "long" : "short");
 	print_string(text, NULL, ", %s",
 		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
 	if (text)
@@ -712,6 +714,7 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 		       __u64 idle_jiffies)
 {
 	bool expired = flow_expired(&r->s, now, idle_jiffies);
+	bool midstream = r->s.policy.flags & FS_POLICY_F_MIDSTREAM;
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "family", "%s ", r->family == 6 ? "ipv6" : "ipv4");
@@ -725,7 +728,9 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);
 	print_string(PRINT_JSON, "class", NULL, class_name(r));
 	print_bool(PRINT_JSON, "expired", NULL, expired);
-	print_string(PRINT_FP, NULL, "%s\n", expired ? "expired" : class_name(r));
+	print_bool(PRINT_JSON, "midstream", NULL, midstream);
+	print_string(PRINT_FP, NULL, "%s", expired ? "expired" : class_name(r));
+	print_string(PRINT_FP, NULL, "%s\n", midstream ? " midstream" : "");
 	close_json_object();
 }
 

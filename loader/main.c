@@ -33,6 +33,11 @@ static const struct sc_option global_opts[] = {
 	SC_OPTIONS_END,
 };
 
+/* midstream: the value selects the bit FS_CFG_F_MIDSTREAM_LONG */
+static const struct sc_enum midstream_values[] = {
+	{ "short", 0 }, { "long", 1 }, { NULL, 0 },
+};
+
 /* The live settings: attach options (-t -i -s -l), "set" names, and keys
  * of [splitter]. Indexed by enum sc_setting (its given bit). */
 const struct sc_option sc_setting_opts[] = {
@@ -64,6 +69,10 @@ const struct sc_option sc_setting_opts[] = {
 		v.reshort_gap_ms, .metavar = "MS",
 		.help = "milliseconds of silence after which a flow counts as short again, its entry kept (0: off)",
 		.lo = 0, .hi = FS_MAX_RESHORT_MS),
+	[SC_SET_MIDSTREAM] = SC_OPTION("midstream", SC_OPT_ENUM, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_MIDSTREAM_LONG, .values = midstream_values,
+		.metavar = "short|long", .key_only = true,
+		.help = "class of a flow first seen without a SYN (evicted, swept, after a restart)"),
 	SC_OPTIONS_END,
 };
 

@@ -49,6 +49,8 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	      cfg->flags & FS_CFG_F_ENABLED ? 1 : 0);
 	gauge(f, "ack_short", "1 when pure ACKs of long flows keep the short mark",
 	      cfg->flags & FS_CFG_F_ACK_SHORT ? 1 : 0);
+	gauge(f, "midstream_long", "1 when a flow first seen without a SYN starts long",
+	      cfg->flags & FS_CFG_F_MIDSTREAM_LONG ? 1 : 0);
 	gauge(f, "threshold_bytes", "TCP payload bytes per flow marked short (0: none)",
 	      cfg->threshold_bytes);
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",

@@ -192,11 +192,17 @@ static int set_value(const struct sc_option *o, const char *v, void *p)
 			return -EINVAL;
 		return 0;
 	case SC_OPT_ENUM:
-		for (e = o->values; e->name; e++)
-			if (!strcmp(v, e->name)) {
+		for (e = o->values; e->name; e++) {
+			if (strcmp(v, e->name))
+				continue;
+			if (!o->bit)
 				*(int *)p = e->val;
-				return 0;
-			}
+			else if (e->val)
+				*(__u32 *)p |= o->bit;
+			else
+				*(__u32 *)p &= ~o->bit;
+			return 0;
+		}
 		return -EINVAL;
 	case SC_OPT_ABSPATH:
 		if (v[0] != '/')

@@ -32,7 +32,8 @@ enum sc_opt_type {
 	SC_OPT_MSEC,		/* seconds, <= 3 decimals, lo..hi ms, into __u32 ms */
 	SC_OPT_SECONDS,		/* seconds lo..hi into double */
 	SC_OPT_YESNO,		/* yes|no|1|0 into bit `bit` of a __u32 */
-	SC_OPT_ENUM,		/* one of `values` into int */
+	SC_OPT_ENUM,		/* one of `values` into int; with `bit`, a value
+				 * of 0 clears that bit of a __u32, others set it */
 	SC_OPT_STRING,		/* non-empty, into const char * (not copied) */
 	SC_OPT_ABSPATH,		/* an absolute path, into const char * */
 	SC_OPT_LISTEN,		/* loopback ADDR:PORT into struct sc_listen */
@@ -59,7 +60,7 @@ struct sc_option {
 	const char *help;
 	double lo, hi;		/* accepted range (SC_OPT_MSEC: in ms) */
 	const struct sc_enum *values;	/* SC_OPT_ENUM, ended by { NULL } */
-	__u32 bit;		/* SC_OPT_YESNO */
+	__u32 bit;		/* SC_OPT_YESNO, SC_OPT_ENUM */
 	const char *noun;	/* "invalid <noun> 'x'", default "value" */
 	bool positional;	/* an argument, not an option */
 	bool key_only;		/* a config key / set name, not an option of

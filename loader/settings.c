@@ -25,6 +25,16 @@ static bool given(const struct sc_settings *s, enum sc_setting id)
 	return s->given & (1U << id);
 }
 
+/* A flag setting (its table row's bit of flags), when given. */
+static void merge_flag(__u32 *flags, const struct sc_settings *s,
+		       enum sc_setting id)
+{
+	__u32 bit = sc_setting_opts[id].bit;
+
+	if (given(s, id))
+		*flags = (*flags & ~bit) | (s->v.flags & bit);
+}
+
 int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		      unsigned int hz, char *err, size_t errlen)
 {
@@ -38,10 +48,9 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		c.dscp_short = s->v.dscp_short;
 	if (given(s, SC_SET_DSCP_LONG))
 		c.dscp_long = s->v.dscp_long;
-	if (given(s, SC_SET_ENABLED))
-		c.flags = (c.flags & ~FS_CFG_F_ENABLED) | (s->v.flags & FS_CFG_F_ENABLED);
-	if (given(s, SC_SET_ACK_SHORT))
-		c.flags = (c.flags & ~FS_CFG_F_ACK_SHORT) | (s->v.flags & FS_CFG_F_ACK_SHORT);
+	merge_flag(&c.flags, s, SC_SET_ENABLED);
+	merge_flag(&c.flags, s, SC_SET_ACK_SHORT);
+	merge_flag(&c.flags, s, SC_SET_MIDSTREAM);
 	if (given(s, SC_SET_THRESHOLD_BYTES))
 		c.threshold_bytes = s->v.threshold_bytes;
 	if (given(s, SC_SET_RESHORT))

@@ -226,6 +226,7 @@ int sc_links_missing(const char *dir, int *ifindex, int max);
 enum sc_setting {
 	SC_SET_THRESHOLD, SC_SET_IDLE, SC_SET_DSCP_SHORT, SC_SET_DSCP_LONG,
 	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_THRESHOLD_BYTES, SC_SET_RESHORT,
+	SC_SET_MIDSTREAM,
 	SC_SET_MAX
 };
 struct sc_settings {

@@ -27,6 +27,10 @@ $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 $(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
 
-ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bpf/xdp_pass.bpf.o
+$(BUILD)/bench-flood: $(BUILD)/tests/bench/flood.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pass.bpf.o
 BENCH_CMDS += tests/bench/datapath.sh
+BENCH_CMDS += $(BUILD)/bench-flood
 BENCH_CMDS += tests/bench/forwarding.sh

@@ -31,6 +31,13 @@ struct pkt_spec {
 	int payload;		/* L4 payload bytes */
 };
 
+/* TCP flags (struct pkt_spec's tcp_flags) */
+#define TH_FIN 0x01
+#define TH_SYN 0x02
+#define TH_RST 0x04
+#define TH_PSH 0x08
+#define TH_ACK 0x10
+
 /* A default IPv4/IPv6 TCP spec with the given ports. */
 struct pkt_spec pkt_tcp4(__u16 sport, __u16 dport);
 struct pkt_spec pkt_tcp6(__u16 sport, __u16 dport);

@@ -5,8 +5,9 @@
  * "tc: "): rule precedence (IPv4, IPv6, prefix against port, source against
  * destination), the rule-count gate, the byte and packet thresholds at
  * their exact boundaries (GRO packets at TC), the reshort gap at exactly
- * the gap, and rule changes on live flows. Output is TAP, counted by
- * tests/run.
+ * the gap, rule changes on live flows, and flows that start mid-stream
+ * (not a SYN: evicted, expired, restarted) under `midstream short|long`.
+ * Output is TAP, counted by tests/run.
  *
  * Silence is made by writing a flow's last_seen back in time: a packet
  * then sees an exact age in jiffies, provided no tick falls between the
@@ -45,8 +46,11 @@ static void die(const char *what)
 }
 
 /* Global settings: packet and byte thresholds, reshort gap; idle 30 s,
- * ack-short off (pure ACKs follow the thresholds like any packet). The
+ * ack-short off (pure ACKs follow the thresholds like any packet), the
+ * flags in cfg_flags (enabled; midstream short unless a test sets it). The
  * rule counts are kept. */
+static __u32 cfg_flags = FS_CFG_F_ENABLED;
+
 static void config(__u32 threshold, __u32 threshold_bytes, __u32 reshort_ms)
 {
 	struct split_config c;
@@ -59,7 +63,7 @@ static void config(__u32 threshold, __u32 threshold_bytes, __u32 reshort_ms)
 	split_config_set_reshort(&c, reshort_ms, dp.hz);
 	c.dscp_short = DSCP_S;
 	c.dscp_long = DSCP_L;
-	c.flags = FS_CFG_F_ENABLED;
+	c.flags = cfg_flags;
 	if (dp_put_config(&dp, &c))
 		die("config write");
 }
@@ -573,6 +577,133 @@ static void test_live_rules(void)
 	       "G after a reshort gap: starts again under the rules of now (none: global, short)");
 }
 
+/* ---- midstream ------------------------------------------------------------ */
+/* One packet of @s with TCP flags @flags: its class; the stats' deltas in @d. */
+static char send_flags(struct pkt_spec s, __u8 flags, __u64 d[FS_STAT_MAX])
+{
+	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX];
+	char cls;
+	int i;
+
+	s.tcp_flags = flags;
+	if (flags & TH_SYN)
+		s.payload = 0;
+	dp_stats(&dp, b);
+	cls = send_one(&s, 0);
+	dp_stats(&dp, x);
+	for (i = 0; i < FS_STAT_MAX; i++)
+		d[i] = x[i] - b[i];
+	return cls;
+}
+
+static void test_midstream(void)
+{
+	struct pkt_spec a = flow("192.168.1.1", 45000, "172.16.0.1", 80);
+	struct pkt_spec b = flow("192.168.1.1", 45001, "172.16.0.1", 80);
+	struct pkt_spec c = flow("172.16.0.1", 80, "192.168.1.1", 45002);
+	struct pkt_spec r = flow("192.168.1.1", 45003, "10.8.0.1", 80);
+	struct pkt_spec q = flow("192.168.1.1", 45004, "10.9.0.1", 80);
+	struct pkt_spec v = flow("2001:db8::1", 45005, "2001:db8:1::1", 443);
+	struct flow_state st;
+	struct split_config cf;
+	__u64 d[FS_STAT_MAX];
+	char cls, got[8];
+	int ok;
+
+	dp_flush(&dp);
+	rules_clear();
+	cfg_flags = FS_CFG_F_ENABLED;
+	config(2, 0, GAP_MS);
+	cls = send_flags(a, 0, d);
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && d[FS_STAT_FLOWS_NEW] == 1 &&
+	       flow_get(&a, &st) == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM) &&
+	       classes(&a, "SL", got),
+	       "midstream short (default): a flow first seen without SYN counts in flows_midstream, is marked so, and starts short (S S L)");
+	cls = send_flags(b, TH_SYN, d);
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && flow_get(&b, &st) == 0 &&
+	       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
+	       "a flow that starts with its SYN is not midstream");
+
+	cfg_flags = FS_CFG_F_ENABLED | FS_CFG_F_MIDSTREAM_LONG;
+	config(2, 0, GAP_MS);
+	dp_flush(&dp);
+	cls = send_flags(a, 0, d);
+	ok = flow_get(&a, &st) == 0;
+	tap_ok(cls == 'L' && ok && st.class == FS_CLASS_LONG && st.packets == 1 &&
+	       st.policy.mode == FS_MODE_LONG && d[FS_STAT_FLOWS_MIDSTREAM] == 1 &&
+	       d[FS_STAT_FLOWS_PROMOTED] == 0 && classes(&a, "LL", got),
+	       "midstream long: without SYN the flow starts long (count 1, no promotion) and stays long");
+	cls = send_flags(b, TH_SYN, d);
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && classes(&b, "SL", got),
+	       "midstream long: a flow that starts with SYN follows the threshold (S S L)");
+	cls = send_flags(c, TH_SYN | TH_ACK, d);
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0,
+	       "midstream long: the reverse direction's SYN-ACK is a start too (short, not midstream)");
+	cls = send_flags(v, 0, d);
+	tap_ok(cls == 'L' && d[FS_STAT_FLOWS_MIDSTREAM] == 1,
+	       "midstream long, IPv6: without SYN long, flows_midstream +1");
+
+	rule_put("10.8.0.0", 16, 0, FS_MODE_SHORT, NO_TH, 0);
+	rule_put("10.9.0.0", 16, 0, FS_MODE_AUTO, 3, 0);
+	rules_counted();
+	cls = send_flags(r, 0, d);
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && classes(&r, "SSSS", got),
+	       "midstream long: a rule with mode short keeps its flows short");
+	cls = send_flags(q, 0, d);
+	tap_ok(cls == 'L' && flow_get(&q, &st) == 0 && st.policy.mode == FS_MODE_LONG,
+	       "midstream long: a rule with mode auto (threshold 3) starts long");
+	rules_clear();
+
+	/* expiry: the entry is there but ended; a SYN-less restart is midstream
+	 * for the class, counted as expired (not in flows_midstream) */
+	dp_get_config(&dp, &cf);
+	ok = !send_after(&b, cf.idle_jiffies + 1, &cls, d, &st);
+	tap_ok(ok && cls == 'L' && d[FS_STAT_FLOWS_EXPIRED] == 1 &&
+	       d[FS_STAT_FLOWS_MIDSTREAM] == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM),
+	       "midstream long: restarted after idle expiry without SYN: long, flows_expired +1, flagged");
+	/* a reshort gap is no lost start: short again */
+	ok = !send_after(&b, cf.reshort_jiffies + 1, &cls, d, &st);
+	tap_ok(ok && cls == 'S' && d[FS_STAT_FLOWS_RESHORT] == 1 &&
+	       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
+	       "midstream long: after a reshort gap the flow counts as short again (not midstream)");
+	cfg_flags = FS_CFG_F_ENABLED;
+	config(2, 0, GAP_MS);
+}
+
+/* Eviction: a flood of new flows of 3 packets each through a full table
+ * evicts a long flow (the kernel's LRU keeps an entry used twice in its
+ * active list, so flows of one packet alone would not displace it); its
+ * next packet is counted in flows_midstream, and with midstream long it
+ * stays long. */
+static void test_eviction(void)
+{
+	struct pkt_spec e = flow("192.168.2.1", 46000, "172.16.0.1", 80);
+	struct pkt_spec f = flow("192.168.3.0", 1, "172.16.0.1", 80);
+	__u64 d[FS_STAT_MAX];
+	__u32 i, n = 4 * TEST_FLOWS;
+	char got[8], cls;
+
+	dp_flush(&dp);
+	rules_clear();
+	cfg_flags = FS_CFG_F_ENABLED | FS_CFG_F_MIDSTREAM_LONG;
+	config(2, 0, 0);
+	send_flags(e, TH_SYN, d);
+	classes(&e, "SL", got);
+	for (i = 0; i < n; i++) {
+		f.saddr4 = 0xc0a80300 + (i >> 16);	/* 192.168.3.x */
+		f.sport = 1 + (i & 0xffff);
+		send_flags(f, TH_SYN, d);
+		send_flags(f, 0, d);
+		send_flags(f, 0, d);
+	}
+	cls = send_flags(e, 0, d);
+	tap_ok(cls == 'L' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && d[FS_STAT_INSERT_FAIL] == 0,
+	       "%u new flows of 3 packets through a %u-entry table evict a long flow: its next packet is counted in flows_midstream and stays long (midstream long)",
+	       n, TEST_FLOWS);
+	cfg_flags = FS_CFG_F_ENABLED;
+	config(2, 0, 0);
+}
+
 int main(void)
 {
 	static const char *const prefix[DP_HOOKS] = { "xdp: ", "tc: " };
@@ -596,6 +727,8 @@ int main(void)
 		test_bytes();
 		test_reshort();
 		test_live_rules();
+		test_midstream();
+		test_eviction();
 		if (h == DP_TC)
 			test_bytes_gro();
 	}

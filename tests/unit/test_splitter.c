@@ -120,11 +120,13 @@ static void delta_pass(__u64 d[FS_STAT_MAX], enum fs_stat reason)
 	d[reason] = 1;
 }
 
-/* Expected deltas for the first packet of a new flow of class @cls. */
+/* Expected deltas for the first packet of a new flow of class @cls (the
+ * fixtures carry PSH|ACK, not SYN: a flow first seen mid-stream). */
 static void delta_new(__u64 d[FS_STAT_MAX], int cls, __u32 len)
 {
 	memset(d, 0, sizeof(__u64) * FS_STAT_MAX);
 	d[FS_STAT_FLOWS_NEW] = 1;
+	d[FS_STAT_FLOWS_MIDSTREAM] = 1;
 	d[cls == FS_CLASS_SHORT ? FS_STAT_PKTS_SHORT : FS_STAT_PKTS_LONG] = 1;
 	d[cls == FS_CLASS_SHORT ? FS_STAT_BYTES_SHORT : FS_STAT_BYTES_LONG] =
 		len;
@@ -461,12 +463,6 @@ static void test_flows_independent(void)
 		       dc[0] == DSCP_S,
 	       "each direction crosses the threshold on its own count");
 }
-
-#define TH_FIN 0x01
-#define TH_SYN 0x02
-#define TH_RST 0x04
-#define TH_PSH 0x08
-#define TH_ACK 0x10
 
 /* ack-short: a long flow's pure ACKs (no payload; ACK without SYN, FIN,
  * RST) keep the short mark and are still counted; nothing else changes.
