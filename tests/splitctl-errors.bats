@@ -140,6 +140,9 @@ expect() {
 @test "set ack-short with a bad value" {
 	expect 2 "ack-short: invalid value 'on': accepted: yes, no, 1, 0" -- fs_sc set ack-short on
 }
+@test "set midstream with a bad value" {
+	expect 2 "midstream: invalid value 'yes': accepted: short, long" -- fs_sc set midstream yes
+}
 @test "status with an unexpected argument" {
 	expect 2 "unexpected argument 'rc'" -- fs_sc status rc
 }

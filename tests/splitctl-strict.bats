@@ -5,6 +5,8 @@
 # route up, apply), config files checked before anything changes and laid
 # over the defaults, the INI reader's edges, and refusals that leave
 # nothing behind. Every refusal: exact exit code, one line, state unchanged.
+# Flows that lose their entry mid-transfer are counted and classed by
+# `midstream`.
 FS_PREFIX=fstk
 load lib/common
 load lib/router
@@ -295,4 +297,35 @@ s = socket.socket(); s.bind(("127.0.0.1", 9437)); s.listen(); time.sleep(60)'
 @test "set with an unknown name and nothing attached is a usage error" {
 	run fs_sc set foo 1
 	one_line 2 "unknown setting 'foo'"
+}
+
+# flow_present PORT: the flow to PORT is in the table
+flow_present() {
+	$SC -j flows | jq -e "[.[] | select(.dport == $1)] | length == 1" >/dev/null
+}
+
+@test "a flow that loses its entry mid-transfer: flows_midstream, marked in flows; midstream long keeps it long" {
+	fs_sc attach rc --threshold 5
+	fs_sink 6102 /dev/null
+	# ~1 kB every 50 ms for 6 s: one segment at a time, the flow stays alive
+	(for i in $(seq 120); do head -c 1000 /dev/zero; sleep 0.05; done) |
+		ip netns exec "$C" socat -u - TCP:10.77.2.1:6102 &
+	fs_wait_for 5 sh -c "$SC -j flows --class long | jq -e '[.[] | select(.dport == 6102)] | length == 1' >/dev/null"
+	# started with its SYN: not midstream
+	fs_sc -j flows | jq -e '[.[] | select(.dport == 6102)][0] | .midstream == false'
+	fs_sc -j set midstream long | jq -e '.config.midstream == "long"'
+	m0=$(fs_stat flows_midstream)
+	fs_sc flush	# as a flood's eviction or a restart would
+	fs_wait_for 5 flow_present 6102
+	fs_sc -j flows | jq -e '[.[] | select(.dport == 6102)][0] | .midstream and .class == "long" and .mode == "long"'
+	fs_sc flows | grep ':6102 ' | grep -Eq ' long midstream$'
+	[ "$(fs_stat flows_midstream)" -gt "$m0" ]
+	fs_sc status | grep -q 'midstream long'
+	# the default: such a flow starts over under the threshold
+	fs_sc set midstream short
+	fs_sc flush
+	fs_wait_for 5 flow_present 6102
+	fs_sc -j flows | jq -e '[.[] | select(.dport == 6102)][0] | .midstream and .mode == "global"'
+	fs_sc stats --prometheus | grep -Eq '^flowsplit_flows_midstream_total [1-9]'
+	wait
 }
