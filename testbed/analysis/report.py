@@ -337,6 +337,8 @@ def compare(groups, values, varied):
             row = {"value": v, "metric": key, "n": len(seeds)}
             for m in modes:
                 row[m] = ci([g[m][s][key] for s in seeds if s in g[m]])
+            if all(math.isnan(row[m][0]) for m in modes):
+                continue	# not measured in these runs (network FCT of keep-alive)
             cells = ["%9.2f ± %-6s" % (row[m][0] * scale, fnum(row[m][1] * scale, "%.2f"))
                      for m in (("split", "ecmp") if paired else modes)]
             if paired:
@@ -520,19 +522,25 @@ def plots(top, groups, values, varied, rows):
 
     # Fig. 4a / 4b: speedup vs the varied parameter
     numeric = varied and all(isinstance(v, (int, float)) for v in values)
-    sp = {m: [r for r in rows if r["metric"] == m and "ratio" in r]
-          for m in ("short_fct_mean_us", "short_fct_p99_us")}
-    if numeric and sp["short_fct_mean_us"]:
+    # network FCT where fct-tap measured it per flow, else (keep-alive runs:
+    # one flow per connection) the requests' application FCT
+    kind, what = "short_fct", "short-flow FCT"
+    if not any(r["metric"] == "short_fct_mean_us" for r in rows):
+        kind, what = "short_app", "short-request app FCT"
+    sp = {m: [r for r in rows if r["metric"] == kind + m and "ratio" in r]
+          for m in ("_mean_us", "_p99_us")}
+    if numeric and sp["_mean_us"]:
         xlabel = {"threshold": "splitter threshold (packets)",
                   "bg_util": "background load (% of the tunnels' capacity)",
-                  "rtt_ms": "WAN round-trip time (ms)"}.get(varied, varied)
+                  "rtt_ms": "WAN round-trip time (ms)",
+                  "reshort_gap_ms": "reshort-gap (ms; 0 = off)"}.get(varied, varied)
         scale = 100 if varied == "bg_util" else 1
         fig, ax = plt.subplots(figsize=(6, 4))
-        for m, label in (("short_fct_mean_us", "mean"), ("short_fct_p99_us", "p99")):
+        for m, label in (("_mean_us", "mean"), ("_p99_us", "p99")):
             xs = [r["value"] * scale for r in sp[m]]
             ax.errorbar(xs, [r["ratio"][0] for r in sp[m]],
                         yerr=[0 if math.isnan(r["ratio"][1]) else r["ratio"][1] for r in sp[m]],
-                        marker="o", capsize=3, label="short-flow FCT, " + label)
+                        marker="o", capsize=3, label=what + ", " + label)
         ax.axhline(1, color="grey", lw=0.8)
         ax.set_xlabel(xlabel)
         ax.set_ylabel("FCT speedup, ECMP / split (x)")
@@ -542,11 +550,11 @@ def plots(top, groups, values, varied, rows):
         fig.tight_layout()
         fig.savefig(os.path.join(top, "speedup.png"), dpi=120)
         plt.close(fig)
-        made.append(("speedup.png", "short-flow FCT speedup ECMP / split vs %s, 95 %% CI" % varied))
+        made.append(("speedup.png", "%s speedup ECMP / split vs %s, 95 %% CI" % (what, varied)))
 
     # WAN delay: FCTs, speedups and the long-flow penalty vs RTT, or per
     # (SHORT / LONG) one-way delay pair
-    if varied in ("rtt_ms", "delays") and sp["short_fct_mean_us"]:
+    if varied in ("rtt_ms", "delays") and kind == "short_fct" and sp["_mean_us"]:
         made.append(delay_plot(top, groups, values, varied, rows, colors))
 
     # Fig. 6: overhead of the splitter, FCT per XDP mode
