@@ -5,8 +5,8 @@
  *
  *   bench-flood [--json FILE] [--seconds S] [--active N] [--period MS]
  *
- * For each table size (64 Ki, 128 Ki, 256 Ki entries and the default,
- * 1 Mi): the splitter of $BUILD/bpf/splitter.bpf.o (XDP program, one CPU,
+ * For each table size (16 Ki to 256 Ki entries and the default, 1 Mi): the
+ * splitter of $BUILD/bpf/splitter.bpf.o (XDP program, one CPU,
  * BPF_PROG_TEST_RUN) with that table; N active flows (default 1000), each
  * started with its SYN and then sending one packet every MS milliseconds
  * (default 1000), between the packets of a flood of new IPv4 flows of 3
@@ -17,8 +17,10 @@
  *
  * Reported per size: the flood rate reached (new flows/s), the active
  * packets found without an entry (flows_midstream: evicted while active),
- * and the history the table holds at that rate (entries / rate, in s):
- * a flow touched more often than that is never the least recently used.
+ * and the history the table holds at that rate (entries / rate, in s).
+ * An active flow survives when the history is longer than its period and
+ * is evicted when it is shorter, so a table of E entries absorbs about
+ * E / period new flows/s (for flows active every second: E per second).
  * Results: a table on stdout and JSON in FILE ($BUILD/bench/flood.json).
  */
 #include <endian.h>
@@ -37,7 +39,7 @@
 #define FLOOD_PKTS 3		/* packets per flood flow: SYN, ACK, ACK */
 #define TCP_FLAGS_OFF 13	/* in the TCP header */
 
-static const __u32 sizes[] = { 65536, 131072, 262144, FS_DEFAULT_FLOWS };
+static const __u32 sizes[] = { 16384, 65536, 131072, 196608, 262144, FS_DEFAULT_FLOWS };
 #define NSIZES (sizeof(sizes) / sizeof(sizes[0]))
 
 struct result {
@@ -91,7 +93,7 @@ static int flood_one(__u32 entries, double secs, __u32 active,
 {
 	struct pkt_spec fs = pkt_tcp4(1, 80), as = pkt_tcp4(1, 443);
 	__u8 f[FLOOD_PKTS][PKT_MAX], a_syn[PKT_MAX], a_ack[PKT_MAX];
-	int flen[FLOOD_PKTS], alen, th, i, err;
+	int flen[FLOOD_PKTS], slen, alen, th, i, err;
 	__u64 before[FS_STAT_MAX], after[FS_STAT_MAX], fid = 0, next_a = 0;
 	double t0, t, start, a_gap = period / active;
 	struct dp dp;
@@ -109,11 +111,11 @@ static int flood_one(__u32 entries, double secs, __u32 active,
 	as.saddr4 = 0x0c000000;		/* active: 12.0.0.0/8 */
 	for (i = 0; i < FLOOD_PKTS; i++)
 		flen[i] = frame(fs, i ? TH_ACK : TH_SYN, f[i], &th);
-	alen = frame(as, TH_SYN, a_syn, &th);
-	frame(as, TH_ACK | TH_PSH, a_ack, &th);
+	slen = frame(as, TH_SYN, a_syn, &th);
+	alen = frame(as, TH_ACK | TH_PSH, a_ack, &th);
 	for (i = 0; i < (int)active; i++) {
 		set_flow(a_syn, th, as.saddr4, i);
-		if (run(&dp, a_syn, alen))
+		if (run(&dp, a_syn, slen))
 			goto fail;
 	}
 	dp_stats(&dp, before);

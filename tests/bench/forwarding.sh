@@ -16,9 +16,11 @@
 #      the packets it counted in the flows against the TCP segments the
 #      client sent (counted/sent = 1: exact counts).
 #   2. Small packets: trafgen (netsniff-ng) sends 64-byte TCP frames over
-#      FLOWS flows from one CPU for SECS seconds; forwarded packets/s
-#      (r1's tx counter) and the busy time of the CPU everything runs on
-#      (generator, veth, forwarding) per forwarded packet.
+#      FLOWS flows from one process for SECS seconds; forwarded packets/s
+#      (r1's tx counter) and the busy time of all CPUs (generator, veths,
+#      forwarding: trafgen pins its worker itself, and the receive side
+#      may run elsewhere) per forwarded packet, meaningful on an otherwise
+#      idle machine.
 #   3. New flows: the same with a new 5-tuple in every frame; flows/s the
 #      splitter inserts (flows_new).
 # REPS rounds over all cases (interleaved, so that load from other jobs on
@@ -161,26 +163,26 @@ trafgen_conf() { # NEWFLOWS(0|1)
 CONF
 }
 
-busy_ticks() { # CPU: user+nice+system+irq+softirq of that CPU, in ticks
-	awk -v c="cpu$1" '$1 == c {print $2 + $3 + $4 + $7 + $8}' /proc/stat
+busy_ticks() { # user+nice+system+irq+softirq of all CPUs, in ticks
+	awk '$1 == "cpu" {print $2 + $3 + $4 + $7 + $8}' /proc/stat
 }
 
-# trafgen for SECS seconds on the last CPU; prints "pps cpu_ns_per_pkt new_flows_per_s"
+# trafgen for SECS seconds; prints "pps cpu_ns_per_pkt new_flows_per_s"
 run_trafgen() { # NEWFLOWS(0|1)
-	local cpu=$(( $(nproc) - 1 )) conf=/run/$P/trafgen.cfg
+	local conf=/run/$P/trafgen.cfg
 	local tx0 tx1 b0 b1 f0=0 f1=0 t0 t1 hz
 	hz=$(getconf CLK_TCK)
 	trafgen_conf "$1" >"$conf"
 	# its own process group (trafgen forks a worker): stopped as a whole
-	ip netns exec "$P-src" setsid taskset -c "$cpu" trafgen -o s0 -c "$conf" -P 1 -q >/dev/null 2>&1 &
+	ip netns exec "$P-src" setsid trafgen -o s0 -c "$conf" -P 1 -q >/dev/null 2>&1 &
 	TG_PID=$!
 	sleep 1	# ramp up
 	[ -e "$PIN" ] && f0=$(stat_of flows_new)
 	tx0=$(ip netns exec "$P-r" cat /sys/class/net/r1/statistics/tx_packets)
-	b0=$(busy_ticks "$cpu"); t0=$(date +%s.%N)
+	b0=$(busy_ticks); t0=$(date +%s.%N)
 	sleep "$SECS"
 	tx1=$(ip netns exec "$P-r" cat /sys/class/net/r1/statistics/tx_packets)
-	b1=$(busy_ticks "$cpu"); t1=$(date +%s.%N)
+	b1=$(busy_ticks); t1=$(date +%s.%N)
 	[ -e "$PIN" ] && f1=$(stat_of flows_new)
 	kill -INT -- "-$TG_PID" 2>/dev/null; wait "$TG_PID" 2>/dev/null || true; TG_PID=
 	awk -v p=$((tx1 - tx0)) -v b=$((b1 - b0)) -v f=$((f1 - f0)) -v hz="$hz" \
