@@ -54,13 +54,15 @@ bench: deps
 	@set -e; $(foreach c,$(BENCH_CMDS),$(c);)
 
 # CFLAGS through the environment: the makefile's own flags (-Wall -Werror,
-# include paths) are appended to it, as for any CFLAGS given that way
+# include paths) are appended to it, as for any CFLAGS given that way;
+# xdp_pass.bpf.o is the foreign XDP program the CLI suites attach
 SANITIZE_BUILD := build-asan
 SANITIZE_CFLAGS := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined \
 		   -fno-sanitize-recover=all
 sanitize:
 	@env CFLAGS="$(SANITIZE_CFLAGS)" $(MAKE) --no-print-directory BUILD=$(SANITIZE_BUILD) \
-		$(SANITIZE_BUILD)/splitctl $(SANITIZE_BUILD)/tests/unit-lib $(SANITIZE_BUILD)/tests/unit-tcfg
+		$(SANITIZE_BUILD)/splitctl $(SANITIZE_BUILD)/tests/unit-lib $(SANITIZE_BUILD)/tests/unit-tcfg \
+		$(SANITIZE_BUILD)/bpf/xdp_pass.bpf.o
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
