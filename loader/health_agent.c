@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "health_agent.h"
-#include "options.h"
+#include "params.h"
 #include "util.h"
 
 #define HA_RETRY_NS	(3 * HEALTH_NS_PER_S)	/* no record: look again */

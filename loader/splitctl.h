@@ -23,7 +23,7 @@
 #include <linux/types.h>
 #include "flowsplit.h"
 #include "json_print.h"
-#include "options.h"
+#include "params.h"
 #include "util.h"
 
 /* Global options, given before the command. */

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
+#include "params.h"
 #include "util.h"
 
 #define SC_MAX_FLAT_OPTS 48	/* rows of one command, includes expanded */
