@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * options.c - parse, validate and describe options from their tables (see
- * options.h). Every value a user can give splitctl, on the command line,
- * as a `set` pair or in a config file, is checked here and only here.
+ * params.c - parse, validate and describe options from their tables (see
+ * params.h). Every value a user gives a program of the project, on the
+ * command line, as a `set` pair or in a config file, is checked here: one
+ * function per kind of value.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "flowsplit.h"
 #include "params.h"
 #include "util.h"
 
@@ -24,15 +29,52 @@ static const char *noun(const struct sc_option *o)
 	return o->noun ? o->noun : "value";
 }
 
-/* What a value of this option may be, for errors and help. */
-static void accepted(const struct sc_option *o, char *buf, size_t len)
+/* uint64_t bounds of an integer row (a double: 2^64 - 1 is not one) */
+static uint64_t bound(double d)
 {
-	const struct sc_enum *e;
+	return d >= 18446744073709551615.0 ? UINT64_MAX : d <= 0 ? 0 : (uint64_t)d;
+}
+
+static const char *unit_name(enum sc_unit u)
+{
+	switch (u) {
+	case SC_UNIT_MS: return "milliseconds";
+	case SC_UNIT_US: return "microseconds";
+	default: return "seconds";
+	}
+}
+
+static void enum_names(const struct sc_enum *e, const char *sep, char *buf,
+		       size_t len)
+{
+	const struct sc_enum *v;
 	size_t off = 0;
 
-	switch (o->type) {
+	buf[0] = '\0';
+	for (v = e; v->name && off < len; v++)
+		off += snprintf(buf + off, len - off, "%s%s", v == e ? "" : sep, v->name);
+}
+
+static const char *family_name(int family)
+{
+	return family == AF_INET ? "an IPv4" : family == AF_INET6 ? "an IPv6" :
+	       "an IPv4 or IPv6";
+}
+
+void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
+{
+	enum sc_opt_type type = o->type == SC_OPT_LIST ? o->elem : o->type;
+
+	switch (type) {
 	case SC_OPT_UINT:
-		snprintf(buf, len, "an integer %.15g..%.15g", o->lo, o->hi);
+		snprintf(buf, len, "an integer %" PRIu64 "..%" PRIu64, bound(o->lo),
+			 bound(o->hi));
+		break;
+	case SC_OPT_DSCP:
+		snprintf(buf, len, "an integer 0..%d", FS_DSCP_MAX);
+		break;
+	case SC_OPT_DURATION:
+		snprintf(buf, len, "%s %.15g..%.15g", unit_name(o->unit), o->lo, o->hi);
 		break;
 	case SC_OPT_MSEC:
 		snprintf(buf, len, "seconds %g..%g, at most 3 decimals",
@@ -41,14 +83,17 @@ static void accepted(const struct sc_option *o, char *buf, size_t len)
 	case SC_OPT_SECONDS:
 		snprintf(buf, len, "seconds %g..%g", o->lo, o->hi);
 		break;
+	case SC_OPT_NUMBER:
+		snprintf(buf, len, "a number %.15g..%.15g", o->lo, o->hi);
+		break;
 	case SC_OPT_YESNO:
 		snprintf(buf, len, "yes, no, 1, 0");
 		break;
 	case SC_OPT_ENUM:
-		buf[0] = '\0';
-		for (e = o->values; e->name && off < len; e++)
-			off += snprintf(buf + off, len - off, "%s%s",
-					e == o->values ? "" : ", ", e->name);
+		enum_names(o->values, ", ", buf, len);
+		break;
+	case SC_OPT_PATH:
+		snprintf(buf, len, "a path of 1..%d characters", PATH_MAX - 1);
 		break;
 	case SC_OPT_ABSPATH:
 		snprintf(buf, len, "an absolute path");
@@ -60,12 +105,28 @@ static void accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "1..%d characters, not '.' or '..', no '/', ':' or white space",
 			 IFNAMSIZ - 1);
 		break;
+	case SC_OPT_ADDR:
+		snprintf(buf, len, "%s address", family_name(o->family));
+		break;
+	case SC_OPT_PREFIX:
+		snprintf(buf, len, "%s address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16",
+			 family_name(o->family));
+		break;
+	case SC_OPT_IFADDR:
+		snprintf(buf, len, "%s address with /LEN (0..32, 0..128), e.g. 192.168.101.1/30",
+			 family_name(o->family));
+		break;
+	case SC_OPT_KEYVALS:
+		buf[0] = '\0';
+		sc_option_names(o->sub, buf, len);
+		break;
 	default:
 		snprintf(buf, len, "a non-empty string");
 		break;
 	}
 }
 
+/* ---- the validators -------------------------------------------------------- */
 /* The kernel's rule for interface names (dev_valid_name()). */
 bool sc_valid_ifname(const char *name)
 {
@@ -80,29 +141,132 @@ bool sc_valid_ifname(const char *name)
 	return true;
 }
 
-/* Seconds with up to 3 decimals ("30", "0.5", "0.001") -> milliseconds. */
-static int parse_seconds_ms(const char *s, uint64_t *ms)
+bool sc_valid_path(const char *path, bool absolute)
+{
+	return *path && strlen(path) < PATH_MAX && (!absolute || path[0] == '/');
+}
+
+int sc_parse_yesno(const char *s, bool *out)
+{
+	if (!strcmp(s, "yes") || !strcmp(s, "1"))
+		*out = true;
+	else if (!strcmp(s, "no") || !strcmp(s, "0"))
+		*out = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int sc_parse_dscp(const char *s, __u8 *out)
+{
+	uint64_t v;
+	int err = parse_u64(s, 0, FS_DSCP_MAX, &v);
+
+	if (!err)
+		*out = v;
+	return err;
+}
+
+/* DIGITS[.DIGITS]: the number syntax of every duration and fraction (no
+ * sign, exponent, hex, inf or white space, which strtod() would take) */
+static bool decimal_syntax(const char *s)
+{
+	size_t w = strspn(s, "0123456789");
+
+	if (!w)
+		return false;
+	if (!s[w])
+		return true;
+	return s[w] == '.' && s[w + 1] &&
+	       strspn(s + w + 1, "0123456789") == strlen(s + w + 1);
+}
+
+int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
+		      __u64 *ns)
 {
 	const char *dot = strchr(s, '.');
-	char whole[24], frac[4] = "000";
-	size_t wl, fl;
-	uint64_t w, f;
+	uint64_t w, f = 0, pow10 = 1, fns;
+	char whole[24];
+	size_t wl = dot ? (size_t)(dot - s) : strlen(s);
 
-	wl = dot ? (size_t)(dot - s) : strlen(s);
-	if (wl == 0 || wl >= sizeof(whole))
+	if (!decimal_syntax(s) || wl >= sizeof(whole) || !unit_ns)
 		return -EINVAL;
 	memcpy(whole, s, wl);
 	whole[wl] = '\0';
-	if (parse_u64(whole, 0, UINT32_MAX / 1000, &w))
+	if (parse_u64(whole, 0, UINT64_MAX / unit_ns, &w))
 		return -EINVAL;
-	if (dot) {
-		fl = strlen(dot + 1);
-		if (fl == 0 || fl > 3 || strspn(dot + 1, "0123456789") != fl)
+	/* the fraction exactly: at most 9 digits, so f * unit_ns < 2^64 */
+	for (dot = dot ? dot + 1 : "", wl = 0; dot[wl]; wl++) {
+		if (wl == decimals || wl == 9)
 			return -EINVAL;
-		memcpy(frac, dot + 1, fl);
+		f = f * 10 + (uint64_t)(dot[wl] - '0');
+		pow10 *= 10;
 	}
-	f = strtoull(frac, NULL, 10);
-	*ms = w * 1000 + f;
+	if ((f * unit_ns) % pow10)
+		return -EINVAL;		/* finer than a nanosecond */
+	fns = f * unit_ns / pow10;
+	if (w > (UINT64_MAX - fns) / unit_ns)
+		return -EINVAL;
+	*ns = w * unit_ns + fns;
+	return 0;
+}
+
+int sc_parse_number(const char *s, double lo, double hi, double *out)
+{
+	double v;
+
+	if (!decimal_syntax(s))
+		return -EINVAL;
+	v = strtod(s, NULL);
+	if (!(v >= lo && v <= hi))
+		return -ERANGE;
+	*out = v;
+	return 0;
+}
+
+/* Are bits beyond the first plen of addr (alen bytes) set? */
+static bool host_bits(const unsigned char *addr, int alen, uint64_t plen)
+{
+	int i;
+
+	for (i = 0; i < alen; i++) {
+		int keep = plen >= (uint64_t)(i + 1) * 8 ? 8 :
+			   plen <= (uint64_t)i * 8 ? 0 : (int)(plen - i * 8);
+
+		if (addr[i] & (unsigned char)~(0xff00 >> keep))
+			return true;
+	}
+	return false;
+}
+
+int sc_parse_prefix(const char *s, int family, unsigned int flags,
+		    struct sc_prefix *out)
+{
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	char addr[INET6_ADDRSTRLEN];
+	struct sc_prefix p = { 0 };
+	uint64_t plen;
+
+	if (!n || n >= sizeof(addr) || (slash && (flags & SC_PFX_ADDR)) ||
+	    (!slash && (flags & SC_PFX_NEED_LEN)))
+		return -EINVAL;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	if (family != AF_INET6 && inet_pton(AF_INET, addr, p.addr) == 1)
+		p.family = AF_INET;
+	else if (family != AF_INET && inet_pton(AF_INET6, addr, p.addr) == 1)
+		p.family = AF_INET6;
+	else
+		return -EINVAL;
+	plen = p.family == AF_INET ? 32 : 128;
+	if (slash && parse_u64(slash + 1, 0, plen, &plen))
+		return -EINVAL;
+	if (!(flags & SC_PFX_HOST_BITS) &&
+	    host_bits(p.addr, p.family == AF_INET ? 4 : 16, plen))
+		return -EINVAL;
+	p.len = (int)plen;
+	*out = p;
 	return 0;
 }
 
@@ -154,14 +318,70 @@ static void store_uint(void *p, size_t size, uint64_t v)
 	}
 }
 
-/* The value into the member; 0 or -EINVAL. */
-static int set_value(const struct sc_option *o, const char *v, void *p)
+/* A duration row's value into ns; its unit, decimals and range. */
+static int duration_ns(const struct sc_option *o, const char *v, __u64 *ns)
+{
+	double unit = o->type == SC_OPT_DURATION && o->unit ? o->unit : SC_UNIT_S;
+	double scale = o->type == SC_OPT_MSEC ? SC_UNIT_MS : unit;
+
+	if (sc_parse_duration(v, unit, o->type == SC_OPT_MSEC ? 3 : 9, ns) ||
+	    *ns < o->lo * scale || *ns > o->hi * scale)
+		return -EINVAL;
+	return 0;
+}
+
+static int set_bool(const struct sc_option *o, bool on, void *p)
+{
+	if (!o->bit)
+		*(bool *)p = on;
+	else if (on)
+		*(__u32 *)p |= o->bit;
+	else
+		*(__u32 *)p &= ~o->bit;
+	return 0;
+}
+
+static int set_enum(const struct sc_option *o, const char *v, void *p)
 {
 	const struct sc_enum *e;
-	uint64_t u;
-	double d;
 
-	switch (o->type) {
+	for (e = o->values; e->name; e++) {
+		if (strcmp(v, e->name))
+			continue;
+		if (!o->bit)
+			*(int *)p = e->val;
+		else
+			set_bool(o, e->val, p);
+		return 0;
+	}
+	return -EINVAL;
+}
+
+static int set_pass(const struct sc_option *o, const char *v, struct sc_pass_list *l)
+{
+	if (l->n == SC_MAX_PASS)
+		return -E2BIG;
+	l->kv[l->n].key = o->name;
+	l->kv[l->n++].value = v;
+	return 0;
+}
+
+static unsigned int prefix_flags(enum sc_opt_type type)
+{
+	return type == SC_OPT_ADDR ? SC_PFX_ADDR :
+	       type == SC_OPT_IFADDR ? SC_PFX_NEED_LEN | SC_PFX_HOST_BITS : 0;
+}
+
+/* A value of one of the scalar types into the member; 0 or -EINVAL. */
+static int set_scalar(const struct sc_option *o, enum sc_opt_type type,
+		      const char *v, void *p)
+{
+	uint64_t u;
+	__u64 ns;
+	double d;
+	bool b;
+
+	switch (type) {
 	case SC_OPT_FLAG:
 		*(bool *)p = true;
 		return 0;
@@ -169,43 +389,40 @@ static int set_value(const struct sc_option *o, const char *v, void *p)
 		(*(unsigned int *)p)++;
 		return 0;
 	case SC_OPT_UINT:
-		if (parse_u64(v, o->lo, o->hi, &u))
+		if (parse_u64(v, bound(o->lo), bound(o->hi), &u))
 			return -EINVAL;
 		store_uint(p, o->size, u);
 		return 0;
-	case SC_OPT_MSEC:
-		if (parse_seconds_ms(v, &u) || u < o->lo || u > o->hi)
+	case SC_OPT_DSCP:
+		if (parse_u64(v, 0, FS_DSCP_MAX, &u))
 			return -EINVAL;
-		*(__u32 *)p = u;
+		store_uint(p, o->size, u);
 		return 0;
+	case SC_OPT_DURATION:
+	case SC_OPT_MSEC:
 	case SC_OPT_SECONDS:
-		if (parse_double(v, o->lo, o->hi, &d))
+		if (duration_ns(o, v, &ns))
+			return -EINVAL;
+		if (type == SC_OPT_MSEC)
+			*(__u32 *)p = ns / SC_UNIT_MS;
+		else if (type == SC_OPT_SECONDS)
+			*(double *)p = ns / 1e9;
+		else
+			*(__u64 *)p = ns;
+		return 0;
+	case SC_OPT_NUMBER:
+		if (sc_parse_number(v, o->lo, o->hi, &d))
 			return -EINVAL;
 		*(double *)p = d;
 		return 0;
 	case SC_OPT_YESNO:
-		if (!strcmp(v, "yes") || !strcmp(v, "1"))
-			*(__u32 *)p |= o->bit;
-		else if (!strcmp(v, "no") || !strcmp(v, "0"))
-			*(__u32 *)p &= ~o->bit;
-		else
-			return -EINVAL;
-		return 0;
+		return sc_parse_yesno(v, &b) ? -EINVAL : set_bool(o, b, p);
 	case SC_OPT_ENUM:
-		for (e = o->values; e->name; e++) {
-			if (strcmp(v, e->name))
-				continue;
-			if (!o->bit)
-				*(int *)p = e->val;
-			else if (e->val)
-				*(__u32 *)p |= o->bit;
-			else
-				*(__u32 *)p &= ~o->bit;
-			return 0;
-		}
-		return -EINVAL;
+		return set_enum(o, v, p);
+	case SC_OPT_STRING:
+	case SC_OPT_PATH:
 	case SC_OPT_ABSPATH:
-		if (v[0] != '/')
+		if (type == SC_OPT_STRING ? !*v : !sc_valid_path(v, type == SC_OPT_ABSPATH))
 			return -EINVAL;
 		*(const char **)p = v;
 		return 0;
@@ -214,50 +431,138 @@ static int set_value(const struct sc_option *o, const char *v, void *p)
 	case SC_OPT_IFNAME:
 		if (!sc_valid_ifname(v))
 			return -EINVAL;
-		strcpy(p, v);	/* valid_ifname(): < IFNAMSIZ */
+		strcpy(p, v);	/* sc_valid_ifname(): < IFNAMSIZ */
 		return 0;
-	case SC_OPT_STRING:
-		if (!*v)
-			return -EINVAL;
-		*(const char **)p = v;
-		return 0;
-	case SC_OPT_PASS: {
-		struct sc_pass_list *l = p;
-
-		if (l->n == SC_MAX_PASS)
-			return -E2BIG;
-		l->kv[l->n].key = o->name;
-		l->kv[l->n++].value = v;
-		return 0;
-	}
+	case SC_OPT_ADDR:
+	case SC_OPT_PREFIX:
+	case SC_OPT_IFADDR:
+		return sc_parse_prefix(v, o->family, prefix_flags(type), p);
+	case SC_OPT_PASS:
+		return set_pass(o, v, p);
 	default:
 		return -EINVAL;
 	}
+}
+
+static void invalid(const struct sc_option *o, const char *v, char *err, size_t len)
+{
+	char acc[256];
+
+	sc_option_accepted(o, acc, sizeof(acc));
+	snprintf(err, len, "invalid %s '%s': accepted: %s", noun(o), v, acc);
+}
+
+static int set_value(const struct sc_option *o, const char *v, void *p,
+		     char *why, size_t whylen);
+
+/* "KEY=VALUE,..." through the table o->sub into the struct at p. */
+static int set_keyvals(const struct sc_option *o, const char *v, void *p,
+		       char *why, size_t whylen)
+{
+	char buf[1024], *save, *kv, *val, names[256] = "";
+	const struct sc_option *r;
+	struct sc_opt_ref ref;
+
+	if (strlen(v) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, v);
+	for (kv = strtok_r(buf, ",", &save); kv; kv = strtok_r(NULL, ",", &save)) {
+		val = strchr(kv, '=');
+		if (val)
+			*val++ = '\0';
+		if (sc_option_find(o->sub, p, kv, false, &ref)) {
+			sc_option_names(o->sub, names, sizeof(names));
+			snprintf(why, whylen, "unknown key '%s': accepted: %s", kv, names);
+			return -EINVAL;
+		}
+		if (sc_option_set(&ref, val ? val : "", "", why, whylen))
+			return -EINVAL;
+	}
+	for (r = o->sub; r->type != SC_OPT_END; r++)
+		if (r->required && !sc_option_given(o->sub, p, r->name)) {
+			snprintf(why, whylen, "%s= is required", r->name);
+			return -EINVAL;
+		}
+	return 0;
+}
+
+/* Every value in v into the list at p: one per occurrence for KEYVALS,
+ * else as many as v holds, separated by ',' or ' '. */
+static int set_list(const struct sc_option *o, const char *v, void *p,
+		    char *why, size_t whylen)
+{
+	struct sc_option e = *o;
+	unsigned int *n = p;
+	char buf[1024], *save, *part;
+
+	e.type = o->elem;
+	e.size = o->elem_size;
+	if (strlen(v) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, v);
+	part = e.type == SC_OPT_KEYVALS ? buf : strtok_r(buf, ", ", &save);
+	for (; part; part = e.type == SC_OPT_KEYVALS ? NULL : strtok_r(NULL, ", ", &save)) {
+		void *slot = (char *)p + o->elem_off + (size_t)*n * o->elem_size;
+
+		if (*n == o->max)
+			return -E2BIG;
+		memset(slot, 0, o->elem_size);
+		if (set_value(&e, e.type == SC_OPT_KEYVALS ? v : part, slot, why, whylen)) {
+			if (!why[0])
+				invalid(&e, part, why, whylen);
+			return -EINVAL;
+		}
+		(*n)++;
+	}
+	return 0;
+}
+
+static uint64_t load_uint(const void *p, size_t size)
+{
+	switch (size) {
+	case 1: return *(const __u8 *)p;
+	case 2: return *(const __u16 *)p;
+	case 4: return *(const __u32 *)p;
+	default: return *(const __u64 *)p;
+	}
+}
+
+/* The value into the member: 0, -E2BIG (a full list), or -EINVAL with the
+ * reason in why when it is more than "invalid <noun> '<v>'". */
+static int set_value(const struct sc_option *o, const char *v, void *p,
+		     char *why, size_t whylen)
+{
+	why[0] = '\0';
+	if (o->type == SC_OPT_LIST)
+		return set_list(o, v, p, why, whylen);
+	if (o->type == SC_OPT_KEYVALS)
+		return set_keyvals(o, v, p, why, whylen);
+	return set_scalar(o, o->type, v, p);
 }
 
 int sc_option_set(const struct sc_opt_ref *r, const char *value,
 		  const char *prefix, char *err, size_t errlen)
 {
 	const struct sc_option *o = r->opt;
-	char acc[160];
+	char why[512];
 	int ret;
 
-	ret = set_value(o, value, (char *)r->base + o->offset);
-	if (ret == -E2BIG) {
+	ret = set_value(o, value, (char *)r->base + o->offset, why, sizeof(why));
+	if (ret == -E2BIG && o->type == SC_OPT_PASS) {
 		snprintf(err, errlen, "%s%s: too many options (at most %d in one command)",
 			 prefix, o->name, SC_MAX_PASS);
 		return ret;
 	}
-	if (ret) {
-		accepted(o, acc, sizeof(acc));
-		if (o->positional)
-			snprintf(err, errlen, "invalid %s '%s': accepted: %s",
-				 noun(o), value, acc);
-		else
-			snprintf(err, errlen, "%s%s: invalid %s '%s': accepted: %s",
-				 prefix, o->name, noun(o), value, acc);
-		return -EINVAL;
-	}
+	if (ret == -E2BIG)
+		snprintf(why, sizeof(why), "at most %u values", o->max);
+	else if (ret && !why[0])
+		invalid(o, value, why, sizeof(why));
+	if (ret && o->positional)
+		snprintf(err, errlen, "%s", why);
+	else if (ret)
+		snprintf(err, errlen, "%s%s: %s", prefix, o->name, why);
+	if (ret)
+		return ret;
 	((struct sc_args_head *)r->base)->given |= 1U << (o - r->t);
 	return 0;
 }
@@ -370,12 +675,16 @@ static void build_getopt(const struct sc_opt_ref *r, int n, bool in_order,
 	*s = '\0';
 }
 
-static int usage_error(const char *cmd, const char *fmt, const char *arg)
+int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 {
-	char msg[512];
+	char msg[1024];
+	va_list ap;
 
-	snprintf(msg, sizeof(msg), fmt, arg);
-	fprintf(stderr, "splitctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "%s%s%s: %s\n", fs_log_prog(), cmd ? " " : "",
+		cmd ? cmd : "", msg);
 	return FS_EXIT_USAGE;
 }
 
@@ -402,13 +711,31 @@ static int parse_positionals(const struct sc_opt_ref *r, int n, const char *cmd,
 		if (!r[i].opt->positional)
 			continue;
 		if (sc_option_set(&r[i], argv[optind], "--", err, sizeof(err)))
-			return usage_error(cmd, "%s", err);
+			return sc_print_usage_error(cmd, "%s", err);
 		optind++;
 	}
 	if (rest)
 		*rest = optind;
 	else if (optind < argc)
-		return usage_error(cmd, "unexpected argument '%s' (see -h)", argv[optind]);
+		return sc_print_usage_error(cmd, "unexpected argument '%s' (see -h)", argv[optind]);
+	return 0;
+}
+
+static int check_required(const struct sc_opt_ref *r, int n, const char *cmd)
+{
+	const struct sc_option *o;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		o = r[i].opt;
+		if (!o->required ||
+		    (((struct sc_args_head *)r[i].base)->given & (1U << (o - r[i].t))))
+			continue;
+		if (o->positional)
+			return sc_print_usage_error(cmd, "%s is required (see -h)",
+						    noun(o));
+		return sc_print_usage_error(cmd, "--%s is required (see -h)", o->name);
+	}
 	return 0;
 }
 
@@ -439,49 +766,140 @@ int sc_options_parse_with(const struct sc_option *t, void *base,
 			return 1;
 		} else if (c == '?') {
 			if (!optopt)
-				return usage_error(cmd, "unknown option '%s' (see -h)",
+				return sc_print_usage_error(cmd, "unknown option '%s' (see -h)",
 						   argv[optind - 1]);
 			snprintf(bad, sizeof(bad), "-%c", optopt);
-			return usage_error(cmd, "unknown option '%s' (see -h)", bad);
+			return sc_print_usage_error(cmd, "unknown option '%s' (see -h)", bad);
 		} else if (c == ':') {
-			return usage_error(cmd, "option '%s' needs a value (see -h)",
+			return sc_print_usage_error(cmd, "option '%s' needs a value (see -h)",
 					   argv[optind - 1]);
 		}
 		i = row_of(r, n, c);
 		if (i < 0)
-			return usage_error(cmd, "unknown option '%s' (see -h)",
+			return sc_print_usage_error(cmd, "unknown option '%s' (see -h)",
 					   argv[optind - 1]);
 		if (sc_option_set(&r[i], optarg, "--", err, sizeof(err)))
-			return usage_error(cmd, "%s", err);
+			return sc_print_usage_error(cmd, "%s", err);
 	}
-	return parse_positionals(r, n, cmd, argc, argv, rest);
+	c = parse_positionals(r, n, cmd, argc, argv, rest);
+	return c ? c : check_required(r, n, cmd);
 }
 
-static void help_line(FILE *f, const struct sc_option *o)
+/* The member's value at base in the syntax it is given in; false when
+ * there is none to show (no value, or a number outside the row's range:
+ * "not given"). */
+static bool value_text(const struct sc_option *o, const void *base, char *buf,
+		       size_t len)
 {
-	char flag[64], acc[160];
+	const void *p = (const char *)base + o->offset;
+	const struct sc_enum *e;
+	uint64_t u = 0;
+	double d = 0;
+
+	switch (o->type) {
+	case SC_OPT_UINT:
+	case SC_OPT_DSCP:
+		u = load_uint(p, o->size);
+		if (o->type == SC_OPT_UINT && (u < bound(o->lo) || u > bound(o->hi)))
+			return false;
+		snprintf(buf, len, "%" PRIu64, u);
+		return true;
+	case SC_OPT_DURATION:
+		d = *(const __u64 *)p / (double)(o->unit ? o->unit : SC_UNIT_S);
+		break;
+	case SC_OPT_MSEC:
+		d = *(const __u32 *)p / 1000.0;
+		break;
+	case SC_OPT_SECONDS:
+	case SC_OPT_NUMBER:
+		d = *(const double *)p;
+		break;
+	case SC_OPT_ENUM:
+		for (e = o->values; e->name && !o->bit; e++)
+			if (e->val == *(const int *)p)
+				return snprintf(buf, len, "%s", e->name) > 0;
+		return false;
+	case SC_OPT_STRING:
+	case SC_OPT_PATH:
+	case SC_OPT_ABSPATH:
+		return *(const char *const *)p &&
+		       snprintf(buf, len, "%s", *(const char *const *)p) > 0;
+	default:
+		return false;
+	}
+	if (o->type == SC_OPT_DURATION || o->type == SC_OPT_NUMBER)
+		if (d < o->lo || d > o->hi)
+			return false;
+	snprintf(buf, len, "%.9g", d);
+	return true;
+}
+
+static bool shows_range(enum sc_opt_type type)
+{
+	return type == SC_OPT_UINT || type == SC_OPT_DSCP || type == SC_OPT_DURATION ||
+	       type == SC_OPT_MSEC || type == SC_OPT_SECONDS || type == SC_OPT_NUMBER;
+}
+
+static void help_line(FILE *f, const struct sc_option *o, const void *defaults)
+{
+	char flag[64], acc[256], def[128];
+	bool has_def = defaults && value_text(o, defaults, def, sizeof(def));
 
 	snprintf(flag, sizeof(flag), "%s%c%s--%s%s%s", o->short_opt ? "-" : "  ",
 		 o->short_opt ? o->short_opt : ' ', o->short_opt ? ", " : "  ",
 		 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
 	fprintf(f, "  %-34s %s", flag, o->help);
-	if (o->type == SC_OPT_UINT || o->type == SC_OPT_MSEC ||
-	    o->type == SC_OPT_SECONDS) {
-		accepted(o, acc, sizeof(acc));
-		fprintf(f, " (%s)", acc);
-	}
+	acc[0] = '\0';
+	if (shows_range(o->type == SC_OPT_LIST ? o->elem : o->type))
+		sc_option_accepted(o, acc, sizeof(acc));
+	if (acc[0] || has_def)
+		fprintf(f, " (%s%s%s%s)", acc, acc[0] && has_def ? "; " : "",
+			has_def ? "default " : "", has_def ? def : "");
 	fputc('\n', f);
 }
 
-void sc_options_help(FILE *f, const struct sc_option *t)
+/* The keys of a KEYVALS row (or a list of them), under its option. */
+static void help_keys(FILE *f, const struct sc_option *o)
+{
+	const struct sc_option *k;
+	char key[64], acc[256];
+
+	if (o->type != SC_OPT_KEYVALS && (o->type != SC_OPT_LIST || o->elem != SC_OPT_KEYVALS))
+		return;
+	for (k = o->sub; k->type != SC_OPT_END; k++) {
+		snprintf(key, sizeof(key), "%s=%s", k->name, k->metavar ? k->metavar : "");
+		sc_option_accepted(k, acc, sizeof(acc));
+		fprintf(f, "  %6s%-28s %s (%s%s)\n", "", key, k->help, acc,
+			k->required ? "; required" : "");
+	}
+}
+
+static void options_help(FILE *f, const struct sc_option *t, const void *defaults)
 {
 	struct sc_opt_ref r[SC_MAX_FLAT_OPTS];
 	int n = flatten(t, NULL, true, r, 0), i;
 
-	for (i = 0; i < n; i++)
-		if (!r[i].opt->positional)
-			help_line(f, r[i].opt);
+	for (i = 0; i < n; i++) {
+		if (r[i].opt->positional)
+			continue;
+		help_line(f, r[i].opt, defaults);
+		help_keys(f, r[i].opt);
+	}
 	fprintf(f, "  %-34s %s\n", "-h, --help", "show this help and exit");
+}
+
+void sc_options_help(FILE *f, const struct sc_option *t)
+{
+	options_help(f, t, NULL);
+}
+
+void sc_usage(FILE *f, const char *synopsis, const struct sc_option *t,
+	      const void *defaults, const char *epilog)
+{
+	fprintf(f, "Usage: %s %s\n", fs_log_prog(), synopsis);
+	options_help(f, t, defaults);
+	if (epilog)
+		fputs(epilog, f);
 }
 
 void sc_options_table(const char *path, const struct sc_option *t)
@@ -499,13 +917,13 @@ void sc_options_keys_help(FILE *f, const struct sc_option *t)
 {
 	struct sc_opt_ref r[SC_MAX_FLAT_OPTS];
 	int n = flatten(t, NULL, false, r, 0), i;
-	char key[64], acc[160];
+	char key[64], acc[256];
 
 	for (i = 0; i < n; i++) {
 		const struct sc_option *o = r[i].opt;
 
 		snprintf(key, sizeof(key), "%s %s", o->name, o->metavar ? o->metavar : "");
-		accepted(o, acc, sizeof(acc));
+		sc_option_accepted(o, acc, sizeof(acc));
 		fprintf(f, "  %-34s %s (%s)\n", key, o->help, acc);
 	}
 }

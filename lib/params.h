@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * options.h - splitctl's typed option tables (the xdp-tools params.h idea).
+ * params.h - typed option tables for every program of the project (the
+ * xdp-tools params.h idea): splitctl, fct-tap, flowgen, delayline, dlprobe.
  *
  * Every command declares its options once, in a table of struct sc_option:
  * name, type, the member of the command's argument struct it fills, the
  * accepted range or values, and the help text. From that one table come
  * getopt's tables, the parsing and validation of every value (into the
- * member, never twice), `--help`, the hidden `help-table` (checked against
- * the man page and the bash completion) and the lookup of the same names as
- * `set` NAME VALUE pairs and config file keys.
+ * member, never twice), `--help`, splitctl's hidden `help-table` (checked
+ * against the man page and the bash completion) and the lookup of the same
+ * names as `set` NAME VALUE pairs and config file keys.
+ *
+ * Each kind of value is validated by exactly one function of params.c
+ * (listed at SC_OPT_*); the sc_parse_*() ones are exported for code that
+ * reads a value outside a table. An invalid value gives one line,
+ * "<prog>[ <cmd>]: --<name>: invalid <noun> '<value>': accepted: <what>",
+ * the same for every program (the program name is fs_log_init()'s).
  *
  * Every argument struct starts with `__u32 given`: bit i is set when option
  * i of its table was parsed (the command line overrides a config file only
  * where it was given; settings are merged onto the live config only where
  * given).
  */
-#ifndef SPLITCTL_OPTIONS_H
-#define SPLITCTL_OPTIONS_H
+#ifndef FS_PARAMS_H
+#define FS_PARAMS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -28,22 +35,54 @@ enum sc_opt_type {
 	SC_OPT_END,		/* terminates a table */
 	SC_OPT_FLAG,		/* no value: bool = true */
 	SC_OPT_COUNT,		/* no value: unsigned int += 1 (-v -v) */
-	SC_OPT_UINT,		/* decimal integer lo..hi into __u8/__u32/__u64 */
-	SC_OPT_MSEC,		/* seconds, <= 3 decimals, lo..hi ms, into __u32 ms */
-	SC_OPT_SECONDS,		/* seconds lo..hi into double */
-	SC_OPT_YESNO,		/* yes|no|1|0 into bit `bit` of a __u32 */
+	SC_OPT_UINT,		/* decimal integer lo..hi into __u8/__u16/__u32/
+				 * __u64 (parse_u64()) */
+	SC_OPT_DSCP,		/* a DSCP 0..FS_DSCP_MAX into __u8/__u32
+				 * (sc_parse_dscp()) */
+	SC_OPT_DURATION,	/* a duration (sc_parse_duration()) in `unit`
+				 * (default seconds), lo..hi in that unit, into
+				 * __u64 nanoseconds */
+	SC_OPT_MSEC,		/* the same in seconds, at most 3 decimals, lo..hi
+				 * in ms, into __u32 ms */
+	SC_OPT_SECONDS,		/* the same in seconds lo..hi, into double s */
+	SC_OPT_NUMBER,		/* a decimal number lo..hi into double
+				 * (sc_parse_number()) */
+	SC_OPT_YESNO,		/* yes|no|1|0 (sc_parse_yesno()) into bit `bit`
+				 * of a __u32, or into a bool when bit is 0 */
 	SC_OPT_ENUM,		/* one of `values` into int; with `bit`, a value
 				 * of 0 clears that bit of a __u32, others set it */
 	SC_OPT_STRING,		/* non-empty, into const char * (not copied) */
-	SC_OPT_ABSPATH,		/* an absolute path, into const char * */
+	SC_OPT_PATH,		/* a path (sc_valid_path()), into const char * */
+	SC_OPT_ABSPATH,		/* an absolute path (sc_valid_path()), into
+				 * const char * */
 	SC_OPT_LISTEN,		/* loopback ADDR:PORT into struct sc_listen */
-	SC_OPT_IFNAME,		/* an interface name the kernel accepts, into
-				 * char[IFNAMSIZ] */
+	SC_OPT_IFNAME,		/* an interface name the kernel accepts
+				 * (sc_valid_ifname()), into char[IFNAMSIZ] */
+	SC_OPT_ADDR,		/* an IP address of `family` (0: either), into
+				 * struct sc_prefix (sc_parse_prefix()) */
+	SC_OPT_PREFIX,		/* ADDR[/LEN], no host bits set, into struct
+				 * sc_prefix (sc_parse_prefix()) */
+	SC_OPT_IFADDR,		/* ADDR/LEN of an interface (host bits allowed),
+				 * into struct sc_prefix (sc_parse_prefix()) */
+	SC_OPT_LIST,		/* values of type `elem` into SC_LIST(T, N):
+				 * every occurrence adds, a value may hold
+				 * several separated by ',' or ' ' (KEYVALS
+				 * elements: one per occurrence) */
+	SC_OPT_KEYVALS,		/* "KEY=VALUE,KEY=VALUE" into the struct at the
+				 * member through the table `sub` (its rows
+				 * must copy their values: no STRING or PATH) */
 	SC_OPT_INCLUDE,		/* the options of `sub`, whose struct is the
 				 * member at offset */
 	SC_OPT_PASS,		/* key (the name) and value appended to a
 				 * struct sc_pass_list, for a library that
 				 * checks its own values (tunnel-cfg) */
+};
+
+/* The unit a SC_OPT_DURATION is written in, as nanoseconds. */
+enum sc_unit {
+	SC_UNIT_S = 1000000000,
+	SC_UNIT_MS = 1000000,
+	SC_UNIT_US = 1000,
 };
 
 struct sc_enum {
@@ -58,11 +97,18 @@ struct sc_option {
 	size_t offset, size;	/* the member of the argument struct */
 	const char *metavar;	/* value name in the help, NULL for flags */
 	const char *help;
-	double lo, hi;		/* accepted range (SC_OPT_MSEC: in ms) */
+	double lo, hi;		/* accepted range (SC_OPT_MSEC: in ms,
+				 * SC_OPT_DURATION: in its unit) */
 	const struct sc_enum *values;	/* SC_OPT_ENUM, ended by { NULL } */
 	__u32 bit;		/* SC_OPT_YESNO, SC_OPT_ENUM */
+	enum sc_unit unit;	/* SC_OPT_DURATION; 0: seconds */
+	int family;		/* SC_OPT_ADDR: AF_INET, AF_INET6, 0: either */
+	enum sc_opt_type elem;	/* SC_OPT_LIST: the type of its values */
+	size_t elem_off, elem_size;	/* SC_OPT_LIST: the array in the member */
+	unsigned int max;	/* SC_OPT_LIST: its length */
 	const char *noun;	/* "invalid <noun> 'x'", default "value" */
 	bool positional;	/* an argument, not an option */
+	bool required;		/* a usage error when not given */
 	bool key_only;		/* a config key / set name, not an option of
 				 * the including command's command line */
 	bool cli_only;		/* an option, not a config file key */
@@ -75,6 +121,17 @@ struct sc_option {
 		.name = _name, .type = _type, .offset = offsetof(T, m),	\
 		.size = sc_sizeof_field(T, m), __VA_ARGS__ }
 #define SC_OPTIONS_END { .type = SC_OPT_END }
+
+/* A list member: n values of type T, at most N. */
+#define SC_LIST(T, N) struct { unsigned int n; T v[N]; }
+/* One SC_OPT_LIST row for list member m (an SC_LIST) of struct T. */
+#define SC_OPTION_LIST(_name, _elem, T, m, ...) {				\
+		.name = _name, .type = SC_OPT_LIST, .elem = _elem,		\
+		.offset = offsetof(T, m), .size = sc_sizeof_field(T, m),	\
+		.elem_off = offsetof(T, m.v) - offsetof(T, m),			\
+		.elem_size = sc_sizeof_field(T, m.v[0]),			\
+		.max = sizeof(((T *)0)->m.v) / sizeof(((T *)0)->m.v[0]),	\
+		__VA_ARGS__ }
 
 /* The first member of every argument struct (so a table has at most 32
  * rows; a command line at most 48 with its includes). */
@@ -90,6 +147,13 @@ struct sc_pass_list {
 	struct sc_kv {
 		const char *key, *value;
 	} kv[SC_MAX_PASS];
+};
+
+/* An IP address or prefix (SC_OPT_ADDR, SC_OPT_PREFIX, SC_OPT_IFADDR). */
+struct sc_prefix {
+	int family;		/* AF_INET, AF_INET6 */
+	unsigned char addr[16];	/* network byte order */
+	int len;		/* prefix length in bits (an address: 32, 128) */
 };
 
 /* "ADDR:PORT" on a loopback address, parsed. */
@@ -111,7 +175,7 @@ struct sc_opt_ref {
  * 0, or -EINVAL with "<prefix><name>: invalid <noun> '<value>': accepted:
  * <...>" in err (prefix "--" on the command line, "" for set and config
  * files; positional arguments: "invalid <noun> '<value>': ..."), or
- * -E2BIG when an SC_OPT_PASS list is full.
+ * -E2BIG when an SC_OPT_PASS or SC_OPT_LIST list is full.
  */
 int sc_option_set(const struct sc_opt_ref *r, const char *value,
 		  const char *prefix, char *err, size_t errlen);
@@ -134,8 +198,8 @@ void sc_option_names(const struct sc_option *t, char *buf, size_t len);
  * the first unparsed argument (only when rest != NULL; otherwise a
  * leftover argument is an error), 1 for -h/--help (the caller prints the
  * command's help), or
- * FS_EXIT_USAGE after printing one error line prefixed by "splitctl
- * <cmd>: ".
+ * FS_EXIT_USAGE after printing one error line prefixed by "<prog>
+ * <cmd>: " (a row marked required and not given is such an error).
  */
 int sc_options_parse(const struct sc_option *t, const char *cmd, int argc,
 		     char **argv, void *base, bool in_order, int *rest);
@@ -147,8 +211,50 @@ int sc_options_parse_with(const struct sc_option *t, void *base,
 			  int *rest);
 /* "  -t, --threshold N   help (lo..hi)" lines. */
 void sc_options_help(FILE *f, const struct sc_option *t);
+/*
+ * A whole --help: "Usage: <prog> <synopsis>", the options of t with the
+ * values in defaults (the argument struct before parsing; NULL: none; a
+ * number outside its row's range means "not given" and is not shown),
+ * then epilog when not NULL.
+ */
+void sc_usage(FILE *f, const char *synopsis, const struct sc_option *t,
+	      const void *defaults, const char *epilog);
+/* "<prog>[ <cmd>]: <message>" on stderr; returns FS_EXIT_USAGE. */
+int sc_print_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---- the validators: one per kind of value -------------------------------- */
 /* The kernel's rule for interface names (dev_valid_name()). */
 bool sc_valid_ifname(const char *name);
+/* A non-empty path shorter than PATH_MAX; with absolute, starting with '/'. */
+bool sc_valid_path(const char *path, bool absolute);
+/* yes|no|1|0. 0 or -EINVAL. */
+int sc_parse_yesno(const char *s, bool *out);
+/* A DSCP, 0..FS_DSCP_MAX. 0, -EINVAL or -ERANGE. */
+int sc_parse_dscp(const char *s, __u8 *out);
+/*
+ * A duration: DIGITS[.DIGITS] (no sign, exponent or suffix) in units of
+ * unit_ns (enum sc_unit), at most `decimals` decimals (and never finer
+ * than a nanosecond), into ns. 0 or -EINVAL (syntax, too fine, or beyond
+ * 2^64 ns).
+ */
+int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
+		      __u64 *ns);
+/* A number in the same syntax, lo..hi. 0, -EINVAL or -ERANGE. */
+int sc_parse_number(const char *s, double lo, double hi, double *out);
+/* Flags of sc_parse_prefix(). */
+enum {
+	SC_PFX_ADDR = 1,	/* an address: no /LEN */
+	SC_PFX_NEED_LEN = 2,	/* /LEN required */
+	SC_PFX_HOST_BITS = 4,	/* bits beyond /LEN may be set (an interface
+				 * address); otherwise refused */
+};
+/* IPv4 or IPv6 (family AF_INET or AF_INET6; 0: either) ADDR[/LEN]. A
+ * missing LEN is the full length. 0 or -EINVAL. */
+int sc_parse_prefix(const char *s, int family, unsigned int flags,
+		    struct sc_prefix *out);
+/* What a value of the row may be ("an integer 0..63"), for errors and help. */
+void sc_option_accepted(const struct sc_option *o, char *buf, size_t len);
 /* "  threshold N   help (accepted)" lines: the rows as set/config keys. */
 void sc_options_keys_help(FILE *f, const struct sc_option *t);
 /*
@@ -162,4 +268,4 @@ void sc_options_complete(const char *path, const struct sc_option *t, bool keys)
 /* "<path> --<option>" lines for help-table; includes expanded. */
 void sc_options_table(const char *path, const struct sc_option *t);
 
-#endif /* SPLITCTL_OPTIONS_H */
+#endif /* FS_PARAMS_H */

@@ -25,6 +25,11 @@ void fs_log_init(const char *prog, enum fs_log_level max)
 	log_max = max;
 }
 
+const char *fs_log_prog(void)
+{
+	return log_prog;
+}
+
 enum fs_log_level fs_log_level(void)
 {
 	return log_max;

@@ -31,6 +31,8 @@ enum fs_log_level { FS_LOG_ERR, FS_LOG_WARN, FS_LOG_INFO, FS_LOG_DEBUG };
  * (FS_LOG_INFO by default; -v gives FS_LOG_DEBUG). */
 void fs_log_init(const char *prog, enum fs_log_level max);
 enum fs_log_level fs_log_level(void);
+/* The program name of fs_log_init() ("flowsplit" before it). */
+const char *fs_log_prog(void);
 /* "prog: message\n" on stderr when level <= the configured level. */
 void fs_log(enum fs_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
