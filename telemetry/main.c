@@ -32,7 +32,6 @@
  * for the poll loop); README "Accuracy" has the measured FCT errors.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <sched.h>
 #include <stdlib.h>
@@ -52,6 +51,7 @@
 
 #include "flowsplit.h"
 #include "json_print.h"
+#include "params.h"
 #include "tap.h"
 #include "util.h"
 
@@ -65,15 +65,18 @@
 enum ts_source { TS_PCAP, TS_KERNEL, TS_HW, TS_TSC };
 static const char *const ts_names[] = { "pcap", "kernel", "hw", "tsc" };
 
-/* the command line after the EAL's part */
+/* the command line after the EAL's part (tap_options below) */
 struct tap_opts {
+	__u32 given;			/* params.h: first member */
 	uint32_t port_a, port_b;	/* UINT32_MAX: not given */
 	const char *out;
-	uint32_t idle_ms, loss_ms, flows, inflight, owd_samples, summary_flows;
+	uint64_t idle_ns, loss_ns;	/* flow idle and loss timeouts */
+	uint32_t flows, inflight, owd_samples, summary_flows;
 	uint32_t dscp_long, vxlan_port, idle_polls;
-	uint32_t idle_us;		/* UINT32_MAX: default for the ports */
+	uint64_t idle_sleep_ns;		/* UINT64_MAX: default for the ports */
+	bool busy_poll;			/* idle_sleep_ns = 0 */
 	uint32_t rt_prio;		/* 0: normal scheduling */
-	bool force_tsc;
+	int timestamp;			/* enum ts_choice */
 };
 
 struct port {
@@ -128,134 +131,91 @@ static int64_t real_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-static void usage(FILE *o)
-{
-	fprintf(o,
-		"usage: fct-tap <EAL args> -- --port-a N --port-b N --out DIR [options]\n"
-		"  --port-a N            DPDK port id of capture point A (leaving the source router)\n"
-		"  --port-b N            DPDK port id of capture point B (arriving at the destination router)\n"
-		"  --out DIR             output directory (created): flows.csv flows.jsonl summary.* hist_*.csv\n"
-		"  --idle-timeout-ms M   end a flow after M ms without packets (default %u, >= loss timeout)\n"
-		"  --loss-timeout-ms M   a packet at A not seen at B within M ms is lost (default %u)\n"
-		"  --flows N             flow table size (default %u)\n"
-		"  --inflight N          in-flight packet table size (default %u)\n"
-		"  --owd-samples N       delay samples kept for percentiles, all flows (default %u)\n"
-		"  --summary-flows N     flows kept for the summary percentiles (default %u)\n"
-		"  --dscp-long V         inner DSCP of the long class, 0..63 (default %u)\n"
-		"  --vxlan-port P        UDP port parsed as VXLAN (default %u)\n"
-		"  --timestamp SRC       auto|tsc (default auto: pcap, else hw, else tsc)\n"
-		"  --idle-polls N        empty polls before the idle back-off (default %u)\n"
-		"  --idle-sleep-us U     back-off sleep; 0 = busy poll (default on live ports: %u with\n"
-		"                        TSC stamps, %u with kernel stamps; 0 on pcap files and NICs)\n"
-		"  --busy-poll           same as --idle-sleep-us 0\n"
-		"  --rt-priority N       poll at SCHED_FIFO priority N, 1..99 (default: normal\n"
-		"                        scheduling); with TSC stamps on live ports a preempted\n"
-		"                        tap stamps late: give it a core of its own (EAL -l) too\n"
-		"  -h, --help\n"
-		"EAL for veth taps: --no-huge -m 256 --no-pci --in-memory -l 0 "
-		"--vdev=net_af_packet0,iface=X --vdev=net_af_packet1,iface=Y\n"
-		"EAL for pcaps:     --no-huge -m 256 --no-pci --in-memory -l 0 "
-		"--vdev=net_pcap0,rx_pcap=a.pcap --vdev=net_pcap1,rx_pcap=b.pcap\n",
-		TAP_DEF_IDLE_MS, TAP_DEF_LOSS_MS, TAP_DEF_FLOWS, TAP_DEF_INFLIGHT,
-		TAP_DEF_OWD_SAMPLES, TAP_DEF_SUMMARY_FLOWS, FS_DEFAULT_DSCP_LONG,
-		TAP_VXLAN_PORT, TAP_DEF_IDLE_POLLS, TAP_DEF_IDLE_SLEEP_US,
-		TAP_DEF_IDLE_SLEEP_KERNEL_US);
-}
-
 /* ---- options ---------------------------------------------------------- */
 
-static int opt_u32(const char *opt, const char *s, uint32_t lo, uint32_t hi,
-		   uint32_t *out)
-{
-	uint64_t v;
+enum ts_choice { TS_AUTO, TS_FORCE_TSC };
+static const struct sc_enum ts_choices[] = {
+	{ "auto", TS_AUTO }, { "tsc", TS_FORCE_TSC }, { NULL, 0 },
+};
 
-	if (parse_u64(s, lo, hi, &v)) {
-		pr_err("%s '%s' is invalid: accepted %u..%u", opt, s, lo, hi);
-		return -1;
-	}
-	*out = (uint32_t)v;
-	return 0;
+#define TAP_OPT(name, type, member, ...) \
+	SC_OPTION(name, type, struct tap_opts, member, __VA_ARGS__)
+static const struct sc_option tap_options[] = {
+	TAP_OPT("port-a", SC_OPT_UINT, port_a, .metavar = "N", .lo = 0,
+		.hi = RTE_MAX_ETHPORTS - 1,
+		.help = "DPDK port id of capture point A (leaving the source router)"),
+	TAP_OPT("port-b", SC_OPT_UINT, port_b, .metavar = "N", .lo = 0,
+		.hi = RTE_MAX_ETHPORTS - 1,
+		.help = "DPDK port id of capture point B (arriving at the destination router)"),
+	TAP_OPT("out", SC_OPT_PATH, out, .metavar = "DIR", .noun = "path",
+		.help = "output directory (created): flows.csv flows.jsonl summary.* hist_*.csv"),
+	TAP_OPT("idle-timeout-ms", SC_OPT_DURATION, idle_ns, .metavar = "M",
+		.unit = SC_UNIT_MS, .lo = 1, .hi = TAP_MAX_TIMEOUT_MS,
+		.help = "end a flow after M ms without packets (>= the loss timeout)"),
+	TAP_OPT("loss-timeout-ms", SC_OPT_DURATION, loss_ns, .metavar = "M",
+		.unit = SC_UNIT_MS, .lo = 1, .hi = TAP_MAX_TIMEOUT_MS,
+		.help = "a packet at A not seen at B within M ms is lost"),
+	TAP_OPT("flows", SC_OPT_UINT, flows, .metavar = "N", .lo = TAP_MIN_TABLE,
+		.hi = TAP_MAX_TABLE, .help = "flow table size"),
+	TAP_OPT("inflight", SC_OPT_UINT, inflight, .metavar = "N", .lo = TAP_MIN_TABLE,
+		.hi = TAP_MAX_TABLE, .help = "in-flight packet table size"),
+	TAP_OPT("owd-samples", SC_OPT_UINT, owd_samples, .metavar = "N", .lo = 0,
+		.hi = UINT32_MAX, .help = "delay samples kept for percentiles, all flows"),
+	TAP_OPT("summary-flows", SC_OPT_UINT, summary_flows, .metavar = "N", .lo = 0,
+		.hi = UINT32_MAX, .help = "flows kept for the summary percentiles"),
+	TAP_OPT("dscp-long", SC_OPT_DSCP, dscp_long, .metavar = "V", .noun = "DSCP",
+		.help = "inner DSCP of the long class"),
+	TAP_OPT("vxlan-port", SC_OPT_UINT, vxlan_port, .metavar = "P", .lo = 1,
+		.hi = 65535, .help = "UDP port parsed as VXLAN"),
+	TAP_OPT("timestamp", SC_OPT_ENUM, timestamp, .metavar = "auto|tsc",
+		.values = ts_choices,
+		.help = "timestamp source: auto (pcap, else kernel, else hw, else tsc) or tsc"),
+	TAP_OPT("idle-polls", SC_OPT_UINT, idle_polls, .metavar = "N", .lo = 1,
+		.hi = UINT32_MAX, .help = "empty polls before the idle back-off"),
+	TAP_OPT("idle-sleep-us", SC_OPT_DURATION, idle_sleep_ns, .metavar = "U",
+		.unit = SC_UNIT_US, .lo = 0, .hi = 1000000,
+		.help = "back-off sleep; 0 = busy poll (default on live ports: "
+			"20 with TSC stamps, 200 with kernel stamps; 0 on pcap files and NICs)"),
+	TAP_OPT("busy-poll", SC_OPT_FLAG, busy_poll, .help = "same as --idle-sleep-us 0"),
+	TAP_OPT("rt-priority", SC_OPT_UINT, rt_prio, .metavar = "N", .lo = 1, .hi = 99,
+		.help = "poll at SCHED_FIFO priority N (default: normal scheduling); with "
+			"TSC stamps on live ports a preempted tap stamps late: give it a "
+			"core of its own (EAL -l) too"),
+	SC_OPTIONS_END,
+};
+_Static_assert(TAP_DEF_IDLE_SLEEP_US == 20 && TAP_DEF_IDLE_SLEEP_KERNEL_US == 200,
+	       "the --idle-sleep-us help states the defaults");
+
+static const struct tap_opts tap_defaults = {
+	.port_a = UINT32_MAX, .port_b = UINT32_MAX,
+	.idle_ns = TAP_DEF_IDLE_MS * 1000000ULL, .loss_ns = TAP_DEF_LOSS_MS * 1000000ULL,
+	.flows = TAP_DEF_FLOWS, .inflight = TAP_DEF_INFLIGHT,
+	.owd_samples = TAP_DEF_OWD_SAMPLES, .summary_flows = TAP_DEF_SUMMARY_FLOWS,
+	.dscp_long = FS_DEFAULT_DSCP_LONG, .vxlan_port = TAP_VXLAN_PORT,
+	.idle_polls = TAP_DEF_IDLE_POLLS, .idle_sleep_ns = UINT64_MAX,
+};
+
+static void usage(FILE *o)
+{
+	sc_usage(o, "<EAL args> -- --port-a N --port-b N --out DIR [options]",
+		 tap_options, &tap_defaults,
+		 "EAL for veth taps: --no-huge -m 256 --no-pci --in-memory -l 0 "
+		 "--vdev=net_af_packet0,iface=X --vdev=net_af_packet1,iface=Y\n"
+		 "EAL for pcaps:     --no-huge -m 256 --no-pci --in-memory -l 0 "
+		 "--vdev=net_pcap0,rx_pcap=a.pcap --vdev=net_pcap1,rx_pcap=b.pcap\n");
 }
 
-/* one option of the table below; -1 on a bad value (printed) */
-static int opt_one(struct tap_opts *o, int opt, const char *arg)
-{
-	switch (opt) {
-	case 'a': return opt_u32("--port-a", arg, 0, RTE_MAX_ETHPORTS - 1, &o->port_a);
-	case 'b': return opt_u32("--port-b", arg, 0, RTE_MAX_ETHPORTS - 1, &o->port_b);
-	case 'o': o->out = arg; return 0;
-	case 'I': return opt_u32("--idle-timeout-ms", arg, 1, TAP_MAX_TIMEOUT_MS, &o->idle_ms);
-	case 'L': return opt_u32("--loss-timeout-ms", arg, 1, TAP_MAX_TIMEOUT_MS, &o->loss_ms);
-	case 'F': return opt_u32("--flows", arg, TAP_MIN_TABLE, TAP_MAX_TABLE, &o->flows);
-	case 'N': return opt_u32("--inflight", arg, TAP_MIN_TABLE, TAP_MAX_TABLE, &o->inflight);
-	case 'S': return opt_u32("--owd-samples", arg, 0, UINT32_MAX, &o->owd_samples);
-	case 'R': return opt_u32("--summary-flows", arg, 0, UINT32_MAX, &o->summary_flows);
-	case 'D': return opt_u32("--dscp-long", arg, 0, FS_DSCP_MAX, &o->dscp_long);
-	case 'X': return opt_u32("--vxlan-port", arg, 1, 65535, &o->vxlan_port);
-	case 'P': return opt_u32("--idle-polls", arg, 1, UINT32_MAX, &o->idle_polls);
-	case 'U': return opt_u32("--idle-sleep-us", arg, 0, 1000000, &o->idle_us);
-	case 'B': o->idle_us = 0; return 0;
-	case 'Y': return opt_u32("--rt-priority", arg, 1, 99, &o->rt_prio);
-	case 'T':
-		if (!strcmp(arg, "tsc")) {
-			o->force_tsc = true;
-			return 0;
-		}
-		if (!strcmp(arg, "auto"))
-			return 0;
-		pr_err("--timestamp '%s' is invalid: accepted auto, tsc", arg);
-		return -1;
-	}
-	return -1;	/* getopt printed it */
-}
-
-/* fct-tap's own options (after the EAL's). 0 to run, 1 for --help, or -1
- * on a usage error (printed). */
+/* fct-tap's own options (after the EAL's). 0 to run, 1 for --help, or
+ * FS_EXIT_USAGE (printed). */
 static int opts_parse(int argc, char **argv, struct tap_opts *o)
 {
-	static const struct option lopts[] = {
-		{ "port-a", required_argument, NULL, 'a' },
-		{ "port-b", required_argument, NULL, 'b' },
-		{ "out", required_argument, NULL, 'o' },
-		{ "idle-timeout-ms", required_argument, NULL, 'I' },
-		{ "loss-timeout-ms", required_argument, NULL, 'L' },
-		{ "flows", required_argument, NULL, 'F' },
-		{ "inflight", required_argument, NULL, 'N' },
-		{ "owd-samples", required_argument, NULL, 'S' },
-		{ "summary-flows", required_argument, NULL, 'R' },
-		{ "dscp-long", required_argument, NULL, 'D' },
-		{ "vxlan-port", required_argument, NULL, 'X' },
-		{ "timestamp", required_argument, NULL, 'T' },
-		{ "idle-polls", required_argument, NULL, 'P' },
-		{ "idle-sleep-us", required_argument, NULL, 'U' },
-		{ "busy-poll", no_argument, NULL, 'B' },
-		{ "rt-priority", required_argument, NULL, 'Y' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int opt;
+	int rc;
 
-	*o = (struct tap_opts){
-		.port_a = UINT32_MAX, .port_b = UINT32_MAX,
-		.idle_ms = TAP_DEF_IDLE_MS, .loss_ms = TAP_DEF_LOSS_MS,
-		.flows = TAP_DEF_FLOWS, .inflight = TAP_DEF_INFLIGHT,
-		.owd_samples = TAP_DEF_OWD_SAMPLES,
-		.summary_flows = TAP_DEF_SUMMARY_FLOWS,
-		.dscp_long = FS_DEFAULT_DSCP_LONG, .vxlan_port = TAP_VXLAN_PORT,
-		.idle_polls = TAP_DEF_IDLE_POLLS, .idle_us = UINT32_MAX,
-	};
-	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", lopts, NULL)) != -1) {
-		if (opt == 'h')
-			return 1;
-		if (opt_one(o, opt, optarg))
-			return -1;
-	}
-	if (optind < argc) {
-		pr_err("unexpected argument '%s'", argv[optind]);
-		return -1;
-	}
-	return 0;
+	*o = tap_defaults;
+	rc = sc_options_parse(tap_options, NULL, argc, argv, o, false, NULL);
+	if (!rc && o->busy_poll)
+		o->idle_sleep_ns = 0;
+	return rc;
 }
 
 /* what the options ask of the ports: FS_EXIT_OK or the exit code (printed) */
@@ -276,9 +236,9 @@ static int opts_check(const struct tap_opts *o)
 		pr_err("port %u does not exist: %u ports available (0..%u)",
 		       rte_eth_dev_is_valid_port((uint16_t)o->port_a) ? o->port_b :
 		       o->port_a, navail, navail - 1);
-	} else if (o->idle_ms < o->loss_ms) {
-		pr_err("--idle-timeout-ms %u is below --loss-timeout-ms %u: accepted "
-		       "idle >= loss timeout", o->idle_ms, o->loss_ms);
+	} else if (o->idle_ns < o->loss_ns) {
+		pr_err("--idle-timeout-ms %g is below --loss-timeout-ms %g: accepted "
+		       "idle >= loss timeout", o->idle_ns / 1e6, o->loss_ns / 1e6);
 	} else {
 		return FS_EXIT_OK;
 	}
@@ -491,7 +451,7 @@ static enum ts_source ts_choose(const struct tap *t)
 {
 	const struct port *a = &t->ports[0], *b = &t->ports[1];
 
-	if (ts_off < 0 || t->o.force_tsc)
+	if (ts_off < 0 || t->o.timestamp == TS_FORCE_TSC)
 		return TS_TSC;
 	if (a->pcap_file != b->pcap_file)
 		return TS_TSC;	/* one pcap and one live port share no clock */
@@ -536,13 +496,13 @@ static int ports_start(struct tap *t, int argc, char **argv)
 	/* back-off default: TSC stamps are late by the sleep, so keep it
 	 * short; kernel stamps do not depend on when we poll, so sleep
 	 * longer (the kernel ring only has to hold that long) */
-	if (t->o.idle_us == UINT32_MAX)
-		t->o.idle_us = !(t->ports[0].live_sw || t->ports[1].live_sw) ? 0 :
-			       t->src == TS_KERNEL ? TAP_DEF_IDLE_SLEEP_KERNEL_US :
-			       TAP_DEF_IDLE_SLEEP_US;
+	if (t->o.idle_sleep_ns == UINT64_MAX)
+		t->o.idle_sleep_ns = !(t->ports[0].live_sw || t->ports[1].live_sw) ? 0 :
+			1000ULL * (t->src == TS_KERNEL ? TAP_DEF_IDLE_SLEEP_KERNEL_US :
+				   TAP_DEF_IDLE_SLEEP_US);
 	/* the default 50 us timer slack would more than triple a 20 us
 	 * back-off sleep, and with it the stamp error after a pause */
-	if (t->o.idle_us)
+	if (t->o.idle_sleep_ns)
 		prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
 	return 0;
 }
@@ -569,7 +529,7 @@ static void print_start(const struct tap *t)
 	printf("fct-tap: timestamp source %s, resolution %.3f ns%s; idle back-off "
 	       "%u us after %u empty polls\n", ts_names[t->src], ts_resolution_ns(t),
 	       t->src == TS_TSC ? " (one TSC read per rx burst)" : "",
-	       t->o.idle_us, t->o.idle_polls);
+	       (unsigned int)(t->o.idle_sleep_ns / 1000), t->o.idle_polls);
 	if (t->o.rt_prio)
 		printf("fct-tap: polling on lcore %u at SCHED_FIFO priority %u\n",
 		       rte_lcore_id(), t->o.rt_prio);
@@ -585,8 +545,8 @@ static int tracker_start(struct tap *t)
 	struct track_cfg tcfg = {
 		.max_flows = t->o.flows,
 		.max_inflight = t->o.inflight,
-		.loss_timeout_ns = (int64_t)t->o.loss_ms * 1000000,
-		.idle_timeout_ns = (int64_t)t->o.idle_ms * 1000000,
+		.loss_timeout_ns = (int64_t)t->o.loss_ns,
+		.idle_timeout_ns = (int64_t)t->o.idle_ns,
 		.owd_samples = t->o.owd_samples,
 		.summary_flows = t->o.summary_flows,
 		.dscp_long = (uint8_t)t->o.dscp_long,
@@ -733,8 +693,11 @@ static void poll_loop(struct tap *t)
 			tracker_advance(t->tr, tsc_ns());
 		else if (t->src == TS_KERNEL)
 			tracker_advance(t->tr, real_ns());
-		if (++empty >= t->o.idle_polls && t->o.idle_us) {
-			struct timespec ts = { 0, (long)t->o.idle_us * 1000 };
+		if (++empty >= t->o.idle_polls && t->o.idle_sleep_ns) {
+			struct timespec ts = {
+				(time_t)(t->o.idle_sleep_ns / 1000000000),
+				(long)(t->o.idle_sleep_ns % 1000000000),
+			};
 
 			nanosleep(&ts, NULL);
 		}
@@ -753,7 +716,7 @@ static void run_report_fill(const struct tap *t, struct run_report *r)
 	r->ts_source = ts_names[t->src];
 	r->resolution_ns = ts_resolution_ns(t);
 	r->tsc_hz = tsc_hz;
-	r->idle_sleep_us = t->o.idle_us;
+	r->idle_sleep_us = (uint32_t)(t->o.idle_sleep_ns / 1000);
 	r->idle_polls = t->o.idle_polls;
 	r->lcore = rte_lcore_id();
 	r->rt_priority = t->o.rt_prio;
@@ -891,12 +854,13 @@ int main(int argc, char **argv)
 	if (n < 0)
 		return FS_EXIT_RUNTIME;
 	rc = opts_parse(argc - n, argv + n, &t.o);
-	if (rc > 0) {
+	if (rc == 1) {
 		usage(stdout);
 		rc = FS_EXIT_OK;
 		goto out;
 	}
-	rc = rc < 0 ? FS_EXIT_USAGE : opts_check(&t.o);
+	if (!rc)
+		rc = opts_check(&t.o);
 	if (!rc && t.o.rt_prio && set_rt_priority(t.o.rt_prio))
 		rc = FS_EXIT_RUNTIME;
 	if (!rc && mkdir_p(t.o.out)) {

@@ -1,9 +1,11 @@
 # SPDX-License-Identifier: GPL-2.0
-# testbed/: flowgen, the HTTP workload generator.
+# testbed/: flowgen, the HTTP workload generator (options: lib/params.h;
+# $$(FSLIB) is defined by lib/build.mk).
 
-$(BUILD)/flowgen: testbed/flowgen/flowgen.c
+$(BUILD)/flowgen: testbed/flowgen/flowgen.c $$(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -DFLOWGEN_DATADIR='"$(CURDIR)/testbed/data"' $< -o $@ -lm -lpthread
+	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) -DFLOWGEN_DATADIR='"$(CURDIR)/testbed/data"' $< -o $@ \
+		$(FSLIB) $(FSLIB_LIBS) -lpthread
 
 ALL_TARGETS += $(BUILD)/flowgen
 

@@ -80,9 +80,9 @@ fails() {
 
 @test "tap-errors: missing --port-b, bad numbers, idle below loss timeout" {
 	fails 2 "are required" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- --port-a 0 --out "$D/out"
-	fails 2 "flows '12x' is invalid: accepted 16.." "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+	fails 2 "^fct-tap: --flows: invalid value '12x': accepted: an integer 16.." "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
 		--port-a 0 --port-b 1 --flows 12x --out "$D/out"
-	fails 2 "dscp-long '64' is invalid: accepted 0..63" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+	fails 2 "^fct-tap: --dscp-long: invalid DSCP '64': accepted: an integer 0..63$" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
 		--port-a 0 --port-b 1 --dscp-long 64 --out "$D/out"
 	fails 2 "idle-timeout-ms 10 is below --loss-timeout-ms 1000" "$TAP" "${EAL[@]}" \
 		"${PCAPS[@]}" -- --port-a 0 --port-b 1 --idle-timeout-ms 10 --out "$D/out"
@@ -95,9 +95,9 @@ fails() {
 }
 
 @test "tap-errors: --rt-priority out of range (usage), refused without CAP_SYS_NICE (runtime)" {
-	fails 2 "rt-priority '0' is invalid: accepted 1..99" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+	fails 2 "^fct-tap: --rt-priority: invalid value '0': accepted: an integer 1..99$" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
 		--port-a 0 --port-b 1 --rt-priority 0 --out "$D/out"
-	fails 2 "rt-priority '100' is invalid: accepted 1..99" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
+	fails 2 "^fct-tap: --rt-priority: invalid value '100': accepted: an integer 1..99$" "$TAP" "${EAL[@]}" "${PCAPS[@]}" -- \
 		--port-a 0 --port-b 1 --rt-priority 100 --out "$D/out"
 	command -v setpriv >/dev/null || skip "setpriv not installed"
 	[ "$(ulimit -r)" = 0 ] || skip "RLIMIT_RTPRIO is not 0: SCHED_FIFO allowed without CAP_SYS_NICE"

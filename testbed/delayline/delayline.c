@@ -65,7 +65,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <linux/ethtool.h>
 #include <linux/if_packet.h>
@@ -91,8 +90,11 @@
 #include <unistd.h>
 
 #include "json_print.h"
+#include "params.h"
+#include "util.h"
 
 #define MAX_LINES 8
+#define MAX_LINES_STR "8"
 #define BATCH 64		/* frames per recvmmsg()/sendmmsg() */
 #define VNET_HDR sizeof(struct virtio_net_hdr)
 #define FRAME_MAX 65536		/* receive slot (a GSO frame fits); larger: oversize */
@@ -153,14 +155,6 @@ static uint64_t rng_state = 0x853c49e6748fea9bULL;
 static const char *stats_path;
 static unsigned long stats_writes;
 
-static int64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * NSEC + ts.tv_nsec;
-}
-
 /* xorshift64*: uniform 64-bit values, reproducible from --seed */
 static uint64_t rng_next(void)
 {
@@ -193,130 +187,130 @@ static int64_t sample_delay(const struct line *l)
 	return d < 0 ? 0 : d;
 }
 
-/* --- usage and argument parsing ------------------------------------------ */
+/* --- options ----------------------------------------------------------------- */
+
+/* one --line, as given */
+struct line_spec {
+	__u32 given;		/* params.h: first member */
+	char in[IF_NAMESIZE], out[IF_NAMESIZE];
+	uint64_t delay_ns, jitter_ns;
+	int dist;		/* enum dist */
+	double loss_pct;
+};
+
+struct dl_opts {
+	__u32 given;		/* params.h: first member */
+	SC_LIST(struct line_spec, MAX_LINES) lines;
+	uint64_t limit, seed;
+	int cpu, rt_prio;	/* -1, 0: not given */
+	const char *stats;
+	uint64_t interval_ns;
+	bool keep_offloads;
+};
+
+static const struct sc_enum dist_values[] = {
+	{ "uniform", DIST_UNIFORM }, { "normal", DIST_NORMAL }, { NULL, 0 },
+};
+
+#define LINE_KEY(name, type, member, ...) \
+	SC_OPTION(name, type, struct line_spec, member, __VA_ARGS__)
+static const struct sc_option line_keys[] = {
+	LINE_KEY("in", SC_OPT_IFNAME, in, .metavar = "DEV", .required = true,
+		 .noun = "interface name", .help = "frames arrive here"),
+	LINE_KEY("out", SC_OPT_IFNAME, out, .metavar = "DEV", .required = true,
+		 .noun = "interface name", .help = "and leave here"),
+	LINE_KEY("delay-ms", SC_OPT_DURATION, delay_ns, .metavar = "MS", .required = true,
+		 .unit = SC_UNIT_MS, .lo = 0, .hi = MAX_DELAY_MS, .help = "delay"),
+	LINE_KEY("jitter-ms", SC_OPT_DURATION, jitter_ns, .metavar = "MS",
+		 .unit = SC_UNIT_MS, .lo = 0, .hi = MAX_DELAY_MS,
+		 .help = "jitter added to the delay, 0 by default"),
+	LINE_KEY("dist", SC_OPT_ENUM, dist, .metavar = "uniform|normal", .values = dist_values,
+		 .help = "jitter distribution: uniform in +-jitter (the default), or normal "
+			 "with standard deviation jitter"),
+	LINE_KEY("loss-pct", SC_OPT_NUMBER, loss_pct, .metavar = "P", .lo = 0, .hi = 100,
+		 .help = "share of frames dropped at random, 0 by default"),
+	SC_OPTIONS_END,
+};
+
+#define DL_OPT(name, type, member, ...) SC_OPTION(name, type, struct dl_opts, member, __VA_ARGS__)
+static const struct sc_option dl_options[] = {
+	SC_OPTION_LIST("line", SC_OPT_KEYVALS, struct dl_opts, lines, .sub = line_keys,
+		       .metavar = "KEY=VALUE,...", .required = true,
+		       .help = "a line: forward IN to OUT at arrival + delay (+ jitter)"),
+	DL_OPT("limit-bytes", SC_OPT_UINT, limit, .metavar = "N", .lo = MIN_LIMIT_BYTES,
+	       .hi = 1ULL << 36, .help = "hold buffer per line"),
+	DL_OPT("seed", SC_OPT_UINT, seed, .metavar = "N", .lo = 0, .hi = UINT64_MAX,
+	       .help = "seed of the jitter and loss samples"),
+	DL_OPT("cpu", SC_OPT_UINT, cpu, .metavar = "N", .lo = 0, .hi = CPU_SETSIZE - 1,
+	       .help = "pin to CPU N"),
+	DL_OPT("rt-priority", SC_OPT_UINT, rt_prio, .metavar = "N", .lo = 1, .hi = 99,
+	       .help = "run at SCHED_FIFO priority N"),
+	DL_OPT("stats", SC_OPT_PATH, stats, .metavar = "FILE", .noun = "path",
+	       .help = "counters as JSON: at start, every interval, on SIGUSR1 and at exit "
+		       "(else stdout at exit)"),
+	DL_OPT("stats-interval-ms", SC_OPT_DURATION, interval_ns, .metavar = "MS",
+	       .unit = SC_UNIT_MS, .lo = 10, .hi = 3600000, .help = "interval of --stats"),
+	DL_OPT("keep-offloads", SC_OPT_FLAG, keep_offloads,
+	       .help = "leave GRO/GSO/TSO of IN and OUT as they are"),
+	SC_OPTIONS_END,
+};
+
+static const struct dl_opts dl_defaults = {
+	.limit = DEF_LIMIT_BYTES, .cpu = -1, .interval_ns = 1000 * 1000000ULL,
+};
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: delayline --line in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
-		"                 [--line ...] [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
-		"                 [--stats FILE] [--stats-interval-ms MS] [--keep-offloads]\n"
-		"Forwards every frame arriving on IN out of OUT at arrival + delay (+ jitter),\n"
-		"in arrival order, dropping loss-pct %% at random. Up to %d lines.\n"
-		"  delay-ms, jitter-ms  0..10000 (decimals allowed, ns resolution)\n"
-		"  dist                 jitter distribution: uniform in +-jitter, or normal with\n"
-		"                       standard deviation jitter (default uniform)\n"
-		"  loss-pct             0..100 (default 0)\n"
-		"  --limit-bytes N      hold buffer per line (default %u; >= %u)\n"
-		"  --cpu N              pin to CPU N;  --rt-priority N: SCHED_FIFO 1..99\n"
-		"  --stats FILE         counters as JSON: at start, every interval (default\n"
-		"                       1000 ms), on SIGUSR1 and at exit (else stdout at exit)\n"
-		"  --keep-offloads      leave GRO/GSO/TSO of IN and OUT as they are\n"
-		"Exit: 0 stopped by SIGINT/SIGTERM, 1 runtime error, 2 usage error.\n",
-		MAX_LINES, DEF_LIMIT_BYTES, MIN_LIMIT_BYTES);
+	sc_usage(f, "--line in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
+		 "                 [--line ...] [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
+		 "                 [--stats FILE] [--stats-interval-ms MS] [--keep-offloads]",
+		 dl_options, &dl_defaults,
+		 "Forwards every frame arriving on IN out of OUT at arrival + delay (+ jitter),\n"
+		 "in arrival order, dropping loss-pct % at random. Up to " MAX_LINES_STR " lines.\n"
+		 "Exit: 0 stopped by SIGINT/SIGTERM, 1 runtime error, 2 usage error.\n");
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int usage_error(const char *fmt, ...)
+/* the lines and the seed from the options; a usage error (printed) when
+ * a line goes nowhere */
+static int lines_set(const struct dl_opts *o)
 {
-	va_list ap;
+	for (unsigned int i = 0; i < o->lines.n; i++) {
+		const struct line_spec *sp = &o->lines.v[i];
+		struct line *l = &lines[i];
 
-	fputs("delayline: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 2;
-}
-
-/* a decimal number in [lo, hi]; no sign, no exponent, no trailing text */
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-	char *end;
-
-	if (!s || !*s || strspn(s, "0123456789.") != strlen(s))
-		return -1;
-	errno = 0;
-	*out = strtod(s, &end);
-	if (errno || *end || *out < lo || *out > hi)
-		return -1;
+		if (!strcmp(sp->in, sp->out))
+			return sc_print_usage_error(NULL, "--line: in and out are both '%s': accepted: two interfaces",
+						    sp->in);
+		memset(l, 0, sizeof(*l));
+		l->rx_fd = l->tx_fd = -1;
+		strcpy(l->in_name, sp->in);
+		strcpy(l->out_name, sp->out);
+		l->delay_ns = (int64_t)sp->delay_ns;
+		l->jitter_ns = (int64_t)sp->jitter_ns;
+		l->dist = sp->dist;
+		l->loss = sp->loss_pct / 100;
+	}
+	nlines = (int)o->lines.n;
+	rng_state ^= o->seed * 0x9E3779B97F4A7C15ULL;
+	if (!rng_state)
+		rng_state = 1;
 	return 0;
 }
 
-static int parse_line(char *arg)
+/* 0 to run, else the exit code (--help: 0, printed) */
+static int dl_parse(int argc, char **argv, struct dl_opts *o)
 {
-	enum { O_IN, O_OUT, O_DELAY, O_JITTER, O_DIST, O_LOSS };
-	char *const keys[] = { "in", "out", "delay-ms", "jitter-ms", "dist", "loss-pct", NULL };
-	struct line *l;
-	char *val, *orig = strdup(arg);
-	int have_delay = 0, rc = 2;
-	double v;
+	int rc;
 
-	if (nlines == MAX_LINES)
-		return usage_error("--line: at most %d lines", MAX_LINES);
-	l = &lines[nlines];
-	memset(l, 0, sizeof(*l));
-	l->rx_fd = l->tx_fd = -1;
-	while (*arg) {
-		int k = getsubopt(&arg, keys, &val);
-
-		switch (k) {
-		case O_IN:
-		case O_OUT:
-			if (!val || !*val || strlen(val) >= IF_NAMESIZE) {
-				usage_error("--line '%s': %s: accepted: an interface name", orig, keys[k]);
-				goto out;
-			}
-			strcpy(k == O_IN ? l->in_name : l->out_name, val);
-			break;
-		case O_DELAY:
-		case O_JITTER:
-			if (parse_num(val, 0, MAX_DELAY_MS, &v)) {
-				usage_error("--line '%s': %s '%s': accepted: 0..%.0f ms",
-					    orig, keys[k], val ? val : "", MAX_DELAY_MS);
-				goto out;
-			}
-			*(k == O_DELAY ? &l->delay_ns : &l->jitter_ns) = llround(v * 1e6);
-			have_delay |= k == O_DELAY;
-			break;
-		case O_DIST:
-			if (val && !strcmp(val, "uniform")) {
-				l->dist = DIST_UNIFORM;
-			} else if (val && !strcmp(val, "normal")) {
-				l->dist = DIST_NORMAL;
-			} else {
-				usage_error("--line '%s': dist '%s': accepted: uniform, normal",
-					    orig, val ? val : "");
-				goto out;
-			}
-			break;
-		case O_LOSS:
-			if (parse_num(val, 0, 100, &v)) {
-				usage_error("--line '%s': loss-pct '%s': accepted: 0..100",
-					    orig, val ? val : "");
-				goto out;
-			}
-			l->loss = v / 100;
-			break;
-		default:
-			usage_error("--line '%s': unknown key '%s': accepted: in, out, delay-ms, "
-				    "jitter-ms, dist, loss-pct", orig, val);
-			goto out;
-		}
-	}
-	if (!l->in_name[0] || !l->out_name[0] || !have_delay) {
-		usage_error("--line '%s': in=, out= and delay-ms= are required", orig);
-		goto out;
-	}
-	if (!strcmp(l->in_name, l->out_name)) {
-		usage_error("--line '%s': in and out must differ", orig);
-		goto out;
-	}
-	nlines++;
-	rc = 0;
-out:
-	free(orig);
-	return rc;
+	*o = dl_defaults;
+	rc = sc_options_parse(dl_options, NULL, argc, argv, o, false, NULL);
+	if (rc == 1)
+		usage(stdout);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	o->limit &= ~7ULL;
+	stats_path = o->stats;
+	return lines_set(o) ? FS_EXIT_USAGE : -1;
 }
 
 /* --- set-up --------------------------------------------------------------- */
@@ -788,79 +782,16 @@ static void wake_ahead_calibrate(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "line", required_argument, NULL, 'L' },
-		{ "limit-bytes", required_argument, NULL, 'b' },
-		{ "seed", required_argument, NULL, 's' },
-		{ "cpu", required_argument, NULL, 'c' },
-		{ "rt-priority", required_argument, NULL, 'r' },
-		{ "stats", required_argument, NULL, 'S' },
-		{ "stats-interval-ms", required_argument, NULL, 'i' },
-		{ "keep-offloads", no_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
-		{ 0 }
-	};
-	uint64_t limit = DEF_LIMIT_BYTES;
-	int cpu = -1, rt_prio = 0, keep_offloads = 0, c, rc;
-	double v, interval_ms = 1000;
 	struct epoll_event ev, evs[MAX_LINES];
+	struct dl_opts o;
+	int cpu, rt_prio, rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 'L':
-			/* on a copy: getsubopt() writes into it, /proc/PID/cmdline stays whole */
-			if ((rc = parse_line(strdupa(optarg))))
-				return rc;
-			break;
-		case 'b':
-			if (parse_num(optarg, MIN_LIMIT_BYTES, 1ULL << 36, &v) || v != floor(v))
-				return usage_error("--limit-bytes '%s': accepted: %u..%llu", optarg,
-						   MIN_LIMIT_BYTES, 1ULL << 36);
-			limit = (uint64_t)v & ~7ULL;
-			break;
-		case 's':
-			if (parse_num(optarg, 0, 1e18, &v) || v != floor(v))
-				return usage_error("--seed '%s': accepted: 0..1000000000000000000", optarg);
-			rng_state ^= (uint64_t)v * 0x9E3779B97F4A7C15ULL;
-			if (!rng_state)
-				rng_state = 1;
-			break;
-		case 'c':
-			if (parse_num(optarg, 0, CPU_SETSIZE - 1, &v) || v != floor(v))
-				return usage_error("--cpu '%s': accepted: 0..%d", optarg, CPU_SETSIZE - 1);
-			cpu = (int)v;
-			break;
-		case 'r':
-			if (parse_num(optarg, 1, 99, &v) || v != floor(v))
-				return usage_error("--rt-priority '%s': accepted: 1..99", optarg);
-			rt_prio = (int)v;
-			break;
-		case 'S':
-			stats_path = optarg;
-			break;
-		case 'i':
-			if (parse_num(optarg, 10, 3600000, &v))
-				return usage_error("--stats-interval-ms '%s': accepted: 10..3600000", optarg);
-			interval_ms = v;
-			break;
-		case 'k':
-			keep_offloads = 1;
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!nlines)
-		return usage_error("at least one --line is required (see --help)");
-
+	fs_log_init("delayline", FS_LOG_INFO);
+	rc = dl_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	cpu = o.cpu;
+	rt_prio = o.rt_prio;
 	if (cpu >= 0) {
 		cpu_set_t set;
 
@@ -886,7 +817,7 @@ int main(int argc, char **argv)
 	if (ep < 0)
 		return 1;
 	for (int i = 0; i < nlines; i++) {
-		if (line_open(&lines[i], limit, keep_offloads))
+		if (line_open(&lines[i], o.limit, o.keep_offloads))
 			return 1;
 		ev.events = EPOLLIN;
 		ev.data.u32 = i;
@@ -899,7 +830,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
 
-	int64_t interval = (int64_t)(interval_ms * 1e6), next_dump = mono_ns() + interval;
+	int64_t interval = (int64_t)o.interval_ns, next_dump = mono_ns() + interval;
 	dump_stats();	/* ready: the file exists once every socket is bound */
 	fprintf(stderr, "delayline: ready, %d line(s)\n", nlines);
 

@@ -18,7 +18,6 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
 #include <netinet/in.h>
@@ -35,6 +34,9 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "params.h"
+#include "util.h"
 
 #define MSS_BYTES 1448		/* TCP payload per packet: 1500 MTU, timestamps */
 #define MAX_CDF 256		/* points in a CDF file */
@@ -92,18 +94,26 @@ struct conn {
 	uint64_t rx_bytes;	/* anything received for this request */
 };
 
-static struct {
-	const char *server;
-	int port;
+/* the command line (flowgen_options, by main()) */
+struct flowgen_opts {
+	__u32 given;		/* params.h: first member */
+	struct sc_prefix server;
+	uint32_t port;
 	const char *mix;
-	double rate, duration, scale, timeout;
-	long requests, max_inflight;
+	double rate, scale;
+	uint64_t duration_ns, timeout_ns;
+	uint64_t requests, max_inflight;
 	uint64_t seed;
 	const char *cc;
 	const char *log;
-	int keepalive, print_schedule;
-} opt = { .port = 80, .mix = "filehosting", .scale = 1, .seed = 1, .cc = "cubic",
-	  .timeout = 300, .max_inflight = 4096 };
+	bool keepalive, print_schedule;
+};
+static const struct flowgen_opts flowgen_defaults = {
+	.port = 80, .mix = "filehosting", .scale = 1, .seed = 1, .cc = "cubic",
+	.timeout_ns = 300 * NSEC, .max_inflight = 4096,
+};
+static struct flowgen_opts opt;
+static char server_host[INET6_ADDRSTRLEN];	/* the Host header */
 
 static struct sockaddr_storage server_sa;
 static socklen_t server_len;
@@ -244,11 +254,12 @@ static struct request *make_schedule(long *count)
 	rng_state = opt.seed;
 	for (;;) {
 		t += -log(uniform()) / opt.rate;
-		if ((opt.duration && t > opt.duration) || (opt.requests && n == opt.requests))
+		if ((opt.duration_ns && t * 1e9 > opt.duration_ns) ||
+		    (opt.requests && (uint64_t)n == opt.requests))
 			break;
 		if (n == MAX_REQUESTS) {
 			fprintf(stderr, "flowgen: --duration %g at --rate %g: more than %d requests (lower one of them)\n",
-				opt.duration, opt.rate, MAX_REQUESTS);
+				opt.duration_ns / 1e9, opt.rate, MAX_REQUESTS);
 			free(req);
 			return NULL;
 		}
@@ -274,14 +285,6 @@ static struct request *make_schedule(long *count)
 }
 
 /* ---- connections ---------------------------------------------------------- */
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * NSEC + t.tv_nsec;
-}
-
 static void active_add(struct conn *c)
 {
 	c->active_idx = n_active;
@@ -370,13 +373,13 @@ static void conn_assign(struct conn *c, struct request *r)
 		c->out_len = snprintf(c->out, sizeof(c->out),
 				      "PUT /upload HTTP/1.1\r\nHost: %s\r\nContent-Length: %" PRIu64
 				      "\r\n%s\r\n",
-				      opt.server, r->bytes,
+				      server_host, r->bytes,
 				      opt.keepalive ? "" : "Connection: close\r\n");
 	else
 		c->out_len = snprintf(c->out, sizeof(c->out),
 				      "GET /data HTTP/1.1\r\nHost: %s\r\nRange: bytes=0-%" PRIu64
 				      "\r\n%s\r\n",
-				      opt.server, r->bytes - 1,
+				      server_host, r->bytes - 1,
 				      opt.keepalive ? "" : "Connection: close\r\n");
 	c->out_off = 0;
 	c->body_left = r->put ? r->bytes : 0;
@@ -566,7 +569,7 @@ static void finish(struct conn *c, enum err err)
 		start_request(r, 0);
 		return;
 	}
-	r->end_ns = now_ns();
+	r->end_ns = mono_ns();
 	r->err = err;
 	r->done = 1;
 	finished++;
@@ -601,7 +604,7 @@ static void start_request(struct request *r, uint64_t now)
 	}
 	c = conn_open();
 	if (!c) {
-		r->end_ns = now_ns();
+		r->end_ns = mono_ns();
 		r->err = E_CONNECT;
 		r->done = 1;
 		finished++;
@@ -647,185 +650,93 @@ static void on_event(struct conn *c, uint32_t ev)
 		do_send(c);
 }
 
-/* ---- main ------------------------------------------------------------------ */
-static int usage_error(const char *fmt, const char *val)
-{
-	fprintf(stderr, "flowgen: ");
-	fprintf(stderr, fmt, val);
-	fprintf(stderr, " (see flowgen --help)\n");
-	return 2;
-}
+/* ---- options --------------------------------------------------------------- */
+#define FLOWGEN_OPT(name, type, member, ...) \
+	SC_OPTION(name, type, struct flowgen_opts, member, __VA_ARGS__)
+static const struct sc_option flowgen_options[] = {
+	FLOWGEN_OPT("server", SC_OPT_ADDR, server, .metavar = "ADDR", .noun = "address",
+		    .help = "nginx's numeric IPv4/IPv6 address"),
+	FLOWGEN_OPT("port", SC_OPT_UINT, port, .metavar = "P", .lo = 1, .hi = 65535,
+		    .help = "its port"),
+	FLOWGEN_OPT("mix", SC_OPT_STRING, mix, .metavar = "M",
+		    .help = "filehosting, websearch, or a CDF file of 'BYTES PROBABILITY' lines"),
+	FLOWGEN_OPT("rate", SC_OPT_NUMBER, rate, .metavar = "R", .lo = 0.001, .hi = 10000,
+		    .required = true, .help = "mean requests per second, Poisson arrivals"),
+	FLOWGEN_OPT("duration", SC_OPT_DURATION, duration_ns, .metavar = "S", .lo = 0.001,
+		    .hi = 86400, .help = "requests arriving within S seconds"),
+	FLOWGEN_OPT("requests", SC_OPT_UINT, requests, .metavar = "N", .lo = 1,
+		    .hi = MAX_REQUESTS, .help = "exactly N requests"),
+	FLOWGEN_OPT("seed", SC_OPT_UINT, seed, .metavar = "N", .lo = 0, .hi = UINT64_MAX,
+		    .help = "PRNG seed: same seed, same schedule"),
+	FLOWGEN_OPT("scale", SC_OPT_NUMBER, scale, .metavar = "F", .lo = 0.000001, .hi = 1000,
+		    .help = "multiply video/upload/CDF sizes by F"),
+	FLOWGEN_OPT("keepalive", SC_OPT_FLAG, keepalive,
+		    .help = "reuse idle connections (default: one connection per request)"),
+	FLOWGEN_OPT("cc", SC_OPT_STRING, cc, .metavar = "ALGO",
+		    .help = "TCP congestion control of every socket"),
+	FLOWGEN_OPT("timeout", SC_OPT_DURATION, timeout_ns, .metavar = "S", .lo = 0,
+		    .hi = 86400, .help = "fail a request not complete after S s (0 = never)"),
+	FLOWGEN_OPT("max-inflight", SC_OPT_UINT, max_inflight, .metavar = "N", .lo = 1,
+		    .hi = MAX_REQUESTS, .help = "at most N requests in progress"),
+	FLOWGEN_OPT("log", SC_OPT_PATH, log, .metavar = "FILE", .noun = "path",
+		    .help = "per-request CSV ('-' = stdout)"),
+	FLOWGEN_OPT("print-schedule", SC_OPT_FLAG, print_schedule,
+		    .help = "print the schedule (id,at_s,kind,method,bytes) and exit"),
+	SC_OPTIONS_END,
+};
 
 static void usage(void)
 {
-	printf("Usage: flowgen --server ADDR [--port P] [--mix filehosting|websearch|CDF-FILE]\n"
-	       "               --rate R (--duration S | --requests N) [--seed N] [--scale F]\n"
-	       "               [--keepalive] [--cc ALGO] [--timeout S] [--max-inflight N]\n"
-	       "               --log FILE | --print-schedule\n"
-	       "  --server ADDR     nginx's numeric IPv4/IPv6 address\n"
-	       "  --port P          its port, 1..65535 (default 80)\n"
-	       "  --mix M           filehosting (default), websearch, or a CDF file of\n"
-	       "                    'BYTES PROBABILITY' lines\n"
-	       "  --rate R          mean requests per second, Poisson arrivals (0.001..10000)\n"
-	       "  --duration S      requests arriving within S seconds (0.001..86400)\n"
-	       "  --requests N      exactly N requests (1..%d)\n"
-	       "  --seed N          PRNG seed, unsigned 64-bit (default 1): same seed, same schedule\n"
-	       "  --scale F         multiply video/upload/CDF sizes by F (0.000001..1000, default 1)\n"
-	       "  --keepalive       reuse idle connections (default: one connection per request)\n"
-	       "  --cc ALGO         TCP congestion control of every socket (default cubic)\n"
-	       "  --timeout S       fail a request not complete after S s (0 = never; default 300)\n"
-	       "  --max-inflight N  at most N requests in progress (1..1000000, default 4096)\n"
-	       "  --log FILE        per-request CSV ('-' = stdout)\n"
-	       "  --print-schedule  print the schedule (id,at_s,kind,method,bytes) and exit\n"
-	       "Exit: 0 all requests succeeded, 1 some failed or runtime error, 2 usage error.\n",
-	       MAX_REQUESTS);
+	sc_usage(stdout, "--server ADDR [--port P] [--mix filehosting|websearch|CDF-FILE]\n"
+		 "               --rate R (--duration S | --requests N) [--seed N] [--scale F]\n"
+		 "               [--keepalive] [--cc ALGO] [--timeout S] [--max-inflight N]\n"
+		 "               --log FILE | --print-schedule",
+		 flowgen_options, &flowgen_defaults,
+		 "Exit: 0 all requests succeeded, 1 some failed or runtime error, 2 usage error.\n");
 }
 
-static int parse_double(const char *s, double min, double max, double *out)
+/* The server's socket address and Host header from --server and --port. */
+static void server_set(void)
 {
-	char *end;
+	struct sockaddr_in *s4 = (void *)&server_sa;
+	struct sockaddr_in6 *s6 = (void *)&server_sa;
 
-	errno = 0;
-	*out = strtod(s, &end);
-	return errno || *end || end == s || !(*out >= min && *out <= max) ? -1 : 0;
+	inet_ntop(opt.server.family, opt.server.addr, server_host, sizeof(server_host));
+	if (opt.server.family == AF_INET) {
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(opt.port);
+		memcpy(&s4->sin_addr, opt.server.addr, 4);
+		server_len = sizeof(*s4);
+	} else {
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(opt.port);
+		memcpy(&s6->sin6_addr, opt.server.addr, 16);
+		server_len = sizeof(*s6);
+	}
 }
 
-static int parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 10);
-	return errno || *end || end == s || *out < min || *out > max ? -1 : 0;
-}
-
+/* 0 to run, else the exit code (--help: 0, printed) */
 static int parse_args(int argc, char **argv)
 {
-	static const struct option lo[] = {
-		{ "server", required_argument, NULL, 's' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "mix", required_argument, NULL, 'm' },
-		{ "rate", required_argument, NULL, 'r' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "requests", required_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "scale", required_argument, NULL, 'x' },
-		{ "keepalive", no_argument, NULL, 'k' },
-		{ "cc", required_argument, NULL, 'c' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "max-inflight", required_argument, NULL, 'i' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "print-schedule", no_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	char *end;
-	long v;
-	int c;
+	int rc;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", lo, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			opt.server = optarg;
-			break;
-		case 'p':
-			if (parse_long(optarg, 1, 65535, &v))
-				return usage_error("--port: invalid value '%s': accepted: 1..65535", optarg);
-			opt.port = v;
-			break;
-		case 'm':
-			opt.mix = optarg;
-			break;
-		case 'r':
-			if (parse_double(optarg, 0.001, 10000, &opt.rate))
-				return usage_error("--rate: invalid value '%s': accepted: 0.001..10000 requests/s",
-						   optarg);
-			break;
-		case 'd':
-			if (parse_double(optarg, 0.001, 86400, &opt.duration))
-				return usage_error("--duration: invalid value '%s': accepted: 0.001..86400 s",
-						   optarg);
-			break;
-		case 'n':
-			if (parse_long(optarg, 1, MAX_REQUESTS, &opt.requests))
-				return usage_error("--requests: invalid value '%s': accepted: 1..1000000",
-						   optarg);
-			break;
-		case 'S':
-			errno = 0;
-			opt.seed = strtoull(optarg, &end, 10);
-			if (errno || *end || end == optarg || optarg[strspn(optarg, " \t")] == '-')
-				return usage_error("--seed: invalid value '%s': accepted: 0..18446744073709551615",
-						   optarg);
-			break;
-		case 'x':
-			if (parse_double(optarg, 1e-6, 1000, &opt.scale))
-				return usage_error("--scale: invalid value '%s': accepted: 0.000001..1000",
-						   optarg);
-			break;
-		case 'k':
-			opt.keepalive = 1;
-			break;
-		case 'c':
-			if (!*optarg || strlen(optarg) >= 16)
-				return usage_error("--cc: invalid value '%s': accepted: a congestion control name (e.g. cubic)",
-						   optarg);
-			opt.cc = optarg;
-			break;
-		case 't':
-			if (parse_double(optarg, 0, 86400, &opt.timeout))
-				return usage_error("--timeout: invalid value '%s': accepted: 0..86400 s (0 = never)",
-						   optarg);
-			break;
-		case 'i':
-			if (parse_long(optarg, 1, MAX_REQUESTS, &opt.max_inflight))
-				return usage_error("--max-inflight: invalid value '%s': accepted: 1..1000000",
-						   optarg);
-			break;
-		case 'l':
-			opt.log = optarg;
-			break;
-		case 'P':
-			opt.print_schedule = 1;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case ':':
-			return usage_error("option '%s' needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
+	opt = flowgen_defaults;
+	rc = sc_options_parse(flowgen_options, NULL, argc, argv, &opt, false, NULL);
+	if (rc == 1) {
+		usage();
+		exit(0);
 	}
-	if (optind != argc)
-		return usage_error("unexpected argument '%s'", argv[optind]);
-	if (!opt.rate)
-		return usage_error("--rate is required%s", "");
-	if (!opt.duration == !opt.requests)
-		return usage_error("give exactly one of --duration and --requests%s", "");
-	if (!opt.print_schedule && (!opt.server || !opt.log))
-		return usage_error("--server and --log are required (or --print-schedule)%s", "");
+	if (rc)
+		return rc;
+	if (!opt.duration_ns == !opt.requests)
+		return sc_print_usage_error(NULL, "give exactly one of --duration and --requests (see -h)");
+	if (!opt.print_schedule && (!opt.server.family || !opt.log))
+		return sc_print_usage_error(NULL, "--server and --log are required (or --print-schedule)");
 	if (strcmp(opt.mix, "filehosting") &&
 	    load_cdf(strcmp(opt.mix, "websearch") ? opt.mix : FLOWGEN_DATADIR "/websearch.cdf"))
 		return 2;
-	if (opt.server) {
-		struct sockaddr_in *s4 = (void *)&server_sa;
-		struct sockaddr_in6 *s6 = (void *)&server_sa;
-
-		if (inet_pton(AF_INET, opt.server, &s4->sin_addr) == 1) {
-			s4->sin_family = AF_INET;
-			s4->sin_port = htons(opt.port);
-			server_len = sizeof(*s4);
-		} else if (inet_pton(AF_INET6, opt.server, &s6->sin6_addr) == 1) {
-			s6->sin6_family = AF_INET6;
-			s6->sin6_port = htons(opt.port);
-			server_len = sizeof(*s6);
-		} else {
-			return usage_error("--server: invalid address '%s': accepted: a numeric IPv4 or IPv6 address",
-					   opt.server);
-		}
-	}
+	if (opt.server.family)
+		server_set();
 	return 0;
 }
 
@@ -884,7 +795,7 @@ static void check_timeouts(uint64_t now)
 		struct conn *c = active[i];
 
 		/* finish() moves the last entry to i: already checked */
-		if (now - c->req->start_ns >= (uint64_t)(opt.timeout * 1e9))
+		if (now - c->req->start_ns >= opt.timeout_ns)
 			finish(c, E_TIMEOUT);
 	}
 }
@@ -901,6 +812,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	FILE *logf;
 
+	fs_log_init("flowgen", FS_LOG_INFO);
 	rc = parse_args(argc, argv);
 	if (rc)
 		return rc;
@@ -947,13 +859,13 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	t0 = now_ns();
+	t0 = mono_ns();
 	while (finished < n && !stop) {
-		uint64_t now = now_ns();
+		uint64_t now = mono_ns();
 		int k, m, wait_ms = -1;
 
 		/* start every request that is due, as far as --max-inflight allows */
-		while (next < n && n_active < opt.max_inflight) {
+		while (next < n && (uint64_t)n_active < opt.max_inflight) {
 			uint64_t due = t0 + (uint64_t)llround(req[next].at_s * 1e9);
 
 			if (due > now) {
@@ -968,9 +880,9 @@ int main(int argc, char **argv)
 					late_max = now - due;
 			}
 			start_request(&req[next++], now);
-			now = now_ns();
+			now = mono_ns();
 		}
-		if (opt.timeout > 0 && n_active) {
+		if (opt.timeout_ns && n_active) {
 			if (now - last_check >= TIMEOUT_CHECK_NS) {
 				check_timeouts(now);
 				last_check = now;
