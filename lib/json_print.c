@@ -47,11 +47,6 @@ void print_begin(FILE *f, bool json)
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_GLOBAL);
 }
 
-bool is_json_context(void)
-{
-	return jp.json;
-}
-
 FILE *print_fp(void)
 {
 	return jp.f ? jp.f : stdout;

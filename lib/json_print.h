@@ -41,7 +41,6 @@ void print_begin(FILE *f, bool json);
 /* Finish it: in JSON mode write it (one line + '\n'). 0, or -errno when
  * writing failed (e.g. EPIPE, ENOSPC). */
 int print_end(void);
-bool is_json_context(void);
 /* The stream of the current document (for text that is not a field). */
 FILE *print_fp(void);
 

@@ -393,11 +393,14 @@ static int set_scalar(const struct sc_option *o, enum sc_opt_type type,
 			return -EINVAL;
 		store_uint(p, o->size, u);
 		return 0;
-	case SC_OPT_DSCP:
-		if (parse_u64(v, 0, FS_DSCP_MAX, &u))
+	case SC_OPT_DSCP: {
+		__u8 dscp;
+
+		if (sc_parse_dscp(v, &dscp))
 			return -EINVAL;
-		store_uint(p, o->size, u);
+		store_uint(p, o->size, dscp);
 		return 0;
+	}
 	case SC_OPT_DURATION:
 	case SC_OPT_MSEC:
 	case SC_OPT_SECONDS:

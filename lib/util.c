@@ -3,12 +3,9 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
@@ -69,72 +66,6 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-int parse_s64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	const char *p;
-	long long v;
-	char *end;
-
-	if (!s || !*s)
-		return -EINVAL;
-	p = *s == '-' ? s + 1 : s;
-	if (!*p)
-		return -EINVAL;
-	for (; *p; p++)
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno == ERANGE || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-int parse_double(const char *s, double min, double max, double *out)
-{
-	const char *p;
-	char *end;
-	double v;
-
-	if (!s || !*s)
-		return -EINVAL;
-	/* digits, one sign, '.', exponent only: strtod would take hex, inf,
-	 * nan and leading spaces */
-	for (p = s; *p; p++)
-		if (!strchr("0123456789.eE+-", *p))
-			return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (*end || end == s)
-		return -EINVAL;
-	if (errno == ERANGE || !isfinite(v) || v < min || v > max)
-		return -ERANGE;
-	*out = v;
-	return 0;
-}
-
-int parse_bool(const char *s, bool *out)
-{
-	static const char *const yes[] = { "yes", "on", "true", "1" };
-	static const char *const no[] = { "no", "off", "false", "0" };
-	size_t i;
-
-	if (!s)
-		return -EINVAL;
-	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcmp(s, yes[i])) {
-			*out = true;
-			return 0;
-		}
-		if (!strcmp(s, no[i])) {
-			*out = false;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
 /* ---- clocks ------------------------------------------------------------- */
 uint64_t mono_ns(void)
 {
@@ -142,11 +73,6 @@ uint64_t mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
-}
-
-double mono_s(void)
-{
-	return mono_ns() / 1e9;
 }
 
 void sleep_until_ns(uint64_t deadline_ns)

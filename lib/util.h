@@ -47,18 +47,11 @@ void fs_log(enum fs_log_level level, const char *fmt, ...)
  * suffix), within [min, max]. 0, -EINVAL (not a number) or -ERANGE.
  */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-/* Same for signed values (an optional leading '-'). */
-int parse_s64(const char *s, int64_t min, int64_t max, int64_t *out);
-/* A finite decimal number ("1", "0.25", "1e3"; no hex, nan or inf)
- * within [min, max]. 0, -EINVAL or -ERANGE. */
-int parse_double(const char *s, double min, double max, double *out);
-/* "yes"/"no" (also "on"/"off", "true"/"false", "1"/"0"). 0 or -EINVAL. */
-int parse_bool(const char *s, bool *out);
+/* Durations, decimal numbers, yes/no, addresses...: params.h. */
 
 /* ---- clocks ------------------------------------------------------------- */
-/* CLOCK_MONOTONIC in nanoseconds / seconds. */
+/* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
-double mono_s(void);
 /* Sleep until CLOCK_MONOTONIC reaches deadline_ns (or a signal). */
 void sleep_until_ns(uint64_t deadline_ns);
 

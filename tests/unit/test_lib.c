@@ -9,9 +9,12 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/socket.h>
+#include <net/if.h>
 #include <json-c/json.h>
 
 #include "json_print.h"
+#include "params.h"
 #include "util.h"
 #include "tap.h"
 
@@ -102,7 +105,6 @@ static void test_json(void)
 static void test_parse(void)
 {
 	uint64_t u = 7;
-	int64_t i = 7;
 	double d = 7;
 	bool b;
 
@@ -113,16 +115,228 @@ static void test_parse(void)
 	ok(parse_u64("", 0, 100, &u) == -EINVAL, "u64 refuses empty");
 	ok(parse_u64("101", 0, 100, &u) == -ERANGE, "u64 range");
 	ok(parse_u64("99999999999999999999", 0, UINT64_MAX, &u) == -ERANGE, "u64 overflow");
-	ok(parse_s64("-5", -10, 10, &i) == 0 && i == -5, "s64 -5");
-	ok(parse_s64("-", -10, 10, &i) == -EINVAL, "s64 refuses a lone sign");
-	ok(parse_s64("-11", -10, 10, &i) == -ERANGE, "s64 range");
-	ok(parse_double("0.25", 0, 1, &d) == 0 && d == 0.25, "double 0.25");
-	ok(parse_double("nan", 0, 1, &d) == -EINVAL, "double refuses nan");
-	ok(parse_double("0x1p3", 0, 100, &d) == -EINVAL, "double refuses hex");
-	ok(parse_double("1e400", 0, 1e300, &d) == -ERANGE, "double overflow");
-	ok(parse_bool("yes", &b) == 0 && b, "bool yes");
-	ok(parse_bool("off", &b) == 0 && !b, "bool off");
-	ok(parse_bool("maybe", &b) == -EINVAL, "bool refuses maybe");
+	ok(sc_parse_number("0.25", 0, 1, &d) == 0 && d == 0.25, "number 0.25");
+	ok(sc_parse_number("nan", 0, 1, &d) == -EINVAL, "number refuses nan");
+	ok(sc_parse_number("0x1p3", 0, 100, &d) == -EINVAL, "number refuses hex");
+	ok(sc_parse_number("1e3", 0, 1e300, &d) == -EINVAL, "number refuses an exponent");
+	ok(sc_parse_number("2", 0, 1, &d) == -ERANGE && d == 0.25, "number range");
+	ok(sc_parse_yesno("yes", &b) == 0 && b, "yes/no yes");
+	ok(sc_parse_yesno("0", &b) == 0 && !b, "yes/no 0");
+	ok(sc_parse_yesno("off", &b) == -EINVAL, "yes/no refuses off");
+}
+
+/* ---- params: every kind of value, accepted, at its bounds, refused ------- */
+struct kv_args {
+	__u32 given;
+	__u32 a;
+	bool b;
+};
+
+static const struct sc_option kv_keys[] = {
+	SC_OPTION("a", SC_OPT_UINT, struct kv_args, a, .lo = 1, .hi = 9, .required = true),
+	SC_OPTION("b", SC_OPT_YESNO, struct kv_args, b),
+	SC_OPTIONS_END,
+};
+
+struct t_args {
+	__u32 given;
+	__u32 n;
+	__u8 dscp;
+	__u64 dur, us;
+	__u32 msec, flags;
+	double secs, num;
+	bool yn;
+	int color;
+	const char *str, *path, *abspath;
+	char ifname[IFNAMSIZ];
+	struct sc_prefix addr4, addr, pfx, ifaddr;
+	struct sc_listen listen;
+	SC_LIST(struct sc_prefix, 2) pfxs;
+	SC_LIST(struct kv_args, 2) kv;
+};
+
+static const struct sc_enum colors[] = { { "red", 1 }, { "green", 2 }, { NULL, 0 } };
+
+#define T_OPT(name, type, m, ...) SC_OPTION(name, type, struct t_args, m, __VA_ARGS__)
+static const struct sc_option t_opts[] = {
+	T_OPT("n", SC_OPT_UINT, n, .lo = 1, .hi = 100, .metavar = "N", .help = "n"),
+	T_OPT("dscp", SC_OPT_DSCP, dscp, .noun = "DSCP"),
+	T_OPT("dur", SC_OPT_DURATION, dur, .unit = SC_UNIT_MS, .lo = 0, .hi = 10000),
+	T_OPT("us", SC_OPT_DURATION, us, .unit = SC_UNIT_US, .lo = 1, .hi = 1000000),
+	T_OPT("idle", SC_OPT_MSEC, msec, .lo = 1, .hi = 86400000),
+	T_OPT("watch", SC_OPT_SECONDS, secs, .lo = 0.1, .hi = 3600),
+	T_OPT("rate", SC_OPT_NUMBER, num, .lo = 0.001, .hi = 10000),
+	T_OPT("on", SC_OPT_YESNO, flags, .bit = 4),
+	T_OPT("yn", SC_OPT_YESNO, yn),
+	T_OPT("color", SC_OPT_ENUM, color, .values = colors),
+	T_OPT("str", SC_OPT_STRING, str),
+	T_OPT("path", SC_OPT_PATH, path, .noun = "path"),
+	T_OPT("abspath", SC_OPT_ABSPATH, abspath, .noun = "path"),
+	T_OPT("ifname", SC_OPT_IFNAME, ifname, .noun = "interface name"),
+	T_OPT("addr4", SC_OPT_ADDR, addr4, .family = AF_INET, .noun = "address"),
+	T_OPT("addr", SC_OPT_ADDR, addr, .noun = "address"),
+	T_OPT("pfx", SC_OPT_PREFIX, pfx, .noun = "prefix"),
+	T_OPT("ifaddr", SC_OPT_IFADDR, ifaddr, .noun = "address"),
+	T_OPT("listen", SC_OPT_LISTEN, listen),
+	SC_OPTION_LIST("pfxs", SC_OPT_PREFIX, struct t_args, pfxs, .noun = "prefix"),
+	SC_OPTION_LIST("kv", SC_OPT_KEYVALS, struct t_args, kv, .sub = kv_keys),
+	SC_OPTIONS_END,
+};
+
+#define PFX_ACC "an IPv4 or IPv6 address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16"
+/* name, value, the error line (NULL: accepted) */
+static const struct { const char *name, *value, *err; } t_cases[] = {
+	{ "n", "1", NULL }, { "n", "100", NULL },
+	{ "n", "0", "--n: invalid value '0': accepted: an integer 1..100" },
+	{ "n", "101", "--n: invalid value '101': accepted: an integer 1..100" },
+	{ "n", "1x", "--n: invalid value '1x': accepted: an integer 1..100" },
+	{ "dscp", "0", NULL }, { "dscp", "63", NULL },
+	{ "dscp", "64", "--dscp: invalid DSCP '64': accepted: an integer 0..63" },
+	{ "dur", "0", NULL }, { "dur", "10000", NULL }, { "dur", "7.5", NULL },
+	{ "dur", "10000.5", "--dur: invalid value '10000.5': accepted: milliseconds 0..10000" },
+	{ "dur", "1e3", "--dur: invalid value '1e3': accepted: milliseconds 0..10000" },
+	{ "dur", "-1", "--dur: invalid value '-1': accepted: milliseconds 0..10000" },
+	{ "dur", ".5", "--dur: invalid value '.5': accepted: milliseconds 0..10000" },
+	{ "dur", "5.", "--dur: invalid value '5.': accepted: milliseconds 0..10000" },
+	{ "dur", "0.0000001", "--dur: invalid value '0.0000001': accepted: milliseconds 0..10000" },
+	{ "us", "0", "--us: invalid value '0': accepted: microseconds 1..1000000" },
+	{ "idle", "0.001", NULL }, { "idle", "86400", NULL },
+	{ "idle", "0.0005", "--idle: invalid value '0.0005': accepted: seconds 0.001..86400, at most 3 decimals" },
+	{ "idle", "1.0000", "--idle: invalid value '1.0000': accepted: seconds 0.001..86400, at most 3 decimals" },
+	{ "watch", "0.1", NULL }, { "watch", "3600", NULL },
+	{ "watch", "1e0", "--watch: invalid value '1e0': accepted: seconds 0.1..3600" },
+	{ "rate", "0.001", NULL }, { "rate", "10000", NULL },
+	{ "rate", "0", "--rate: invalid value '0': accepted: a number 0.001..10000" },
+	{ "rate", "inf", "--rate: invalid value 'inf': accepted: a number 0.001..10000" },
+	{ "on", "yes", NULL }, { "on", "0", NULL }, { "yn", "1", NULL },
+	{ "on", "on", "--on: invalid value 'on': accepted: yes, no, 1, 0" },
+	{ "color", "green", NULL },
+	{ "color", "pink", "--color: invalid value 'pink': accepted: red, green" },
+	{ "str", "x", NULL }, { "str", "", "--str: invalid value '': accepted: a non-empty string" },
+	{ "path", "a/b", NULL },
+	{ "path", "", "--path: invalid path '': accepted: a path of 1..4095 characters" },
+	{ "abspath", "/a", NULL },
+	{ "abspath", "a", "--abspath: invalid path 'a': accepted: an absolute path" },
+	{ "ifname", "eth0", NULL }, { "ifname", "123456789012345", NULL },
+	{ "ifname", "1234567890123456", "--ifname: invalid interface name '1234567890123456': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
+	{ "ifname", "a:b", "--ifname: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
+	{ "ifname", "..", "--ifname: invalid interface name '..': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
+	{ "addr4", "10.0.0.1", NULL },
+	{ "addr4", "::1", "--addr4: invalid address '::1': accepted: an IPv4 address" },
+	{ "addr4", "10.0.0.1/8", "--addr4: invalid address '10.0.0.1/8': accepted: an IPv4 address" },
+	{ "addr", "fd00::1", NULL },
+	{ "addr", "nowhere", "--addr: invalid address 'nowhere': accepted: an IPv4 or IPv6 address" },
+	{ "pfx", "10.1.0.0/16", NULL }, { "pfx", "0.0.0.0/0", NULL }, { "pfx", "fd02::/48", NULL },
+	{ "pfx", "10.1.0.1/16", "--pfx: invalid prefix '10.1.0.1/16': accepted: " PFX_ACC },
+	{ "pfx", "10.0.0.0/33", "--pfx: invalid prefix '10.0.0.0/33': accepted: " PFX_ACC },
+	{ "ifaddr", "192.168.101.1/30", NULL },
+	{ "ifaddr", "192.168.101.1", "--ifaddr: invalid address '192.168.101.1': accepted: an IPv4 or IPv6 address with /LEN (0..32, 0..128), e.g. 192.168.101.1/30" },
+	{ "listen", "[::1]:9434", NULL },
+	{ "listen", "10.0.0.1:80", "--listen: invalid value '10.0.0.1:80': accepted: a loopback address and port, e.g. 127.0.0.1:9434 or [::1]:9434" },
+	{ "pfxs", "10.0.0.0/8 x", "--pfxs: invalid prefix 'x': accepted: " PFX_ACC },
+	{ "kv", "a=0", "--kv: a: invalid value '0': accepted: an integer 1..9" },
+	{ "kv", "c=1", "--kv: unknown key 'c': accepted: a, b" },
+	{ "kv", "b=yes", "--kv: a= is required" },
+};
+
+static void test_params_cases(void)
+{
+	char err[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(t_cases) / sizeof(t_cases[0]); i++) {
+		struct t_args a = { 0 };
+		struct sc_opt_ref r;
+		int rc;
+
+		err[0] = '\0';
+		rc = sc_option_find(t_opts, &a, t_cases[i].name, true, &r);
+		if (!rc)
+			rc = sc_option_set(&r, t_cases[i].value, "--", err, sizeof(err));
+		if (!t_cases[i].err)
+			ok(!rc && sc_option_given(t_opts, &a, t_cases[i].name),
+			   "params: --%s '%s' accepted", t_cases[i].name, t_cases[i].value);
+		else if (!ok(rc == -EINVAL && !strcmp(err, t_cases[i].err),
+			     "params: --%s '%s' refused: %s", t_cases[i].name,
+			     t_cases[i].value, t_cases[i].err))
+			tap_diag("got %d: %s", rc, err);
+	}
+}
+
+/* set one value into a; 0 or the error */
+static int t_set(struct t_args *a, const char *name, const char *value)
+{
+	struct sc_opt_ref r;
+	char err[512];
+
+	return sc_option_find(t_opts, a, name, true, &r) ?:
+	       sc_option_set(&r, value, "--", err, sizeof(err));
+}
+
+static void test_params_values(void)
+{
+	struct t_args a = { 0 };
+	__u64 ns = 0;
+
+	ok(!t_set(&a, "dur", "7.5") && a.dur == 7500000, "params: 7.5 ms is 7500000 ns");
+	ok(!t_set(&a, "idle", "0.25") && a.msec == 250, "params: 0.25 s into ms is 250");
+	ok(!t_set(&a, "watch", "0.5") && a.secs == 0.5, "params: 0.5 s into seconds");
+	ok(!t_set(&a, "on", "yes") && a.flags == 4 && !t_set(&a, "on", "no") && !a.flags,
+	   "params: yes/no sets and clears its bit");
+	ok(!t_set(&a, "color", "green") && a.color == 2, "params: enum value");
+	ok(!t_set(&a, "pfx", "fd02::/48") && a.pfx.family == AF_INET6 && a.pfx.len == 48,
+	   "params: IPv6 prefix and length");
+	ok(!t_set(&a, "pfx", "10.1.2.3") && a.pfx.family == AF_INET && a.pfx.len == 32,
+	   "params: an address is a /32 prefix");
+	ok(!t_set(&a, "pfxs", "10.0.0.0/8,fd00::/8") && a.pfxs.n == 2 &&
+	   a.pfxs.v[1].family == AF_INET6, "params: a list of two in one value");
+	ok(t_set(&a, "pfxs", "192.168.0.0/16") == -E2BIG && a.pfxs.n == 2,
+	   "params: a full list refuses one more");
+	ok(!t_set(&a, "kv", "a=3,b=yes") && !t_set(&a, "kv", "a=4") && a.kv.n == 2 &&
+	   a.kv.v[0].a == 3 && a.kv.v[0].b && a.kv.v[1].a == 4 && !a.kv.v[1].b,
+	   "params: KEY=VALUE lists, one element per occurrence");
+	ok(!sc_parse_duration("0.000000001", SC_UNIT_S, 9, &ns) && ns == 1,
+	   "params: duration to the nanosecond");
+	ok(!sc_parse_duration("18446744073.709551615", SC_UNIT_S, 9, &ns) && ns == UINT64_MAX,
+	   "params: the longest duration");
+	ok(sc_parse_duration("18446744073.709551616", SC_UNIT_S, 9, &ns) == -EINVAL,
+	   "params: one nanosecond more overflows");
+}
+
+static void t_usage(void)
+{
+	static const struct t_args defaults = { .n = 5, .dur = 2500000, .color = 2 };
+
+	sc_usage(print_fp(), "[options]", t_opts, &defaults, "end\n");
+}
+
+static void test_params_help(void)
+{
+	char *out = capture(t_usage, false);
+
+	ok(strstr(out, "Usage: ") && strstr(out, " [options]\n"), "params: usage line");
+	ok(strstr(out, "--n N ") && strstr(out, "n (an integer 1..100; default 5)\n"),
+	   "params: help shows the range and the default");
+	ok(strstr(out, "(milliseconds 0..10000; default 2.5)\n") != NULL,
+	   "params: a duration's default in its unit");
+	ok(strstr(out, "(microseconds 1..1000000)\n") != NULL,
+	   "params: a default out of range is not shown");
+	ok(strstr(out, "a=") && strstr(out, "(an integer 1..9; required)"),
+	   "params: KEY=VALUE keys listed under their option");
+	ok(strstr(out, "end\n") != NULL, "params: epilog");
+}
+
+static void test_params_parse(void)
+{
+	char a0[] = "t", a1[] = "--n", a2[] = "7", a3[] = "--dur=1", a4[] = "x";
+	char *argv[] = { a0, a1, a2, a3, a4, NULL };
+	struct t_args a = { 0 };
+	int rest = 0;
+
+	ok(sc_options_parse(t_opts, NULL, 4, argv, &a, false, NULL) == 0 && a.n == 7 &&
+	   a.dur == 1000000, "params: getopt from the table");
+	ok(sc_options_parse(t_opts, NULL, 5, argv, &a, false, &rest) == 0 && rest == 4,
+	   "params: the first argument left for the caller");
 }
 
 static void test_files(void)
@@ -189,6 +403,10 @@ int main(void)
 {
 	test_json();
 	test_parse();
+	test_params_cases();
+	test_params_values();
+	test_params_help();
+	test_params_parse();
 	test_files();
 	return tap_done();
 }
