@@ -17,7 +17,11 @@ BUILD    ?= build
 CC       ?= gcc
 CLANG    ?= clang
 BPFTOOL  ?= bpftool
-PKG_CONFIG ?= pkg-config
+# The fragments ask pkg-config for flags while the makefile is read, before
+# `make test` or `make demo` has installed anything: probe quietly (a
+# missing package gives empty flags here; each recipe names the package it
+# needs), and without pkg-config at all give nothing instead of a shell error.
+PKG_CONFIG ?= $(if $(shell command -v pkg-config 2>/dev/null),pkg-config --silence-errors,false)
 
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 # Our own code: warnings are errors. -MMD -MP: a header edit rebuilds users.
