@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-# telemetry/: fct-tap, the DPDK timestamping tap (FCT, delay, jitter, loss),
-# and tap-mkpcap, the pcap pair writer used by its tests and benchmark.
-# Both use lib/ (FSLIB), DPDK's headers and libpcap.
+# telemetry/: fct-tap, the DPDK timestamping tap (FCT, delay, jitter, loss).
+# It uses lib/ (FSLIB), DPDK's headers and libpcap. (tap-mkpcap, the pcap
+# pair writer of its tests and benchmark, is built by tests/build.mk.)
 
 TAP_SRCS := $(wildcard telemetry/*.c)
 TAP_OBJS := $(TAP_SRCS:%.c=$(BUILD)/%.o)
@@ -27,10 +27,5 @@ $(BUILD)/fct-tap: $(TAP_OBJS) $(FSLIB)
 	$(CC) $(CFLAGS) $(TAP_OBJS) -o $@ $(FSLIB) $(TAP_DPDK_LIBS) $(TAP_PCAP_LIBS) \
 		$(FSLIB_LIBS) -lm
 
-$(BUILD)/tap-mkpcap: tests/tap/mkpcap.c
-	@mkdir -p $(@D)
-	$(tap-deps-check)
-	$(CC) $(CFLAGS) $(TAP_DPDK_CFLAGS) $(TAP_PCAP_CFLAGS) $< -o $@ $(TAP_PCAP_LIBS)
-
-ALL_TARGETS += $(BUILD)/fct-tap $(BUILD)/tap-mkpcap
+ALL_TARGETS += $(BUILD)/fct-tap
 BENCH_CMDS += tests/tap/bench.sh

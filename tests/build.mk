@@ -34,3 +34,12 @@ ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pas
 BENCH_CMDS += tests/bench/datapath.sh
 BENCH_CMDS += $(BUILD)/bench-flood
 BENCH_CMDS += tests/bench/forwarding.sh
+
+# tap-mkpcap: the pcap pair writer of fct-tap's tests and benchmark
+# (tests/tap/); DPDK's headers and libpcap as for fct-tap (telemetry/build.mk)
+$(BUILD)/tap-mkpcap: tests/tap/mkpcap.c
+	@mkdir -p $(@D)
+	$(tap-deps-check)
+	$(CC) $(CFLAGS) $(TAP_DPDK_CFLAGS) $(TAP_PCAP_CFLAGS) $< -o $@ $(TAP_PCAP_LIBS)
+
+ALL_TARGETS += $(BUILD)/tap-mkpcap
