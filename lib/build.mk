@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
-# lib/: the user-space helpers shared by splitctl, tunnel-cfg and fct-tap
-# (output layer, parsing, clocks, signals, safe files), built as a static
-# library. Users add $(FSLIB_CFLAGS) and link $(FSLIB) $(FSLIB_LIBS).
+# lib/: the user-space helpers shared by splitctl, tunnel-cfg, fct-tap,
+# flowgen, delayline and dlprobe (option tables and value validators, output
+# layer, clocks, signals, safe files), built as a static library. Users add
+# $(FSLIB_CFLAGS) and link $(FSLIB) $(FSLIB_LIBS).
 
 FSLIB_SRCS := $(wildcard lib/*.c)
 FSLIB_OBJS := $(FSLIB_SRCS:%.c=$(BUILD)/%.o)

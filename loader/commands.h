@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * commands.h - the argument struct of every command (filled by its option
- * table in main.c, see options.h) and the command functions. A command gets
+ * table in main.c, see lib/params.h) and the command functions. A command gets
  * the global options, its parsed arguments and, for commands that take free
  * arguments ("set" pairs), the rest of argv; it returns an exit code.
  */

@@ -14,7 +14,7 @@
  * hook and mode against live attachments, the routes); "apply" changes
  * nothing before both passed.
  *
- * The keys are the rows of the commands' option tables (options.h), parsed
+ * The keys are the rows of the commands' option tables (lib/params.h), parsed
  * and checked by the same code as on the command line: [splitter] those of
  * "attach" (sc_attach_opts, with every setting) plus "interfaces", [agent]
  * those of "run" (sc_run_opts), [route] those of "route up" (tunnel-cfg),

@@ -3,7 +3,7 @@
  * splitctl.h - internal interface between the parts of splitctl.
  *
  * main.c holds the command table; each command declares its options in a
- * typed table (options.h) that parses and validates them into the
+ * typed table (lib/params.h) that parses and validates them into the
  * command's argument struct before the command runs. A cmd_*() function
  * gets the global options and its parsed arguments and returns a process
  * exit code (FS_EXIT_* of lib/util.h). Output goes through lib/json_print.h
