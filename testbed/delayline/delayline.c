@@ -780,57 +780,65 @@ static void wake_ahead_calibrate(void)
 
 /* --- main ----------------------------------------------------------------- */
 
-int main(int argc, char **argv)
+/* --cpu and --rt-priority, then the wake-up latency with them: 0 or -1
+ * (printed) */
+static int sched_setup(const struct dl_opts *o)
 {
-	struct epoll_event ev, evs[MAX_LINES];
-	struct dl_opts o;
-	int cpu, rt_prio, rc;
-
-	fs_log_init("delayline", FS_LOG_INFO);
-	rc = dl_parse(argc, argv, &o);
-	if (rc >= 0)
-		return rc;
-	cpu = o.cpu;
-	rt_prio = o.rt_prio;
-	if (cpu >= 0) {
+	if (o->cpu >= 0) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET(cpu, &set);
+		CPU_SET(o->cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set)) {
-			fprintf(stderr, "delayline: --cpu %d: %s\n", cpu, strerror(errno));
-			return 1;
+			fprintf(stderr, "delayline: --cpu %d: %s\n", o->cpu, strerror(errno));
+			return -1;
 		}
 	}
-	if (rt_prio) {
-		struct sched_param sp = { .sched_priority = rt_prio };
+	if (o->rt_prio) {
+		struct sched_param sp = { .sched_priority = o->rt_prio };
 
 		if (sched_setscheduler(0, SCHED_FIFO, &sp)) {
-			fprintf(stderr, "delayline: --rt-priority %d: %s\n", rt_prio, strerror(errno));
-			return 1;
+			fprintf(stderr, "delayline: --rt-priority %d: %s\n", o->rt_prio,
+				strerror(errno));
+			return -1;
 		}
 	}
 	prctl(PR_SET_TIMERSLACK, 1UL);	/* 1 ns: wake at the release time */
 	wake_ahead_calibrate();
+	return 0;
+}
 
+/* every line's sockets and ring, their receive sockets in one epoll set,
+ * the signals: the epoll descriptor, or -1 */
+static int lines_start(const struct dl_opts *o)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct sigaction sa = { .sa_handler = on_signal };
 	int ep = epoll_create1(EPOLL_CLOEXEC);
+
 	if (ep < 0)
-		return 1;
+		return -1;
 	for (int i = 0; i < nlines; i++) {
-		if (line_open(&lines[i], o.limit, o.keep_offloads))
-			return 1;
-		ev.events = EPOLLIN;
+		if (line_open(&lines[i], o->limit, o->keep_offloads))
+			return -1;
 		ev.data.u32 = i;
 		if (epoll_ctl(ep, EPOLL_CTL_ADD, lines[i].rx_fd, &ev))
-			return 1;
+			return -1;
 	}
-	struct sigaction sa = { .sa_handler = on_signal };
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
+	return ep;
+}
 
-	int64_t interval = (int64_t)o.interval_ns, next_dump = mono_ns() + interval;
+/* Forward until SIGINT/SIGTERM: release what is due, dump the counters
+ * every interval (and on SIGUSR1/SIGUSR2), sleep until the next release. */
+static void run_loop(int ep, int64_t interval)
+{
+	struct epoll_event evs[MAX_LINES];
+	int64_t next_dump = (int64_t)mono_ns() + interval;
+
 	dump_stats();	/* ready: the file exists once every socket is bound */
 	fprintf(stderr, "delayline: ready, %d line(s)\n", nlines);
 
@@ -875,6 +883,23 @@ int main(int argc, char **argv)
 		for (int i = 0; i < n; i++)
 			line_receive(&lines[evs[i].data.u32]);
 	}
+}
+
+int main(int argc, char **argv)
+{
+	struct dl_opts o;
+	int ep, rc;
+
+	fs_log_init("delayline", FS_LOG_INFO);
+	rc = dl_parse(argc, argv, &o);
+	if (rc >= 0)
+		return rc;
+	if (sched_setup(&o))
+		return 1;
+	ep = lines_start(&o);
+	if (ep < 0)
+		return 1;
+	run_loop(ep, (int64_t)o.interval_ns);
 	if (stats_path)
 		dump_stats();
 	else

@@ -800,88 +800,92 @@ static void check_timeouts(uint64_t now)
 	}
 }
 
-int main(int argc, char **argv)
-{
-	static char sig_tag, timer_tag;
-	struct epoll_event ev[64];
-	struct request *req;
-	struct rlimit rl;
-	uint64_t t0, last_check = 0;
-	long i, n = 0, next = 0;
-	int rc, tfd, sfd, stop = 0;
-	sigset_t sigs;
-	FILE *logf;
+/* ---- the run ---------------------------------------------------------------- */
+static char sig_tag, timer_tag;	/* epoll data of the signalfd and the timerfd */
 
-	fs_log_init("flowgen", FS_LOG_INFO);
-	rc = parse_args(argc, argv);
-	if (rc)
-		return rc;
-	req = make_schedule(&n);
-	if (!req)
-		return 1;
-	if (opt.print_schedule) {
-		printf("id,at_s,kind,method,bytes\n");
-		for (i = 0; i < n; i++)
-			printf("%ld,%.6f,%s,%s,%" PRIu64 "\n", i, req[i].at_s, kind_names[req[i].kind],
-			       req[i].put ? "PUT" : "GET", req[i].bytes);
-		return 0;
-	}
-	rc = check_cc();
-	if (rc)
-		return rc;
-	logf = strcmp(opt.log, "-") ? fopen(opt.log, "w") : stdout;
-	if (!logf) {
-		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
-		return 1;
-	}
+static void print_schedule(const struct request *req, long n)
+{
+	printf("id,at_s,kind,method,bytes\n");
+	for (long i = 0; i < n; i++)
+		printf("%ld,%.6f,%s,%s,%" PRIu64 "\n", i, req[i].at_s, kind_names[req[i].kind],
+		       req[i].put ? "PUT" : "GET", req[i].bytes);
+}
+
+/* descriptors, the active table, epoll with the arrival timer and the stop
+ * signals (SIGINT/SIGTERM end the run: the log is still written); 0 or -1
+ * (printed) */
+static int run_setup(int *tfd, int *sfd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct rlimit rl;
+	sigset_t sigs;
+
 	/* one descriptor per request in flight */
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
 		rl.rlim_cur = rl.rlim_max;
 		setrlimit(RLIMIT_NOFILE, &rl);
 	}
-	/* SIGINT/SIGTERM end the run: the log is still written */
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 	active = calloc(opt.max_inflight, sizeof(*active));
 	epfd = epoll_create1(EPOLL_CLOEXEC);
-	tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
-	if (!active || epfd < 0 || tfd < 0 || sfd < 0) {
+	*tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	*sfd = signalfd(-1, &sigs, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (!active || epfd < 0 || *tfd < 0 || *sfd < 0) {
 		fprintf(stderr, "flowgen: set-up failed: %s\n", strerror(errno));
-		return 1;
+		return -1;
 	}
-	ev[0] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &timer_tag };
-	ev[1] = (struct epoll_event){ .events = EPOLLIN, .data.ptr = &sig_tag };
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, tfd, &ev[0]) || epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev[1])) {
-		fprintf(stderr, "flowgen: epoll: %s\n", strerror(errno));
-		return 1;
+	ev.data.ptr = &timer_tag;
+	if (!epoll_ctl(epfd, EPOLL_CTL_ADD, *tfd, &ev)) {
+		ev.data.ptr = &sig_tag;
+		if (!epoll_ctl(epfd, EPOLL_CTL_ADD, *sfd, &ev))
+			return 0;
 	}
+	fprintf(stderr, "flowgen: epoll: %s\n", strerror(errno));
+	return -1;
+}
 
-	t0 = mono_ns();
-	while (finished < n && !stop) {
-		uint64_t now = mono_ns();
-		int k, m, wait_ms = -1;
+/* Start every request that is due, as far as --max-inflight allows; the
+ * timer is set for the next one. */
+static void start_due(struct request *req, long n, long *next, uint64_t t0, int tfd)
+{
+	uint64_t now = mono_ns();
 
-		/* start every request that is due, as far as --max-inflight allows */
-		while (next < n && (uint64_t)n_active < opt.max_inflight) {
-			uint64_t due = t0 + (uint64_t)llround(req[next].at_s * 1e9);
+	while (*next < n && (uint64_t)n_active < opt.max_inflight) {
+		uint64_t due = t0 + (uint64_t)llround(req[*next].at_s * 1e9);
 
-			if (due > now) {
-				struct itimerspec its = { .it_value = { due / NSEC, due % NSEC } };
+		if (due > now) {
+			struct itimerspec its = { .it_value = { due / NSEC, due % NSEC } };
 
-				timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
-				break;
-			}
-			if (now - due > LATE_WARN_NS) {
-				late++;
-				if (now - due > late_max)
-					late_max = now - due;
-			}
-			start_request(&req[next++], now);
-			now = mono_ns();
+			timerfd_settime(tfd, TFD_TIMER_ABSTIME, &its, NULL);
+			break;
 		}
+		if (now - due > LATE_WARN_NS) {
+			late++;
+			if (now - due > late_max)
+				late_max = now - due;
+		}
+		start_request(&req[(*next)++], now);
+		now = mono_ns();
+	}
+}
+
+/* Until every request finished, or a stop signal: 1 when stopped. */
+static int run_loop(struct request *req, long n, uint64_t t0, int tfd)
+{
+	uint64_t last_check = 0;
+	struct epoll_event ev[64];
+	long next = 0;
+	int stop = 0;
+
+	while (finished < n && !stop) {
+		int k, m, wait_ms = -1;
+		uint64_t now;
+
+		start_due(req, n, &next, t0, tfd);
+		now = mono_ns();
 		if (opt.timeout_ns && n_active) {
 			if (now - last_check >= TIMEOUT_CHECK_NS) {
 				check_timeouts(now);
@@ -909,7 +913,14 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	/* interrupted: whatever did not complete */
+	return stop;
+}
+
+/* whatever did not complete is interrupted; idle connections close */
+static void run_end(struct request *req, long n)
+{
+	long i;
+
 	for (i = n_active - 1; i >= 0; i--)
 		finish(active[i], E_INTERRUPTED);
 	for (i = 0; i < n; i++)
@@ -923,6 +934,11 @@ int main(int argc, char **argv)
 		idle = c->next_idle;
 		conn_close(c);
 	}
+}
+
+/* the log and the run's summary on stderr: the exit code */
+static int run_report(FILE *logf, const struct request *req, long n, uint64_t t0, int stop)
+{
 	write_log(logf, req, n, t0);
 	if (fflush(logf) || (logf != stdout && fclose(logf))) {
 		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
@@ -937,4 +953,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "flowgen: %ld of %ld requests failed (error column of %s)\n", failed, n,
 			opt.log);
 	return failed ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct request *req;
+	int rc, tfd, sfd, stop;
+	uint64_t t0;
+	long n = 0;
+	FILE *logf;
+
+	fs_log_init("flowgen", FS_LOG_INFO);
+	rc = parse_args(argc, argv);
+	if (rc)
+		return rc;
+	req = make_schedule(&n);
+	if (!req)
+		return 1;
+	if (opt.print_schedule) {
+		print_schedule(req, n);
+		return 0;
+	}
+	rc = check_cc();
+	if (rc)
+		return rc;
+	logf = strcmp(opt.log, "-") ? fopen(opt.log, "w") : stdout;
+	if (!logf) {
+		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
+		return 1;
+	}
+	if (run_setup(&tfd, &sfd))
+		return 1;
+	t0 = mono_ns();
+	stop = run_loop(req, n, t0, tfd);
+	run_end(req, n);
+	return run_report(logf, req, n, t0, stop);
 }
