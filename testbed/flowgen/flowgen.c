@@ -972,6 +972,7 @@ int main(int argc, char **argv)
 		return 1;
 	if (opt.print_schedule) {
 		print_schedule(req, n);
+		free(req);
 		return 0;
 	}
 	rc = check_cc();
