@@ -27,11 +27,6 @@ const char *fs_log_prog(void)
 	return log_prog;
 }
 
-enum fs_log_level fs_log_level(void)
-{
-	return log_max;
-}
-
 void fs_log(enum fs_log_level level, const char *fmt, ...)
 {
 	char buf[2048];

@@ -30,7 +30,6 @@ enum fs_log_level { FS_LOG_ERR, FS_LOG_WARN, FS_LOG_INFO, FS_LOG_DEBUG };
 /* Program name (message prefix) and the most verbose level printed
  * (FS_LOG_INFO by default; -v gives FS_LOG_DEBUG). */
 void fs_log_init(const char *prog, enum fs_log_level max);
-enum fs_log_level fs_log_level(void);
 /* The program name of fs_log_init() ("flowsplit" before it). */
 const char *fs_log_prog(void);
 /* "prog: message\n" on stderr when level <= the configured level. */
