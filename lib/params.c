@@ -490,13 +490,15 @@ static int set_keyvals(const struct sc_option *o, const char *v, void *p,
 }
 
 /* Every value in v into the list at p: one per occurrence for KEYVALS,
- * else as many as v holds, separated by ',' or ' '. */
+ * else as many as v holds (at least one), separated by ',' or ' '. All or
+ * none: on an error the list is as it was. */
 static int set_list(const struct sc_option *o, const char *v, void *p,
 		    char *why, size_t whylen)
 {
 	struct sc_option e = *o;
-	unsigned int *n = p;
+	unsigned int *n = p, n0 = *n;
 	char buf[1024], *save, *part;
+	int err = 0;
 
 	e.type = o->elem;
 	e.size = o->elem_size;
@@ -504,20 +506,25 @@ static int set_list(const struct sc_option *o, const char *v, void *p,
 		return -EINVAL;
 	strcpy(buf, v);
 	part = e.type == SC_OPT_KEYVALS ? buf : strtok_r(buf, ", ", &save);
-	for (; part; part = e.type == SC_OPT_KEYVALS ? NULL : strtok_r(NULL, ", ", &save)) {
+	if (!part)
+		return -EINVAL;
+	for (; part && !err; part = e.type == SC_OPT_KEYVALS ? NULL : strtok_r(NULL, ", ", &save)) {
 		void *slot = (char *)p + o->elem_off + (size_t)*n * o->elem_size;
 
-		if (*n == o->max)
-			return -E2BIG;
-		memset(slot, 0, o->elem_size);
-		if (set_value(&e, e.type == SC_OPT_KEYVALS ? v : part, slot, why, whylen)) {
-			if (!why[0])
-				invalid(&e, part, why, whylen);
-			return -EINVAL;
+		if (*n == o->max) {
+			err = -E2BIG;
+			break;
 		}
-		(*n)++;
+		memset(slot, 0, o->elem_size);
+		err = set_value(&e, e.type == SC_OPT_KEYVALS ? v : part, slot, why, whylen);
+		if (err && !why[0])
+			invalid(&e, part, why, whylen);
+		if (!err)
+			(*n)++;
 	}
-	return 0;
+	if (err)
+		*n = n0;
+	return err;
 }
 
 static uint64_t load_uint(const void *p, size_t size)

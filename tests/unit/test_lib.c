@@ -292,6 +292,11 @@ static void test_params_values(void)
 	   a.pfxs.v[1].family == AF_INET6, "params: a list of two in one value");
 	ok(t_set(&a, "pfxs", "192.168.0.0/16") == -E2BIG && a.pfxs.n == 2,
 	   "params: a full list refuses one more");
+	a.pfxs.n = 0;
+	ok(t_set(&a, "pfxs", "10.0.0.0/8 10.0.0.1/8") == -EINVAL && a.pfxs.n == 0,
+	   "params: a list value with a bad element adds none of it");
+	ok(t_set(&a, "pfxs", " , ") == -EINVAL && a.pfxs.n == 0,
+	   "params: a list value without an element is refused");
 	ok(!t_set(&a, "kv", "a=3,b=yes") && !t_set(&a, "kv", "a=4") && a.kv.n == 2 &&
 	   a.kv.v[0].a == 3 && a.kv.v[0].b && a.kv.v[1].a == 4 && !a.kv.v[1].b,
 	   "params: KEY=VALUE lists, one element per occurrence");
