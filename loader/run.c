@@ -345,7 +345,7 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct agent ag = { .o = o, .cli = args };
 	char msg[PATH_MAX + 256];
-	int ret, mark;
+	int ret, mark, holder;
 
 	(void)argc;
 	(void)argv;
@@ -359,12 +359,14 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
 		return FS_EXIT_RUNTIME;
 	}
-	/* "status" tells whether an agent runs for this instance */
-	mark = sc_agent_mark(sc_pin_dir(o));
-	if (mark < 0)
-		pr_warn("run: %s", mark == -EBUSY ?
-			"another agent runs in this network namespace: status names only one" :
-			strerror(-mark));
+	/* one agent per network namespace (the routes and the health file
+	 * are the namespace's): the lock dies with us, even on kill -9;
+	 * "status" reads it to tell whether an agent runs */
+	mark = tcfg_agent_lock(sc_pin_dir(o), &holder, msg, sizeof(msg));
+	if (mark < 0) {
+		pr_err("run: %s", msg);
+		return FS_EXIT_RUNTIME;
+	}
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)
@@ -374,7 +376,6 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		MHD_stop_daemon(ag.http);
 	sc_health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
-	if (mark >= 0)
-		close(mark);
+	tcfg_agent_unlock(mark);
 	return ret;
 }

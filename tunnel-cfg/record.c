@@ -29,6 +29,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "failover.h"
 #include "tcfg.h"
 #include "util.h"
 
@@ -271,4 +272,144 @@ int tcfg_record_remove(struct tcfg_err *e)
 	if (unlink(path) && errno != ENOENT)
 		return tcfg_fail(e, errno, "cannot remove %s: %s", path, strerror(errno));
 	return 0;
+}
+
+/* ---- the agent lock ------------------------------------------------------------ */
+/*
+ * TCFG_STATE_DIR/agent-<netns inode>: "PID PIN_DIR\n", flock()ed (LOCK_EX)
+ * by the one agent of this namespace for its whole life. The kernel drops
+ * the lock when the process dies, kill -9 included, so "is an agent
+ * running" is "is the lock held", never "does a process with that PID
+ * exist" (PIDs are reused). The holder unlinks the file at exit while it
+ * still holds the lock; a taker checks that the file it locked is still
+ * the one at the path (else it lost a race with an exiting agent).
+ */
+static int agent_path(char *buf, size_t len, struct tcfg_err *e)
+{
+	return tcfg_state_path(buf, len, "agent", "", e);
+}
+
+/* The PID in an agent file (0 when unreadable). */
+static int agent_file_pid(int fd)
+{
+	char buf[64];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	int pid = 0;
+
+	if (n > 0) {
+		buf[n] = '\0';
+		if (sscanf(buf, "%d", &pid) != 1)
+			pid = 0;
+	}
+	return pid;
+}
+
+/* The file at path is still the one open as fd. */
+static bool same_file(int fd, const char *path)
+{
+	struct stat a, b;
+
+	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
+}
+
+static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
+{
+	char path[128];
+	int fd, ret, tries;
+
+	*holder = 0;
+	ret = agent_path(path, sizeof(path), e);
+	if (ret)
+		return ret;
+	if (mkdir(TCFG_STATE_DIR, 0755) && errno != EEXIST)
+		return tcfg_fail(e, errno, "cannot create %s: %s", TCFG_STATE_DIR, strerror(errno));
+	for (tries = 0; tries < 10; tries++) {
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd < 0)
+			return tcfg_fail(e, errno, "cannot open %s: %s", path, strerror(errno));
+		if (flock(fd, LOCK_EX | LOCK_NB)) {
+			ret = errno;
+			*holder = agent_file_pid(fd);
+			close(fd);
+			if (ret == EWOULDBLOCK)
+				return tcfg_fail(e, EBUSY, "another agent (pid %d) runs in this network namespace (lock %s): one agent at a time",
+						 *holder, path);
+			return tcfg_fail(e, ret, "cannot lock %s: %s", path, strerror(ret));
+		}
+		if (same_file(fd, path))
+			break;
+		close(fd);	/* unlinked by an agent that exited meanwhile */
+		fd = -1;
+	}
+	if (fd < 0)
+		return tcfg_fail(e, EAGAIN, "cannot lock %s: it keeps being replaced", path);
+	if (ftruncate(fd, 0) || dprintf(fd, "%d %s\n", (int)getpid(), pin_dir) < 0) {
+		ret = errno;
+		close(fd);
+		return tcfg_fail(e, ret, "cannot write %s: %s", path, strerror(ret));
+	}
+	return fd;
+}
+
+int tcfg_agent_lock(const char *pin_dir, int *holder, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	int ret = agent_lock(pin_dir, holder, &e);
+
+	if (ret < 0)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
+void tcfg_agent_unlock(int fd)
+{
+	struct tcfg_err ignored;
+	char path[128];
+
+	if (fd < 0)
+		return;
+	/* ours while we hold the lock: removed before the lock goes */
+	if (!agent_path(path, sizeof(path), &ignored) && same_file(fd, path))
+		unlink(path);
+	close(fd);
+}
+
+int tcfg_agent_running(void)
+{
+	struct tcfg_err ignored;
+	char path[128];
+	int fd, pid = 0;
+
+	if (agent_path(path, sizeof(path), &ignored))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	/* a lock we can take is nobody's */
+	if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK)
+		pid = agent_file_pid(fd);
+	close(fd);
+	return pid;
+}
+
+int tcfg_agent_remove_stale(void)
+{
+	struct tcfg_err ignored;
+	char path[128];
+	int fd, ret = 0;
+
+	if (agent_path(path, sizeof(path), &ignored))
+		return 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	/* nobody holds it: the agent that wrote it is gone (kill -9), and
+	 * so is the health it published */
+	if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, path)) {
+		ret = unlink(path) ? -errno : 1;
+		if (!tcfg_state_path(path, sizeof(path), "health", ".json", &ignored))
+			unlink(path);
+	}
+	close(fd);
+	return ret;
 }
