@@ -231,3 +231,14 @@ caps() {
 	echo "$output"
 	echo "$output" | grep -q 'probing.*cannot send probes: no CAP_NET_RAW, group 0 not in net.ipv4.ping_group_range 1-0'
 }
+
+@test "route up: a prefix with host bits after a good one: exit 2, one line, nothing installed" {
+	before=$(wan_dump "$A")
+	run -2 wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
+		--prefix 10.3.0.0/24 --prefix 10.2.0.1/24 --via-short 192.168.101.2 --via-long 192.168.102.2
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"'10.2.0.1/24': host bits set: accepted: a network address ADDR/LEN (10.2.0.0/24)"* ]]
+	[ "$(wan_dump "$A")" = "$before" ]
+	wan_sc "$A" -j route show | jq -e '.state == "down"'
+}

@@ -94,6 +94,9 @@ static inline int tcfg_alen(int family)
 int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len);
 /* "ADDR/LEN" text of p into buf (TCFG_PREFIX_STRLEN bytes are enough). */
 #define TCFG_PREFIX_STRLEN (INET6_ADDRSTRLEN + 4)
+/* Whether p has bits set past its length; they are cleared (p becomes
+ * the network address, for the error line). */
+bool tcfg_prefix_host_bits(struct tcfg_prefix *p);
 void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len);
 
 /* ---- objects ---------------------------------------------------------------- */
