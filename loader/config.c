@@ -203,21 +203,23 @@ static int section_done(struct parse_ctx *p)
 	if (!p->nsections || p->keys_in_section)
 		return 1;
 	last = &p->sections[p->nsections - 1];
+	if (!known_section(last->name))
+		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]",
+			    last->name);
 	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
 		    last->line);
 }
 
-/* A "[section]" line: known, not seen before, and the previous one not
- * empty. 1 to go on. */
+/* A "[section]" line: not seen before, and the previous one not empty
+ * (nor unknown). 1 to go on. */
 static int header(struct parse_ctx *p, int line, const char *section)
 {
 	int i;
 
+	/* an unknown section is named at its first key (the keys' check),
+	 * or at the next header or the end when it has none */
 	if (!section_done(p))
 		return 0;
-	if (!known_section(section))
-		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]",
-			    section);
 	for (i = 0; i < p->nsections; i++)
 		if (!strcmp(p->sections[i].name, section))
 			return fail(p, "[%s] given twice (first at line %d): accepted: one section per name",

@@ -393,6 +393,8 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("run: %s", msg);
 		return FS_EXIT_RUNTIME;
 	}
+	/* the files of agents killed with -9, here or in gone namespaces */
+	tcfg_agent_remove_stale();
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)

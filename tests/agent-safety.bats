@@ -152,7 +152,7 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	hf=$(wan_health_file "$A")
 	[ -f "$hf" ]
 	# another pin directory changes nothing: the routes are the namespace's
-	run -1 ip netns exec "$A" "$SPLITCTL" --pin-dir "$BPFA-other" run --interval 1
+	run -1 timeout 10 ip netns exec "$A" "$SPLITCTL" --pin-dir "$BPFA-other" run --interval 1
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"another agent (pid $first) runs in this network namespace"* ]]

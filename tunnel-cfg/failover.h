@@ -44,7 +44,9 @@ struct tcfg_failover;
  * dies). lock: the fd to keep, or -EBUSY (holder: the running agent's PID)
  * or another -errno, the reason in e. unlock: removes the file, then the
  * lock. running: the holder's PID, 0 when nobody holds it.
- * remove_stale: removes a file nobody holds (1 removed, 0 none).
+ * remove_stale: removes every agent file nobody holds (an agent killed
+ * with -9; its namespace may be gone) and its health file; the number
+ * removed.
  */
 int tcfg_agent_lock(const char *pin_dir, int *holder, char *err, size_t errlen);
 void tcfg_agent_unlock(int fd);

@@ -20,8 +20,10 @@
  * Also here: the lock that serialises every change of our routes (route
  * up, route down, the agent's plans), and the state file paths.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -312,6 +314,26 @@ static bool same_file(int fd, const char *path)
 	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
 }
 
+/*
+ * LOCK_EX within about 200 ms: a holder that is just starting (its PID
+ * not written yet) or a sweep (remove_stale) holds it for microseconds, a
+ * running agent for its life. 0 or the errno.
+ */
+static int lock_briefly(int fd)
+{
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK)
+			return errno;
+		usleep(10000);
+	}
+	/* a running agent: its PID is written by now */
+	return EWOULDBLOCK;
+}
+
 static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
 {
 	char path[128];
@@ -327,8 +349,8 @@ static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd < 0)
 			return tcfg_fail(e, errno, "cannot open %s: %s", path, strerror(errno));
-		if (flock(fd, LOCK_EX | LOCK_NB)) {
-			ret = errno;
+		ret = lock_briefly(fd);
+		if (ret) {
 			*holder = agent_file_pid(fd);
 			close(fd);
 			if (ret == EWOULDBLOCK)
@@ -392,24 +414,45 @@ int tcfg_agent_running(void)
 	return pid;
 }
 
-int tcfg_agent_remove_stale(void)
+/* Remove the agent file at path and the health file of the same
+ * namespace when nobody holds the lock: 1 removed, 0 not. */
+static int remove_if_stale(const char *path)
 {
-	struct tcfg_err ignored;
-	char path[128];
+	char health[PATH_MAX];
+	const char *ino = strrchr(path, '-');
 	int fd, ret = 0;
 
-	if (agent_path(path, sizeof(path), &ignored))
-		return 0;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0;
 	/* nobody holds it: the agent that wrote it is gone (kill -9), and
 	 * so is the health it published */
 	if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, path)) {
-		ret = unlink(path) ? -errno : 1;
-		if (!tcfg_state_path(path, sizeof(path), "health", ".json", &ignored))
-			unlink(path);
+		snprintf(health, sizeof(health), "%s/health%s.json", TCFG_STATE_DIR, ino ? ino : "");
+		unlink(health);
+		ret = !unlink(path);
 	}
 	close(fd);
 	return ret;
+}
+
+int tcfg_agent_remove_stale(void)
+{
+	char path[PATH_MAX];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	/* every namespace's: a file whose lock is free is nobody's, also
+	 * when its namespace is gone (its inode may be reused) */
+	d = opendir(TCFG_STATE_DIR);
+	if (!d)
+		return 0;
+	while ((de = readdir(d)))
+		if (!strncmp(de->d_name, "agent-", 6)) {
+			snprintf(path, sizeof(path), "%s/%s", TCFG_STATE_DIR, de->d_name);
+			n += remove_if_stale(path);
+		}
+	closedir(d);
+	return n;
 }
