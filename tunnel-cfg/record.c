@@ -23,6 +23,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -421,6 +422,8 @@ static int remove_if_stale(const char *path)
 	char health[PATH_MAX];
 	const char *ino = strrchr(path, '-');
 	int fd, ret = 0;
+	size_t i;
+	glob_t g;
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
@@ -430,6 +433,13 @@ static int remove_if_stale(const char *path)
 	if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, path)) {
 		snprintf(health, sizeof(health), "%s/health%s.json", TCFG_STATE_DIR, ino ? ino : "");
 		unlink(health);
+		/* and the temporary file of a write it was killed in */
+		snprintf(health, sizeof(health), "%s/.health%s.json.*", TCFG_STATE_DIR, ino ? ino : "");
+		if (!glob(health, GLOB_NOSORT, NULL, &g)) {
+			for (i = 0; i < g.gl_pathc; i++)
+				unlink(g.gl_pathv[i]);
+			globfree(&g);
+		}
 		ret = !unlink(path);
 	}
 	close(fd);
