@@ -10,10 +10,14 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "commands.h"
+#include "failover.h"
 #include "tunnel_cfg.h"
 
 enum verdict { PASS, FAIL, SKIP };
@@ -168,6 +172,10 @@ static void check_routing(struct doctor *d)
 	check(d, t->missing ? FAIL : PASS, "routes", "splitctl route up ... again, or run the agent (it re-converges)",
 	      t->missing ? "degraded: %s" : "rules and routes of both classes in place%s",
 	      t->missing ? t->missing_first : "");
+	check(d, t->foreign ? FAIL : PASS, "route owners",
+	      "remove the route, or route up with free --table-short/--table-long",
+	      t->foreign ? "%s" : "no route of someone else in our tables at our prefixes%s",
+	      t->foreign ? t->foreign_first : "");
 	for (i = 0; i < t->nlan; i++) {
 		snprintf(fix, sizeof(fix), "splitctl attach %s", t->lan[i]);
 		check(d, attached(d, t->lan[i]) ? PASS : FAIL, "lan", fix,
@@ -229,6 +237,68 @@ static void check_sysctls(struct doctor *d)
 	      "fib_multipath_hash_policy ipv4 %d, ipv6 %d (ECMP needs 1: L4, one path per flow)", v4, v6);
 }
 
+/* A "Key:\t..." line of /proc/PID/status. */
+static bool proc_status(int pid, const char *key, char *val, size_t len)
+{
+	char path[64], line[256];
+	size_t klen = strlen(key);
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, klen) && line[klen] == ':') {
+			snprintf(val, len, "%s", line + klen + 1);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Whether the agent (or, with none running, a process with this doctor's
+ * privileges) can send the health probes: a ping socket needs its group in
+ * net.ipv4.ping_group_range (this namespace's: "1 0", nobody, unless
+ * configured), a raw socket needs CAP_NET_RAW (flowsplit.service grants it).
+ */
+static void check_probing(struct doctor *d)
+{
+	int pid = tcfg_agent_running(), self = pid ? pid : (int)getpid();
+	unsigned long long caps = 0;
+	unsigned int gid = 0, lo = 1, hi = 0;
+	char val[128];
+	bool raw, ping;
+	FILE *f;
+
+	if (!d->t.recorded) {
+		check(d, SKIP, "probing", "", "no route up: no tunnel to probe");
+		return;
+	}
+	if (proc_status(self, "CapEff", val, sizeof(val)))
+		caps = strtoull(val, NULL, 16);
+	if (proc_status(self, "Gid", val, sizeof(val)))
+		sscanf(val, "%*u %u", &gid);
+	f = fopen("/proc/sys/net/ipv4/ping_group_range", "r");
+	if (!f || fscanf(f, "%u %u", &lo, &hi) != 2)
+		lo = 1, hi = 0;
+	if (f)
+		fclose(f);
+	raw = caps & (1ULL << CAP_NET_RAW);
+	ping = gid >= lo && gid <= hi;
+	if (raw || ping) {
+		check(d, PASS, "probing", "", "%s (pid %d) can send probes: %s",
+		      pid ? "the agent" : "splitctl run with these privileges", self,
+		      raw ? "CAP_NET_RAW" : "ping sockets");
+		return;
+	}
+	check(d, FAIL, "probing",
+	      "give the agent CAP_NET_RAW (CapabilityBoundingSet of flowsplit.service), or sysctl -w net.ipv4.ping_group_range='0 0'",
+	      "%s (pid %d) cannot send probes: no CAP_NET_RAW, group %u not in net.ipv4.ping_group_range %u-%u: no failover",
+	      pid ? "the agent" : "splitctl run with these privileges", self, gid, lo, hi);
+}
+
 int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	static struct doctor d;
@@ -250,6 +320,7 @@ int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 	check_routing(&d);
 	check_tunnels(&d);
 	check_sysctls(&d);
+	check_probing(&d);
 	pid = d.instance ? sc_agent_running(d.dir) : 0;
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
 	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);

@@ -6,6 +6,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
 
 #include "bpfutil.h"
 #include "config.h"
@@ -25,6 +29,13 @@ struct parse_ctx {
 	} seen[SC_CFG_MAX_KEYS];
 	int nseen;
 	char section[128];	/* of the previous key */
+	/* the section headers read: each name once, none empty */
+	struct seen_section {
+		char name[SC_INI_MAX_SECTION + 1];
+		int line;
+	} sections[SC_CFG_MAX_KEYS];
+	int nsections;
+	int keys_in_section;	/* keys of the last header so far */
 };
 
 /* Record the first error (the parse then stops at this line). */
@@ -177,11 +188,62 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
+static bool known_section(const char *section)
+{
+	return !strcmp(section, "splitter") || !strcmp(section, "agent") ||
+	       !strcmp(section, "health") || !strcmp(section, "route") ||
+	       (!strncmp(section, "rule ", 5) && section[5]);
+}
+
+/* The section before a new header (or the end of the file) had keys. */
+static int section_done(struct parse_ctx *p)
+{
+	const struct seen_section *last;
+
+	if (!p->nsections || p->keys_in_section)
+		return 1;
+	last = &p->sections[p->nsections - 1];
+	if (!known_section(last->name))
+		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]",
+			    last->name);
+	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
+		    last->line);
+}
+
+/* A "[section]" line: not seen before, and the previous one not empty
+ * (nor unknown). 1 to go on. */
+static int header(struct parse_ctx *p, int line, const char *section)
+{
+	int i;
+
+	/* an unknown section is named at its first key (the keys' check),
+	 * or at the next header or the end when it has none */
+	if (!section_done(p))
+		return 0;
+	for (i = 0; i < p->nsections; i++)
+		if (!strcmp(p->sections[i].name, section))
+			return fail(p, "[%s] given twice (first at line %d): accepted: one section per name",
+				    section, p->sections[i].line);
+	if (p->nsections == SC_CFG_MAX_KEYS)
+		return fail(p, "[%.64s]: too many sections: at most %d", section, SC_CFG_MAX_KEYS);
+	snprintf(p->sections[p->nsections].name, sizeof(p->sections[0].name), "%s", section);
+	p->sections[p->nsections++].line = line;
+	p->keys_in_section = 0;
+	/* a new section, even of the name of the keys before */
+	snprintf(p->section, sizeof(p->section), "%s", section);
+	sc_rule_file_next_section(&p->cfg->rule_file);
+	return 1;
+}
+
 static int handler(void *user, int line, const char *section, const char *name,
 		   const char *value)
 {
 	struct parse_ctx *p = user;
 	char err[512];
+
+	if (!name)
+		return !header(p, line, section);
+	p->keys_in_section++;
 
 	if (strncmp(section, p->section, sizeof(p->section))) {
 		snprintf(p->section, sizeof(p->section), "%s", section);
@@ -273,6 +335,8 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 	p->cfg = cfg;
 	p->path = path;
 	line = sc_ini_parse(f, handler, p, &why);
+	if (!line && !section_done(p))
+		line = p->sections[p->nsections - 1].line;
 	if (f != stdin)
 		fclose(f);
 	free(p);
@@ -388,6 +452,50 @@ static int check_hooks(struct sc_config *cfg, const struct live_state *live)
 	return 0;
 }
 
+/* The name of program id (or "?"). */
+static void prog_name(__u32 id, char *buf, size_t len)
+{
+	struct bpf_prog_info info = { 0 };
+	__u32 ilen = sizeof(info);
+	int fd = bpf_prog_get_fd_by_id(id);
+
+	snprintf(buf, len, "?");
+	if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &ilen))
+		snprintf(buf, len, "%s", info.name);
+	if (fd >= 0)
+		close(fd);
+}
+
+/* An interface the file attaches afresh at XDP must have no XDP program:
+ * attach would refuse a foreign one half-way through the list. */
+static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
+			     const struct live_state *live)
+{
+	const struct sc_attach_args *a = &cfg->splitter;
+	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	char why[200], name[BPF_OBJ_NAME_LEN + 1];
+	int i, j, hook, ifindex;
+
+	for (i = 0; i < cfg->nifaces; i++) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		for (j = 0; j < live->nifs && strcmp(live->ifs[j].name, cfg->ifaces[i]); j++)
+			;
+		if (j < live->nifs)
+			continue;	/* ours: upgraded in place */
+		hook = a->hook != SC_HOOK_AUTO ? a->hook : mode_given ? SC_HOOK_XDP :
+		       (int)sc_hook_auto(cfg->ifaces[i], why, sizeof(why));
+		ifindex = if_nametoindex(cfg->ifaces[i]);
+		if (hook != SC_HOOK_XDP || !ifindex || bpf_xdp_query(ifindex, 0, &q) || !q.prog_id)
+			continue;
+		prog_name(q.prog_id, name, sizeof(name));
+		return vfail(cfg, cfg->ifaces_line, FS_EXIT_RUNTIME,
+			     "interfaces: interface '%s' already runs XDP program '%s' (id %u), not attached by this instance ('%s'): detach it first",
+			     cfg->ifaces[i], name, q.prog_id, sc_pin_dir(o));
+	}
+	return 0;
+}
+
 int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 {
 	static struct live_state live;
@@ -410,6 +518,8 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 			     sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ? "" : " (the default: the key is left out)",
 			     sc_pin_dir(o), live.flows, live.flows);
 	ret = check_hooks(cfg, &live);
+	if (!ret)
+		ret = check_foreign_xdp(o, cfg, &live);
 	if (ret)
 		return ret;
 	if (cfg->route) {
@@ -476,7 +586,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
 	/* the table size: validated against a live table; the size of a new one */
 	a.flows = cfg->flows;
-	for (i = 0; i < cfg->nifaces && !ret; i++) {
+	for (i = 0; i < cfg->nifaces; i++) {
 		fresh[i] = true;
 		for (j = 0; j < n; j++)
 			if (!strcmp(ifs[j].name, cfg->ifaces[i]))
@@ -484,6 +594,8 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		/* an interface already attached is upgraded in place, and the
 		 * maps are reused: the flows stay */
 		ret = sc_attach(o, cfg->ifaces[i], &a);
+		if (ret)
+			break;	/* i: the one that failed, left as it was */
 	}
 	/* the live rules become exactly the file's (none: no rules) */
 	if (!ret) {

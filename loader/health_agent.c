@@ -189,12 +189,19 @@ int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t err
 	return sc_health_agent_configure(&ha, opts, err, errlen);
 }
 
-static void stop_probing(struct sc_health_agent *ha)
+static void stop_prober(struct sc_health_agent *ha)
 {
 	if (ha->mon)
 		tcfg_linkmon_close(ha->mon);
 	if (ha->pr)
 		health_prober_free(ha->pr);
+	ha->mon = NULL;
+	ha->pr = NULL;
+}
+
+static void stop_probing(struct sc_health_agent *ha)
+{
+	stop_prober(ha);
 	if (ha->fo)
 		tcfg_failover_close(ha->fo);
 	ha->mon = NULL;
@@ -226,13 +233,40 @@ static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
 		}
 		idx = health_prober_add(ha->pr, &cfg);
 		if (idx != t) {
-			snprintf(err, errlen, "probe %s via %s: %s", cfg.dev, cfg.target,
-				 strerror(idx < 0 ? -idx : EINVAL));
+			snprintf(err, errlen, "probe %s via %s: %s%s", cfg.dev, cfg.target,
+				 strerror(idx < 0 ? -idx : EINVAL),
+				 idx == -EPERM || idx == -EACCES ?
+				 " (needs CAP_NET_RAW, or this group in net.ipv4.ping_group_range): no failover" : "");
 			return idx < 0 ? idx : -EINVAL;
 		}
 		tcfg_linkmon_watch(ha->mon, cfg.dev);
 	}
 	return 0;
+}
+
+/* The prober and the link monitor for the tunnels of the record (the
+ * failover open); 0 or -errno, nothing left open on failure. */
+static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
+{
+	int ret;
+
+	ret = tcfg_failover_info(ha->fo, &ha->info, err, errlen);
+	if (ret)
+		return ret;
+	ha->pr = health_prober_new(&ha->params, HEALTH_ICMP_AUTO);
+	if (!ha->pr) {
+		ret = -errno;
+		snprintf(err, errlen, "prober: %s", strerror(errno));
+		return ret;
+	}
+	ret = tcfg_linkmon_open(&ha->mon, err, errlen);
+	if (ret)
+		ha->mon = NULL;
+	else
+		ret = add_tunnels(ha, err, errlen);
+	if (ret)
+		stop_prober(ha);
+	return ret;
 }
 
 /* Open the failover, the prober and the link monitor; 0 or -errno. */
@@ -245,27 +279,56 @@ static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
 		ha->fo = NULL;
 		return ret;
 	}
-	ret = tcfg_failover_info(ha->fo, &ha->info, err, errlen);
+	ret = start_prober(ha, err, errlen);
 	if (ret)
-		goto fail;
-	ha->pr = health_prober_new(&ha->params, HEALTH_ICMP_AUTO);
-	if (!ha->pr) {
-		ret = -errno;
-		snprintf(err, errlen, "prober: %s", strerror(errno));
-		goto fail;
-	}
-	ret = tcfg_linkmon_open(&ha->mon, err, errlen);
-	if (ret) {
-		ha->mon = NULL;
-		goto fail;
-	}
-	ret = add_tunnels(ha, err, errlen);
-	if (ret)
-		goto fail;
-	return 0;
-fail:
-	stop_probing(ha);
+		stop_probing(ha);
 	return ret;
+}
+
+static bool same_tunnels(const struct tcfg_failover_info *a, const struct tcfg_failover_info *b)
+{
+	return a->mode == b->mode && !memcmp(a->dev, b->dev, sizeof(a->dev)) &&
+	       !memcmp(a->target, b->target, sizeof(a->target));
+}
+
+/*
+ * "route up" ran again: when the tunnels, their gateways or the mode
+ * changed, the prober starts over on the new tunnels (a verdict belongs
+ * to a tunnel, not to a role); the health file stays ours. Returns 0
+ * (nothing to do), 1 (a new prober, or none when it failed) or -ENOENT
+ * (the record is gone).
+ */
+static int follow_record(struct sc_health_agent *ha)
+{
+	struct tcfg_failover_info now, before = ha->info;
+	char err[256];
+	int ret;
+
+	if (!tcfg_failover_record_changed(ha->fo))
+		return 0;
+	ret = tcfg_failover_info(ha->fo, &now, err, sizeof(err));
+	if (ret == -ENOENT)
+		return -ENOENT;
+	if (ret) {
+		pr_warn("run: health: %s", err);
+		return 0;
+	}
+	if (same_tunnels(&now, &before))
+		return 0;
+	stop_prober(ha);
+	ret = start_prober(ha, err, sizeof(err));
+	if (ret) {
+		pr_warn("run: health: %s; retrying every %llu s", err,
+			(unsigned long long)(HA_RETRY_NS / HEALTH_NS_PER_S));
+		stop_probing(ha);
+		ha->open_failing = true;
+		ha->next_open_ns = mono_ns() + HA_RETRY_NS;
+		return 1;
+	}
+	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) via %s",
+		ha->info.dev[0], ha->info.target[0], ha->info.dev[1], ha->info.target[1]);
+	ha->next_publish_ns = 0;
+	return 1;
 }
 
 static void publish(struct sc_health_agent *ha)
@@ -431,6 +494,7 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 	struct pollfd pfd[2];
 	uint64_t now, wake;
 	bool alive = true;
+	int ret;
 
 	while (!fs_stop && !fs_reload && (now = mono_ns()) < deadline_ns) {
 		if (ha->disabled) {
@@ -448,7 +512,10 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 		pfd[1] = (struct pollfd){ .fd = tcfg_linkmon_fd(ha->mon), .events = POLLIN };
 		if (poll(pfd, 2, ms_until(now, wake)) < 0)
 			continue;	/* a signal */
-		alive = on_probes(ha);
+		ret = follow_record(ha);
+		if (ret > 0)
+			continue;	/* new tunnels (or none): pfd is stale */
+		alive = !ret && on_probes(ha);
 		if (alive && pfd[1].revents)
 			alive = on_links(ha);
 		if (!alive) {

@@ -9,7 +9,6 @@
 
 #include "ini.h"
 
-#define SC_INI_MAX_SECTION 64
 
 static char *skip_blanks(char *s)
 {
@@ -61,7 +60,9 @@ static int parse_line(char *raw, int lineno, char *section, sc_ini_handler fn,
 			return -1;
 		}
 		strcpy(section, s + 1);
-		return 0;
+		/* the header itself: the handler sees every section, also
+		 * an empty one or a second of one name */
+		return fn(user, lineno, section, NULL, NULL) ? 1 : 0;
 	}
 	end = strpbrk(s, "=:");
 	if (!end || end == s) {

@@ -21,9 +21,11 @@
 
 #define SC_INI_MAX_LINE 4096	/* characters, without the newline */
 #define SC_INI_MAX_LINE_TEXT "4096"
+#define SC_INI_MAX_SECTION 64	/* characters of a section name */
 
-/* One "key = value" of section ("" before the first section header).
- * 0 to go on; anything else stops the parse at this line. */
+/* One "key = value" of section ("" before the first section header), or
+ * a "[section]" header line (key and value NULL). 0 to go on; anything
+ * else stops the parse at this line. */
 typedef int (*sc_ini_handler)(void *user, int line, const char *section,
 			      const char *key, const char *value);
 

@@ -23,6 +23,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <microhttpd.h>
 
 #include "config.h"
@@ -30,7 +31,12 @@
 #include "ops.h"
 
 #define HTTP_TIMEOUT_S	5	/* an idle or stalled client is dropped */
-#define HTTP_MAX_CONN	64
+/* Connections served at once: idle or slow clients (a slowloris sending a
+ * header line every few seconds outlives the timeout) hold one each, and
+ * a scrape needs a free one. Each costs a file descriptor (the limit is
+ * raised to fit) and a little memory; epoll, so no FD_SETSIZE ceiling. */
+#define HTTP_MAX_CONN	2000
+#define HTTP_FDS_SPARE	64	/* pins, netlink, probes, the textfile */
 
 struct agent {
 	const struct sc_opts *o;
@@ -118,10 +124,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	return reply(conn, MHD_HTTP_OK, body, len);
 }
 
+/* Room for HTTP_MAX_CONN sockets: the soft RLIMIT_NOFILE raised (up to
+ * the hard one). The connection limit is what fits. */
+static unsigned int http_conn_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = HTTP_MAX_CONN + HTTP_FDS_SPARE;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl))
+		return HTTP_MAX_CONN;
+	if (rl.rlim_cur < want) {
+		rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (rl.rlim_cur >= want)
+		return HTTP_MAX_CONN;
+	return rl.rlim_cur > 2 * HTTP_FDS_SPARE ? (unsigned int)(rl.rlim_cur - HTTP_FDS_SPARE) :
+						  HTTP_FDS_SPARE;
+}
+
 /* Start the HTTP thread on l; NULL (error printed) when it cannot. */
 static struct MHD_Daemon *http_start(struct agent *ag, const struct sc_listen *l)
 {
-	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
+	unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_USE_ERROR_LOG;
 	const struct sockaddr *sa = (const struct sockaddr *)&l->addr;
 	struct MHD_Daemon *d;
 	sigset_t stop, old;
@@ -143,7 +169,7 @@ static struct MHD_Daemon *http_start(struct agent *ag, const struct sc_listen *l
 	d = MHD_start_daemon(flags, port, NULL, NULL, on_request, ag,
 			     MHD_OPTION_SOCK_ADDR, sa,
 			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)HTTP_TIMEOUT_S,
-			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)HTTP_MAX_CONN,
+			     MHD_OPTION_CONNECTION_LIMIT, http_conn_limit(),
 			     MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!d)
@@ -345,7 +371,7 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct agent ag = { .o = o, .cli = args };
 	char msg[PATH_MAX + 256];
-	int ret, mark;
+	int ret, mark, holder;
 
 	(void)argc;
 	(void)argv;
@@ -359,12 +385,16 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
 		return FS_EXIT_RUNTIME;
 	}
-	/* "status" tells whether an agent runs for this instance */
-	mark = sc_agent_mark(sc_pin_dir(o));
-	if (mark < 0)
-		pr_warn("run: %s", mark == -EBUSY ?
-			"another agent runs in this network namespace: status names only one" :
-			strerror(-mark));
+	/* one agent per network namespace (the routes and the health file
+	 * are the namespace's): the lock dies with us, even on kill -9;
+	 * "status" reads it to tell whether an agent runs */
+	mark = tcfg_agent_lock(sc_pin_dir(o), &holder, msg, sizeof(msg));
+	if (mark < 0) {
+		pr_err("run: %s", msg);
+		return FS_EXIT_RUNTIME;
+	}
+	/* the files of agents killed with -9, here or in gone namespaces */
+	tcfg_agent_remove_stale();
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)
@@ -374,7 +404,6 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 		MHD_stop_daemon(ag.http);
 	sc_health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
-	if (mark >= 0)
-		close(mark);
+	tcfg_agent_unlock(mark);
 	return ret;
 }

@@ -58,7 +58,13 @@ setup() {
 	peer_setup
 }
 
+# both routers' state files in /run/flowsplit (route records, an agent's
+# lock and health) go with their namespaces: "down" in each first
 teardown() {
+	local ns
+	for ns in "${A:-}" "${B:-}"; do
+		[ -n "$ns" ] && ip netns exec "$ns" "$SPLITCTL" --pin-dir "$BPF/$ns" down >/dev/null 2>&1
+	done
 	fs_teardown
 }
 

@@ -4,7 +4,8 @@
  * this network namespace: the recorded "route up" (mode, code point and
  * selector, LAN interfaces, tunnels), whether the kernel has every rule and
  * route it wants (the degraded check of route show), whether the kernel
- * matches rules on DSCP, and each tunnel's MTU against its underlay.
+ * matches rules on DSCP, routes of others where ours belong, and each
+ * tunnel's MTU against its underlay.
  * Gathers only; splitctl words the checks and their fixes.
  */
 #include <errno.h>
@@ -34,6 +35,8 @@ static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, struct tcfg
 	if (!tcfg_routes_for_plan(s, short_if, long_if, &plan, &want_routes))
 		tcfg_routes_wanted(s, short_if, long_if, &want_routes);
 	tcfg_rules_recorded(s, &want_rules);
+	if (tcfg_routes_foreign(nl, &want_routes, &d->foreign, &e) == -EEXIST)
+		snprintf(d->foreign_first, sizeof(d->foreign_first), "%.290s", e.msg);
 	tcfg_check(&want_routes, &want_rules, &have_routes, &have_rules, &m);
 	d->missing = m.total;
 	if (m.n)

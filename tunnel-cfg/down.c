@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "failover.h"
 #include "tcfg.h"
 #include "util.h"
 
@@ -58,6 +59,8 @@ int tcfg_down(struct tcfg_down_result *r)
 		keep_first(&ret, &e, tcfg_routes_remove_all(&nl, &e2), &e2);
 		keep_first(&ret, &e, tcfg_record_remove(&e2), &e2);
 		keep_first(&ret, &e, tcfg_hash_policy_restore(&e2), &e2);
+		/* the lock file and health of an agent killed with -9 */
+		tcfg_agent_remove_stale();
 	}
 	tcfg_unlock(lock);
 	keep_first(&ret, &e, tcfg_tunnels_remove_all(&nl, r, &e2), &e2);

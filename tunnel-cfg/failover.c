@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <json-c/json.h>
 
 #include "failover.h"
@@ -21,8 +22,37 @@ struct tcfg_failover {
 	/* the states whose plan is in force (a WAIT/KEEP plan keeps them) */
 	enum health_state in_force[HEALTH_TUNNELS];
 	bool published;		/* the health file is ours to withdraw */
+	/* the record file as last looked at (stat): a new "route up"
+	 * replaces it (rename), so its inode or time changes */
+	struct timespec rec_mtime;
+	ino_t rec_ino;
+	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
 	struct nl nl;
 };
+
+/* Whether the record file differs from the one last looked at. */
+static bool record_moved(struct tcfg_failover *fo)
+{
+	struct tcfg_err ignored;
+	struct stat st = { 0 };
+	char path[128];
+	bool moved;
+
+	if (tcfg_state_path(path, sizeof(path), "route", ".json", &ignored))
+		return false;
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	moved = st.st_ino != fo->rec_ino || st.st_mtim.tv_sec != fo->rec_mtime.tv_sec ||
+		st.st_mtim.tv_nsec != fo->rec_mtime.tv_nsec;
+	fo->rec_ino = st.st_ino;
+	fo->rec_mtime = st.st_mtim;
+	return moved;
+}
+
+int tcfg_failover_record_changed(struct tcfg_failover *fo)
+{
+	return record_moved(fo);
+}
 
 static int fail_out(const struct tcfg_err *e, int ret, char *err, size_t errlen)
 {
@@ -52,6 +82,7 @@ int tcfg_failover_open(struct tcfg_failover **out, enum health_both_down both_do
 		return fail_out(&e, tcfg_fail(&e, ENOMEM, "out of memory"), err, errlen);
 	fo->both_down = both_down;
 	fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
+	record_moved(fo);
 	ret = reload(fo, &e);
 	if (!ret && nl_open(&fo->nl))
 		ret = tcfg_fail(&e, errno, "netlink: %s", strerror(errno));
@@ -82,6 +113,13 @@ int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info
 
 	if (ret)
 		return fail_out(&e, ret, err, errlen);
+	/* "route up" with other tunnels installed the routes of both up (the
+	 * published states are of other devices): that is the plan in force */
+	if (fo->dev_info[HEALTH_SHORT][0] && (strcmp(fo->dev_info[HEALTH_SHORT], fo->spec.short_dev) ||
+					       strcmp(fo->dev_info[HEALTH_LONG], fo->spec.long_dev)))
+		fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
+	snprintf(fo->dev_info[HEALTH_SHORT], IF_NAMESIZE, "%s", fo->spec.short_dev);
+	snprintf(fo->dev_info[HEALTH_LONG], IF_NAMESIZE, "%s", fo->spec.long_dev);
 	memset(info, 0, sizeof(*info));
 	info->mode = tcfg_health_mode(&fo->spec);
 	snprintf(info->dev[HEALTH_SHORT], IF_NAMESIZE, "%s", fo->spec.short_dev);

@@ -39,6 +39,21 @@ struct nlmsghdr;
 struct tcfg_failover;
 
 /*
+ * One agent per network namespace: agent-<netns inode> ("PID PIN_DIR"),
+ * flock()ed for the agent's life (the kernel releases it when the process
+ * dies). lock: the fd to keep, or -EBUSY (holder: the running agent's PID)
+ * or another -errno, the reason in e. unlock: removes the file, then the
+ * lock. running: the holder's PID, 0 when nobody holds it.
+ * remove_stale: removes every agent file nobody holds (an agent killed
+ * with -9; its namespace may be gone) and its health file; the number
+ * removed.
+ */
+int tcfg_agent_lock(const char *pin_dir, int *holder, char *err, size_t errlen);
+void tcfg_agent_unlock(int fd);
+int tcfg_agent_running(void);
+int tcfg_agent_remove_stale(void);
+
+/*
  * Start steering the routes of the last "route up" in this network
  * namespace (its record). -ENOENT when "route up" has not run (or "route
  * down" ran since). The plan in force starts as both tunnels up.
@@ -55,7 +70,15 @@ struct tcfg_failover_info {
 	 * the default probe target */
 	char target[HEALTH_TUNNELS][46];
 };
-/* What the record says now (re-read when "route up" ran again). */
+/*
+ * Whether the record file was replaced (a new "route up") or removed since
+ * open or the last call: 1 or 0. The agent then asks _info() again and,
+ * when the tunnels, targets or mode differ, probes the new ones.
+ */
+int tcfg_failover_record_changed(struct tcfg_failover *fo);
+/* What the record says now (re-read when "route up" ran again). When the
+ * tunnel devices differ from the last call's, the plan in force becomes
+ * both tunnels up, as "route up" installed it. */
 int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info,
 		       char *err, size_t errlen);
 

@@ -15,18 +15,18 @@
  * from the states (health_plan()), so a reader with other settings (a new
  * "route up" switching the mode) derives the plan for its own mode.
  * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
- * plan leaves the one before in force. A file whose agent is gone (no
- * such process) counts as absent. Times are CLOCK_MONOTONIC, which every
+ * plan leaves the one before in force. A file whose agent is gone (it
+ * no longer holds the agent lock of record.c) counts as absent. Times are CLOCK_MONOTONIC, which every
  * process of the system shares.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
 
+#include "failover.h"
 #include "json_print.h"
 #include "tcfg.h"
 #include "util.h"
@@ -202,8 +202,10 @@ int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e)
 	json_object_put(o);
 	if (ret)
 		return tcfg_fail(e, EINVAL, "%s: unreadable tunnel health", path);
-	/* an agent that died without removing its file publishes nothing */
-	if (kill(hf->pid, 0) && errno == ESRCH)
+	/* an agent that died without removing its file publishes nothing:
+	 * the writer must hold this namespace's agent lock now (a PID alone
+	 * may have been reused) */
+	if (tcfg_agent_running() != hf->pid)
 		return -ENOENT;
 	return 0;
 }

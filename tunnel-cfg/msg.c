@@ -246,12 +246,15 @@ static void parse_multipath(const struct nlattr *a, struct tcfg_route *rt)
 
 bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt)
 {
+	return tcfg_parse_route_any(nlh, rt) == TCFG_PROTO;
+}
+
+int tcfg_parse_route_any(const struct nlmsghdr *nlh, struct tcfg_route *rt)
+{
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
 
 	memset(rt, 0, sizeof(*rt));
-	if (rtm->rtm_protocol != TCFG_PROTO)
-		return false;
 	rt->family = rt->dst.family = rtm->rtm_family;
 	rt->dst.len = rtm->rtm_dst_len;
 	rt->table = rtm->rtm_table;
@@ -271,5 +274,5 @@ bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt)
 		case RTA_MULTIPATH: parse_multipath(a, rt); break;
 		}
 	}
-	return true;
+	return rtm->rtm_protocol;
 }

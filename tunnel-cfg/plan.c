@@ -243,9 +243,21 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 		return ret;
 	for (i = 0; i < want->n; i++) {
 		const struct tcfg_route *cur = find_dst(&have, &want->r[i]);
+		static struct tcfg_routes one;
 
 		if (cur && tcfg_route_same(cur, &want->r[i]))
 			continue;
+		/* someone's route there since: never replaced */
+		one.n = 1;
+		one.r[0] = want->r[i];
+		ret = cur ? 0 : tcfg_routes_foreign(nl, &one, NULL, e);
+		if (ret) {
+			if (!err) {
+				err = ret;
+				first = *e;
+			}
+			continue;
+		}
 		ret = tcfg_route_install(nl, &want->r[i], e);
 		if (ret && !err) {
 			err = ret;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
+#include "failover.h"
 #include "flowsplit.h"
 #include "tcfg.h"
 #include "util.h"
@@ -162,6 +163,11 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	p->record.selector = s->mode != MODE_SPLIT ? SEL_AUTO : p->use_dscp ? SEL_DSCP : SEL_TOS;
 	tcfg_rules_wanted(s, p->dscp, p->use_dscp, &p->rules);
 	health_routes(p);
+	/* never replace (nor later delete) a route of someone else */
+	if (tcfg_routes_foreign(nl, &p->routes, NULL, e)) {
+		nl_close(nl);
+		return FS_EXIT_RUNTIME;
+	}
 	return FS_EXIT_OK;
 }
 
@@ -299,6 +305,7 @@ int tcfg_route_down(const struct tcfg_ctx *ctx)
 		ret = tcfg_record_remove(&e);
 	if (!ret)
 		ret = tcfg_hash_policy_restore(&e);
+	tcfg_agent_remove_stale();
 	tcfg_unlock(lock);
 	if (ret)
 		pr_err("route down: %s", e.msg);

@@ -174,3 +174,64 @@ int tcfg_routes_remove_all(struct nl *nl, struct tcfg_err *e)
 					have.r[i].table, nl_err(nl));
 	return ret;
 }
+
+/* ---- routes of others ------------------------------------------------------------- */
+struct foreign_dump {
+	const struct tcfg_routes *want;
+	int n;			/* foreign routes at a wanted destination */
+	struct tcfg_route first;
+	int first_proto;
+};
+
+/* Only routes at a wanted destination and table are kept: a router's
+ * main table may hold a full BGP table. */
+static int foreign_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct foreign_dump *d = data;
+	struct tcfg_route rt;
+	int proto = tcfg_parse_route_any(nlh, &rt), i;
+
+	if (proto == TCFG_PROTO)
+		return MNL_CB_OK;
+	for (i = 0; i < d->want->n; i++)
+		if (tcfg_route_same_dst(&rt, &d->want->r[i])) {
+			if (!d->n++) {
+				d->first = rt;
+				d->first_proto = proto;
+			}
+			break;
+		}
+	return MNL_CB_OK;
+}
+
+/* iproute2's names of the protocols an operator's route carries */
+static const char *proto_name(int proto, char *buf, size_t len)
+{
+	switch (proto) {
+	case RTPROT_KERNEL: return "kernel";
+	case RTPROT_BOOT: return "boot";
+	case RTPROT_STATIC: return "static";
+	case RTPROT_DHCP: return "dhcp";
+	case RTPROT_BGP: return "bgp";
+	case RTPROT_OSPF: return "ospf";
+	}
+	snprintf(buf, len, "%d", proto);
+	return buf;
+}
+
+int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *foreign,
+			struct tcfg_err *e)
+{
+	struct foreign_dump d = { .want = want };
+	char what[TCFG_PREFIX_STRLEN], pbuf[16];
+
+	if (nl_talk(nl, tcfg_msg_dump(nl->buf, RTM_GETROUTE), foreign_cb, &d))
+		return tcfg_fail(e, errno, "cannot list routes: %s", nl_err(nl));
+	if (foreign)
+		*foreign = d.n;
+	if (!d.n)
+		return 0;
+	tcfg_fmt_prefix(&d.first.dst, what, sizeof(what));
+	return tcfg_fail(e, EEXIST, "table %u already has a route to %s of protocol %s, not created by splitctl: it is never replaced or deleted (remove it, or pick free tables with --table-short/--table-long)",
+			 d.first.table, what, proto_name(d.first_proto, pbuf, sizeof(pbuf)));
+}

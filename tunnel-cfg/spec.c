@@ -42,6 +42,22 @@ int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len)
 	return 0;
 }
 
+bool tcfg_prefix_host_bits(struct tcfg_prefix *p)
+{
+	int alen = p->family == AF_INET ? 4 : 16, i, bits;
+	bool set = false;
+	__u8 mask;
+
+	for (i = 0; i < alen; i++) {
+		bits = p->len - i * 8;
+		mask = bits >= 8 ? 0xff : bits <= 0 ? 0 : (__u8)(0xff << (8 - bits));
+
+		set |= p->addr[i] & ~mask;
+		p->addr[i] &= mask;
+	}
+	return set;
+}
+
 void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
@@ -163,6 +179,14 @@ static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
 		if (tcfg_parse_prefix(tok, &p, true)) {
 			snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
 				 tok);
+			return -1;
+		}
+		if (tcfg_prefix_host_bits(&p)) {
+			char net[TCFG_PREFIX_STRLEN];
+
+			tcfg_fmt_prefix(&p, net, sizeof(net));
+			snprintf(err, errlen, "prefix: invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
+				 tok, net);
 			return -1;
 		}
 		if (s->nprefixes == TCFG_MAX_PREFIXES) {

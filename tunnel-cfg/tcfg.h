@@ -94,6 +94,9 @@ static inline int tcfg_alen(int family)
 int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len);
 /* "ADDR/LEN" text of p into buf (TCFG_PREFIX_STRLEN bytes are enough). */
 #define TCFG_PREFIX_STRLEN (INET6_ADDRSTRLEN + 4)
+/* Whether p has bits set past its length; they are cleared (p becomes
+ * the network address, for the error line). */
+bool tcfg_prefix_host_bits(struct tcfg_prefix *p);
 void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len);
 
 /* ---- objects ---------------------------------------------------------------- */
@@ -160,6 +163,18 @@ struct nlmsghdr *tcfg_msg_setalias(void *buf, int ifindex, const char *alias);
  * Routes are read back with their gateways and dead next hops. */
 bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r);
 bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt);
+/* Any route: rt filled, its protocol (rtm_protocol) returned. */
+int tcfg_parse_route_any(const struct nlmsghdr *nlh, struct tcfg_route *rt);
+
+/*
+ * Routes splitctl did not create (protocol other than TCFG_PROTO) at the
+ * destination and table of a wanted route: "route up" refuses them, the
+ * agent never replaces them. 0 (none), -EEXIST (the first named in e:
+ * route, table, owner protocol) or another -errno. foreign, when not
+ * NULL, counts them.
+ */
+int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *foreign,
+			struct tcfg_err *e);
 
 /* ---- rules.c ----------------------------------------------------------------- */
 /* The rules "route up" wants for spec s with long code point dscp. */

@@ -104,6 +104,8 @@ struct tcfg_doctor {
 	int kernel_dscp;		/* this kernel matches FRA_DSCP */
 	int missing;			/* rules/routes wanted but not in the kernel */
 	char missing_first[200];
+	int foreign;			/* routes of others where ours go */
+	char foreign_first[300];
 	char lan[8][16];
 	int nlan;
 	struct tcfg_doctor_tunnel t[2];	/* SHORT, LONG */

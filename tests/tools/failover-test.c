@@ -229,7 +229,7 @@ int main(int argc, char **argv)
 	struct tcfg_failover *fo;
 	struct health_plan plan;
 	char err[512], text[64];
-	int i = 1, ret;
+	int i = 1, ret, lock = -1, holder;
 
 	fs_log_init("failover-test", FS_LOG_INFO);
 	fs_signals_install(false);
@@ -241,6 +241,14 @@ int main(int argc, char **argv)
 	}
 	if (i >= argc)
 		return usage();
+	/* the agents publish health: one per namespace, as splitctl run */
+	if (!strcmp(argv[i], "probe") || !strcmp(argv[i], "agent")) {
+		lock = tcfg_agent_lock("failover-test", &holder, err, sizeof(err));
+		if (lock < 0) {
+			pr_err("%s", err);
+			return FS_EXIT_RUNTIME;
+		}
+	}
 	if (!strcmp(argv[i], "probe") && argc == i + 1) {
 		if (tcfg_failover_open(&fo, both_down, err, sizeof(err))) {
 			pr_err("%s", err);
@@ -248,6 +256,7 @@ int main(int argc, char **argv)
 		}
 		ret = probe_agent(fo);
 		tcfg_failover_close(fo);
+		tcfg_agent_unlock(lock);
 		return ret;
 	}
 	if (!strcmp(argv[i], "reconverge") ? argc != i + 1 :
@@ -281,5 +290,6 @@ int main(int argc, char **argv)
 		ret = agent(fo, h);
 	}
 	tcfg_failover_close(fo);
+	tcfg_agent_unlock(lock);
 	return ret;
 }

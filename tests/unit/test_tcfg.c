@@ -807,6 +807,45 @@ static void test_json(void)
 	json_object_put(o);
 }
 
+/* A prefix must be a network address: the setter refuses host bits. */
+static void test_host_bits(void)
+{
+	static const struct {
+		const char *text;
+		bool bad;
+		const char *net;
+	} cases[] = {
+		{ "10.2.0.0/24", false, "10.2.0.0/24" },
+		{ "10.2.0.1/24", true, "10.2.0.0/24" },
+		{ "10.2.0.128/25", false, "10.2.0.128/25" },
+		{ "10.2.0.129/25", true, "10.2.0.128/25" },
+		{ "10.2.3.4/32", false, "10.2.3.4/32" },
+		{ "0.0.0.0/0", false, "0.0.0.0/0" },
+		{ "1.0.0.0/0", true, "0.0.0.0/0" },
+		{ "fd02::/64", false, "fd02::/64" },
+		{ "fd02::1/64", true, "fd02::/64" },
+		{ "fd02::8000:0:0:0/65", false, "fd02::8000:0:0:0/65" },
+		{ "fd02::4000:0:0:0/65", true, "fd02::/65" },
+	};
+	struct tcfg_spec *s = tcfg_spec_new();
+	char buf[TCFG_PREFIX_STRLEN], err[256];
+	struct tcfg_prefix p;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		tcfg_parse_prefix(cases[i].text, &p, true);
+		ok(tcfg_prefix_host_bits(&p) == cases[i].bad, "%s: host bits %s", cases[i].text,
+		   cases[i].bad ? "set" : "clear");
+		tcfg_fmt_prefix(&p, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].net), "%s: network %s (got %s)", cases[i].text,
+		   cases[i].net, buf);
+	}
+	ok(tcfg_spec_set(s, "prefix", "10.3.0.0/24 10.2.0.1/24", err, sizeof(err)) &&
+	   strstr(err, "'10.2.0.1/24': host bits set") && strstr(err, "(10.2.0.0/24)"),
+	   "the setter refuses host bits, naming the network: %s", err);
+	tcfg_spec_free(s);
+}
+
 int main(void)
 {
 	test_rule_msgs();
@@ -824,5 +863,6 @@ int main(void)
 	test_settings();
 	test_json();
 	test_health_json();
+	test_host_bits();
 	return tap_done();
 }
