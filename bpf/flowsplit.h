@@ -148,7 +148,12 @@ struct flow_state {
 				 * other direction (valid with FS_ACK_F_SEEN) */
 	__u8 ack_flags;		/* observer: FS_ACK_F_* */
 	__u8 seq_flags;		/* splitter: FS_SEQ_F_* */
-	__u16 pad;		/* zero */
+	/* A reply (payload of the other direction) since the flow's last
+	 * data segment when they differ: the observer sets reply_gen to
+	 * data_gen + 1 at a reply, the splitter data_gen to reply_gen at
+	 * its data. One writer each. */
+	__u8 reply_gen;		/* observer */
+	__u8 data_gen;		/* splitter */
 	__u32 boundaries;	/* splitter: re-shorts at message boundaries */
 };
 _Static_assert(sizeof(struct flow_state) == 72, "flow_state layout");

@@ -141,8 +141,9 @@ int fs_splitter_tc(struct __sk_buff *skb)
 /*
  * fs_observer - records the ACK number of a TCP packet leaving the
  * interface in the entry of the flow it acknowledges (its own 5-tuple
- * reversed), if that flow is in the table. Cost: the parse, one flow-table
- * lookup, a compare, and a store only when the ACK number advances. No
+ * reversed), if that flow is in the table, and whether it carries data (a
+ * reply). Cost: the parse, one flow-table lookup, compares, and a store
+ * only when the ACK number advances or a first reply arrives. No
  * config or stats lookup: with boundaries off the splitter ignores ack_hi.
  * Headers outside the skb's linear part (never for GRO or stack skbs) are
  * not pulled: such a packet is skipped.
@@ -164,7 +165,7 @@ int fs_observer(struct __sk_buff *skb)
 	else
 		return FS_TC_VERDICT;
 	if (st)
-		ack_track(st, &p);
+		ack_track(st, &p, packet_payload(&p, data));
 	return FS_TC_VERDICT;
 }
 

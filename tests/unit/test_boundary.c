@@ -96,6 +96,16 @@ static const struct fixture fixtures[] = {
 		D(8001, 1000, 'L'), ACKR(9001),		/* the end: all acked */
 		FLAGSF(TH_FIN | TH_ACK, 9001, 0, 'L'),	/* ... and a bare FIN */
 		END } },
+	{ "bulk upload in writes, each acknowledged by a pure ACK before the next (small RTT): no reply, no re-short", 0, {
+		HANDSHAKE,
+		D(1, 1000, 'S'), D(1001, 1000, 'L'), ACKR(2001),
+		D(2001, 1000, 'L'), D(3001, 1000, 'L'), ACKR(4001),
+		D(4001, 1000, 'L'), ACKR(5001), D(5001, 1000, 'L'), END } },
+	{ "request/response with a delayed pure ACK before each response: re-short after the response only", 1, {
+		HANDSHAKE,
+		D(1, 100, 'S'), D(101, 100, 'L'), ACKR(201),
+		D(201, 100, 'L'),			/* pipelined: acked, no reply yet */
+		DATAR(301, 500), D(301, 100, 'S'), END } },
 	{ "bulk download: the flow's pure ACKs never re-short", 0, {
 		HANDSHAKE,
 		DATAR(1, 1000), ACKF(1, 'S'), DATAR(1, 1000), DATAR(1, 1000),
@@ -128,7 +138,7 @@ static const struct fixture fixtures[] = {
 		FLAGSF(TH_ACK, 200, 0, 'L'),		/* Linux probe: old seq */
 		ACKR(202),				/* window opens */
 		D(202, 100, 'L'), D(302, 100, 'L'),	/* resume, in flight */
-		ACKR(402), D(402, 100, 'S'), END } },
+		DATAR(402, 50), D(402, 100, 'S'), END } },
 	{ "FIN and RST: consume no message; a new SYN on the 5-tuple resets the state", 1, {
 		HANDSHAKE,
 		D(1, 100, 'S'), DATAR(101, 100), D(101, 100, 'S'),
@@ -428,7 +438,7 @@ static void test_gro(void)
 			DG(1, 1500, 3, 'S'),		/* packets 3..5 */
 			ACKR(1001),			/* two of three acked */
 			DG(1501, 1000, 2, 'L'),		/* in flight: long */
-			ACKR(2501),
+			DATAR(2501, 100),
 			DG(2501, 1000, 2, 'S'), END } };
 	struct conn c = conn4(46000, 1000);
 
