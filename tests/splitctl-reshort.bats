@@ -224,3 +224,21 @@ c.close()
 	[ "$total" -ge 20000000 ]
 	[ "$((short * 100))" -le "$total" ]
 }
+
+@test "real TCP at the XDP hook: the observer at TC egress gives the same re-shorts" {
+	fs_sc attach rc --hook xdp --threshold 3
+	rr_server 7111 4000 20000
+	rr_client 7111 30 4000 20000
+	f=$(flow_json 7111)
+	echo "request/response flow (xdp): $f"
+	[ "$(jq .boundaries <<<"$f")" -ge 25 ]
+	[ "$(fs_stat flows_reshort_boundary)" -ge 25 ]
+	# without its observer the same client never re-shorts
+	rm "$BPF"/observer_if*
+	rr_server 7112 4000 20000
+	rr_client 7112 30 4000 20000
+	f=$(flow_json 7112)
+	echo "without the observer: $f"
+	[ "$(jq .boundaries <<<"$f")" -eq 0 ]
+	[ "$(jq .acks_seen <<<"$f")" = false ]
+}
