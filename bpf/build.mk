@@ -2,7 +2,7 @@
 # bpf/: the XDP splitter and its skeleton header for user space.
 
 BPF_OBJS := $(BUILD)/bpf/splitter.bpf.o $(BUILD)/bpf/xdp_pass.bpf.o \
-	    $(BUILD)/bpf/tc_pass.bpf.o
+	    $(BUILD)/bpf/tc_pass.bpf.o $(BUILD)/bpf/ref_count.bpf.o
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)

@@ -25,6 +25,7 @@
 #include "maps.h"
 #include "parse.h"
 #include "rules.h"
+#include "tcpseq.h"
 
 /* This CPU's counters; never NULL for key 0 of a per-CPU array, but the
  * verifier wants the check.
@@ -195,7 +196,10 @@ static __always_inline __u64 packet_payload(const struct packet *p, void *data)
  * ended it (quiet_jiffies, the shorter of the two): a flow idle for longer
  * than the timeout restarts (checked here, at packet time; the user-space
  * sweep only reclaims memory); one silent for longer than the reshort gap
- * (when set) starts counting again in its entry. Silence is measured in
+ * (when set) starts counting again in its entry. A flow that goes on
+ * starts counting again in its entry at a message boundary (tcpseq.h;
+ * with FS_CFG_F_RESHORT_BOUNDARY); its sequence state is tracked in every
+ * case. Silence is measured in
  * jiffies against timeouts rounded up, so it is always longer than the
  * configured time when it ends a flow. A flow missing from the table whose
  * packet is not a SYN counts in flows_midstream: its entry was evicted by a
@@ -209,7 +213,7 @@ static __always_inline void flow_count(void *flows, void *key,
 				       struct fs_stats *s,
 				       struct flow_view *v)
 {
-	__u64 now = bpf_jiffies64(), age;
+	__u64 now = bpf_jiffies64(), age, payload = packet_payload(p, data);
 	struct flow_state *st, fresh = {};
 	int midstream;
 
@@ -218,18 +222,28 @@ static __always_inline void flow_count(void *flows, void *key,
 		v->st = st;
 		age = now - st->last_seen;
 		if ((__s64)age <= (__s64)cfg->quiet_jiffies) {
+			if (seq_track(st, p, payload,
+				      cfg->flags & FS_CFG_F_RESHORT_BOUNDARY)) {
+				/* a new message: count afresh */
+				s->v[FS_STAT_FLOWS_RESHORT]++;
+				s->v[FS_STAT_RESHORT_BOUNDARY]++;
+				st->boundaries++;
+				flow_start(st, cfg, r, p, segs, bytes, payload,
+					   now, 0, s, v);
+				return;
+			}
 			st->bytes += bytes;
 			if (st->last_seen != now)
 				st->last_seen = now;
 			flow_limits_of(cfg, &st->policy, &v->limits);
 			v->payload = 0;
 			if (v->limits.payload != ~0ULL)
-				v->payload = flow_add(&st->payload,
-						      packet_payload(p, data),
+				v->payload = flow_add(&st->payload, payload,
 						      v->limits.payload);
 			v->packets = flow_add(&st->packets, segs, v->limits.packets);
 			return;
 		}
+		seq_track(st, p, payload, 0);
 		midstream = 0;
 		if ((__s64)age > (__s64)cfg->idle_jiffies) {
 			/* expired: this packet starts a new incarnation */
@@ -240,16 +254,18 @@ static __always_inline void flow_count(void *flows, void *key,
 		} else {
 			/* a flowlet after a long enough gap: count afresh */
 			s->v[FS_STAT_FLOWS_RESHORT]++;
+			s->v[FS_STAT_RESHORT_GAP]++;
 		}
-		flow_start(st, cfg, r, p, segs, bytes, packet_payload(p, data),
-			   now, midstream, s, v);
+		flow_start(st, cfg, r, p, segs, bytes, payload, now, midstream,
+			   s, v);
 		return;
 	}
 
 	midstream = !p->th->syn;
 	fresh.first_seen = now;
-	flow_start(&fresh, cfg, r, p, segs, bytes, packet_payload(p, data),
-		   now, midstream, s, v);
+	seq_init(&fresh, p, payload);
+	flow_start(&fresh, cfg, r, p, segs, bytes, payload, now, midstream,
+		   s, v);
 	v->st = NULL;	/* class already recorded */
 	if (bpf_map_update_elem(flows, key, &fresh, BPF_NOEXIST) == 0) {
 		s->v[FS_STAT_FLOWS_NEW]++;
@@ -264,9 +280,10 @@ static __always_inline void flow_count(void *flows, void *key,
 		s->v[FS_STAT_INSERT_FAIL]++;
 		return;
 	}
+	seq_track(st, p, payload, 0);
 	st->bytes += bytes;
 	flow_limits_of(cfg, &st->policy, &v->limits);
-	v->payload = flow_add(&st->payload, packet_payload(p, data), v->limits.payload);
+	v->payload = flow_add(&st->payload, payload, v->limits.payload);
 	v->packets = flow_add(&st->packets, segs, v->limits.packets);
 }
 

@@ -30,6 +30,9 @@
 #define FS_PROG_SPLITTER	"fs_splitter"	/* XDP program (function name) */
 #define FS_PROG_SPLITTER_TC	"fs_splitter_tc" /* TC (clsact ingress) program */
 #define FS_PROG_CLOCK		"fs_clock"	/* reads bpf_jiffies64() for user space */
+/* TC (tcx) egress of every interface the splitter runs on: records the
+ * ACKs of the other direction in the flows' entries (message boundaries). */
+#define FS_PROG_OBSERVER	"fs_observer"
 
 /* ---- defaults and limits (validated by splitctl, assumed by the program) - */
 #define FS_DEFAULT_THRESHOLD	20		/* packets; 0 = every TCP packet long */
@@ -111,6 +114,16 @@ struct flow_policy {
 };
 _Static_assert(sizeof(struct flow_policy) == 12, "flow_policy layout");
 
+/* ack_flags of a flow entry: written by the observer (fs_observer). */
+#define FS_ACK_F_SEEN		(1U << 0)	/* ack_hi holds an ACK number */
+/* An ACK at or after ack_hi advertised a zero window: the next segment at
+ * the boundary position is a window probe or the resume of a transfer
+ * stalled by its receiver, not a new message. Cleared by the splitter when
+ * the flow sends new data with data in flight again. */
+#define FS_ACK_F_ZERO_WINDOW	(1U << 1)
+/* seq_flags of a flow entry: written by the splitter. */
+#define FS_SEQ_F_DATA		(1U << 0)	/* the connection sent payload */
+
 /*
  * Per-flow state. Times are in jiffies (bpf_jiffies64(): ~1 ns, against
  * ~34 ns for bpf_ktime_get_ns on this platform); user space converts with the
@@ -126,8 +139,24 @@ struct flow_state {
 	__u64 last_seen;	/* jiffies */
 	__u32 class;		/* enum flow_class of the last packet */
 	struct flow_policy policy;	/* set when the flow starts counting */
+	/* TCP sequence state of the connection (host byte order), kept
+	 * across re-shorts and idle restarts, reset by a SYN; see
+	 * tcpseq.h. Two writers, each its own fields: */
+	__u32 snd_nxt;		/* splitter: highest end sequence sent
+				 * (seq + payload, + 1 for SYN and FIN) */
+	__u32 ack_hi;		/* observer: highest ACK number seen in the
+				 * other direction (valid with FS_ACK_F_SEEN) */
+	__u8 ack_flags;		/* observer: FS_ACK_F_* */
+	__u8 seq_flags;		/* splitter: FS_SEQ_F_* */
+	/* A reply (payload of the other direction) since the flow's last
+	 * data segment when they differ: the observer sets reply_gen to
+	 * data_gen + 1 at a reply, the splitter data_gen to reply_gen at
+	 * its data. One writer each. */
+	__u8 reply_gen;		/* observer */
+	__u8 data_gen;		/* splitter */
+	__u32 boundaries;	/* splitter: re-shorts at message boundaries */
 };
-_Static_assert(sizeof(struct flow_state) == 56, "flow_state layout");
+_Static_assert(sizeof(struct flow_state) == 72, "flow_state layout");
 
 /* ---- rules (LPM tries, one per family) -----------------------------------
  * A rule matches an endpoint of a flow (source or destination) whose
@@ -182,7 +211,11 @@ _Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
  * their class. Off (short) by default: see classify.h.
  */
 #define FS_CFG_F_MIDSTREAM_LONG	(1U << 2)
-#define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT)
+/* A data segment that starts a new message (all the flow sent before is
+ * acknowledged, see tcpseq.h) counts again from packet 1 (short). */
+#define FS_CFG_F_RESHORT_BOUNDARY (1U << 3)
+#define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT | \
+				 FS_CFG_F_RESHORT_BOUNDARY)
 
 struct split_config {
 	__u32 threshold;	/* packets 1..threshold short, threshold+1.. long */
@@ -256,9 +289,11 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
 	X(ACKS_SHORT,     "acks_short",        "pure ACKs of long flows marked short (ack-short)") \
 	X(PROMOTED_PKTS,  "flows_promoted_packets", "flows promoted by their packet threshold") \
 	X(PROMOTED_BYTES, "flows_promoted_bytes", "flows promoted by their byte threshold (and not the packet one)") \
-	X(FLOWS_RESHORT,  "flows_reshort",     "flows counted as short again after a silence longer than reshort-gap") \
+	X(FLOWS_RESHORT,  "flows_reshort",     "flows counted as short again (both causes)") \
 	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule") \
-	X(FLOWS_MIDSTREAM, "flows_midstream",  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, asymmetric routing)")
+	X(FLOWS_MIDSTREAM, "flows_midstream",  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, asymmetric routing)") \
+	X(RESHORT_GAP,    "flows_reshort_gap", "flows counted as short again after a silence longer than reshort-gap") \
+	X(RESHORT_BOUNDARY, "flows_reshort_boundary", "flows counted as short again at a message boundary (all data acknowledged)")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

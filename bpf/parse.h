@@ -132,9 +132,14 @@ static __always_inline __u32 packet_hdr_len(const struct packet *p,
 	return th_off + p->th->doff * 4;
 }
 
+/*
+ * @rev (a constant at every call site): fill the key of the OTHER direction
+ * (source and destination swapped), as the observer looks up the flow
+ * whose ACKs this packet carries.
+ */
 static __always_inline enum parse_result parse_ipv4(struct packet *p,
 						    void *data, void *data_end,
-						    __u32 pkt_len)
+						    __u32 pkt_len, int rev)
 {
 	struct iphdr *iph = p->l3;
 	__u64 l3_off = (void *)iph - data;
@@ -161,10 +166,10 @@ static __always_inline enum parse_result parse_ipv4(struct packet *p,
 	if (!tcp_ok(th, data, data_end, l3_off + tot))
 		return PARSE_MALFORMED;
 
-	p->k4.saddr = iph->saddr;
-	p->k4.daddr = iph->daddr;
-	p->k4.sport = th->source;
-	p->k4.dport = th->dest;
+	p->k4.saddr = rev ? iph->daddr : iph->saddr;
+	p->k4.daddr = rev ? iph->saddr : iph->daddr;
+	p->k4.sport = rev ? th->dest : th->source;
+	p->k4.dport = rev ? th->source : th->dest;
 	p->k4.proto = IPPROTO_TCP;
 	p->th = th;
 	p->l3_end = l3_off + tot;
@@ -183,7 +188,7 @@ struct fs_ip6_ext {
 
 static __always_inline enum parse_result parse_ipv6(struct packet *p,
 						    void *data, void *data_end,
-						    __u32 pkt_len)
+						    __u32 pkt_len, int rev)
 {
 	struct ipv6hdr *ip6 = p->l3;
 	struct fs_ip6_ext *ext;
@@ -244,10 +249,17 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 	if (!tcp_ok(th, data, data_end, l3_end))
 		return PARSE_MALFORMED;
 
-	__builtin_memcpy(p->k6.saddr, &ip6->saddr, sizeof(p->k6.saddr));
-	__builtin_memcpy(p->k6.daddr, &ip6->daddr, sizeof(p->k6.daddr));
-	p->k6.sport = th->source;
-	p->k6.dport = th->dest;
+	if (rev) {
+		__builtin_memcpy(p->k6.saddr, &ip6->daddr, sizeof(p->k6.saddr));
+		__builtin_memcpy(p->k6.daddr, &ip6->saddr, sizeof(p->k6.daddr));
+		p->k6.sport = th->dest;
+		p->k6.dport = th->source;
+	} else {
+		__builtin_memcpy(p->k6.saddr, &ip6->saddr, sizeof(p->k6.saddr));
+		__builtin_memcpy(p->k6.daddr, &ip6->daddr, sizeof(p->k6.daddr));
+		p->k6.sport = th->source;
+		p->k6.dport = th->dest;
+	}
 	p->k6.proto = IPPROTO_TCP;
 	p->th = th;
 	p->l3_end = l3_end;
@@ -255,22 +267,32 @@ static __always_inline enum parse_result parse_ipv6(struct packet *p,
 }
 
 /* @pkt_len: the packet's length from @data (XDP: data_end - data; TC:
- * skb->len), >= data_end - data.
+ * skb->len), >= data_end - data. @rev: see parse_ipv4().
  */
+static __always_inline enum parse_result parse_packet_dir(struct packet *p,
+							  void *data,
+							  void *data_end,
+							  __u32 pkt_len,
+							  int rev)
+{
+	__be16 proto = parse_eth(data, data_end, &p->l3);
+
+	if (proto == bpf_htons(ETH_P_IP))
+		return parse_ipv4(p, data, data_end, pkt_len, rev);
+	if (proto == bpf_htons(ETH_P_IPV6))
+		return parse_ipv6(p, data, data_end, pkt_len, rev);
+	if (proto == 0)
+		return PARSE_MALFORMED;
+	return PARSE_NON_IP;
+}
+
+/* The packet's own flow. */
 static __always_inline enum parse_result parse_packet(struct packet *p,
 						      void *data,
 						      void *data_end,
 						      __u32 pkt_len)
 {
-	__be16 proto = parse_eth(data, data_end, &p->l3);
-
-	if (proto == bpf_htons(ETH_P_IP))
-		return parse_ipv4(p, data, data_end, pkt_len);
-	if (proto == bpf_htons(ETH_P_IPV6))
-		return parse_ipv6(p, data, data_end, pkt_len);
-	if (proto == 0)
-		return PARSE_MALFORMED;
-	return PARSE_NON_IP;
+	return parse_packet_dir(p, data, data_end, pkt_len, 0);
 }
 
 #endif /* FS_PARSE_H */

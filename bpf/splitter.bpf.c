@@ -15,6 +15,11 @@
  *   fs_splitter     XDP, before GRO: one wire packet per call.
  *   fs_splitter_tc  TC clsact ingress, after GRO: one skb stands for
  *                   gso_segs wire packets (0 means 1), all counted.
+ * and, on the same interfaces whatever the splitter's hook:
+ *   fs_observer     TC (tcx) egress: the packets of the other direction
+ *                   leave through the interface the splitter classifies
+ *                   on; their ACK numbers go into the flows' entries, for
+ *                   message boundaries (tcpseq.h). Never modifies a packet.
  */
 #include <linux/bpf.h>
 #include <linux/pkt_cls.h>
@@ -130,6 +135,37 @@ int fs_splitter_tc(struct __sk_buff *skb)
 	 */
 	if (diff)
 		bpf_csum_update(skb, diff);
+	return FS_TC_VERDICT;
+}
+
+/*
+ * fs_observer - records the ACK number of a TCP packet leaving the
+ * interface in the entry of the flow it acknowledges (its own 5-tuple
+ * reversed), if that flow is in the table, and whether it carries data (a
+ * reply). Cost: the parse, one flow-table lookup, compares, and a store
+ * only when the ACK number advances or a first reply arrives. No
+ * config or stats lookup: with boundaries off the splitter ignores ack_hi.
+ * Headers outside the skb's linear part (never for GRO or stack skbs) are
+ * not pulled: such a packet is skipped.
+ */
+SEC("tc")
+int fs_observer(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	struct flow_state *st;
+	struct packet p = {};
+	enum parse_result r;
+
+	r = parse_packet_dir(&p, data, data_end, skb->len, 1);
+	if (r == PARSE_TCP4)
+		st = bpf_map_lookup_elem(&fs_flows4, &p.k4);
+	else if (r == PARSE_TCP6)
+		st = bpf_map_lookup_elem(&fs_flows6, &p.k6);
+	else
+		return FS_TC_VERDICT;
+	if (st)
+		ack_track(st, &p, packet_payload(&p, data));
 	return FS_TC_VERDICT;
 }
 

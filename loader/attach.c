@@ -6,8 +6,13 @@
  *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
  *   fs_rules4 fs_rules6                      interface of the instance
  *   prog_splitter prog_splitter_tc prog_clock the loaded programs
+ *   prog_observer
  *   link_if<ifindex>                         one bpf_link per interface: XDP
  *                                            or TCX (TC ingress), hook.c
+ *   observer_if<ifindex>                     the observer's TCX egress link
+ *                                            on the same interface: the
+ *                                            other direction's ACKs, for
+ *                                            message boundaries
  *
  * The attachment is a pinned bpf_link: it survives splitctl exiting or being
  * killed, and bpf_link_update() swaps the program atomically on upgrade while
@@ -96,6 +101,56 @@ static int check_iface(const char *ifname, int *ifindex)
 	}
 	*ifindex = if_nametoindex(ifname);
 	return 0;
+}
+
+static void observer_path(char *buf, size_t len, const char *dir, int ifindex)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), SC_PIN_OBSERVER_FMT, ifindex);
+	pin_path(buf, len, dir, name);
+}
+
+/*
+ * Remove the observer's link pin of @ifindex (if any) and wait until the
+ * kernel has taken it off the interface (see unlink_link()).
+ */
+static void unlink_observer(const char *dir, int ifindex)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info), prog_id = 0;
+	char path[PATH_MAX];
+	int fd, i;
+
+	observer_path(path, sizeof(path), dir, ifindex);
+	fd = bpf_obj_get(path);
+	if (fd >= 0) {
+		memset(&info, 0, sizeof(info));
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len) && info.xdp.ifindex)
+			prog_id = info.prog_id;
+		close(fd);
+	}
+	if (unlink(path))
+		return;
+	for (i = 0; prog_id && i < SC_DETACH_WAIT_MS; i++) {
+		if (!sc_hook_observer_attached(ifindex, prog_id))
+			return;
+		usleep(1000);
+	}
+}
+
+/* Every observer pin in dir (detach --all, a failed first attach). */
+static void unlink_observers(const char *dir)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int idx;
+
+	while (d && (de = readdir(d)))
+		if (sscanf(de->d_name, SC_PIN_OBSERVER_FMT, &idx) == 1)
+			unlink_observer(dir, idx);
+	if (d)
+		closedir(d);
 }
 
 static void marker_path(char *buf, size_t len, const char *dir, int ifindex)
@@ -292,6 +347,7 @@ static int count_links(const char *dir)
 static const char *const pin_names[] = {
 	FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
 	FS_MAP_RULES4, FS_MAP_RULES6, SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
+	SC_PIN_OBSERVER,
 };
 
 /* Number of map and program pins present. */
@@ -324,6 +380,7 @@ static void remove_pins(const char *dir)
 		strncat(path, SC_PIN_TMP_SUFFIX, sizeof(path) - strlen(path) - 1);
 		unlink(path);
 	}
+	unlink_observers(dir);
 	remove_markers(dir);
 	sc_netns_unrecord(dir);
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);
@@ -357,7 +414,9 @@ static int commit_instance(struct splitter *skel, const char *dir,
 	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
 	    repin_prog(bpf_program__fd(skel->progs.fs_splitter_tc), dir,
 		       SC_PIN_PROG_TC) ||
-	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK))
+	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK) ||
+	    repin_prog(bpf_program__fd(skel->progs.fs_observer), dir,
+		       SC_PIN_OBSERVER))
 		return -1;
 	return 0;
 }
@@ -377,6 +436,7 @@ struct attach_ctx {
 	int r4, r6, rc, rs, rr4, rr6;
 	struct split_config cfg;	/* to be written */
 	int link_fd;
+	int obs_fd;		/* a new observer link, pinned last */
 	struct sc_attach_result *res;	/* filled on success */
 };
 
@@ -631,6 +691,60 @@ static int attach_link(struct attach_ctx *c)
 	return pin_fd(c->link_fd, path) ? FS_EXIT_RUNTIME : 0;	/* closing link_fd detaches */
 }
 
+/*
+ * The observer on the interface (TCX egress): swap its program when our
+ * link is there (upgrade, or a second attach), else create the link; a new
+ * one stays unpinned (obs_fd) until the splitter's link is pinned, so a
+ * failure in between leaves nothing attached.
+ */
+static int attach_observer(struct attach_ctx *c)
+{
+	int prog_fd = bpf_program__fd(c->skel->progs.fs_observer), fd;
+	char path[PATH_MAX];
+
+	observer_path(path, sizeof(path), c->dir, c->ifindex);
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && sc_link_ifindex(path) == c->ifindex) {
+		if (bpf_link_update(fd, prog_fd, NULL)) {
+			pr_err("interface '%s': cannot replace the observer's program: %s",
+			       c->ifname, strerror(errno));
+			close(fd);
+			return FS_EXIT_RUNTIME;
+		}
+		close(fd);
+		return 0;
+	}
+	if (fd >= 0) {		/* defunct: its interface was removed */
+		close(fd);
+		unlink(path);
+	}
+	c->obs_fd = sc_hook_observer_create(prog_fd, c->ifindex);
+	if (c->obs_fd < 0) {
+		pr_err("interface '%s': cannot attach the observer at TC egress (TCX link, kernel 6.6 or later): %s",
+		       c->ifname, strerror(-c->obs_fd));
+		return FS_EXIT_RUNTIME;
+	}
+	return 0;
+}
+
+/* Pin a new observer link after the splitter's; if that fails, a new
+ * splitter link goes too (never half an attach). */
+static int attach_observer_pin(struct attach_ctx *c)
+{
+	char path[PATH_MAX];
+
+	if (c->obs_fd < 0)
+		return 0;
+	observer_path(path, sizeof(path), c->dir, c->ifindex);
+	if (!pin_fd(c->obs_fd, path))
+		return 0;
+	if (!c->upgrade) {
+		link_path(path, sizeof(path), c->dir, c->ifindex);
+		unlink(path);
+	}
+	return FS_EXIT_RUNTIME;
+}
+
 /* Under the instance lock: every step, in the order that keeps a kill -9
  * harmless (see the top of this file). */
 static int attach_locked(struct attach_ctx *c)
@@ -652,7 +766,11 @@ static int attach_locked(struct attach_ctx *c)
 	 * has succeeded; then the config and the program pins */
 	ret = attach_pin_new(c);
 	if (!ret)
+		ret = attach_observer(c);
+	if (!ret)
 		ret = attach_link(c);
+	if (!ret)
+		ret = attach_observer_pin(c);
 	if (ret) {
 		/* first attach of the instance failed: leave nothing behind */
 		if (!c->upgrade && count_links(c->dir) == 0)
@@ -704,7 +822,8 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 {
 	struct sc_attach_result ignored;
 	struct attach_ctx c = { .a = a, .ifname = ifname, .dir = sc_pin_dir(o),
-				.link_fd = -1, .res = res ? res : &ignored };
+				.link_fd = -1, .obs_fd = -1,
+				.res = res ? res : &ignored };
 	char msg[PATH_MAX + 256], mounted[PATH_MAX] = "";
 	int lock_fd = -1, ret, err;
 
@@ -737,6 +856,8 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 		remove_pins(c.dir);
 	if (c.link_fd >= 0)
 		close(c.link_fd);
+	if (c.obs_fd >= 0)
+		close(c.obs_fd);	/* unpinned: detached */
 	splitter__destroy(c.skel);
 	close(lock_fd);
 out:
@@ -802,6 +923,7 @@ static void unlink_all_links(const char *dir)
 		link_path(path, sizeof(path), dir, ifs[i].ifindex);
 		unlink_link(path);
 	}
+	unlink_observers(dir);
 	if (!count_links(dir))
 		return;
 	d = opendir(dir);
@@ -841,6 +963,7 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex,
 			/* its link pin was removed behind our back: detach
 			 * forgets it */
 			if (!rmdir(marker)) {
+				unlink_observer(dir, ifindex);
 				pr_info("%s: its link pin was already gone: forgotten", ifname);
 				snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifname);
 				goto done;
@@ -851,6 +974,7 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex,
 		/* the link is released with its last reference: the pin */
 		if (unlink_link(path))
 			return FS_EXIT_RUNTIME;
+		unlink_observer(dir, ifindex);
 		rmdir(marker);
 		snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifname);
 	} else {

@@ -150,6 +150,8 @@ static void print_config(const struct split_config *c, enum output_type text)
 		print_nl();
 	print_uint(any, "threshold_bytes", "config: threshold-bytes %llu", c->threshold_bytes);
 	print_string(text, NULL, "%s", c->threshold_bytes ? "" : " (none)");
+	print_string(any, "reshort", ", reshort %s",
+		     c->flags & FS_CFG_F_RESHORT_BOUNDARY ? "boundary" : "off");
 	print_uint(any, "reshort_gap_ms", ", reshort-gap %llu ms", c->reshort_gap_ms);
 	print_string(text, NULL, "%s", c->reshort_gap_ms ? "" : " (off)");
 	print_uint(any, "rules_ipv4", ", rules: ipv4 %llu", c->rules4);
@@ -304,6 +306,19 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 		print_uint(PRINT_ANY, "link_id", ", link id %llu", ifs[i].link_id);
 		print_bool(PRINT_JSON, "gro_undercount", NULL, iface_undercounts(&ifs[i]));
 		print_nl();
+		open_json_object("observer");
+		print_bool(PRINT_JSON, "attached", NULL, ifs[i].observer);
+		print_uint(PRINT_JSON, "prog_id", NULL, ifs[i].observer_prog_id);
+		print_uint(PRINT_JSON, "link_id", NULL, ifs[i].observer_link_id);
+		if (ifs[i].observer)
+			print_uint(PRINT_FP, NULL, "  observer: tcx egress, prog id %llu",
+				   ifs[i].observer_prog_id);
+		if (ifs[i].observer)
+			print_uint(PRINT_FP, NULL, ", link id %llu\n", ifs[i].observer_link_id);
+		else
+			print_string(PRINT_FP, NULL, "  observer: missing at tcx egress: no message boundaries for flows entering on %s ('splitctl attach' attaches it again)\n",
+				     ifs[i].name);
+		close_json_object();
 		sc_hook_cost(&ifs[i], cost, sizeof(cost));
 		print_string(PRINT_JSON, "cost", NULL, cost);
 		if (cost[0] && !iface_undercounts(&ifs[i]))
@@ -317,6 +332,40 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 	for (i = 0; i < nmissing; i++)
 		print_missing(missing[i]);
 	close_json_array(PRINT_JSON, NULL);
+}
+
+/*
+ * When a long flow counts as short again, as configured and as the
+ * observers allow, and why: "reshort" in status.
+ */
+static void print_reshort(const struct split_config *c, const struct sc_iface *ifs,
+			  int n)
+{
+	bool boundary = c->flags & FS_CFG_F_RESHORT_BOUNDARY;
+	char why[512];
+	int i, missing = 0;
+
+	for (i = 0; i < n; i++)
+		missing += !ifs[i].observer;
+	open_json_object("reshort");
+	print_bool(PRINT_JSON, "boundary", NULL, boundary);
+	print_uint(PRINT_JSON, "gap_ms", NULL, c->reshort_gap_ms);
+	print_uint(PRINT_JSON, "observers_missing", NULL, missing);
+	if (boundary && c->reshort_gap_ms)
+		snprintf(why, sizeof(why), "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms);
+	else if (boundary)
+		snprintf(why, sizeof(why), "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
+	else if (c->reshort_gap_ms)
+		snprintf(why, sizeof(why), "after a silence over %u ms only (reshort off, reshort-gap %u: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms, c->reshort_gap_ms);
+	else
+		snprintf(why, sizeof(why), "never: a long flow stays long until idle-timeout (reshort off, reshort-gap 0)");
+	print_string(PRINT_ANY, "effective", "reshort: %s\n", why);
+	close_json_object();
+	if (boundary && missing)
+		print_uint(PRINT_FP, NULL, "warning: the observer is missing on %llu interface(s): their flows never see a message boundary\n",
+			   missing);
 }
 
 /* What the pinned maps hold in kernel memory (most of it the flow tables,
@@ -429,6 +478,7 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_nl();
 	print_ifaces(ifs, n, missing, nmissing);
 	print_config(&cfg, PRINT_FP);
+	print_reshort(&cfg, ifs, n);
 	/* HZ only: status stays comparable before/after a change */
 	open_json_object("clock");
 	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);
@@ -723,6 +773,8 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 	print_uint(PRINT_ANY, "packets", "%10llu ", r->s.packets);
 	print_uint(PRINT_ANY, "bytes", "%12llu ", r->s.bytes);
 	print_uint(PRINT_JSON, "payload_bytes", NULL, r->s.payload);
+	print_uint(PRINT_JSON, "boundaries", NULL, r->s.boundaries);
+	print_bool(PRINT_JSON, "acks_seen", NULL, r->s.ack_flags & FS_ACK_F_SEEN);
 	print_string(PRINT_JSON, "mode", NULL, flow_mode_name(r->s.policy.mode));
 	print_float(PRINT_ANY, "age_s", "%9.1f ", (double)(now - r->s.first_seen) / hz);
 	print_float(PRINT_ANY, "idle_s", "%9.1f ", (double)(now - r->s.last_seen) / hz);

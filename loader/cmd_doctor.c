@@ -108,6 +108,23 @@ static void check_base(struct doctor *d)
 		      err == -EXDEV ? "attached in another network namespace" : "nothing attached");
 }
 
+/* The observer at TC egress: without it, flows entering here never see a
+ * message boundary (reshort boundary). */
+static void check_observer(struct doctor *d, const struct sc_iface *f)
+{
+	char name[64], fix[128];
+
+	snprintf(name, sizeof(name), "observer %s", f->name);
+	snprintf(fix, sizeof(fix), "splitctl attach %s (an upgrade in place attaches it again)",
+		 f->name);
+	if (!(d->cfg.flags & FS_CFG_F_RESHORT_BOUNDARY))
+		check(d, SKIP, name, "", "reshort off: message boundaries not used");
+	else
+		check(d, f->observer ? PASS : FAIL, name, fix, "%s",
+		      f->observer ? "tcx egress: records the other direction's ACKs (message boundaries)" :
+		      "missing at tcx egress: flows entering here never start a new message short");
+}
+
 /* Per attached interface: its hook and what it costs, programs of others. */
 static void check_hooks(struct doctor *d)
 {
@@ -132,6 +149,7 @@ static void check_hooks(struct doctor *d)
 		check(d, n > 0 ? FAIL : PASS, name, "see 'bpftool net show dev IF': remove them or make sure they keep the DSCP",
 		      n > 0 ? "%d other TC ingress program(s) run with the splitter" : "none besides the splitter",
 		      n);
+		check_observer(d, f);
 	}
 }
 

@@ -3,6 +3,9 @@
  * hook.c - where the splitter runs on an interface: XDP (native or generic)
  * or TC (clsact ingress, through a TCX bpf_link), and the automatic choice.
  *
+ * The observer (message boundaries) always runs at TCX egress of the same
+ * interface, through a second link pinned as observer_if<IFINDEX>.
+ *
  * Both hooks attach through a bpf_link pinned as link_if<IFINDEX>, so the
  * pinning, upgrade (bpf_link_update(), atomic) and detach (unlink the pin)
  * model is the same; the link's type says which hook an interface has.
@@ -38,6 +41,7 @@
 
 /* UAPI values from kernel 6.6 (enum bpf_attach_type, enum bpf_link_type). */
 #define SC_BPF_TCX_INGRESS	46
+#define SC_BPF_TCX_EGRESS	47
 #define SC_BPF_LINK_TYPE_TCX	11
 
 /* Drivers whose native XDP costs offloads, or that have none. */
@@ -159,6 +163,26 @@ void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len)
 		snprintf(buf, len, "native XDP on a virtual driver: GRO off on it, TSO off on a veth peer (TCP forwarding measured 0.23-0.29x on veth); --hook tc keeps them");
 	else if (!strcmp(ifc->mode, "native"))
 		snprintf(buf, len, "native XDP in the driver, before GRO: offloads kept, every packet counted");
+}
+
+int sc_hook_observer_create(int prog_fd, int ifindex)
+{
+	LIBBPF_OPTS(bpf_link_create_opts, lo);
+	int fd = bpf_link_create(prog_fd, ifindex, SC_BPF_TCX_EGRESS, &lo);
+
+	return fd < 0 ? -errno : fd;
+}
+
+bool sc_hook_observer_attached(int ifindex, __u32 prog_id)
+{
+	__u32 ids[64], cnt = 64, i;
+
+	if (bpf_prog_query(ifindex, SC_BPF_TCX_EGRESS, 0, NULL, ids, &cnt))
+		return false;
+	for (i = 0; i < cnt && i < 64; i++)
+		if (ids[i] == prog_id)
+			return true;
+	return false;
 }
 
 int sc_hook_tc_count(int ifindex)

@@ -38,6 +38,11 @@ static const struct sc_enum midstream_values[] = {
 	{ "short", 0 }, { "long", 1 }, { NULL, 0 },
 };
 
+/* reshort: the value selects the bit FS_CFG_F_RESHORT_BOUNDARY */
+static const struct sc_enum reshort_values[] = {
+	{ "off", 0 }, { "boundary", 1 }, { NULL, 0 },
+};
+
 /* The live settings: attach options (-t -i -s -l), "set" names, and keys
  * of [splitter]. Indexed by enum sc_setting (its given bit). */
 const struct sc_option sc_setting_opts[] = {
@@ -73,6 +78,10 @@ const struct sc_option sc_setting_opts[] = {
 		v.flags, .bit = FS_CFG_F_MIDSTREAM_LONG, .values = midstream_values,
 		.metavar = "short|long", .key_only = true,
 		.help = "class of a flow first seen without a SYN (evicted, swept, after a restart)"),
+	[SC_SET_RESHORT_BOUNDARY] = SC_OPTION("reshort", SC_OPT_ENUM, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
+		.metavar = "boundary|off",
+		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
 	SC_OPTIONS_END,
 };
 

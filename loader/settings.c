@@ -51,6 +51,7 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	merge_flag(&c.flags, s, SC_SET_ENABLED);
 	merge_flag(&c.flags, s, SC_SET_ACK_SHORT);
 	merge_flag(&c.flags, s, SC_SET_MIDSTREAM);
+	merge_flag(&c.flags, s, SC_SET_RESHORT_BOUNDARY);
 	if (given(s, SC_SET_THRESHOLD_BYTES))
 		c.threshold_bytes = s->v.threshold_bytes;
 	if (given(s, SC_SET_RESHORT))

@@ -58,7 +58,11 @@ struct sc_state {
 #define SC_PIN_PROG		"prog_splitter"
 #define SC_PIN_PROG_TC		"prog_splitter_tc"
 #define SC_PIN_CLOCK		"prog_clock"
+#define SC_PIN_OBSERVER		"prog_observer"
 #define SC_PIN_LINK_FMT		"link_if%d"	/* one per attached ifindex */
+/* The observer's TCX egress link on the same interface (message
+ * boundaries, bpf/tcpseq.h): made, upgraded and removed with link_if. */
+#define SC_PIN_OBSERVER_FMT	"observer_if%d"
 /* Empty subdirectory per attached ifindex, made with its link and removed
  * with it: a link pin gone without a detach is noticed (status). */
 #define SC_PIN_ATTACHED_FMT	"attached_if%d"
@@ -195,6 +199,10 @@ enum sc_hook sc_hook_of_link_type(__u32 link_type);
 int sc_hook_tc_count(int ifindex);
 /* true while program @prog_id is attached to @ifindex at @hook */
 bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id);
+/* The observer's link: TCX egress of @ifindex; a link fd or -errno. */
+int sc_hook_observer_create(int prog_fd, int ifindex);
+/* true while program @prog_id is attached at TCX egress of @ifindex */
+bool sc_hook_observer_attached(int ifindex, __u32 prog_id);
 
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {
@@ -206,6 +214,10 @@ struct sc_iface {
 	const char *mode;	/* XDP: "native", "generic"; TC: "tcx"; "?", or
 				 * "gone": the interface was removed (the
 				 * link is defunct) */
+	bool observer;		/* its observer link (SC_PIN_OBSERVER_FMT)
+				 * is pinned and attached at TCX egress */
+	__u32 observer_prog_id;
+	__u32 observer_link_id;
 };
 /* ifindex an XDP or TCX link pin is attached to: 0 defunct, -1 no such
  * link there */
@@ -226,7 +238,7 @@ int sc_links_missing(const char *dir, int *ifindex, int max);
 enum sc_setting {
 	SC_SET_THRESHOLD, SC_SET_IDLE, SC_SET_DSCP_SHORT, SC_SET_DSCP_LONG,
 	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_THRESHOLD_BYTES, SC_SET_RESHORT,
-	SC_SET_MIDSTREAM,
+	SC_SET_MIDSTREAM, SC_SET_RESHORT_BOUNDARY,
 	SC_SET_MAX
 };
 struct sc_settings {

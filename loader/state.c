@@ -698,6 +698,29 @@ int sc_links_missing(const char *dir, int *ifindex, int max)
 	return n;
 }
 
+/* The observer link of an interface (SC_PIN_OBSERVER_FMT), into ifc. */
+static void observer_info(const char *dir, struct sc_iface *ifc)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[PATH_MAX], name[32];
+	int fd;
+
+	snprintf(name, sizeof(name), SC_PIN_OBSERVER_FMT, ifc->ifindex);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ifc->observer_prog_id = info.prog_id;
+		ifc->observer_link_id = info.id;
+		ifc->observer = info.xdp.ifindex == (__u32)ifc->ifindex &&
+				sc_hook_observer_attached(ifc->ifindex, info.prog_id);
+	}
+	close(fd);
+}
+
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 {
 	struct bpf_link_info info;
@@ -744,6 +767,7 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 				out[n].mode = q.attach_mode ?
 					      fs_xdp_mode_name(q.attach_mode) : "?";
 		}
+		observer_info(dir, &out[n]);
 		n++;
 	}
 	closedir(d);

@@ -7,5 +7,5 @@
   "pass_non_tcp", "pass_fragment", "pass_non_ip", "pass_malformed",
   "pass_ext_hdr_limit", "pass_disabled", "insert_failures", "acks_short",
   "flows_promoted_packets", "flows_promoted_bytes", "flows_reshort",
-  "rule_matches", "flows_midstream"
+  "rule_matches", "flows_midstream", "flows_reshort_gap", "flows_reshort_boundary"
 ] | sort)) and all(.[]; type == "number" and . >= 0 and . == floor)

@@ -20,6 +20,11 @@ $(BUILD)/tests/unit-policy: $(BUILD)/tests/unit/test_policy.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-policy
 
+$(BUILD)/tests/unit-boundary: $(BUILD)/tests/unit/test_boundary.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-boundary
+
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@

@@ -17,11 +17,23 @@
  *              tables) loaded here with the defaults splitctl attach writes.
  * Default: --obj $BUILD/bpf/splitter.bpf.o ($BUILD: default "build").
  *
+ * Observer links pinned there (observer_if*) give "other direction" rows:
+ * a pure ACK of the reversed probe flow, whose entry is in the table, through
+ * fs_observer (TC egress).
+ *
+ * Every established and other-direction row is also measured against the
+ * reference (bpf/ref_count.bpf.o: parse, one LRU lookup, one in-place
+ * increment, in tables of the same fill): the "ratio" column is the
+ * program's cost over the floor divided by the reference's (budget 1.2).
+ *
  * Rows, with 1 k and 1 M other flows in the tables:
- *   established  repeat = 2 M on one buffer, best of 5 (kernel average per
- *                run): a long flow's data packet that already carries its
+ *   established  repeat = 2 M on one buffer; floor, program and reference
+ *                interleaved, 5 rounds, the minimum of each (kernel average
+ *                per run): a long flow's data packet that already carries its
  *                class's DSCP (with repeat > 1 the buffer is reused, so the
- *                first run's rewrite persists);
+ *                first run's rewrite persists; its sequence number repeats,
+ *                so after the first run it is a retransmission to the
+ *                splitter: the sequence compare without the store);
  *   new flow     repeat = 1, a new source port per call (insert; LRU
  *                eviction when the table is full), median of 20 000 calls
  *                against the floor measured the same way.
@@ -29,6 +41,7 @@
  */
 #include <errno.h>
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,19 +63,27 @@
  */
 #define BUDGET_V4_NS 35
 #define BUDGET_V6_NS 45
+/* cost over the floor as a multiple of the reference's */
+#define BUDGET_RATIO 1.2
+/* the observer's links in a splitctl pin directory (SC_PIN_OBSERVER_FMT) */
+#define OBSERVER_PIN_PREFIX "observer_if"
 
 struct target {
 	char label[96];
 	enum dp_hook hook;
+	bool observer;		/* fs_observer: other-direction rows */
 	int prog_fd, flows4_fd, flows6_fd;
 };
 
 struct row {
 	char target[96], what[48], fill[8];
 	enum dp_hook hook;
-	double floor, split;
+	double floor, split, ref;	/* ref 0: not measured */
 	int budget;
 };
+
+/* the reference programs per hook and their tables */
+static int ref_fd[DP_HOOKS], ref4_fd, ref6_fd;
 
 static struct target targets[MAX_TARGETS];
 static int ntargets;
@@ -76,23 +97,32 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double steady(int fd, enum dp_hook hook, const __u8 *frame, __u32 len)
+/*
+ * @n programs on copies of one frame, interleaved: each round runs every
+ * program once (repeat STEADY_REPEAT), so load from other jobs falls on
+ * all of them alike; the minimum per program over STEADY_ROUNDS into @best.
+ */
+static int steady_set(const int *fd, int n, enum dp_hook hook,
+		      const __u8 *frame, __u32 len, double *best)
 {
-	__u8 buf[PKT_MAX], out[PKT_MAX];
-	double best = 1e9;
+	__u8 buf[4][PKT_MAX], out[PKT_MAX];
 	__u32 ns;
-	int r;
+	int r, i;
 
-	memcpy(buf, frame, len);
-	for (r = 0; r < STEADY_ROUNDS; r++) {
-		if (dp_test_run(fd, hook, buf, len, out, NULL, STEADY_REPEAT, 0,
-				&ns) == DP_RUN_ERR)
-			return -1;
-		memcpy(buf, out, len);	/* keep the marked packet */
-		if (ns < best)
-			best = ns;
+	for (i = 0; i < n; i++) {
+		memcpy(buf[i], frame, len);
+		best[i] = 1e9;
 	}
-	return best;
+	for (r = 0; r < STEADY_ROUNDS; r++)
+		for (i = 0; i < n; i++) {
+			if (dp_test_run(fd[i], hook, buf[i], len, out, NULL,
+					STEADY_REPEAT, 0, &ns) == DP_RUN_ERR)
+				return -1;
+			memcpy(buf[i], out, len);	/* keep the marked packet */
+			if (ns < best[i])
+				best[i] = ns;
+		}
+	return 0;
 }
 
 /* Median per-call duration; @vary gives each call a new flow. */
@@ -184,7 +214,8 @@ static int load_prog(const char *path, const char *name)
 	return p ? bpf_program__fd(p) : -1;
 }
 
-static void add_target(const char *label, int prog_fd, int f4, int f6)
+static void add_target(const char *label, int prog_fd, int f4, int f6,
+		       bool observer)
 {
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
@@ -198,6 +229,7 @@ static void add_target(const char *label, int prog_fd, int f4, int f6)
 	t->prog_fd = prog_fd;
 	t->flows4_fd = f4;
 	t->flows6_fd = f6;
+	t->observer = observer;
 	ntargets++;
 }
 
@@ -228,15 +260,17 @@ static int add_obj(const char *path)
 	if (!m || bpf_map_update_elem(bpf_map__fd(m), &zero, &c, BPF_ANY))
 		return -1;
 	bpf_object__for_each_program(p, obj) {
+		bool obs = !strcmp(bpf_program__name(p), FS_PROG_OBSERVER);
+
 		if (strcmp(bpf_program__name(p), FS_PROG_SPLITTER) &&
-		    strcmp(bpf_program__name(p), FS_PROG_SPLITTER_TC))
+		    strcmp(bpf_program__name(p), FS_PROG_SPLITTER_TC) && !obs)
 			continue;
 		snprintf(label, sizeof(label), "%s", path);
 		add_target(label, bpf_program__fd(p),
 			   bpf_map__fd(bpf_object__find_map_by_name(obj,
 							FS_MAP_FLOWS4)),
 			   bpf_map__fd(bpf_object__find_map_by_name(obj,
-							FS_MAP_FLOWS6)));
+							FS_MAP_FLOWS6)), obs);
 	}
 	return 0;
 }
@@ -268,7 +302,10 @@ static int add_pin(const char *dir)
 		char label[96];
 		int lfd, pfd;
 
-		if (strncmp(de->d_name, "link_", 5))
+		bool obs = !strncmp(de->d_name, OBSERVER_PIN_PREFIX,
+				    strlen(OBSERVER_PIN_PREFIX));
+
+		if (strncmp(de->d_name, "link_", 5) && !obs)
 			continue;
 		lfd = pin_fd(dir, de->d_name);
 		if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
@@ -277,8 +314,8 @@ static int add_pin(const char *dir)
 		if (pfd < 0)
 			continue;
 		snprintf(label, sizeof(label), "%.40s %.40s", base, de->d_name);
-		add_target(label, pfd, f4, f6);
-		found++;
+		add_target(label, pfd, f4, f6, obs);
+		found += !obs;
 	}
 	closedir(d);
 	if (!found)
@@ -296,7 +333,8 @@ static const char *build_path(char *buf, size_t len, const char *rel)
 }
 
 static void add_row(const struct target *t, const char *what,
-		    const char *fill, double floor, double split, int budget)
+		    const char *fill, double floor, double split, double ref,
+		    int budget)
 {
 	struct row *r = &rows[nrows];
 
@@ -308,8 +346,174 @@ static void add_row(const struct target *t, const char *what,
 	r->hook = t->hook;
 	r->floor = floor;
 	r->split = split;
+	r->ref = ref;
 	r->budget = budget;
 	nrows++;
+}
+
+/* The reference programs and their tables (bpf/ref_count.bpf.o). */
+static int load_ref(void)
+{
+	char path[512];
+	struct bpf_object *obj;
+	struct bpf_program *x, *t;
+
+	obj = bpf_object__open(build_path(path, sizeof(path),
+					  "bpf/ref_count.bpf.o"));
+	if (!obj || bpf_object__load(obj))
+		return -1;
+	x = bpf_object__find_program_by_name(obj, "ref_xdp");
+	t = bpf_object__find_program_by_name(obj, "ref_tc");
+	if (!x || !t)
+		return -1;
+	ref_fd[DP_XDP] = bpf_program__fd(x);
+	ref_fd[DP_TC] = bpf_program__fd(t);
+	ref4_fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "ref_flows4"));
+	ref6_fd = bpf_map__fd(bpf_object__find_map_by_name(obj, "ref_flows6"));
+	return ref4_fd < 0 || ref6_fd < 0 ? -1 : 0;
+}
+
+/* floor, @prog and the reference interleaved on one frame: one row */
+static int measure(const struct target *t, const char *what, const char *fill,
+		   int floor_fd, const __u8 *frame, __u32 len, int budget)
+{
+	int fds[3] = { floor_fd, t->prog_fd, ref_fd[t->hook] };
+	double best[3];
+
+	if (steady_set(fds, 3, t->hook, frame, len, best))
+		return -1;
+	add_row(t, what, fill, best[0], best[1], best[2], budget);
+	return 0;
+}
+
+/* The probe flow's entry, as the splitter leaves it for a download: the
+ * other direction's pure ACKs repeat the ACK number already recorded. */
+static int put_probe(int fd, const struct pkt_spec *s)
+{
+	struct flow_state st = { .packets = 100, .bytes = 6400, .class = 1,
+				 .ack_flags = FS_ACK_F_SEEN, .ack_hi = s->seq };
+	struct flow_key6 k6 = { .sport = htobe16(s->sport),
+				.dport = htobe16(s->dport), .proto = 6 };
+	struct flow_key4 k4 = { .saddr = htobe32(s->saddr4),
+				.daddr = htobe32(s->daddr4),
+				.sport = htobe16(s->sport),
+				.dport = htobe16(s->dport), .proto = 6 };
+
+	memcpy(k6.saddr, s->saddr6, 16);
+	memcpy(k6.daddr, s->daddr6, 16);
+	return bpf_map_update_elem(fd, s->family == 4 ? (void *)&k4 : (void *)&k6,
+				   &st, BPF_ANY);
+}
+
+/* The other direction of @s: a pure ACK. */
+static struct pkt_spec reversed(const struct pkt_spec *s)
+{
+	struct pkt_spec r = *s;
+
+	r.saddr4 = s->daddr4;
+	r.daddr4 = s->saddr4;
+	memcpy(r.saddr6, s->daddr6, 16);
+	memcpy(r.daddr6, s->saddr6, 16);
+	r.sport = s->dport;
+	r.dport = s->sport;
+	r.tcp_flags = 0x10;	/* ACK */
+	r.payload = 0;
+	r.ack = s->seq;
+	return r;
+}
+
+static int bench_target(const struct target *t, const int *floor_fd,
+			const char *fill, const struct pkt_spec *v4,
+			const struct pkt_spec *v6)
+{
+	struct pkt_spec r4 = reversed(v4), r6 = reversed(v6);
+	__u8 f[PKT_MAX];
+	int fl = floor_fd[t->hook], len;
+	double f1, x;
+
+	if (t->observer) {
+		if (put_probe(t->flows4_fd, v4) || put_probe(t->flows6_fd, v6))
+			return -1;
+		len = pkt_build(&r4, f, PKT_MAX);
+		if (measure(t, "ipv4 other direction", fill, fl, f, len, 0))
+			return -1;
+		len = pkt_build(&r6, f, PKT_MAX);
+		return measure(t, "ipv6 other direction", fill, fl, f, len, 0);
+	}
+	len = pkt_build(v4, f, PKT_MAX);
+	if (measure(t, "ipv4 established", fill, fl, f, len, BUDGET_V4_NS))
+		return -1;
+	len = pkt_build(v6, f, PKT_MAX);
+	if (measure(t, "ipv6 established", fill, fl, f, len, BUDGET_V6_NS))
+		return -1;
+	f1 = single(fl, t->hook, v4, 0);
+	x = single(t->prog_fd, t->hook, v4, 1);
+	add_row(t, "ipv4 new flow", fill, f1, x, 0, 0);
+	return 0;
+}
+
+static double ratio(const struct row *r)
+{
+	return r->ref > r->floor ? (r->split - r->floor) / (r->ref - r->floor) : 0;
+}
+
+static void print_rows(void)
+{
+	int i;
+
+	printf("%-44s %-4s %-20s %4s %8s %8s %8s %9s %6s %7s\n",
+	       "datapath (BPF_PROG_TEST_RUN)", "hook", "case", "fill",
+	       "floor ns", "prog ns", "ref ns", "overhead", "ratio", "budget");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+		char b[16] = "-", q[16] = "-";
+
+		if (r->ref) {
+			snprintf(q, sizeof(q), "%.2f", ratio(r));
+			snprintf(b, sizeof(b), "<= %.1fx", BUDGET_RATIO);
+		}
+		printf("%-44.44s %-4s %-20s %4s %8.1f %8.1f %8.1f %+9.1f %6s %7s\n",
+		       r->target, dp_hook_name(r->hook), r->what, r->fill,
+		       r->floor, r->split, r->ref, r->split - r->floor, q, b);
+	}
+	printf("ratio: (prog - floor) / (ref - floor), ref = parse + one LRU lookup + one increment, same run, interleaved, minima of %d rounds\n",
+	       STEADY_ROUNDS);
+	printf("flow table: %u entries per family, %zu-byte IPv4 key, "
+	       "%zu-byte IPv6 key, %zu-byte value\n", FS_DEFAULT_FLOWS,
+	       sizeof(struct flow_key4), sizeof(struct flow_key6),
+	       sizeof(struct flow_state));
+}
+
+static int write_json(const char *json)
+{
+	FILE *js = fopen(json, "w");
+	int i;
+
+	if (!js) {
+		perror(json);
+		return 1;
+	}
+	fprintf(js, "{\"benchmark\":\"datapath\",\"unit\":\"ns/packet\","
+		    "\"rows\":[");
+	for (i = 0; i < nrows; i++) {
+		struct row *r = &rows[i];
+
+		fprintf(js, "%s{\"target\":\"%s\",\"hook\":\"%s\","
+			    "\"case\":\"%s\",\"other_flows\":\"%s\","
+			    "\"floor_ns\":%.1f,\"splitter_ns\":%.1f,"
+			    "\"overhead_ns\":%.1f",
+			i ? "," : "", r->target, dp_hook_name(r->hook), r->what,
+			r->fill, r->floor, r->split, r->split - r->floor);
+		if (r->ref)
+			fprintf(js, ",\"reference_ns\":%.1f,\"ratio_to_reference\":%.3f,\"budget_ratio\":%.1f",
+				r->ref, ratio(r), BUDGET_RATIO);
+		if (r->budget)
+			fprintf(js, ",\"budget_overhead_ns\":%d", r->budget);
+		fprintf(js, "}");
+	}
+	fprintf(js, "]}\n");
+	fclose(js);
+	return 0;
 }
 
 int main(int argc, char **argv)
@@ -320,9 +524,7 @@ int main(int argc, char **argv)
 	char json_def[512], path[512];
 	const char *json = build_path(json_def, sizeof(json_def),
 				      "bench/datapath.json");
-	int floor_fd[DP_HOOKS], i, s, len4, len6;
-	__u8 f4[PKT_MAX], f6[PKT_MAX];
-	FILE *js;
+	int floor_fd[DP_HOOKS], i, s;
 
 	libbpf_set_print(NULL);
 	for (i = 1; i < argc; i++) {
@@ -347,81 +549,33 @@ int main(int argc, char **argv)
 						"bpf/xdp_pass.bpf.o"), "xdp_pass");
 	floor_fd[DP_TC] = load_prog(build_path(path, sizeof(path),
 					       "bpf/tc_pass.bpf.o"), "tc_pass");
-	if (floor_fd[DP_XDP] < 0 || floor_fd[DP_TC] < 0) {
-		fprintf(stderr, "bench-datapath: cannot load the floors under "
-				"build/bpf (run as root after make)\n");
+	if (floor_fd[DP_XDP] < 0 || floor_fd[DP_TC] < 0 || load_ref()) {
+		fprintf(stderr, "bench-datapath: cannot load the floors or the "
+				"reference under build/bpf (run as root after make)\n");
 		return 1;
 	}
-	len4 = pkt_build(&v4, f4, PKT_MAX);
-	len6 = pkt_build(&v6, f6, PKT_MAX);
 
 	for (s = 0; s < 2; s++) {
+		dp_flush_fds(ref4_fd, ref6_fd);
+		if (prefill(ref4_fd, 4, sizes[s]) || prefill(ref6_fd, 6, sizes[s])) {
+			fprintf(stderr, "bench-datapath: prefill failed\n");
+			return 1;
+		}
 		for (i = 0; i < ntargets; i++) {
 			struct target *t = &targets[i];
-			int fl = floor_fd[t->hook];
-			double f, x;
 
 			dp_flush_fds(t->flows4_fd, t->flows6_fd);
 			if (prefill(t->flows4_fd, 4, sizes[s]) ||
-			    prefill(t->flows6_fd, 6, sizes[s])) {
-				fprintf(stderr, "bench-datapath: prefill "
-						"failed\n");
+			    prefill(t->flows6_fd, 6, sizes[s]) ||
+			    bench_target(t, floor_fd, fill[s], &v4, &v6)) {
+				fprintf(stderr, "bench-datapath: %s failed\n",
+					t->label);
 				return 1;
 			}
-			f = steady(fl, t->hook, f4, len4);
-			x = steady(t->prog_fd, t->hook, f4, len4);
-			add_row(t, "ipv4 established", fill[s], f, x,
-				BUDGET_V4_NS);
-			f = steady(fl, t->hook, f6, len6);
-			x = steady(t->prog_fd, t->hook, f6, len6);
-			add_row(t, "ipv6 established", fill[s], f, x,
-				BUDGET_V6_NS);
-			f = single(fl, t->hook, &v4, 0);
-			x = single(t->prog_fd, t->hook, &v4, 1);
-			add_row(t, "ipv4 new flow", fill[s], f, x, 0);
 			dp_flush_fds(t->flows4_fd, t->flows6_fd);
 		}
 	}
-
-	printf("%-44s %-4s %-17s %4s %8s %8s %9s %7s\n",
-	       "datapath (BPF_PROG_TEST_RUN)", "hook", "case", "fill",
-	       "floor ns", "split ns", "overhead", "budget");
-	for (i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-		char b[16] = "-";
-
-		if (r->budget)
-			snprintf(b, sizeof(b), "<= %d", r->budget);
-		printf("%-44.44s %-4s %-17s %4s %8.1f %8.1f %+9.1f %7s\n",
-		       r->target, dp_hook_name(r->hook), r->what, r->fill,
-		       r->floor, r->split, r->split - r->floor, b);
-	}
-	printf("flow table: %u entries per family, %zu-byte IPv4 key, "
-	       "%zu-byte IPv6 key, %zu-byte value\n", FS_DEFAULT_FLOWS,
-	       sizeof(struct flow_key4), sizeof(struct flow_key6),
-	       sizeof(struct flow_state));
-
-	js = fopen(json, "w");
-	if (!js) {
-		perror(json);
-		return 1;
-	}
-	fprintf(js, "{\"benchmark\":\"datapath\",\"unit\":\"ns/packet\","
-		    "\"rows\":[");
-	for (i = 0; i < nrows; i++) {
-		struct row *r = &rows[i];
-
-		fprintf(js, "%s{\"target\":\"%s\",\"hook\":\"%s\","
-			    "\"case\":\"%s\",\"other_flows\":\"%s\","
-			    "\"floor_ns\":%.1f,\"splitter_ns\":%.1f,"
-			    "\"overhead_ns\":%.1f",
-			i ? "," : "", r->target, dp_hook_name(r->hook), r->what,
-			r->fill, r->floor, r->split, r->split - r->floor);
-		if (r->budget)
-			fprintf(js, ",\"budget_overhead_ns\":%d", r->budget);
-		fprintf(js, "}");
-	}
-	fprintf(js, "]}\n");
-	fclose(js);
-	return 0;
+	dp_flush_fds(ref4_fd, ref6_fd);
+	print_rows();
+	return write_json(json);
 }

@@ -7,8 +7,10 @@
 # tc-rules: 200 rules per family from a config file, one of which matches
 # the probe flows with the default threshold, so the rows compare like for
 # like), and measure the attached programs with build/bench-datapath (which
-# follows the pinned links to them). Extra targets for before/after tables:
-# BASELINE_OBJ=old/splitter.bpf.o.
+# follows the pinned links to them: the splitter's, and the observer's at TC
+# egress for the other direction's packets), each against the reference
+# program (build/bpf/ref_count.bpf.o) in the same run. Extra targets for
+# before/after tables: BASELINE_OBJ=old/splitter.bpf.o.
 # Output: a table on stdout and build/bench/datapath.json.
 set -euo pipefail
 cd "$(dirname "$0")/../.."

@@ -56,6 +56,7 @@ int dp_open(struct dp *dp, __u32 flows)
 	}
 	dp->prog_fd[DP_XDP] = bpf_program__fd(dp->skel->progs.fs_splitter);
 	dp->prog_fd[DP_TC] = bpf_program__fd(dp->skel->progs.fs_splitter_tc);
+	dp->observer_fd = bpf_program__fd(dp->skel->progs.fs_observer);
 	dp->hook = DP_XDP;
 	dp->clock_fd = bpf_program__fd(dp->skel->progs.fs_clock);
 	dp->cfg_fd = bpf_map__fd(dp->skel->maps.fs_config);

@@ -18,6 +18,7 @@ enum dp_hook {
 struct dp {
 	struct splitter *skel;
 	int prog_fd[DP_HOOKS];
+	int observer_fd;	/* fs_observer (TC egress) */
 	int clock_fd, cfg_fd, stats_fd, flows4_fd, flows6_fd;
 	int rules4_fd, rules6_fd;
 	int ncpus;

@@ -13,7 +13,7 @@ struct pkt_spec pkt_tcp4(__u16 sport, __u16 dport)
 	struct pkt_spec s = {
 		.family = 4, .l4 = IPPROTO_TCP,
 		.saddr4 = 0x0a000001, .daddr4 = 0x0a000102,
-		.sport = sport, .dport = dport, .payload = 32,
+		.sport = sport, .dport = dport, .payload = 32, .seq = 1,
 	};
 	return s;
 }
@@ -24,7 +24,7 @@ struct pkt_spec pkt_tcp6(__u16 sport, __u16 dport)
 		.family = 6, .l4 = IPPROTO_TCP,
 		.saddr6 = { 0xfd, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 },
 		.daddr6 = { 0xfd, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 },
-		.sport = sport, .dport = dport, .payload = 32,
+		.sport = sport, .dport = dport, .payload = 32, .seq = 1,
 	};
 	return s;
 }
@@ -33,6 +33,12 @@ static void put16(__u8 *p, __u16 v)
 {
 	p[0] = v >> 8;
 	p[1] = v & 0xff;
+}
+
+static void put32(__u8 *p, __u32 v)
+{
+	put16(p, v >> 16);
+	put16(p + 2, v & 0xffff);
 }
 
 static __u16 csum16(const __u8 *p, size_t len)
@@ -70,12 +76,19 @@ static int build_l4(const struct pkt_spec *s, __u8 *p)
 		put16(p, s->sport);
 		put16(p + 2, s->dport);
 		memset(p + 4, 0, 16);
-		p[7] = 1;				/* seq */
+		put32(p + 4, s->seq);
+		put32(p + 8, s->ack);
 		p[12] = (doff & 0xf) << 4;
 		p[13] = s->tcp_flags ? s->tcp_flags : 0x18;	/* PSH|ACK */
-		put16(p + 14, 65535);
+		put16(p + 14, s->zero_window ? 0 : 65535);
 		n = doff >= 5 ? doff * 4 : 20;
 		memset(p + 20, 1, n - 20);		/* NOP options */
+		if (s->sack[1] && n >= 32) {		/* NOP NOP SACK(10) */
+			p[22] = 5;
+			p[23] = 10;
+			put32(p + 24, s->sack[0]);
+			put32(p + 28, s->sack[1]);
+		}
 		break;
 	case IPPROTO_UDP:
 		put16(p, s->sport);

@@ -28,6 +28,10 @@ struct pkt_spec {
 	__u16 sport, dport;	/* host order */
 	int tcp_doff;		/* 0 = 5 */
 	__u8 tcp_flags;		/* 0 = PSH|ACK */
+	__u32 seq, ack;		/* host order; pkt_tcp4/6: seq 1, ack 0 */
+	int zero_window;	/* window 0 instead of 65535 */
+	__u32 sack[2];		/* one SACK block [left, right) when right is
+				 * not 0 (needs tcp_doff >= 8) */
 	int payload;		/* L4 payload bytes */
 };
 

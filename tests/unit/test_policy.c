@@ -521,9 +521,10 @@ static void test_reshort(void)
 	ok = ok && !send_after(&s, gap + 1, &cls, d, &st);
 	tap_ok(ok && cls == 'S' && st.packets == 1 && st.payload == 100 &&
 	       st.class == FS_CLASS_SHORT && st.first_seen == st0.first_seen &&
-	       d[FS_STAT_FLOWS_RESHORT] == 1 && d[FS_STAT_FLOWS_NEW] == 0 &&
+	       d[FS_STAT_FLOWS_RESHORT] == 1 && d[FS_STAT_RESHORT_GAP] == 1 &&
+	       d[FS_STAT_RESHORT_BOUNDARY] == 0 && d[FS_STAT_FLOWS_NEW] == 0 &&
 	       d[FS_STAT_FLOWS_EXPIRED] == 0,
-	       "silent one jiffy longer: counted as short again in its entry (packet 1, first_seen kept, flows_reshort +1, not new)");
+	       "silent one jiffy longer: counted as short again in its entry (packet 1, first_seen kept, flows_reshort and flows_reshort_gap +1, not new)");
 	tap_ok(classes(&s, "SL", got), "after the reshort: packet 2 short, 3 long (threshold 2)");
 
 	/* off: a silence of twice the gap changes nothing */
