@@ -8,7 +8,8 @@
 -- open) to the last response of the job, in microseconds. At that response
 -- the thread stops and wakes wrk's main thread (tgkill SIGINT, wrk's own
 -- "stop" signal), which then calls done(). done() prints one JSON line on
--- stdout: requests (responses counted), runtime_us, the latency
+-- stdout: requests (responses of the job: at most N; a response read in
+-- the same event-loop pass as the N-th is after the job), runtime_us, the latency
 -- percentiles of wrk's histogram (µs, per request: request written to
 -- response read), errors by kind and non-2xx/3xx responses.
 local ffi = require("ffi")
@@ -61,7 +62,7 @@ function done(summary, latency, requests)
 	io.write(string.format('{"requests":%d,"limit":%d,"complete":%s,"runtime_us":%.0f,' ..
 		'"p50_us":%d,"p90_us":%d,"p99_us":%d,"max_us":%d,"mean_us":%.1f,' ..
 		'"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d}}\n',
-		t:get("count"), limit, tostring(t_end > 0), t_end > 0 and t_end - t_start or -1,
+		math.min(t:get("count"), limit), limit, tostring(t_end > 0), t_end > 0 and t_end - t_start or -1,
 		latency:percentile(50), latency:percentile(90), latency:percentile(99),
 		latency.max, latency.mean, e.connect, e.read, e.write, e.status, e.timeout))
 end
