@@ -53,7 +53,8 @@ MODE_ORDER = ("ecmp", "split", "paper", "reshort20")
 COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
         "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",
         "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
-        "dsack_recv", "retrans_segs", "out_segs", "cpu_busy_max_pct", "cpu_flagged", "used")
+        "dsack_recv", "retrans_segs", "out_segs", "cpu_busy_max_pct", "delayline_cpu_pct",
+        "cpu_flagged", "used")
 
 
 def read_json(path, default=None):
@@ -118,6 +119,7 @@ def load_run(d, include_flagged=False):
         "sack_reorder": tcp("TcpExtTCPSACKReorder"), "dsack_recv": tcp("TcpExtTCPDSACKRecv"),
         "retrans_segs": tcp("TcpRetransSegs"), "out_segs": tcp("TcpOutSegs"),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
+        "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
     }
 
