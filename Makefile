@@ -8,6 +8,8 @@
 #
 #   make test    install missing packages, build, run every test
 #   make demo    install missing packages, build, run the testbed comparison
+#                (real applications under long-lived bulk at RTT 40 ms)
+#   make demo-filehosting  the same with flowgen's file-hosting mix
 #   make bench   install missing packages, build, run the benchmarks
 #   make sanitize  splitctl and the user-space unit tests with ASan and UBSan
 #                  in build-asan/ (BUILD=build-asan tests/run splitctl unit-)
@@ -33,7 +35,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror -MMD -MP \
 ALL_TARGETS :=
 BENCH_CMDS :=
 
-.PHONY: all test demo bench deps clean sanitize
+.PHONY: all test demo demo-filehosting bench deps clean sanitize
 all: all-targets
 
 .SECONDEXPANSION:
@@ -50,8 +52,11 @@ test: deps
 
 demo: deps
 	@$(MAKE) --no-print-directory all
-	@if [ -x testbed/demo ]; then testbed/demo; else \
-		echo "make demo: the testbed (testbed/demo) is not built yet"; exit 1; fi
+	@testbed/demo apps
+
+demo-filehosting: deps
+	@$(MAKE) --no-print-directory all
+	@testbed/demo filehosting
 
 bench: deps
 	@$(MAKE) --no-print-directory all

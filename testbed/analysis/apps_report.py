@@ -1,0 +1,371 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""apps_report.py [--demo] [--include-flagged] RUNSET_DIR
+
+Summarise the runs of `run-experiment apps` (or `testbed/demo`): real
+applications (wrk, pgbench) under long-lived iperf3 bulk, per mode.
+
+RUNSET_DIR holds one directory per run (testbed/apps run): meta.json,
+app.json, bulk.json, nstat.json; the directory name ends in -REP.
+
+  group:     tunnels (one-way SHORT/LONG delays), application, bulk demand,
+             bulk congestion control; within a group every mode ran with
+             every repetition on the same testbed
+  run-time:  the job's application run-time (app.json runtime_s)
+  speedup:   ECMP / mode run-time, paired by repetition; mean ± 95 %
+             Student-t interval over the pairs
+  p99 ratio: ECMP / mode p99 per request, paired the same way
+  bulk:      iperf3 throughput per direction (up: client->server) during the
+             job, Mbit/s; ratio mode / ECMP paired; share of the capacity of
+             the two tunnels in that direction (2 x rate)
+  reorder:   the endpoints' TCP counters over the run, client + server:
+             TcpExtTCPSACKReorder, TcpExtTCPDSACKRecv, TcpRetransSegs (per
+             1000 segments sent, TcpOutSegs)
+  CPU:       the busiest CPU over the job (/proc/stat); a run above its
+             cpu_flag_pct (80 %) is flagged and left out of every figure,
+             as is a job that did not complete
+  no bulk:   bulk demand 0: one ECMP run per repetition, the job's limit
+
+Writes apps.csv (per run), apps-speedups.csv (per group and mode),
+apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR; prints
+the tables. --demo: also the one-line headline (testbed/demo).
+--include-flagged: count CPU-flagged runs too (a shared machine's
+preview; the summary says so on its first line).
+Exit: 0 done, 1 no usable run, 2 usage error.
+"""
+import csv
+import json
+import math
+import os
+import re
+import sys
+
+try:
+    import numpy as np
+    from scipy import stats
+except ImportError as e:
+    sys.exit("apps_report.py: %s: needs numpy and scipy (apt-get install python3-numpy "
+             "python3-scipy)" % e)
+
+NAN = float("nan")
+BASE = "ecmp"		# the baseline every mode is compared with
+MODE_ORDER = ("ecmp", "split", "paper", "reshort20")
+COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
+        "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",
+        "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
+        "dsack_recv", "retrans_segs", "out_segs", "cpu_busy_max_pct", "delayline_cpu_pct",
+        "cpu_flagged", "used")
+
+
+def read_json(path, default=None):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return default
+
+
+def ci(xs):
+    """(mean, half-width of the two-sided 95 % t-interval); NaN width for n < 2"""
+    xs = [x for x in xs if x is not None and not math.isnan(x)]
+    if not xs:
+        return NAN, NAN
+    if len(xs) < 2:
+        return xs[0], NAN
+    a = np.asarray(xs, dtype=float)
+    return float(a.mean()), float(stats.t.ppf(0.975, len(a) - 1) * stats.sem(a))
+
+
+def fmt(m, h=NAN, f="%.2f", unit=""):
+    if m is None or math.isnan(m):
+        return "–"
+    s = f % m
+    if not math.isnan(h):
+        s += " ± " + f % h
+    return s + unit
+
+
+def num(v):
+    return NAN if v is None else float(v)
+
+
+def load_run(d, include_flagged=False):
+    meta = read_json(os.path.join(d, "meta.json"))
+    app = read_json(os.path.join(d, "app.json"))
+    if not meta or meta.get("experiment") != "apps" or not app:
+        return None
+    bulk = read_json(os.path.join(d, "bulk.json"), {}) or {}
+    ns = read_json(os.path.join(d, "nstat.json"), {}) or {}
+    m = re.search(r"-(\d+)$", os.path.basename(d))
+
+    def tcp(key):
+        return sum((ns.get(side) or {}).get(key, 0) for side in ("client", "server"))
+
+    def mbit(direction):
+        return num((bulk.get(direction) or {}).get("mbit"))
+
+    complete = bool(app.get("complete"))
+    flagged = bool(meta.get("cpu_flagged"))
+    return {
+        "run": os.path.basename(d), "mode": meta["mode"], "app": meta["app"],
+        "rep": int(m.group(1)) if m else 1, "delays": meta["delays"], "rtt_ms": meta["rtt_ms"],
+        "bulk_demand": str(meta["bulk_demand"]), "bulk_cc": meta["bulk_cc"],
+        "bulk_streams": meta["bulk_streams"], "rate_mbit": meta["rate_mbit"],
+        "queue_ms": meta.get("queue_ms"), "requests": meta["requests"], "conns": meta["conns"],
+        "complete": complete, "runtime_s": num(app.get("runtime_s")),
+        "p50_ms": num(app.get("p50_ms")), "p99_ms": num(app.get("p99_ms")),
+        "tps": num(app.get("tps")),
+        "bulk_up_mbit": mbit("up"), "bulk_down_mbit": mbit("down"),
+        "sack_reorder": tcp("TcpExtTCPSACKReorder"), "dsack_recv": tcp("TcpExtTCPDSACKRecv"),
+        "retrans_segs": tcp("TcpRetransSegs"), "out_segs": tcp("TcpOutSegs"),
+        "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
+        "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
+        "used": complete and (include_flagged or not flagged),
+    }
+
+
+def group_key(r):
+    return (r["delays"], r["app"], r["bulk_demand"], r["bulk_cc"])
+
+
+def demand_sort(d):
+    return math.inf if d == "max" else float(d)
+
+
+def delays_sort(d):
+    s, l = (float(x) for x in d.split("/"))
+    return (s != l, s + l, s)
+
+
+def summarise(runs):
+    """rows of apps-speedups.csv: one per (group, mode)"""
+    groups = {}
+    for r in runs:
+        groups.setdefault(group_key(r), []).append(r)
+    nobulk = {}
+    for (delays, app, demand, cc), rs in groups.items():
+        if demand_sort(demand) == 0:
+            nobulk[(delays, app)] = ci([r["runtime_s"] for r in rs if r["used"]])
+    out = []
+    for key in sorted(groups, key=lambda k: (delays_sort(k[0]), k[1], demand_sort(k[2]), k[3])):
+        delays, app, demand, cc = key
+        rs = groups[key]
+        base = {r["rep"]: r for r in rs if r["mode"] == BASE and r["used"]}
+        modes = sorted({r["mode"] for r in rs},
+                       key=lambda m: MODE_ORDER.index(m) if m in MODE_ORDER else 99)
+        for mode in modes:
+            mine = [r for r in rs if r["mode"] == mode]
+            used = [r for r in mine if r["used"]]
+            pairs = [(base[r["rep"]], r) for r in used if r["rep"] in base]
+            rate = mine[0]["rate_mbit"]
+            row = {
+                "delays": delays, "rtt_ms": mine[0]["rtt_ms"], "app": app, "bulk_demand": demand,
+                "bulk_cc": cc, "mode": mode, "runs": len(mine), "used": len(used),
+                "flagged": sum(r["cpu_flagged"] for r in mine),
+                "incomplete": sum(not r["complete"] for r in mine), "rate_mbit": rate,
+                "requests": mine[0]["requests"], "conns": mine[0]["conns"],
+                "cpu_busy_max_pct": max(r["cpu_busy_max_pct"] for r in mine),
+            }
+            for k in ("runtime_s", "p50_ms", "p99_ms", "bulk_up_mbit", "bulk_down_mbit"):
+                row[k], row[k + "_ci"] = ci([r[k] for r in used])
+            row["speedup"], row["speedup_ci"] = ci([b["runtime_s"] / r["runtime_s"] for b, r in pairs])
+            row["p99_ratio"], row["p99_ratio_ci"] = ci([b["p99_ms"] / r["p99_ms"] for b, r in pairs])
+            for d in ("up", "down"):
+                k = "bulk_%s_mbit" % d
+                row["bulk_%s_ratio" % d], row["bulk_%s_ratio_ci" % d] = ci(
+                    [r[k] / b[k] for b, r in pairs if b[k] and not math.isnan(b[k])])
+                row["bulk_%s_capacity" % d] = row[k] / (2 * rate) if rate else NAN
+            for k in ("sack_reorder", "dsack_recv", "retrans_segs"):
+                row[k] = sum(r[k] for r in used) / len(used) if used else NAN
+            segs = sum(r["out_segs"] for r in used)
+            row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
+            row["nobulk_runtime_s"] = nobulk.get((delays, app), (NAN, NAN))[0]
+            out.append(row)
+    return out
+
+
+def tables(rows):
+    lines = [
+        "| tunnels one-way | app | bulk | cc | mode | runs used | run-time s | speedup ECMP/mode "
+        "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        bulk = "none" if demand_sort(r["bulk_demand"]) == 0 else r["bulk_demand"] + " x"
+        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |" % (
+            r["delays"], r["app"], bulk, r["bulk_cc"], r["mode"], r["used"], r["runs"],
+            fmt(r["runtime_s"], r["runtime_s_ci"], "%.1f"),
+            fmt(r["speedup"], r["speedup_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
+            fmt(r["p50_ms"], f="%.0f"), fmt(r["p99_ms"], f="%.0f"),
+            fmt(r["p99_ratio"], r["p99_ratio_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
+            fmt(r["nobulk_runtime_s"], f="%.1f")))
+    lines += [
+        "",
+        "| tunnels one-way | app | bulk | cc | mode | bulk up / down Mbit/s | mode/ECMP up | "
+        "mode/ECMP down | share of capacity up / down | SACK reorder | DSACK | retrans / 1000 segs "
+        "| busiest CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if demand_sort(r["bulk_demand"]) == 0:
+            continue
+        lines.append("| %s ms | %s | %s x | %s | %s | %s / %s | %s | %s | %s / %s | %s | %s | %s | %s |" % (
+            r["delays"], r["app"], r["bulk_demand"], r["bulk_cc"], r["mode"],
+            fmt(r["bulk_up_mbit"], f="%.1f"), fmt(r["bulk_down_mbit"], f="%.1f"),
+            fmt(r["bulk_up_ratio"], r["bulk_up_ratio_ci"], "%.2f") if r["mode"] != BASE else "1",
+            fmt(r["bulk_down_ratio"], r["bulk_down_ratio_ci"], "%.2f") if r["mode"] != BASE else "1",
+            fmt(100 * r["bulk_up_capacity"], f="%.0f", unit=" %"),
+            fmt(100 * r["bulk_down_capacity"], f="%.0f", unit=" %"),
+            fmt(r["sack_reorder"], f="%.1f"), fmt(r["dsack_recv"], f="%.1f"),
+            fmt(r["retrans_per_1000"], f="%.2f"), fmt(r["cpu_busy_max_pct"], f="%.0f")))
+    return "\n".join(lines)
+
+
+def plots(rows, outdir):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("apps_report.py: no matplotlib: no plots", file=sys.stderr)
+        return
+    equal = [r for r in rows if r["delays"].split("/")[0] == r["delays"].split("/")[1]
+             and r["mode"] != BASE and demand_sort(r["bulk_demand"]) > 0]
+    panels = sorted({(r["app"], r["bulk_cc"]) for r in equal})
+    if not panels:
+        return
+    for name, key, ylabel in (("speedup", "speedup", "run-time speedup ECMP / mode"),
+                              ("bulk", "bulk_down_ratio", "bulk throughput mode / ECMP (down; up dashed)")):
+        fig, axes = plt.subplots(1, len(panels), figsize=(5 * len(panels), 4), squeeze=False)
+        for ax, (app, cc) in zip(axes[0], panels):
+            mine = [r for r in equal if r["app"] == app and r["bulk_cc"] == cc]
+            for mode, demand in sorted({(r["mode"], r["bulk_demand"]) for r in mine}):
+                pts = sorted(((r["rtt_ms"], r) for r in mine if r["mode"] == mode and
+                              r["bulk_demand"] == demand and not math.isnan(r[key])), key=lambda p: p[0])
+                if not pts:
+                    continue
+                xs = [p[0] for p in pts]
+                line = ax.errorbar(xs, [p[1][key] for p in pts],
+                                   yerr=[0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts],
+                                   marker="o", capsize=3, label="%s, bulk %s x" % (mode, demand))
+                if name == "bulk":
+                    ax.plot(xs, [p[1]["bulk_up_ratio"] for p in pts], linestyle="--",
+                            color=line[0].get_color())
+            ax.axhline(1, color="grey", linewidth=0.8)
+            ax.set_title("%s, bulk %s" % (app, cc))
+            ax.set_xlabel("RTT ms (equal tunnels)")
+            ax.set_ylabel(ylabel)
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(os.path.join(outdir, "apps-%s.png" % name), dpi=110)
+        plt.close(fig)
+
+
+def headline_pairs(runs, ok):
+    """per-pair ratios over every ECMP/split pair whose two runs pass ok()"""
+    sp, p99, bulk = [], [], []
+    for key in {group_key(r) for r in runs if demand_sort(r["bulk_demand"]) > 0}:
+        rs = [r for r in runs if group_key(r) == key and ok(r)]
+        base = {r["rep"]: r for r in rs if r["mode"] == BASE}
+        for r in rs:
+            if r["mode"] != "split" or r["rep"] not in base:
+                continue
+            b = base[r["rep"]]
+            sp.append(b["runtime_s"] / r["runtime_s"])
+            p99.append(b["p99_ms"] / r["p99_ms"])
+            tot_b = b["bulk_up_mbit"] + b["bulk_down_mbit"]
+            if tot_b:
+                bulk.append((r["bulk_up_mbit"] + r["bulk_down_mbit"]) / tot_b)
+    return sp, p99, bulk
+
+
+def headline(runs):
+    """the demo's last line: every used ECMP/split pair, all apps together
+    (bulk: both directions' sum). With no used pair (every run CPU-flagged,
+    e.g. a shared machine) the complete runs, and a line before it saying so."""
+    sp, p99, bulk = headline_pairs(runs, lambda r: r["used"])
+    note = ""
+    if not sp:
+        sp, p99, bulk = headline_pairs(runs, lambda r: r["complete"])
+        if sp:
+            note = ("note: every ECMP/split pair had a CPU above 80 %: the line below counts "
+                    "them (a preview, not a figure)\n")
+    rtts = sorted({r["rtt_ms"] for r in runs})
+    (s, sh), (p, _), (w, _) = ci(sp), ci(p99), ci(bulk)
+    return note + ("at RTT %s ms: application run-time speedup ECMP/split %s ± %s x, p99 %s x; "
+            "bulk throughput split/ECMP %s x" % (
+                "/".join("%g" % x for x in rtts), fmt(s, f="%.2f"), fmt(sh, f="%.2f"),
+                fmt(p, f="%.2f"), fmt(w, f="%.2f")))
+
+
+def main(argv):
+    demo = "--demo" in argv
+    loose = "--include-flagged" in argv
+    args = [a for a in argv if a not in ("--demo", "--include-flagged")]
+    if len(args) != 1 or args[0].startswith("-"):
+        print(__doc__.split("\n")[0], file=sys.stderr)
+        return 2
+    top = args[0]
+    if not os.path.isdir(top):
+        print("apps_report.py: '%s': not a directory" % top, file=sys.stderr)
+        return 2
+    runs = [r for r in (load_run(os.path.join(top, d), loose) for d in sorted(os.listdir(top))
+                        if os.path.isdir(os.path.join(top, d))) if r]
+    if not runs:
+        print("apps_report.py: no apps run in %s" % top, file=sys.stderr)
+        return 1
+    with open(os.path.join(top, "apps.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=COLS)
+        w.writeheader()
+        for r in runs:
+            w.writerow({k: r[k] for k in COLS})
+    if demo and not loose and not headline_pairs(runs, lambda r: r["used"])[0]:
+        # the demo on a loaded machine: show what ran, said to be a preview
+        loose = True
+        runs = [load_run(os.path.join(top, r["run"]), True) for r in runs]
+    rows = summarise(runs)
+    with open(os.path.join(top, "apps-speedups.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+        w.writeheader()
+        w.writerows(rows)
+    t = tables(rows)
+    bad = [r for r in runs if not r["used"]]
+    notes = ["", "Runs left out of every figure: %d of %d." % (len(bad), len(runs))]
+    if loose:
+        flagged = [r for r in runs if r["cpu_flagged"]]
+        notes += ["", "**Preview: CPU-flagged runs are counted** (--include-flagged): %d of %d runs "
+                  "had a busiest CPU above 80 %%: %s." % (len(flagged), len(runs),
+                                                          ", ".join(r["run"] for r in flagged) or "none")]
+    for r in bad:
+        why = []
+        if r["cpu_flagged"]:
+            why.append("busiest CPU %.0f %%" % r["cpu_busy_max_pct"])
+        if not r["complete"]:
+            why.append("job incomplete")
+        notes.append("- %s: %s" % (r["run"], ", ".join(why)))
+    first = runs[0]
+    md = ["# Real applications under long-lived bulk", "",
+          "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs, pgbench = "
+          "transactions (simple-update, 5 round trips), over %s persistent connections; bulk: "
+          "iperf3, %s streams per direction for the whole run, demand x one tunnel's rate "
+          "per direction (max: unpaced). Speedup and ratios paired by repetition, ± = 95 %% "
+          "t-interval; runs whose busiest CPU was above 80 %% are left out "
+          "(`testbed/analysis/apps_report.py` says how each figure is made)." % (
+              os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
+              next((r["requests"] for r in runs if r["app"] == "wrk"), "–"), first["conns"],
+              first["bulk_streams"]), "", t] + notes
+    if demo:
+        md += ["", headline(runs)]
+    with open(os.path.join(top, "apps-summary.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    plots(rows, top)
+    print(t)
+    print("\n".join(notes))
+    if demo:
+        print()
+        print(headline(runs))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

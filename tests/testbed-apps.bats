@@ -1,0 +1,124 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# The apps harness (testbed/apps) on a small testbed: a wrk job under unpaced
+# bulk and a pgbench job under paced bulk, both complete with run-times and
+# percentiles that respect the propagation delay, bulk and the endpoints'
+# TCP counters measured, the report built, bad values refused, and
+# testbed down leaves no nginx, PostgreSQL, iperf3 or wrk behind.
+FS_PREFIX=fsta
+load lib/common
+
+TB=$FS_ROOT/testbed/testbed
+APPS=$FS_ROOT/testbed/apps
+ONE_WAY_MS=5		# RTT 10 ms on both tunnels
+RATE_MBIT=20
+WRK_N=200 PG_N=40 CONNS=4
+PG_DEMAND=0.5		# x one tunnel's rate per direction
+
+setup_file() {
+	for tool in wrk iperf3 nstat; do
+		command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/install-deps)"
+	done
+	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || skip "no PostgreSQL server (postgresql-15)"
+	export P=fsta$(($$ % 10000))
+	export OUTDIR=$BATS_FILE_TMPDIR/runs
+	"$TB" down --prefix "$P"
+	"$TB" up --prefix "$P" --rate-mbit "$RATE_MBIT" --queue-ms 50 --delay-ms "$ONE_WAY_MS"
+	"$APPS" run --prefix "$P" --mode ecmp --app wrk --requests "$WRK_N" --conns "$CONNS" \
+		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/ecmp-wrk-1"
+	"$APPS" run --prefix "$P" --mode split --app pgbench --requests "$PG_N" --conns "$CONNS" \
+		--bulk-demand "$PG_DEMAND" --bulk-cc bbr --bulk-warmup 2 --out "$OUTDIR/split-pgbench-1"
+}
+
+teardown_file() {
+	"$TB" down --prefix "$P"
+}
+
+rtt_ms() { echo $((2 * ONE_WAY_MS)); }
+
+@test "wrk: the whole job, one round trip per request at least" {
+	a=$OUTDIR/ecmp-wrk-1/app.json
+	cat "$a"
+	jq -e --argjson n "$WRK_N" '.complete and .requests == $n and .limit == $n and .errors == 0' "$a"
+	# a request needs a round trip; K connections in parallel
+	jq -e --argjson rtt "$(rtt_ms)" --argjson n "$WRK_N" --argjson k "$CONNS" \
+		'.runtime_s >= $n * $rtt / 1000 / $k * 0.95' "$a"
+	jq -e --argjson rtt "$(rtt_ms)" '.p50_ms >= $rtt * 0.95 and .p50_ms <= .p99_ms and .p99_ms <= .max_ms' "$a"
+}
+
+@test "pgbench: every transaction, five round trips each at least" {
+	a=$OUTDIR/split-pgbench-1/app.json
+	cat "$a"
+	jq -e --argjson n "$PG_N" '.complete and .requests == $n and .errors == 0 and .tps > 0' "$a"
+	jq -e --argjson rtt "$(rtt_ms)" '.p50_ms >= 5 * $rtt * 0.95 and .p50_ms <= .p99_ms and .p99_ms <= .max_ms' "$a"
+	jq -e --argjson rtt "$(rtt_ms)" --argjson n "$PG_N" --argjson k "$CONNS" \
+		'.runtime_s >= $n * 5 * $rtt / 1000 / $k * 0.95' "$a"
+}
+
+@test "bulk: both directions measured; paced bulk stays near its demand" {
+	for r in ecmp-wrk-1 split-pgbench-1; do
+		jq -c . "$OUTDIR/$r/bulk.json"
+		jq -e '.up.mbit > 1 and .down.mbit > 1 and .up.seconds > 0 and .down.seconds > 0' "$OUTDIR/$r/bulk.json"
+	done
+	# iperf3 -b paces each stream at its share of the demand
+	jq -e --argjson cap "$(awk -v d="$PG_DEMAND" -v r="$RATE_MBIT" 'BEGIN { print d * r * 1.3 }')" \
+		'.up.mbit <= $cap and .down.mbit <= $cap' "$OUTDIR/split-pgbench-1/bulk.json"
+	jq -e '.bulk_cc == "bbr" and .bulk_demand == 0.5' "$OUTDIR/split-pgbench-1/meta.json"
+}
+
+@test "the endpoints' TCP counters and the busiest CPU are recorded" {
+	for r in ecmp-wrk-1 split-pgbench-1; do
+		n=$OUTDIR/$r/nstat.json
+		jq -c . "$n"
+		for side in client server; do
+			for k in TcpExtTCPSACKReorder TcpExtTCPDSACKRecv TcpRetransSegs TcpOutSegs; do
+				jq -e --arg s "$side" --arg k "$k" '.[$s][$k] | type == "number" and . >= 0' "$n"
+			done
+			# the bulk alone sends thousands of segments from each end
+			jq -e --arg s "$side" '.[$s].TcpOutSegs > 1000' "$n"
+		done
+		jq -e '.cpu_busy_max_pct >= 0 and .cpu_busy_max_pct <= 100 and
+			.cpu_flagged == (.cpu_busy_max_pct > .cpu_flag_pct)' "$OUTDIR/$r/meta.json"
+	done
+}
+
+@test "the modes route as they say: ECMP and split" {
+	jq -e '.mode == "ecmp"' "$OUTDIR/ecmp-wrk-1/tunnels.json"
+	jq -e '.mode == "split"' "$OUTDIR/split-pgbench-1/tunnels.json"
+	# split at the built defaults: the splitter was re-attached, so its
+	# threshold is the compiled one whatever an earlier run set
+	jq -e '.ra.packets_long > 0 and .ra.packets_short > 0' "$OUTDIR/split-pgbench-1/splitter.json"
+}
+
+@test "apps_report.py: one row per run, the tables and the headline" {
+	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" --demo "$OUTDIR"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 2 ]
+	[ -s "$OUTDIR/apps-summary.md" ]
+	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
+}
+
+@test "bad values: one line naming the value, exit 2, nothing run" {
+	run "$APPS" run --prefix "$P" --mode bogus --app wrk --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"'bogus'"*ecmp* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
+	run "$APPS" run --prefix "$P" --mode ecmp --app wrk --bulk-demand -1 --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'-1'"* ]]
+	run "$APPS" run --prefix "$P" --mode ecmp --app redis --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'redis'"*pgbench* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --modes "ecmp bogus"
+	[ "$status" -eq 2 ] && [[ $output == *"'bogus'"* ]]
+}
+
+@test "testbed down: no server, client or cluster left behind" {
+	pg=$(cat "/run/$P/pg/data/postmaster.pid" | head -n 1)
+	kill -0 "$pg"
+	"$TB" down --prefix "$P"
+	! ip netns list | grep -q "^$P-"
+	[ ! -e "/run/$P" ]
+	! kill -0 "$pg" 2>/dev/null
+	# nothing of this testbed in any process's command line
+	! grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null
+	! pgrep -f -- "$P-" >/dev/null
+}
