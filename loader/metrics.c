@@ -53,6 +53,8 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	      cfg->flags & FS_CFG_F_MIDSTREAM_LONG ? 1 : 0);
 	gauge(f, "threshold_bytes", "TCP payload bytes per flow marked short (0: none)",
 	      cfg->threshold_bytes);
+	gauge(f, "reshort_boundary", "1 when a long flow counts as short again at a message boundary",
+	      cfg->flags & FS_CFG_F_RESHORT_BOUNDARY ? 1 : 0);
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
 	      cfg->reshort_gap_ms / 1000.0);
 	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);

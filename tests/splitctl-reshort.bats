@@ -46,7 +46,9 @@ link_alive() {
 	[ "$(fs_sc -j status | jq -r .config.reshort)" = boundary ]
 	fs_sc -j status | jq -e '.reshort.boundary and .reshort.observers_missing == 0'
 	fs_sc status | grep -q '^reshort: at a message boundary'
+	fs_sc stats --prometheus | grep -q '^flowsplit_reshort_boundary 1$'
 	fs_sc -j set reshort off | jq -e '.config.reshort == "off"'
+	fs_sc stats --prometheus | grep -q '^flowsplit_reshort_boundary 0$'
 	fs_sc status | grep -q '^reshort: never: a long flow stays long'
 	fs_sc set reshort-gap 50
 	fs_sc status | grep -q '^reshort: after a silence over 50 ms only'
