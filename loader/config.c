@@ -18,6 +18,10 @@
 #include "ops.h"
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
+/* section headers remembered: [splitter], [agent], [health], [route] and a
+ * [rule NAME] per rule of both families; more rules than that are refused
+ * by the rule step with the per-family limit, which names the cause */
+#define SC_CFG_MAX_SECTIONS (4 + 2 * FS_MAX_RULES + 1)
 
 struct parse_ctx {
 	struct sc_config *cfg;
@@ -33,7 +37,7 @@ struct parse_ctx {
 	struct seen_section {
 		char name[SC_INI_MAX_SECTION + 1];
 		int line;
-	} sections[SC_CFG_MAX_KEYS];
+	} sections[SC_CFG_MAX_SECTIONS];
 	int nsections;
 	int keys_in_section;	/* keys of the last header so far */
 };
@@ -224,8 +228,9 @@ static int header(struct parse_ctx *p, int line, const char *section)
 		if (!strcmp(p->sections[i].name, section))
 			return fail(p, "[%s] given twice (first at line %d): accepted: one section per name",
 				    section, p->sections[i].line);
-	if (p->nsections == SC_CFG_MAX_KEYS)
-		return fail(p, "[%.64s]: too many sections: at most %d", section, SC_CFG_MAX_KEYS);
+	if (p->nsections == SC_CFG_MAX_SECTIONS)
+		return fail(p, "[%.64s]: too many sections: at most %d", section,
+			    SC_CFG_MAX_SECTIONS);
 	snprintf(p->sections[p->nsections].name, sizeof(p->sections[0].name), "%s", section);
 	p->sections[p->nsections++].line = line;
 	p->keys_in_section = 0;

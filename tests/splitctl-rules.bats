@@ -259,7 +259,7 @@ bad_conf() {
 	printf "$h[rule a]\nprefix = 10.0.0.0/8\nmode = medium\n" | bad_conf 5 "[rule a]: mode: invalid value 'medium'"
 	printf "$h[rule a]\nprefix = 10.0.0.0/8\ncolour = red\n" | bad_conf 5 "[rule a]: unknown key 'colour': accepted: prefix, port, mode, threshold, threshold-bytes"
 	printf "$h[rule a b]\nprefix = 10.0.0.0/8\n" | bad_conf 4 "[rule a b]: invalid rule name"
-	printf "$h[rule a]\nprefix = 10.0.0.0/8\n[rule b]\nport = 1\n[rule a]\nport = 2\n" | bad_conf 8 "[rule a]: rule 'a' already exists"
+	printf "$h[rule a]\nprefix = 10.0.0.0/8\n[rule b]\nport = 1\n[rule a]\nport = 2\n" | bad_conf 7 "[rule a] given twice (first at line 3): accepted: one section per name"
 	printf "$h[rule a]\nprefix = 10.0.0.0/8\nmode = short\nthreshold = 4\n" | bad_conf - "[rule a]: threshold: only mode auto has thresholds"
 	printf "$h[rule a]\nport = 80\n" | bad_conf - "[rule a]: prefix is required"
 	printf "$h[rule a]\nprefix = 10.0.0.0/8\n[rule b]\nprefix = 10.0.0.0/8\n" | bad_conf - "[rule b]: rule 'b' overlaps rule 'a'"
