@@ -25,17 +25,6 @@ teardown() {
 	wan_teardown
 }
 
-# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS, pid
-# in AGENT_PID
-agent() {
-	local ns=$1 dir=$BPFA
-	shift
-	[ "$ns" = "$B" ] && dir=$BPFB
-	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >>"$D/agent-$ns" 2>&1 </dev/null &
-	AGENT_PID=$!
-	wan_agent_started "$AGENT_PID"
-}
-
 show() { wan_sc "$1" -j route show; }
 
 # reach: one answer of each class, both families, client to server

@@ -18,17 +18,6 @@ teardown() {
 	wan_teardown
 }
 
-# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS, pid in
-# AGENT_PID
-agent() {
-	local ns=$1 dir=$BPFA
-	shift
-	[ "$ns" = "$B" ] && dir=$BPFB
-	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >>"$D/agent-$ns" 2>&1 </dev/null &
-	AGENT_PID=$!
-	wan_agent_started "$AGENT_PID"
-}
-
 # up_count NS: how many "-> up" verdicts the agent of NS logged
 up_count() { grep -c 'health: vx[sl] .* -> up' "$D/agent-$1" || true; }
 both_up() { [ "$(up_count "$1")" -ge "${2:-2}" ]; }

@@ -16,17 +16,6 @@ teardown() {
 	wan_teardown
 }
 
-# agent NS [ARGS...]: "splitctl run" in a router, log in $D/agent-NS, pid in
-# AGENT_PID (not through wan_sc: $! must be splitctl itself, for signals)
-agent() {
-	local ns=$1 dir=$BPFA
-	shift
-	[ "$ns" = "$B" ] && dir=$BPFB
-	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" >>"$D/agent-$ns" 2>&1 </dev/null &
-	AGENT_PID=$!
-	wan_agent_started "$AGENT_PID"
-}
-
 both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 
 @test "run: the SHORT underlay dies under a 100 Hz ping: failover, then split again after the hold-down" {

@@ -115,6 +115,20 @@ wan_agent_started() {
 	echo "$1" >>"$BATS_TEST_TMPDIR/.wan_agents"
 }
 
+# agent NS [ARGS...]: "splitctl run" in router NS (its own pin directory),
+# its log appended to $BATS_TEST_TMPDIR/agent-NS, its pid in AGENT_PID
+# (not through wan_sc: $! must be splitctl itself, for signals); stopped
+# by wan_teardown
+agent() {
+	local ns=$1 dir=$BPFA
+	shift
+	[ "$ns" = "$B" ] && dir=$BPFB
+	ip netns exec "$ns" "$SPLITCTL" --pin-dir "$dir" run --interval 1 "$@" \
+		>>"$BATS_TEST_TMPDIR/agent-$ns" 2>&1 </dev/null &
+	AGENT_PID=$!
+	wan_agent_started "$AGENT_PID"
+}
+
 # wan_agents_stop: SIGTERM every agent started, and wait until each is gone:
 # one exiting while fs_teardown lists a namespace's processes makes its kill
 # fail (and teardown stop before deleting the rest)
