@@ -43,12 +43,13 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 			 char *err, size_t errlen)
 {
 	const char *param = key + strlen("health-");
+	bool on;
 	int t, ret;
 
 	if (!strcmp(key, "health")) {
-		if (strcmp(value, "yes") && strcmp(value, "no"))
+		if (sc_parse_yesno(value, &on))
 			goto bad_choice;
-		next->disabled = !strcmp(value, "no");
+		next->disabled = !on;
 		return 0;
 	}
 	if (!strcmp(key, "both-down")) {
@@ -83,7 +84,7 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 	return 0;
 bad_choice:
 	snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
-		 !strcmp(key, "health") ? "yes, no" : "keep, main");
+		 !strcmp(key, "health") ? "yes, no, 1, 0" : "keep, main");
 	return -EINVAL;
 }
 
