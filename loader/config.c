@@ -628,7 +628,7 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	int ret;
 
 	if (!a->config)
-		return sc_usage_error(apply ? "apply" : "check", "-c FILE is required");
+		return sc_print_usage_error(apply ? "apply" : "check", "-c FILE is required");
 	ret = sc_config_load(a->config, &cfg);
 	if (!ret && !apply && !a->offline)
 		ret = sc_config_validate(o, &cfg);
