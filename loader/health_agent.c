@@ -30,12 +30,13 @@ void sc_health_agent_init(struct sc_health_agent *ha)
 	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
 }
 
+/* An IPv4 or IPv6 address (sc_parse_prefix()) that fits target[]. */
 static bool is_address(const char *s)
 {
-	unsigned char buf[sizeof(struct in6_addr)];
+	struct sc_prefix p;
 
 	return strlen(s) < sizeof(((struct sc_health_agent *)0)->target[0]) &&
-	       (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+	       !sc_parse_prefix(s, 0, SC_PFX_ADDR, &p);
 }
 
 /* One option into next; 0 or -EINVAL with the reason in err. */
