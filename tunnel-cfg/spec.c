@@ -95,6 +95,25 @@ static int list_copy(const char *key, const char *value, char *buf, size_t len,
 	return 0;
 }
 
+/* One item of a list key (or the value of a single one). */
+typedef int (*spec_item_fn)(struct tcfg_spec *s, const char *key, const char *item,
+			    char *err, size_t errlen);
+
+/* Every item of a list value through fn; the first bad one is named. */
+static int set_list(struct tcfg_spec *s, const char *key, const char *value,
+		    spec_item_fn fn, char *err, size_t errlen)
+{
+	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
+
+	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+		return -1;
+	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
+	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save))
+		if (fn(s, key, tok, err, errlen))
+			return -1;
+	return 0;
+}
+
 static int set_one_dev(struct tcfg_spec *s, const char *key, const char *value,
 		       char *err, size_t errlen)
 {
@@ -120,73 +139,65 @@ static int set_one_dev(struct tcfg_spec *s, const char *key, const char *value,
 static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
-	int n = 0;
-
-	if (strcmp(key, "lan-dev"))
+	/* a single name, or an empty lan-dev list: named as it is */
+	if (strcmp(key, "lan-dev") || !value[strspn(value, TCFG_LIST_SEP)])
 		return set_one_dev(s, key, value, err, errlen);
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+	return set_list(s, key, value, set_one_dev, err, errlen);
+}
+
+static int set_one_prefix(struct tcfg_spec *s, const char *key, const char *tok,
+			  char *err, size_t errlen)
+{
+	struct sc_prefix p;
+
+	(void)key;
+	if (sc_parse_prefix(tok, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p)) {
+		snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
+			 tok);
 		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save), n++)
-		if (set_one_dev(s, key, tok, err, errlen))
-			return -1;
-	if (!n)
-		return set_one_dev(s, key, value, err, errlen);	/* names the empty value */
+	}
+	if (sc_prefix_host_bits(&p)) {
+		char net[TCFG_PREFIX_STRLEN];
+
+		tcfg_fmt_prefix(&p, net, sizeof(net));
+		snprintf(err, errlen, "prefix: invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
+			 tok, net);
+		return -1;
+	}
+	if (s->nprefixes == TCFG_MAX_PREFIXES) {
+		snprintf(err, errlen, "prefix: at most %d prefixes", TCFG_MAX_PREFIXES);
+		return -1;
+	}
+	s->prefixes[s->nprefixes++] = p;
 	return 0;
 }
 
 static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
 		      char *err, size_t errlen)
 {
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
+	return set_list(s, key, value, set_one_prefix, err, errlen);
+}
+
+/* via-short, via-long: one address per family */
+static int set_one_via(struct tcfg_spec *s, const char *key, const char *tok,
+		       char *err, size_t errlen)
+{
+	struct sc_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
 	struct sc_prefix p;
 
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+	if (sc_parse_prefix(tok, 0, SC_PFX_ADDR, &p)) {
+		snprintf(err, errlen, "%s: invalid address '%s': accepted: an IPv4 or IPv6 address (one per family)",
+			 key, tok);
 		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
-		if (sc_parse_prefix(tok, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p)) {
-			snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
-				 tok);
-			return -1;
-		}
-		if (sc_prefix_host_bits(&p)) {
-			char net[TCFG_PREFIX_STRLEN];
-
-			tcfg_fmt_prefix(&p, net, sizeof(net));
-			snprintf(err, errlen, "prefix: invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
-				 tok, net);
-			return -1;
-		}
-		if (s->nprefixes == TCFG_MAX_PREFIXES) {
-			snprintf(err, errlen, "prefix: at most %d prefixes", TCFG_MAX_PREFIXES);
-			return -1;
-		}
-		s->prefixes[s->nprefixes++] = p;
 	}
+	via[tcfg_fam_idx(p.family)] = p;
 	return 0;
 }
 
 static int set_via(struct tcfg_spec *s, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
-	struct sc_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
-	struct sc_prefix p;
-
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
-		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
-		if (sc_parse_prefix(tok, 0, SC_PFX_ADDR, &p)) {
-			snprintf(err, errlen, "%s: invalid address '%s': accepted: an IPv4 or IPv6 address (one per family)",
-				 key, tok);
-			return -1;
-		}
-		via[tcfg_fam_idx(p.family)] = p;
-	}
-	return 0;
+	return set_list(s, key, value, set_one_via, err, errlen);
 }
 
 static int set_table(struct tcfg_spec *s, const char *key, const char *value,
