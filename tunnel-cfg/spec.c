@@ -172,12 +172,6 @@ static int set_one_prefix(struct tcfg_spec *s, const char *key, const char *tok,
 	return 0;
 }
 
-static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
-		      char *err, size_t errlen)
-{
-	return set_list(s, key, value, set_one_prefix, err, errlen);
-}
-
 /* via-short, via-long: one address per family */
 static int set_one_via(struct tcfg_spec *s, const char *key, const char *tok,
 		       char *err, size_t errlen)
@@ -192,12 +186,6 @@ static int set_one_via(struct tcfg_spec *s, const char *key, const char *tok,
 	}
 	via[tcfg_fam_idx(p.family)] = p;
 	return 0;
-}
-
-static int set_via(struct tcfg_spec *s, const char *key, const char *value,
-		   char *err, size_t errlen)
-{
-	return set_list(s, key, value, set_one_via, err, errlen);
 }
 
 static int set_table(struct tcfg_spec *s, const char *key, const char *value,
@@ -244,21 +232,21 @@ static int set_dscp_long(struct tcfg_spec *s, const char *key, const char *value
 
 static const struct spec_key {
 	const char *key;
-	int (*set)(struct tcfg_spec *s, const char *key, const char *value,
-		   char *err, size_t errlen);
+	spec_item_fn set;
+	bool list;		/* set takes each item of the list value */
 } spec_keys[] = {
-	{ "mode", set_enum },
-	{ "short-dev", set_dev },
-	{ "long-dev", set_dev },
-	{ "prefix", set_prefix },
-	{ "lan-dev", set_dev },
-	{ "via-short", set_via },
-	{ "via-long", set_via },
-	{ "table-short", set_table },
-	{ "table-long", set_table },
-	{ "priority", set_priority },
-	{ "dscp-long", set_dscp_long },
-	{ "selector", set_enum },
+	{ "mode", set_enum, false },
+	{ "short-dev", set_dev, false },
+	{ "long-dev", set_dev, false },
+	{ "prefix", set_one_prefix, true },
+	{ "lan-dev", set_dev, false },
+	{ "via-short", set_one_via, true },
+	{ "via-long", set_one_via, true },
+	{ "table-short", set_table, false },
+	{ "table-long", set_table, false },
+	{ "priority", set_priority, false },
+	{ "dscp-long", set_dscp_long, false },
+	{ "selector", set_enum, false },
 };
 
 #define N_SPEC_KEYS (sizeof(spec_keys) / sizeof(spec_keys[0]))
@@ -270,7 +258,9 @@ int tcfg_spec_set(struct tcfg_spec *s, const char *key, const char *value,
 
 	for (i = 0; i < N_SPEC_KEYS; i++)
 		if (!strcmp(key, spec_keys[i].key))
-			return spec_keys[i].set(s, key, value, err, errlen);
+			return spec_keys[i].list ?
+			       set_list(s, key, value, spec_keys[i].set, err, errlen) :
+			       spec_keys[i].set(s, key, value, err, errlen);
 	off = snprintf(err, errlen, "unknown route setting '%s': accepted: ", key);
 	for (i = 0; i < N_SPEC_KEYS && off < errlen; i++)
 		off += snprintf(err + off, errlen - off, "%s%s", i ? ", " : "", spec_keys[i].key);
