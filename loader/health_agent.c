@@ -39,27 +39,41 @@ static bool is_address(const char *s)
 	       !sc_parse_prefix(s, 0, SC_PFX_ADDR, &p);
 }
 
+static const struct sc_enum both_down_values[] = {
+	{ "keep", HEALTH_BOTH_DOWN_KEEP }, { "main", HEALTH_BOTH_DOWN_MAIN }, { NULL, 0 },
+};
+
+/* health (yes/no) and both-down (keep|main) through lib's validators */
+static int configure_choice(struct sc_health_agent *next, const char *key,
+			    const char *value, char *err, size_t errlen)
+{
+	bool yesno = !strcmp(key, "health"), on = false;
+	const struct sc_option row = { .type = yesno ? SC_OPT_YESNO : SC_OPT_ENUM,
+				       .values = both_down_values };
+	char acc[64];
+	int v = 0;
+
+	if (yesno ? sc_parse_yesno(value, &on) : sc_parse_enum(row.values, value, &v)) {
+		sc_option_accepted(&row, acc, sizeof(acc));
+		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value, acc);
+		return -EINVAL;
+	}
+	if (yesno)
+		next->disabled = !on;
+	else
+		next->both_down = v;
+	return 0;
+}
+
 /* One option into next; 0 or -EINVAL with the reason in err. */
 static int configure_one(struct sc_health_agent *next, const char *key, const char *value,
 			 char *err, size_t errlen)
 {
 	const char *param = key + strlen("health-");
-	bool on;
 	int t, ret;
 
-	if (!strcmp(key, "health")) {
-		if (sc_parse_yesno(value, &on))
-			goto bad_choice;
-		next->disabled = !on;
-		return 0;
-	}
-	if (!strcmp(key, "both-down")) {
-		if (strcmp(value, "keep") && strcmp(value, "main"))
-			goto bad_choice;
-		next->both_down = strcmp(value, "main") ? HEALTH_BOTH_DOWN_KEEP :
-							  HEALTH_BOTH_DOWN_MAIN;
-		return 0;
-	}
+	if (!strcmp(key, "health") || !strcmp(key, "both-down"))
+		return configure_choice(next, key, value, err, errlen);
 	t = !strcmp(key, "target-short") ? HEALTH_SHORT : !strcmp(key, "target-long") ?
 	    HEALTH_LONG : -1;
 	if (t >= 0) {
@@ -83,10 +97,6 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 		return -EINVAL;
 	}
 	return 0;
-bad_choice:
-	snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
-		 !strcmp(key, "health") ? "yes, no, 1, 0" : "keep, main");
-	return -EINVAL;
 }
 
 int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
