@@ -224,19 +224,19 @@ int sc_parse_number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-/* Are bits beyond the first plen of addr (alen bytes) set? */
-static bool host_bits(const unsigned char *addr, int alen, uint64_t plen)
+bool sc_prefix_host_bits(struct sc_prefix *p)
 {
-	int i;
+	int alen = p->family == AF_INET ? 4 : 16, i;
+	bool set = false;
 
 	for (i = 0; i < alen; i++) {
-		int keep = plen >= (uint64_t)(i + 1) * 8 ? 8 :
-			   plen <= (uint64_t)i * 8 ? 0 : (int)(plen - i * 8);
+		int keep = p->len >= (i + 1) * 8 ? 8 : p->len <= i * 8 ? 0 : p->len - i * 8;
+		unsigned char mask = (unsigned char)(0xff00 >> keep);
 
-		if (addr[i] & (unsigned char)~(0xff00 >> keep))
-			return true;
+		set |= (p->addr[i] & (unsigned char)~mask) != 0;
+		p->addr[i] &= mask;
 	}
-	return false;
+	return set;
 }
 
 int sc_parse_prefix(const char *s, int family, unsigned int flags,
@@ -245,7 +245,7 @@ int sc_parse_prefix(const char *s, int family, unsigned int flags,
 	const char *slash = strchr(s, '/');
 	size_t n = slash ? (size_t)(slash - s) : strlen(s);
 	char addr[INET6_ADDRSTRLEN];
-	struct sc_prefix p = { 0 };
+	struct sc_prefix p = { 0 }, net;
 	uint64_t plen;
 
 	if (!n || n >= sizeof(addr) || (slash && (flags & SC_PFX_ADDR)) ||
@@ -262,10 +262,10 @@ int sc_parse_prefix(const char *s, int family, unsigned int flags,
 	plen = p.family == AF_INET ? 32 : 128;
 	if (slash && parse_u64(slash + 1, 0, plen, &plen))
 		return -EINVAL;
-	if (!(flags & SC_PFX_HOST_BITS) &&
-	    host_bits(p.addr, p.family == AF_INET ? 4 : 16, plen))
-		return -EINVAL;
 	p.len = (int)plen;
+	net = p;
+	if (!(flags & SC_PFX_HOST_BITS) && sc_prefix_host_bits(&net))
+		return -EINVAL;
 	*out = p;
 	return 0;
 }
@@ -341,20 +341,30 @@ static int set_bool(const struct sc_option *o, bool on, void *p)
 	return 0;
 }
 
-static int set_enum(const struct sc_option *o, const char *v, void *p)
+int sc_parse_enum(const struct sc_enum *values, const char *s, int *out)
 {
 	const struct sc_enum *e;
 
-	for (e = o->values; e->name; e++) {
-		if (strcmp(v, e->name))
-			continue;
-		if (!o->bit)
-			*(int *)p = e->val;
-		else
-			set_bool(o, e->val, p);
-		return 0;
+	for (e = values; e->name; e++) {
+		if (!strcmp(s, e->name)) {
+			*out = e->val;
+			return 0;
+		}
 	}
 	return -EINVAL;
+}
+
+static int set_enum(const struct sc_option *o, const char *v, void *p)
+{
+	int val;
+
+	if (sc_parse_enum(o->values, v, &val))
+		return -EINVAL;
+	if (!o->bit)
+		*(int *)p = val;
+	else
+		set_bool(o, val, p);
+	return 0;
 }
 
 static int set_pass(const struct sc_option *o, const char *v, struct sc_pass_list *l)

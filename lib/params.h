@@ -253,7 +253,13 @@ enum {
  * missing LEN is the full length. 0 or -EINVAL. */
 int sc_parse_prefix(const char *s, int family, unsigned int flags,
 		    struct sc_prefix *out);
-/* What a value of the row may be ("an integer 0..63"), for errors and help. */
+/* Whether p has bits set past its length; they are cleared (p becomes the
+ * network address, which an error line can suggest). */
+bool sc_prefix_host_bits(struct sc_prefix *p);
+/* One of the names of values (ended by { NULL }) into *out. 0 or -EINVAL. */
+int sc_parse_enum(const struct sc_enum *values, const char *s, int *out);
+/* What a value of the row may be ("an integer 0..63"), for errors and help
+ * (code outside a table passes a row of just .type and what that needs). */
 void sc_option_accepted(const struct sc_option *o, char *buf, size_t len);
 /* "  threshold N   help (accepted)" lines: the rows as set/config keys. */
 void sc_options_keys_help(FILE *f, const struct sc_option *t);

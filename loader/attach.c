@@ -829,7 +829,7 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 
 	if (a->hook == SC_HOOK_TC &&
 	    sc_option_given(sc_attach_opts, (void *)a, "mode"))
-		return sc_usage_error("attach", "--mode is an XDP attach mode: it cannot be combined with --hook tc");
+		return sc_print_usage_error("attach", "--mode is an XDP attach mode: it cannot be combined with --hook tc");
 	err = sc_check_privileges();
 	if (!err) {
 		ret = check_iface(ifname, &c.ifindex);

@@ -59,7 +59,7 @@ int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (!a->ifname[0])
-		return sc_usage_error("attach", "expected exactly one interface name (see -h)");
+		return sc_print_usage_error("attach", "expected exactly one interface name (see -h)");
 	had = !live_config(o, &before);
 	if (!had)	/* a new instance: the routes may predate it */
 		sc_config_defaults(&before, 1000);
@@ -120,7 +120,7 @@ int cmd_detach(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (a->all == !!a->ifname[0])
-		return sc_usage_error("detach", "expected one interface name or --all (see -h)");
+		return sc_print_usage_error("detach", "expected one interface name or --all (see -h)");
 	ret = sc_detach_report(o, a->all ? NULL : a->ifname, &r);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "pin_dir", NULL, sc_pin_dir(o));
@@ -170,7 +170,7 @@ static int parse_pairs(int argc, char **argv, struct sc_settings *s)
 
 	if (!argc || argc % 2) {
 		sc_option_names(sc_setting_opts, names, sizeof(names));
-		return sc_usage_error("set", "expected NAME VALUE pairs; names: %s", names);
+		return sc_print_usage_error("set", "expected NAME VALUE pairs; names: %s", names);
 	}
 	for (i = 0; i < argc; i += 2) {
 		if (sc_option_find(sc_setting_opts, s, argv[i], false, &r)) {
@@ -617,9 +617,9 @@ int cmd_stats(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (a->prometheus && a->watch)
-		return sc_usage_error("stats", "--prometheus and --watch cannot be combined");
+		return sc_print_usage_error("stats", "--prometheus and --watch cannot be combined");
 	if (a->line && !a->watch)
-		return sc_usage_error("stats", "--line is a --watch format: give --watch S too");
+		return sc_print_usage_error("stats", "--line is a --watch format: give --watch S too");
 	ret = sc_state_open_cmd(o, &st, 0);
 	if (ret)
 		return ret;

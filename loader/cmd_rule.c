@@ -76,7 +76,7 @@ int cmd_rule_add(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (!a->name)
-		return sc_usage_error("rule add", "expected a rule name (see -h)");
+		return sc_print_usage_error("rule add", "expected a rule name (see -h)");
 	if (sc_rule_build(a, a->name, "--", &r, err, sizeof(err))) {
 		pr_err("%s", err);
 		return FS_EXIT_USAGE;
@@ -91,7 +91,7 @@ int cmd_rule_del(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (!a->name)
-		return sc_usage_error("rule del", "expected a rule name (see -h)");
+		return sc_print_usage_error("rule del", "expected a rule name (see -h)");
 	return rules_change(o, NULL, a->name);
 }
 

@@ -35,7 +35,7 @@ static int pass_error(const char *path, const struct sc_kv *kv, const char *err)
 	size_t n = strlen(kv->key);
 	bool is_key = !strncmp(err, kv->key, n) && err[n] == ':';
 
-	return sc_usage_error(path, "%s%s", is_key ? "--" : "", err);
+	return sc_print_usage_error(path, "%s%s", is_key ? "--" : "", err);
 }
 
 int cmd_route_up(const struct sc_opts *o, void *args, int argc, char **argv)
@@ -102,10 +102,10 @@ int cmd_tunnel_add(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (!a->name[0] || !a->kind)
-		return sc_usage_error("tunnel add", "expected NAME KIND (see -h)");
+		return sc_print_usage_error("tunnel add", "expected NAME KIND (see -h)");
 	t = tcfg_tunnel_new(a->name, a->kind, err, sizeof(err));
 	if (!t)
-		return sc_usage_error("tunnel add", "%s", err);
+		return sc_print_usage_error("tunnel add", "%s", err);
 	for (i = 0; i < a->opts.n; i++) {
 		if (tcfg_tunnel_set(t, a->opts.kv[i].key, a->opts.kv[i].value, err,
 				    sizeof(err))) {
@@ -127,7 +127,7 @@ int cmd_tunnel_del(const struct sc_opts *o, void *args, int argc, char **argv)
 	(void)argc;
 	(void)argv;
 	if (!a->name[0])
-		return sc_usage_error("tunnel del", "expected NAME (see -h)");
+		return sc_print_usage_error("tunnel del", "expected NAME (see -h)");
 	return tcfg_tunnel_del(a->name);
 }
 

@@ -87,6 +87,15 @@ static int first_time(struct parse_ctx *p, int line, const char *section,
 	return 1;
 }
 
+/* "interfaces: invalid interface name 'x': accepted: <lib's words>" */
+static int bad_iface(struct parse_ctx *p, const char *name)
+{
+	char acc[160];
+
+	sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, acc, sizeof(acc));
+	return fail(p, "interfaces: invalid interface name '%.64s': accepted: %s", name, acc);
+}
+
 /* The names only: whether they exist is for sc_config_validate(). */
 static int add_ifaces(struct parse_ctx *p, const char *value)
 {
@@ -99,7 +108,7 @@ static int add_ifaces(struct parse_ctx *p, const char *value)
 	for (tok = strtok_r(copy, " \t,", &save); tok && ret;
 	     tok = strtok_r(NULL, " \t,", &save)) {
 		if (!sc_valid_ifname(tok))
-			ret = fail(p, "interfaces: invalid interface name '%.64s'", tok);
+			ret = bad_iface(p, tok);
 		else if (cfg->nifaces == SC_MAX_IFACES)
 			ret = fail(p, "interfaces: more than %d interfaces", SC_MAX_IFACES);
 		else
@@ -633,7 +642,7 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	int ret;
 
 	if (!a->config)
-		return sc_usage_error(apply ? "apply" : "check", "-c FILE is required");
+		return sc_print_usage_error(apply ? "apply" : "check", "-c FILE is required");
 	ret = sc_config_load(a->config, &cfg);
 	if (!ret && !apply && !a->offline)
 		ret = sc_config_validate(o, &cfg);

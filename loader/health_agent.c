@@ -30,12 +30,39 @@ void sc_health_agent_init(struct sc_health_agent *ha)
 	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
 }
 
+/* An IPv4 or IPv6 address (sc_parse_prefix()) that fits target[]. */
 static bool is_address(const char *s)
 {
-	unsigned char buf[sizeof(struct in6_addr)];
+	struct sc_prefix p;
 
 	return strlen(s) < sizeof(((struct sc_health_agent *)0)->target[0]) &&
-	       (inet_pton(AF_INET, s, buf) == 1 || inet_pton(AF_INET6, s, buf) == 1);
+	       !sc_parse_prefix(s, 0, SC_PFX_ADDR, &p);
+}
+
+static const struct sc_enum both_down_values[] = {
+	{ "keep", HEALTH_BOTH_DOWN_KEEP }, { "main", HEALTH_BOTH_DOWN_MAIN }, { NULL, 0 },
+};
+
+/* health (yes/no) and both-down (keep|main) through lib's validators */
+static int configure_choice(struct sc_health_agent *next, const char *key,
+			    const char *value, char *err, size_t errlen)
+{
+	bool yesno = !strcmp(key, "health"), on = false;
+	const struct sc_option row = { .type = yesno ? SC_OPT_YESNO : SC_OPT_ENUM,
+				       .values = both_down_values };
+	char acc[64];
+	int v = 0;
+
+	if (yesno ? sc_parse_yesno(value, &on) : sc_parse_enum(row.values, value, &v)) {
+		sc_option_accepted(&row, acc, sizeof(acc));
+		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value, acc);
+		return -EINVAL;
+	}
+	if (yesno)
+		next->disabled = !on;
+	else
+		next->both_down = v;
+	return 0;
 }
 
 /* One option into next; 0 or -EINVAL with the reason in err. */
@@ -45,19 +72,8 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 	const char *param = key + strlen("health-");
 	int t, ret;
 
-	if (!strcmp(key, "health")) {
-		if (strcmp(value, "yes") && strcmp(value, "no"))
-			goto bad_choice;
-		next->disabled = !strcmp(value, "no");
-		return 0;
-	}
-	if (!strcmp(key, "both-down")) {
-		if (strcmp(value, "keep") && strcmp(value, "main"))
-			goto bad_choice;
-		next->both_down = strcmp(value, "main") ? HEALTH_BOTH_DOWN_KEEP :
-							  HEALTH_BOTH_DOWN_MAIN;
-		return 0;
-	}
+	if (!strcmp(key, "health") || !strcmp(key, "both-down"))
+		return configure_choice(next, key, value, err, errlen);
 	t = !strcmp(key, "target-short") ? HEALTH_SHORT : !strcmp(key, "target-long") ?
 	    HEALTH_LONG : -1;
 	if (t >= 0) {
@@ -81,10 +97,6 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 		return -EINVAL;
 	}
 	return 0;
-bad_choice:
-	snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
-		 !strcmp(key, "health") ? "yes, no" : "keep, main");
-	return -EINVAL;
 }
 
 int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,

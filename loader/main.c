@@ -2,7 +2,7 @@
 /*
  * splitctl - attach, tune and observe the flowsplit XDP splitter.
  *
- * This file holds the option table of every command (options.h: they
+ * This file holds the option table of every command (lib/params.h: they
  * parse and validate the values, and make --help; the hidden "help-table"
  * lists them for the man page and bash completion test), the global options
  * and the dispatch. The same rows serve as "set" names (sc_setting_opts) and
@@ -53,13 +53,12 @@ const struct sc_option sc_setting_opts[] = {
 		v.idle_timeout_ms, .short_opt = 'i', .metavar = "S",
 		.help = "seconds of silence that end a flow",
 		.lo = FS_MIN_IDLE_MS, .hi = FS_MAX_IDLE_MS),
-	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_UINT, struct sc_settings,
+	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_DSCP, struct sc_settings,
 		v.dscp_short, .short_opt = 's', .metavar = "V", .noun = "DSCP",
-		.help = "code point for short flows", .lo = 0, .hi = FS_DSCP_MAX),
-	[SC_SET_DSCP_LONG] = SC_OPTION("dscp-long", SC_OPT_UINT, struct sc_settings,
+		.help = "code point for short flows"),
+	[SC_SET_DSCP_LONG] = SC_OPTION("dscp-long", SC_OPT_DSCP, struct sc_settings,
 		v.dscp_long, .short_opt = 'l', .metavar = "V", .noun = "DSCP",
-		.help = "code point for long flows (must differ from dscp-short)",
-		.lo = 0, .hi = FS_DSCP_MAX),
+		.help = "code point for long flows (must differ from dscp-short)"),
 	[SC_SET_ENABLED] = SC_OPTION("enabled", SC_OPT_YESNO, struct sc_settings,
 		v.flags, .bit = FS_CFG_F_ENABLED, .metavar = "yes|no", .key_only = true,
 		.help = "classify and mark; no: pass every packet untouched"),
@@ -343,18 +342,6 @@ union sc_any_args {
 	struct sc_rule_args rule;
 };
 
-int sc_usage_error(const char *cmd, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "splitctl%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
-	return FS_EXIT_USAGE;
-}
-
 static void main_usage(FILE *f)
 {
 	const struct sc_cmd *c;
@@ -496,8 +483,8 @@ static int run_sub(const struct sc_cmd *c, struct sc_opts *o, int argc,
 	sub = find_cmd(c->subs, argv[1]);
 	if (!sub) {
 		command_names(c->subs, names, sizeof(names));
-		return sc_usage_error(c->name, "unknown action '%s': accepted: %s",
-				      argv[1], names);
+		return sc_print_usage_error(c->name, "unknown action '%s': accepted: %s",
+					    argv[1], names);
 	}
 	return run_command(sub, c->name, o, argc - 1, argv + 1);
 }
@@ -588,8 +575,8 @@ int main(int argc, char **argv)
 	c = find_cmd(commands, argv[first]);
 	if (!c) {
 		command_names(commands, names, sizeof(names));
-		return sc_usage_error(NULL, "unknown command '%s': accepted: %s",
-				      argv[first], names);
+		return sc_print_usage_error(NULL, "unknown command '%s': accepted: %s",
+					    argv[first], names);
 	}
 	return run_command(c, NULL, &o, argc - first, argv + first);
 }

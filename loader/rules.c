@@ -59,50 +59,17 @@ static bool valid_rule_name(const char *s)
 	return true;
 }
 
-/* Any bit set past the first @plen bits of @addr (@bytes long)? */
-static bool host_bits_set(const __u8 *addr, int bytes, int plen)
-{
-	int i;
-
-	for (i = 0; i < bytes; i++) {
-		int keep = plen - 8 * i;
-		__u8 mask = keep >= 8 ? 0xff : keep <= 0 ? 0 : (__u8)(0xff << (8 - keep));
-
-		if (addr[i] & ~mask)
-			return true;
-	}
-	return false;
-}
-
-/* "ADDR/LEN" or "ADDR" into r->family, r->addr, r->v.prefixlen. */
+/* "ADDR/LEN" or "ADDR", no host bits (sc_parse_prefix()), into r->family,
+ * r->addr, r->v.prefixlen. */
 static int parse_prefix(const char *s, struct sc_rule *r)
 {
-	const char *slash = strchr(s, '/');
-	char addr[INET6_ADDRSTRLEN];
-	uint64_t plen;
-	size_t n = slash ? (size_t)(slash - s) : strlen(s);
-	int max;
+	struct sc_prefix p;
 
-	if (!n || n >= sizeof(addr))
+	if (sc_parse_prefix(s, 0, 0, &p))
 		return -EINVAL;
-	memcpy(addr, s, n);
-	addr[n] = '\0';
-	memset(r->addr, 0, sizeof(r->addr));
-	if (inet_pton(AF_INET, addr, r->addr) == 1) {
-		r->family = 4;
-		max = 32;
-	} else if (inet_pton(AF_INET6, addr, r->addr) == 1) {
-		r->family = 6;
-		max = 128;
-	} else {
-		return -EINVAL;
-	}
-	plen = max;
-	if (slash && parse_u64(slash + 1, 0, max, &plen))
-		return -EINVAL;
-	if (host_bits_set(r->addr, max / 8, plen))
-		return -EINVAL;
-	r->v.prefixlen = plen;
+	r->family = p.family == AF_INET ? 4 : 6;
+	memcpy(r->addr, p.addr, sizeof(r->addr));
+	r->v.prefixlen = p.len;
 	return 0;
 }
 

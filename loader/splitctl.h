@@ -38,10 +38,6 @@ struct sc_opts {
 /* -v count: libbpf's and libxdp's own logs follow it */
 extern unsigned int sc_verbose_level;
 
-/* "splitctl CMD: " + message on stderr; returns FS_EXIT_USAGE */
-int sc_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
 /* ---- pinned state (state.c) --------------------------------------------- */
 /* The pinned state of one flowsplit instance (one pin directory). */
 struct sc_state {
@@ -169,11 +165,9 @@ unsigned int sc_kernel_hz(int clock_prog_fd);
 
 /* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
 __u64 sc_map_memlock(int fd);
-/* The agent ("run") marks itself running for pin_dir in this network
- * namespace: an fd to keep open while it runs, -EBUSY when another agent
- * runs here, or -errno. */
+/* The agent ("run") holds tunnel-cfg's tcfg_agent_lock() on
+ * SC_RUN_DIR/agent-<netns inode> ("PID PIN_DIR") while it runs. */
 #define SC_RUN_DIR "/run/flowsplit"
-int sc_agent_mark(const char *pin_dir);
 /* The pid of the agent running for pin_dir in this namespace, else 0. */
 int sc_agent_running(const char *pin_dir);
 /* What the hook and mode of an interface cost (status), into buf. */

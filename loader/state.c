@@ -802,32 +802,6 @@ static int agent_path(char *buf, size_t len)
 	return err;
 }
 
-int sc_agent_mark(const char *pin_dir)
-{
-	char path[PATH_MAX];
-	int fd, err;
-
-	err = agent_path(path, sizeof(path));
-	if (err)
-		return err;
-	if (mkdir(SC_RUN_DIR, 0755) && errno != EEXIST)
-		return -errno;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		err = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return err;
-	}
-	if (ftruncate(fd, 0) || dprintf(fd, "%d %s\n", (int)getpid(), pin_dir) < 0) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int sc_agent_running(const char *pin_dir)
 {
 	char path[PATH_MAX], dir[PATH_MAX];

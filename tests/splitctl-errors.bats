@@ -159,6 +159,28 @@ expect() {
 @test "detach with an interface name the kernel cannot have" {
 	expect 2 "invalid interface name 'r:0'" -- fs_sc detach r:0
 }
+@test "route up refuses a device name the kernel cannot have, as attach does, in the same words" {
+	local acc="accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space"
+	expect 2 "attach: invalid interface name 'a:b': $acc" -- fs_sc attach a:b
+	expect 2 "route up: --short-dev: invalid interface name 'a:b': $acc" -- \
+		fs_sc route up --mode split --short-dev a:b --long-dev tl --prefix 10.99.0.0/24
+	expect 2 "route up: --lan-dev: invalid interface name 'eth0:1': $acc" -- \
+		fs_sc route up --mode split --short-dev ts --long-dev tl --prefix 10.99.0.0/24 --lan-dev rc,eth0:1
+	printf '[splitter]\ninterfaces = rc\n[route]\nmode = split\nshort-dev = ts\nlong-dev = ..\nprefix = 10.99.0.0/24\n' \
+		>"$BATS_TEST_TMPDIR/route.conf"
+	expect 2 "route.conf:6: long-dev: invalid interface name '..': $acc" -- \
+		fs_sc check --offline -c "$BATS_TEST_TMPDIR/route.conf"
+}
+@test "health yes/no takes 1 and 0, as every other switch (set enabled 1) does" {
+	# the value is accepted: the error names the next option, not --health
+	expect 2 "run: --health-interval: invalid value '0ms'" -- fs_sc run --health 1 --health-interval 0ms
+	expect 2 "run: --health: invalid value 'on': accepted: yes, no, 1, 0" -- fs_sc run --health on
+	printf '[splitter]\ninterfaces = rc\n[health]\nenabled = 0\nadaptive-timeout = 1\n' >"$BATS_TEST_TMPDIR/health.conf"
+	run fs_sc check --offline -c "$BATS_TEST_TMPDIR/health.conf"
+	echo "exit $status: $output"
+	[ "$status" -eq 0 ]
+	[[ "$output" == *"health.conf: valid (offline: the file alone)" ]]
+}
 @test "pin directory whose parent does not exist" {
 	expect 1 "its parent '$BPF-none' does not exist" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-none/fs" attach rs
 }

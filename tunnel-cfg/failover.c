@@ -107,7 +107,7 @@ void tcfg_failover_close(struct tcfg_failover *fo)
 int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info,
 		       char *err, size_t errlen)
 {
-	const struct tcfg_prefix *via[HEALTH_TUNNELS] = { fo->spec.via_short, fo->spec.via_long };
+	const struct sc_prefix *via[HEALTH_TUNNELS] = { fo->spec.via_short, fo->spec.via_long };
 	struct tcfg_err e;
 	int ret = reload(fo, &e), t, f;
 

@@ -21,6 +21,8 @@
 #include <string.h>
 
 #include "health.h"
+#include "params.h"
+#include "util.h"
 
 void health_params_default(struct health_params *p)
 {
@@ -71,7 +73,7 @@ int health_params_check(const struct health_params *p, const char **field)
 enum health_key_kind {
 	HEALTH_KEY_DURATION,	/* ns in a uint64_t */
 	HEALTH_KEY_COUNT,	/* a uint32_t */
-	HEALTH_KEY_SWITCH,	/* "yes" / "no" in a bool */
+	HEALTH_KEY_SWITCH,	/* sc_parse_yesno() into a bool */
 };
 
 static const struct health_key {
@@ -99,7 +101,7 @@ static const struct health_key {
 	  offsetof(struct health_params, half_life_ns) },
 	{ "loss-window", "1..1024", HEALTH_KEY_COUNT, 1, HEALTH_MAX_LOSS_WINDOW,
 	  offsetof(struct health_params, loss_window) },
-	{ "adaptive-timeout", "yes, no", HEALTH_KEY_SWITCH, 0, 1,
+	{ "adaptive-timeout", "yes, no, 1, 0", HEALTH_KEY_SWITCH, 0, 1,
 	  offsetof(struct health_params, adaptive_timeout) },
 };
 
@@ -177,46 +179,31 @@ int health_parse_duration(const char *s, uint64_t *ns)
 	return 0;
 }
 
-/* A count: plain decimal digits. 0, -EINVAL or -ERANGE. */
-static int parse_count(const char *value, uint64_t *v)
-{
-	if (!value || parse_digits(value, strlen(value), SIZE_MAX, v))
-		return -EINVAL;
-	/* every count limit is below 10000: more digits are too many (and
-	 * could have overflowed v) */
-	return strlen(value) > 4 ? -ERANGE : 0;
-}
-
-static int parse_switch(const char *value, uint64_t *v)
-{
-	if (value && !strcmp(value, "yes"))
-		*v = 1;
-	else if (value && !strcmp(value, "no"))
-		*v = 0;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 int health_params_set(struct health_params *p, const char *key,
 		      const char *value)
 {
 	const struct health_key *k = find_key(key);
+	bool on = false;
 	char *field;
 	uint64_t v;
 	int err;
 
 	if (!k)
 		return -ENOENT;
+	if (!value)
+		return -EINVAL;
 	switch (k->kind) {
 	case HEALTH_KEY_DURATION:
 		err = health_parse_duration(value, &v);
 		break;
 	case HEALTH_KEY_COUNT:
-		err = parse_count(value, &v);
+		/* lib's integers: digits only, -ERANGE past the limits */
+		err = parse_u64(value, k->min, k->max, &v);
 		break;
 	default:
-		err = parse_switch(value, &v);
+		/* lib's yes/no, the same words as every other switch */
+		err = sc_parse_yesno(value, &on) ? -EINVAL : 0;
+		v = on;
 		break;
 	}
 	if (err)

@@ -10,9 +10,9 @@
 # $$(...) in prerequisites: second expansion (TCFG_LIB, FSLIB are defined by
 # other fragments, possibly later).
 
-$(BUILD)/tests/unit-health: tests/unit/test_health.c $$(TCFG_LIB)
+$(BUILD)/tests/unit-health: tests/unit/test_health.c $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itunnel-cfg -Itests/unit $< -o $@ $(TCFG_LIB) -lm
+	$(CC) $(CFLAGS) -Itunnel-cfg -Itests/unit $< -o $@ $(TCFG_LIB) $(FSLIB) $(FSLIB_LIBS)
 
 $(BUILD)/health-probe-test: tests/tools/health-probe-test.c $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)

@@ -158,7 +158,7 @@ struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 	return nlh;
 }
 
-struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct tcfg_prefix *p)
+struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct sc_prefix *p)
 {
 	struct nlmsghdr *nlh = msg_start(buf, RTM_NEWADDR, NLM_F_CREATE | NLM_F_EXCL);
 	struct ifaddrmsg *ifa = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifa));
@@ -210,7 +210,7 @@ bool tcfg_parse_rule(const struct nlmsghdr *nlh, struct tcfg_rule *r)
 	return ours;
 }
 
-static void parse_gateway(const struct nlattr *a, int family, struct tcfg_prefix *via)
+static void parse_gateway(const struct nlattr *a, int family, struct sc_prefix *via)
 {
 	if (mnl_attr_get_payload_len(a) != tcfg_alen(family))
 		return;

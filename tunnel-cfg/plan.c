@@ -38,7 +38,7 @@ struct health_plan tcfg_plan_normal(const struct tcfg_spec *s)
 static struct tcfg_nexthop tunnel_nexthop(const struct tcfg_spec *s, int short_if, int long_if,
 					  enum health_tunnel t, int family)
 {
-	const struct tcfg_prefix *via = t == HEALTH_SHORT ? s->via_short : s->via_long;
+	const struct sc_prefix *via = t == HEALTH_SHORT ? s->via_short : s->via_long;
 	struct tcfg_nexthop nh = { .oif = t == HEALTH_SHORT ? short_if : long_if };
 
 	nh.via = via[tcfg_fam_idx(family)];	/* family 0 when not given */
@@ -47,7 +47,7 @@ static struct tcfg_nexthop tunnel_nexthop(const struct tcfg_spec *s, int short_i
 
 /* One route of table over the tunnels in the via bits (SHORT first). */
 static void add_route(struct tcfg_routes *want, const struct tcfg_spec *s, int short_if,
-		      int long_if, const struct tcfg_prefix *dst, __u32 table, unsigned int via)
+		      int long_if, const struct sc_prefix *dst, __u32 table, unsigned int via)
 {
 	struct tcfg_route rt = { .family = dst->family, .dst = *dst, .table = table };
 	int t;

@@ -36,6 +36,7 @@
 #include <sys/timerfd.h>
 #include <linux/icmp.h>
 
+#include "params.h"
 #include "probe.h"
 
 #define PROBE_MAX_TUNNELS 8
@@ -148,23 +149,29 @@ void health_prober_free(struct health_prober *p)
 	free(p);
 }
 
-/* A unicast IPv4/IPv6 literal; link-local IPv6 gets the device's scope. */
+/* A unicast IPv4/IPv6 address (sc_parse_prefix()); link-local IPv6 gets
+ * the device's scope. */
 static int parse_target(struct probe_tunnel *t, const char *s,
 			unsigned int ifindex, uint16_t port)
 {
 	struct sockaddr_in *v4 = (struct sockaddr_in *)&t->target;
 	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&t->target;
+	struct sc_prefix p;
 	uint32_t a;
 
 	memset(&t->target, 0, sizeof(t->target));
-	if (inet_pton(AF_INET, s, &v4->sin_addr) == 1) {
+	if (sc_parse_prefix(s, 0, SC_PFX_ADDR, &p))
+		return -EINVAL;
+	if (p.family == AF_INET) {
+		memcpy(&v4->sin_addr, p.addr, sizeof(v4->sin_addr));
 		a = ntohl(v4->sin_addr.s_addr);
 		if (a == 0 || a == UINT32_MAX || IN_MULTICAST(a))
 			return -EINVAL;
 		v4->sin_family = AF_INET;
 		v4->sin_port = htons(port);
 		t->target_len = sizeof(*v4);
-	} else if (inet_pton(AF_INET6, s, &v6->sin6_addr) == 1) {
+	} else {
+		memcpy(&v6->sin6_addr, p.addr, sizeof(v6->sin6_addr));
 		if (IN6_IS_ADDR_UNSPECIFIED(&v6->sin6_addr) ||
 		    IN6_IS_ADDR_MULTICAST(&v6->sin6_addr))
 			return -EINVAL;
@@ -173,8 +180,6 @@ static int parse_target(struct probe_tunnel *t, const char *s,
 		if (IN6_IS_ADDR_LINKLOCAL(&v6->sin6_addr))
 			v6->sin6_scope_id = ifindex;
 		t->target_len = sizeof(*v6);
-	} else {
-		return -EINVAL;
 	}
 	t->family = t->target.ss_family;
 	return 0;

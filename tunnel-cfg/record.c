@@ -101,7 +101,7 @@ static void add_str(struct json_object *o, const char *key, const char *v)
 	json_object_object_add(o, key, json_object_new_string(v));
 }
 
-static void add_addr(struct json_object *arr, const struct tcfg_prefix *p)
+static void add_addr(struct json_object *arr, const struct sc_prefix *p)
 {
 	char a[INET6_ADDRSTRLEN];
 

@@ -15,7 +15,7 @@
 
 #include "tcfg.h"
 
-static struct tcfg_nexthop nexthop(int oif, const struct tcfg_prefix *via_pair, int family)
+static struct tcfg_nexthop nexthop(int oif, const struct sc_prefix *via_pair, int family)
 {
 	struct tcfg_nexthop nh = { .oif = oif };
 
@@ -30,7 +30,7 @@ void tcfg_routes_wanted(const struct tcfg_spec *s, int short_if, int long_if,
 
 	want->n = 0;
 	for (i = 0; i < s->nprefixes; i++) {
-		const struct tcfg_prefix *p = &s->prefixes[i];
+		const struct sc_prefix *p = &s->prefixes[i];
 		struct tcfg_route rt = { .family = p->family, .dst = *p,
 					 .table = s->table_short, .nnh = 1 };
 

@@ -13,52 +13,7 @@
 #include "tcfg.h"
 #include "util.h"
 
-int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len)
-{
-	char buf[64], *slash;
-	uint64_t len;
-	int max;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (slash)
-		*slash = '\0';
-	memset(p, 0, sizeof(*p));
-	if (inet_pton(AF_INET, buf, p->addr) == 1)
-		p->family = AF_INET;
-	else if (inet_pton(AF_INET6, buf, p->addr) == 1)
-		p->family = AF_INET6;
-	else
-		return -EINVAL;
-	max = p->family == AF_INET ? 32 : 128;
-	p->len = max;
-	if (!slash)
-		return need_len ? -EINVAL : 0;
-	if (!need_len || parse_u64(slash + 1, 0, max, &len))
-		return -EINVAL;
-	p->len = len;
-	return 0;
-}
-
-bool tcfg_prefix_host_bits(struct tcfg_prefix *p)
-{
-	int alen = p->family == AF_INET ? 4 : 16, i, bits;
-	bool set = false;
-	__u8 mask;
-
-	for (i = 0; i < alen; i++) {
-		bits = p->len - i * 8;
-		mask = bits >= 8 ? 0xff : bits <= 0 ? 0 : (__u8)(0xff << (8 - bits));
-
-		set |= p->addr[i] & ~mask;
-		p->addr[i] &= mask;
-	}
-	return set;
-}
-
-void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len)
+void tcfg_fmt_prefix(const struct sc_prefix *p, char *buf, size_t len)
 {
 	char a[INET6_ADDRSTRLEN] = "?";
 
@@ -85,23 +40,39 @@ void tcfg_spec_free(struct tcfg_spec *spec)
 }
 
 /* ---- one setter per key: 0, or -1 with the reason in err ---------------------- */
-static int devname_ok(const char *v)
+/* "<key>: invalid <noun> '<value>': accepted: <lib's words for the type>" */
+static int invalid(const char *key, const char *noun, const char *value,
+		   const struct sc_option *row, char *err, size_t errlen)
 {
-	return *v && strlen(v) < IF_NAMESIZE && !strchr(v, '/') && !strchr(v, ' ');
+	char acc[160];
+
+	sc_option_accepted(row, acc, sizeof(acc));
+	snprintf(err, errlen, "%s: invalid %s '%s': accepted: %s", key, noun, value, acc);
+	return -1;
 }
 
-static int set_mode(struct tcfg_spec *s, const char *key, const char *value,
+static const struct sc_enum modes[] = {
+	{ "split", MODE_SPLIT }, { "ecmp", MODE_ECMP }, { NULL, 0 },
+};
+static const struct sc_enum selectors[] = {
+	{ "auto", SEL_AUTO }, { "dscp", SEL_DSCP }, { "tos", SEL_TOS }, { NULL, 0 },
+};
+
+/* mode, selector: one of their names (sc_parse_enum()) */
+static int set_enum(struct tcfg_spec *s, const char *key, const char *value,
 		    char *err, size_t errlen)
 {
-	(void)key;
-	if (!strcmp(value, "split"))
-		s->mode = MODE_SPLIT;
-	else if (!strcmp(value, "ecmp"))
-		s->mode = MODE_ECMP;
-	else {
-		snprintf(err, errlen, "mode: invalid value '%s': accepted: split, ecmp", value);
-		return -1;
-	}
+	bool mode = !strcmp(key, "mode");
+	const struct sc_option row = { .type = SC_OPT_ENUM,
+				       .values = mode ? modes : selectors };
+	int v;
+
+	if (sc_parse_enum(row.values, value, &v))
+		return invalid(key, "value", value, &row, err, errlen);
+	if (mode)
+		s->mode = v;
+	else
+		s->selector = v;
 	return 0;
 }
 
@@ -124,15 +95,33 @@ static int list_copy(const char *key, const char *value, char *buf, size_t len,
 	return 0;
 }
 
+/* One item of a list key (or the value of a single one). */
+typedef int (*spec_item_fn)(struct tcfg_spec *s, const char *key, const char *item,
+			    char *err, size_t errlen);
+
+/* Every item of a list value through fn; the first bad one is named. */
+static int set_list(struct tcfg_spec *s, const char *key, const char *value,
+		    spec_item_fn fn, char *err, size_t errlen)
+{
+	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
+
+	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+		return -1;
+	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
+	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save))
+		if (fn(s, key, tok, err, errlen))
+			return -1;
+	return 0;
+}
+
 static int set_one_dev(struct tcfg_spec *s, const char *key, const char *value,
 		       char *err, size_t errlen)
 {
 	char *dst;
 
-	if (!devname_ok(value)) {
-		snprintf(err, errlen, "%s: invalid interface name '%s'", key, value);
-		return -1;
-	}
+	if (!sc_valid_ifname(value))
+		return invalid(key, "interface name", value,
+			       &(struct sc_option){ .type = SC_OPT_IFNAME }, err, errlen);
 	if (!strcmp(key, "lan-dev")) {
 		if (s->nlan == TCFG_MAX_LAN) {
 			snprintf(err, errlen, "lan-dev: at most %d interfaces", TCFG_MAX_LAN);
@@ -150,72 +139,52 @@ static int set_one_dev(struct tcfg_spec *s, const char *key, const char *value,
 static int set_dev(struct tcfg_spec *s, const char *key, const char *value,
 		   char *err, size_t errlen)
 {
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
-	int n = 0;
-
-	if (strcmp(key, "lan-dev"))
+	/* a single name, or an empty lan-dev list: named as it is */
+	if (strcmp(key, "lan-dev") || !value[strspn(value, TCFG_LIST_SEP)])
 		return set_one_dev(s, key, value, err, errlen);
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+	return set_list(s, key, value, set_one_dev, err, errlen);
+}
+
+static int set_one_prefix(struct tcfg_spec *s, const char *key, const char *tok,
+			  char *err, size_t errlen)
+{
+	struct sc_prefix p;
+
+	(void)key;
+	if (sc_parse_prefix(tok, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p)) {
+		snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
+			 tok);
 		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save), n++)
-		if (set_one_dev(s, key, tok, err, errlen))
-			return -1;
-	if (!n)
-		return set_one_dev(s, key, value, err, errlen);	/* names the empty value */
+	}
+	if (sc_prefix_host_bits(&p)) {
+		char net[TCFG_PREFIX_STRLEN];
+
+		tcfg_fmt_prefix(&p, net, sizeof(net));
+		snprintf(err, errlen, "prefix: invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
+			 tok, net);
+		return -1;
+	}
+	if (s->nprefixes == TCFG_MAX_PREFIXES) {
+		snprintf(err, errlen, "prefix: at most %d prefixes", TCFG_MAX_PREFIXES);
+		return -1;
+	}
+	s->prefixes[s->nprefixes++] = p;
 	return 0;
 }
 
-static int set_prefix(struct tcfg_spec *s, const char *key, const char *value,
-		      char *err, size_t errlen)
+/* via-short, via-long: one address per family */
+static int set_one_via(struct tcfg_spec *s, const char *key, const char *tok,
+		       char *err, size_t errlen)
 {
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
-	struct tcfg_prefix p;
+	struct sc_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
+	struct sc_prefix p;
 
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
+	if (sc_parse_prefix(tok, 0, SC_PFX_ADDR, &p)) {
+		snprintf(err, errlen, "%s: invalid address '%s': accepted: an IPv4 or IPv6 address (one per family)",
+			 key, tok);
 		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
-		if (tcfg_parse_prefix(tok, &p, true)) {
-			snprintf(err, errlen, "prefix: invalid value '%s': accepted: an IPv4 or IPv6 prefix ADDR/LEN",
-				 tok);
-			return -1;
-		}
-		if (tcfg_prefix_host_bits(&p)) {
-			char net[TCFG_PREFIX_STRLEN];
-
-			tcfg_fmt_prefix(&p, net, sizeof(net));
-			snprintf(err, errlen, "prefix: invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
-				 tok, net);
-			return -1;
-		}
-		if (s->nprefixes == TCFG_MAX_PREFIXES) {
-			snprintf(err, errlen, "prefix: at most %d prefixes", TCFG_MAX_PREFIXES);
-			return -1;
-		}
-		s->prefixes[s->nprefixes++] = p;
 	}
-	return 0;
-}
-
-static int set_via(struct tcfg_spec *s, const char *key, const char *value,
-		   char *err, size_t errlen)
-{
-	struct tcfg_prefix *via = !strcmp(key, "via-short") ? s->via_short : s->via_long;
-	char buf[TCFG_MAX_LIST_LEN + 1], *tok, *save = NULL;
-	struct tcfg_prefix p;
-
-	if (list_copy(key, value, buf, sizeof(buf), err, errlen))
-		return -1;
-	for (tok = strtok_r(buf, TCFG_LIST_SEP, &save); tok;
-	     tok = strtok_r(NULL, TCFG_LIST_SEP, &save)) {
-		if (tcfg_parse_prefix(tok, &p, false)) {
-			snprintf(err, errlen, "%s: invalid address '%s': accepted: an IPv4 or IPv6 address (one per family)",
-				 key, tok);
-			return -1;
-		}
-		via[tcfg_fam_idx(p.family)] = p;
-	}
+	via[tcfg_fam_idx(p.family)] = p;
 	return 0;
 }
 
@@ -249,54 +218,35 @@ static int set_priority(struct tcfg_spec *s, const char *key, const char *value,
 	return 0;
 }
 
-static int set_selector(struct tcfg_spec *s, const char *key, const char *value,
-			char *err, size_t errlen)
-{
-	(void)key;
-	if (!strcmp(value, "auto"))
-		s->selector = SEL_AUTO;
-	else if (!strcmp(value, "dscp"))
-		s->selector = SEL_DSCP;
-	else if (!strcmp(value, "tos"))
-		s->selector = SEL_TOS;
-	else {
-		snprintf(err, errlen, "selector: invalid value '%s': accepted: auto, dscp, tos", value);
-		return -1;
-	}
-	return 0;
-}
-
 static int set_dscp_long(struct tcfg_spec *s, const char *key, const char *value,
 			 char *err, size_t errlen)
 {
-	uint64_t v;
+	__u8 v;
 
-	(void)key;
-	if (parse_u64(value, 0, 63, &v)) {
-		snprintf(err, errlen, "dscp-long: invalid DSCP '%s': accepted: 0..63", value);
-		return -1;
-	}
+	if (sc_parse_dscp(value, &v))
+		return invalid(key, "DSCP", value,
+			       &(struct sc_option){ .type = SC_OPT_DSCP }, err, errlen);
 	s->dscp_long = v;
 	return 0;
 }
 
 static const struct spec_key {
 	const char *key;
-	int (*set)(struct tcfg_spec *s, const char *key, const char *value,
-		   char *err, size_t errlen);
+	spec_item_fn set;
+	bool list;		/* set takes each item of the list value */
 } spec_keys[] = {
-	{ "mode", set_mode },
-	{ "short-dev", set_dev },
-	{ "long-dev", set_dev },
-	{ "prefix", set_prefix },
-	{ "lan-dev", set_dev },
-	{ "via-short", set_via },
-	{ "via-long", set_via },
-	{ "table-short", set_table },
-	{ "table-long", set_table },
-	{ "priority", set_priority },
-	{ "dscp-long", set_dscp_long },
-	{ "selector", set_selector },
+	{ "mode", set_enum, false },
+	{ "short-dev", set_dev, false },
+	{ "long-dev", set_dev, false },
+	{ "prefix", set_one_prefix, true },
+	{ "lan-dev", set_dev, false },
+	{ "via-short", set_one_via, true },
+	{ "via-long", set_one_via, true },
+	{ "table-short", set_table, false },
+	{ "table-long", set_table, false },
+	{ "priority", set_priority, false },
+	{ "dscp-long", set_dscp_long, false },
+	{ "selector", set_enum, false },
 };
 
 #define N_SPEC_KEYS (sizeof(spec_keys) / sizeof(spec_keys[0]))
@@ -308,7 +258,9 @@ int tcfg_spec_set(struct tcfg_spec *s, const char *key, const char *value,
 
 	for (i = 0; i < N_SPEC_KEYS; i++)
 		if (!strcmp(key, spec_keys[i].key))
-			return spec_keys[i].set(s, key, value, err, errlen);
+			return spec_keys[i].list ?
+			       set_list(s, key, value, spec_keys[i].set, err, errlen) :
+			       spec_keys[i].set(s, key, value, err, errlen);
 	off = snprintf(err, errlen, "unknown route setting '%s': accepted: ", key);
 	for (i = 0; i < N_SPEC_KEYS && off < errlen; i++)
 		off += snprintf(err + off, errlen - off, "%s%s", i ? ", " : "", spec_keys[i].key);
@@ -316,7 +268,7 @@ int tcfg_spec_set(struct tcfg_spec *s, const char *key, const char *value,
 }
 
 /* The first IPv6 prefix of s, or NULL. */
-static const struct tcfg_prefix *first_v6(const struct tcfg_spec *s)
+static const struct sc_prefix *first_v6(const struct tcfg_spec *s)
 {
 	int i;
 
@@ -328,7 +280,7 @@ static const struct tcfg_prefix *first_v6(const struct tcfg_spec *s)
 
 int tcfg_spec_check(const struct tcfg_spec *s, char *err, size_t errlen)
 {
-	const struct tcfg_prefix *v6 = first_v6(s);
+	const struct sc_prefix *v6 = first_v6(s);
 	char a[TCFG_PREFIX_STRLEN];
 
 	if (!s->mode)

@@ -35,6 +35,7 @@
 
 #include "health.h"
 #include "nl.h"
+#include "params.h"
 #include "tunnel_cfg.h"
 
 struct json_object;
@@ -59,21 +60,17 @@ int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
 enum tcfg_mode { MODE_NONE, MODE_SPLIT, MODE_ECMP };
 enum tcfg_selector { SEL_AUTO, SEL_DSCP, SEL_TOS };
 
-/* An address, or a prefix when len < the full length. */
-struct tcfg_prefix {
-	int family;		/* AF_INET, AF_INET6; 0 = unset */
-	unsigned char addr[16];	/* network byte order */
-	int len;		/* prefix length in bits */
-};
+/* Addresses and prefixes are lib's struct sc_prefix (params.h), parsed by
+ * sc_parse_prefix() only; a zeroed one (family 0) is "unset". */
 
 struct tcfg_spec {
 	enum tcfg_mode mode;
 	char short_dev[IF_NAMESIZE], long_dev[IF_NAMESIZE];
-	struct tcfg_prefix prefixes[TCFG_MAX_PREFIXES];
+	struct sc_prefix prefixes[TCFG_MAX_PREFIXES];
 	int nprefixes;
 	char lan[TCFG_MAX_LAN][IF_NAMESIZE];
 	int nlan;
-	struct tcfg_prefix via_short[2], via_long[2];	/* [0] IPv4, [1] IPv6 */
+	struct sc_prefix via_short[2], via_long[2];	/* [0] IPv4, [1] IPv6 */
 	__u32 table_short, table_long, priority;
 	int dscp_long;		/* -1: from splitctl's live config */
 	enum tcfg_selector selector;
@@ -90,14 +87,9 @@ static inline int tcfg_alen(int family)
 	return family == AF_INET6 ? 16 : 4;
 }
 
-/* "ADDR/LEN" (need_len) or "ADDR"; 0 or -EINVAL. */
-int tcfg_parse_prefix(const char *s, struct tcfg_prefix *p, bool need_len);
 /* "ADDR/LEN" text of p into buf (TCFG_PREFIX_STRLEN bytes are enough). */
 #define TCFG_PREFIX_STRLEN (INET6_ADDRSTRLEN + 4)
-/* Whether p has bits set past its length; they are cleared (p becomes
- * the network address, for the error line). */
-bool tcfg_prefix_host_bits(struct tcfg_prefix *p);
-void tcfg_fmt_prefix(const struct tcfg_prefix *p, char *buf, size_t len);
+void tcfg_fmt_prefix(const struct sc_prefix *p, char *buf, size_t len);
 
 /* ---- objects ---------------------------------------------------------------- */
 /* A policy rule of ours: [iif IIF] [dscp D | tos T] -> lookup TABLE. */
@@ -111,7 +103,7 @@ struct tcfg_rule {
 
 struct tcfg_nexthop {
 	int oif;			/* output interface (ifindex) */
-	struct tcfg_prefix via;		/* gateway; family 0: on-link */
+	struct sc_prefix via;		/* gateway; family 0: on-link */
 	bool dead;			/* read back: RTNH_F_DEAD (link down) */
 };
 
@@ -119,7 +111,7 @@ struct tcfg_nexthop {
 struct tcfg_route {
 	int family;
 	__u32 table;
-	struct tcfg_prefix dst;
+	struct sc_prefix dst;
 	struct tcfg_nexthop nh[2];
 	int nnh;
 };
@@ -156,7 +148,7 @@ struct tcfg_tunnel;
 struct nlmsghdr *tcfg_msg_newlink(void *buf, const struct tcfg_tunnel *t,
 				  int underlay, __u32 mtu);
 /* RTM_NEWADDR of address/prefix length p on ifindex (IPv6: no DAD) */
-struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct tcfg_prefix *p);
+struct nlmsghdr *tcfg_msg_newaddr(void *buf, int ifindex, const struct sc_prefix *p);
 /* RTM_NEWLINK (no NLM_F_CREATE) setting the alias of interface ifindex */
 struct nlmsghdr *tcfg_msg_setalias(void *buf, int ifindex, const char *alias);
 /* Parse a dumped rule / route: true when it is ours (protocol TCFG_PROTO).
@@ -219,11 +211,11 @@ struct tcfg_tunnel {
 	char name[IF_NAMESIZE];
 	char kind[16];			/* "vxlan", "gre", "ipip", "wireguard" */
 	__u32 vni;			/* VXLAN network identifier, 0 unset */
-	struct tcfg_prefix local, remote;	/* outer addresses; family 0 unset */
+	struct sc_prefix local, remote;	/* outer addresses; family 0 unset */
 	char dev[IF_NAMESIZE];		/* underlay, "" unset */
 	__u16 dstport;			/* UDP port, host byte order */
 	__u32 mtu;			/* 0: underlay MTU - overhead */
-	struct tcfg_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
+	struct sc_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
 };
 
 /*
@@ -243,7 +235,7 @@ int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tc
 #define TCFG_MAX_ADDRS 64
 struct tcfg_addrs {
 	int ifindex[TCFG_MAX_ADDRS];
-	struct tcfg_prefix addr[TCFG_MAX_ADDRS];
+	struct sc_prefix addr[TCFG_MAX_ADDRS];
 	int n;
 };
 /* One RTM_NEWLINK of a dump, printed when it is a tunnel (tunnel show);

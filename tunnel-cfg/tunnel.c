@@ -42,14 +42,20 @@ static bool kind_known(const char *kind)
 }
 
 /* ---- the tunnel's settings ------------------------------------------------ */
+/* lib's words for what sc_valid_ifname() accepts */
+static void ifname_accepted(char *buf, size_t len)
+{
+	sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, buf, len);
+}
+
 struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 				    char *err, size_t errlen)
 {
 	struct tcfg_tunnel *t;
 
-	if (!*name || strlen(name) >= IF_NAMESIZE || strchr(name, '/')) {
-		snprintf(err, errlen, "invalid name '%s': accepted: 1..%d characters",
-			 name, IF_NAMESIZE - 1);
+	if (!sc_valid_ifname(name)) {
+		snprintf(err, errlen, "invalid name '%s': accepted: ", name);
+		ifname_accepted(err + strlen(err), errlen - strlen(err));
 		return NULL;
 	}
 	if (!kind_known(kind)) {
@@ -84,10 +90,10 @@ static int set_number(const char *key, const char *value, uint64_t min, uint64_t
 	return 0;
 }
 
-static int set_addr(const char *key, const char *value, struct tcfg_prefix *a,
+static int set_addr(const char *key, const char *value, struct sc_prefix *a,
 		    char *err, size_t errlen)
 {
-	if (tcfg_parse_prefix(value, a, false)) {
+	if (sc_parse_prefix(value, 0, SC_PFX_ADDR, a)) {
 		snprintf(err, errlen, "--%s: invalid address '%s'", key, value);
 		return -1;
 	}
@@ -116,9 +122,9 @@ int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
 	} else if (!strcmp(key, "remote")) {
 		return set_addr(key, value, &t->remote, err, errlen);
 	} else if (!strcmp(key, "address")) {
-		struct tcfg_prefix a;
+		struct sc_prefix a;
 
-		if (tcfg_parse_prefix(value, &a, true)) {
+		if (sc_parse_prefix(value, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &a)) {
 			snprintf(err, errlen, "--address: invalid value '%s': accepted: ADDR/LEN, IPv4 or IPv6",
 				 value);
 			return -1;
@@ -129,9 +135,10 @@ int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
 		}
 		t->addr[tcfg_fam_idx(a.family)] = a;
 	} else if (!strcmp(key, "dev")) {
-		if (!*value || strlen(value) >= IF_NAMESIZE) {
-			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: 1..%d characters",
-				 value, IF_NAMESIZE - 1);
+		if (!sc_valid_ifname(value)) {
+			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: ",
+				 value);
+			ifname_accepted(err + strlen(err), errlen - strlen(err));
 			return -1;
 		}
 		snprintf(t->dev, sizeof(t->dev), "%s", value);
@@ -275,10 +282,10 @@ struct tunnel_link {
 	const char *name, *kind, *alias;	/* NULL when absent */
 	__u32 vni, mtu, underlay;
 	__u16 port;				/* host byte order */
-	struct tcfg_prefix local, remote;	/* family 0 when absent */
+	struct sc_prefix local, remote;	/* family 0 when absent */
 };
 
-static void parse_vxlan_addr(const struct nlattr *a, int family, struct tcfg_prefix *p)
+static void parse_vxlan_addr(const struct nlattr *a, int family, struct sc_prefix *p)
 {
 	if (mnl_attr_get_payload_len(a) != (__u16)tcfg_alen(family))
 		return;
@@ -449,7 +456,7 @@ int tcfg_tunnel_details(struct nl *nl, int ifindex, struct tcfg_doctor_tunnel *t
 	return 0;
 }
 
-static void print_addr(const char *key, const char *fmt, const struct tcfg_prefix *p)
+static void print_addr(const char *key, const char *fmt, const struct sc_prefix *p)
 {
 	char a[INET6_ADDRSTRLEN] = "";
 

@@ -149,8 +149,6 @@ static void test_settings(void)
 		       health_params_set(&p, "up-successes", NULL) == -EINVAL &&
 		       health_params_set(&p, "loss-window", "1025") == -ERANGE &&
 		       health_params_set(&p, "half-life", "50ms") == -ERANGE &&
-		       health_params_set(&p, "adaptive-timeout", "1") ==
-			       -EINVAL &&
 		       health_params_set(&p, "adaptive-timeout", "YES") ==
 			       -EINVAL &&
 		       health_params_set(&p, "adaptive-timeout", NULL) ==
@@ -164,9 +162,13 @@ static void test_settings(void)
 		       !p.adaptive_timeout &&
 		       !health_params_set(&p, "adaptive-timeout", "yes") &&
 		       p.adaptive_timeout &&
+		       !health_params_set(&p, "adaptive-timeout", "0") &&
+		       !p.adaptive_timeout &&
+		       !health_params_set(&p, "adaptive-timeout", "1") &&
+		       p.adaptive_timeout &&
 		       !strcmp(health_param_range("adaptive-timeout"),
-			       "yes, no"),
-	       "adaptive-timeout: yes or no");
+			       "yes, no, 1, 0"),
+	       "adaptive-timeout: yes, no, 1, 0 (lib's yes/no, as every switch)");
 	for (key = strtok_r(keys, ", ", &save); key;
 	     key = strtok_r(NULL, ", ", &save)) {
 		nkeys++;

@@ -125,6 +125,38 @@ static void test_parse(void)
 	ok(sc_parse_yesno("off", &b) == -EINVAL, "yes/no refuses off");
 }
 
+/* The validators other code calls outside a table (tunnel-cfg, rules.c). */
+static void test_validators(void)
+{
+	static const struct sc_enum modes[] = { { "split", 1 }, { "ecmp", 2 }, { NULL, 0 } };
+	struct sc_prefix p;
+	char acc[160];
+	int v = 7;
+
+	ok(sc_parse_enum(modes, "ecmp", &v) == 0 && v == 2, "enum: a name gives its value");
+	ok(sc_parse_enum(modes, "ECMP", &v) == -EINVAL && v == 2 &&
+	   sc_parse_enum(modes, "", &v) == -EINVAL, "enum: exact names only, else untouched");
+	ok(!sc_valid_ifname("a:b") && !sc_valid_ifname("..") && !sc_valid_ifname("a b") &&
+	   !sc_valid_ifname("a/b") && !sc_valid_ifname("") &&
+	   !sc_valid_ifname("abcdefghijklmnop") && sc_valid_ifname("abcdefghijklmno") &&
+	   sc_valid_ifname("wg-short.1"), "ifname: the kernel's rule");
+	ok(!sc_parse_prefix("10.2.0.1/24", 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p) &&
+	   p.family == AF_INET && p.len == 24 && sc_prefix_host_bits(&p) && p.addr[3] == 0 &&
+	   !sc_prefix_host_bits(&p), "host bits: found, cleared to the network, then none");
+	ok(!sc_parse_prefix("fd02::4000:0:0:0/65", 0, SC_PFX_HOST_BITS, &p) &&
+	   sc_prefix_host_bits(&p) && p.addr[8] == 0 &&
+	   !sc_parse_prefix("fd02::8000:0:0:0/65", 0, 0, &p), "host bits: IPv6 past a byte edge");
+	ok(sc_parse_prefix("10.2.0.1/24", 0, 0, &p) == -EINVAL &&
+	   sc_parse_prefix("10.2.0.0", 0, SC_PFX_NEED_LEN, &p) == -EINVAL &&
+	   sc_parse_prefix("10.2.0.0/24", 0, SC_PFX_ADDR, &p) == -EINVAL &&
+	   sc_parse_prefix("10.2.0.0/24", AF_INET6, 0, &p) == -EINVAL &&
+	   !sc_parse_prefix("1.0.0.0/0", 0, SC_PFX_HOST_BITS, &p) && p.len == 0,
+	   "prefix: host bits, length, address-only and family flags");
+	sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, acc, sizeof(acc));
+	ok(!strcmp(acc, "1..15 characters, not '.' or '..', no '/', ':' or white space"),
+	   "accepted text of a bare row: %s", acc);
+}
+
 /* ---- params: every kind of value, accepted, at its bounds, refused ------- */
 struct kv_args {
 	__u32 given;
@@ -408,6 +440,7 @@ int main(void)
 {
 	test_json();
 	test_parse();
+	test_validators();
 	test_params_cases();
 	test_params_values();
 	test_params_help();

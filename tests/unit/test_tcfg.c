@@ -112,11 +112,12 @@ static void test_rule_msgs(void)
 }
 
 /* ---- routes ------------------------------------------------------------------ */
-static struct tcfg_prefix pfx(const char *s)
+static struct sc_prefix pfx(const char *s)
 {
-	struct tcfg_prefix p;
+	struct sc_prefix p;
 
-	if (tcfg_parse_prefix(s, &p, strchr(s, '/') != NULL))
+	if (sc_parse_prefix(s, 0, strchr(s, '/') ? SC_PFX_NEED_LEN | SC_PFX_HOST_BITS :
+			    SC_PFX_ADDR, &p))
 		memset(&p, 0, sizeof(p));
 	return p;
 }
@@ -188,7 +189,7 @@ static void test_multipath_msg(void)
 	left = mnl_attr_get_payload_len(mp);
 	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh)) {
 		const struct nlattr *gw = (const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
-		const struct tcfg_prefix *via = &rt.nh[n < 2 ? n : 1].via;
+		const struct sc_prefix *via = &rt.nh[n < 2 ? n : 1].via;
 
 		good += n < 2 && nh->rtnh_ifindex == rt.nh[n].oif &&
 			nh->rtnh_len == RTNH_ALIGN(sizeof(*nh)) + MNL_ALIGN(sizeof(*gw) + 16) &&
@@ -293,12 +294,12 @@ static struct tcfg_spec *spec(const char *const *kv)
 
 static void test_addr_msgs(void)
 {
-	struct tcfg_prefix p;
+	struct sc_prefix p;
 	const struct nlmsghdr *nlh;
 	const struct ifaddrmsg *ifa;
 	const struct nlattr *a;
 
-	tcfg_parse_prefix("fd10:1::1/64", &p, true);
+	sc_parse_prefix("fd10:1::1/64", 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p);
 	nlh = tcfg_msg_newaddr(buf, 7, &p);
 	ifa = mnl_nlmsg_get_payload(nlh);
 	ok(nlh->nlmsg_type == RTM_NEWADDR && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
@@ -308,7 +309,7 @@ static void test_addr_msgs(void)
 	a = attr(nlh, sizeof(*ifa), IFA_LOCAL);
 	ok(a && mnl_attr_get_payload_len(a) == 16 && !memcmp(mnl_attr_get_payload(a), p.addr, 16),
 	   "new address: IFA_LOCAL fd10:1::1");
-	tcfg_parse_prefix("192.168.101.1/30", &p, true);
+	sc_parse_prefix("192.168.101.1/30", 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p);
 	nlh = tcfg_msg_newaddr(buf, 7, &p);
 	ifa = mnl_nlmsg_get_payload(nlh);
 	a = attr(nlh, sizeof(*ifa), IFA_ADDRESS);
@@ -706,6 +707,26 @@ static int spec_err(const char *key, const char *value, const char *want)
 	return r == -1 && strstr(err, want);
 }
 
+/* key, value, the error it gives (names, DSCP and enums in lib's words:
+ * route up refuses what attach refuses) */
+static const struct {
+	const char *key, *value, *want;
+} refused[] = {
+	{ "table-short", "254", "table-short: invalid table '254'" },
+	{ "table-long", "0x10", "invalid table '0x10'" },
+	{ "priority", "32765", "priority: invalid value '32765': accepted: 1..32764" },
+	{ "dscp-long", "64", "dscp-long: invalid DSCP '64': accepted: an integer 0..63" },
+	{ "prefix", "10.0.0.0/8 10.2.0.0/33", "prefix: invalid value '10.2.0.0/33'" },
+	{ "prefix", "10.2.0.0", "prefix: invalid value '10.2.0.0'" },
+	{ "via-long", "10.0.0.1/32", "via-long: invalid address '10.0.0.1/32'" },
+	{ "short-dev", "a:b", "short-dev: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
+	{ "long-dev", "..", "long-dev: invalid interface name '..'" },
+	{ "lan-dev", "lan0,eth0:1", "lan-dev: invalid interface name 'eth0:1'" },
+	{ "lan-dev", " ", "lan-dev: invalid interface name ' '" },
+	{ "mode", "spread", "mode: invalid value 'spread': accepted: split, ecmp" },
+	{ "selector", "dscp6", "selector: invalid value 'dscp6': accepted: auto, dscp, tos" },
+};
+
 static void test_settings(void)
 {
 	static const char *const v6ecmp[] = {
@@ -714,19 +735,21 @@ static void test_settings(void)
 	struct tcfg_spec *s;
 	struct tcfg_tunnel *t;
 	char err[512];
+	size_t i;
 
-	ok(spec_err("table-short", "254", "table-short: invalid table '254'"), "table 254 (main) refused");
-	ok(spec_err("table-long", "0x10", "invalid table '0x10'"), "table in hex refused");
-	ok(spec_err("priority", "32765", "priority: invalid value '32765': accepted: 1..32764"),
-	   "priority 32765 refused");
-	ok(spec_err("dscp-long", "64", "dscp-long: invalid DSCP '64': accepted: 0..63"), "DSCP 64 refused");
-	ok(spec_err("prefix", "10.0.0.0/8 10.2.0.0/33", "prefix: invalid value '10.2.0.0/33'"),
-	   "a bad prefix in a list is named");
-	ok(spec_err("prefix", "10.2.0.0", "prefix: invalid value '10.2.0.0'"), "a prefix needs a length");
-	ok(spec_err("via-long", "10.0.0.1/32", "via-long: invalid address '10.0.0.1/32'"),
-	   "a gateway is an address");
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+		ok(spec_err(refused[i].key, refused[i].value, refused[i].want), "%s '%s' refused: %s",
+		   refused[i].key, refused[i].value, refused[i].want);
 	ok(spec_err("colour", "blue", "unknown route setting 'colour': accepted: mode, short-dev, long-dev, prefix, lan-dev, via-short, via-long, table-short, table-long, priority, dscp-long, selector"),
 	   "unknown key: the accepted keys listed");
+	s = tcfg_spec_new();
+	ok(!tcfg_spec_set(s, "mode", "ecmp", err, sizeof(err)) && s->mode == MODE_ECMP &&
+	   !tcfg_spec_set(s, "selector", "tos", err, sizeof(err)) && s->selector == SEL_TOS &&
+	   !tcfg_spec_set(s, "dscp-long", "63", err, sizeof(err)) && s->dscp_long == 63 &&
+	   !tcfg_spec_set(s, "short-dev", "wg-short.1", err, sizeof(err)) &&
+	   !strcmp(s->short_dev, "wg-short.1"),
+	   "mode, selector, dscp-long, short-dev: accepted values set");
+	tcfg_spec_free(s);
 	s = spec(v6ecmp);
 	ok(tcfg_spec_check(s, err, sizeof(err)) && strstr(err, "IPv6 prefix fd02::/64 needs IPv6 gateways"),
 	   "ecmp with an IPv6 prefix needs IPv6 gateways");
@@ -734,6 +757,9 @@ static void test_settings(void)
 
 	ok(!tcfg_tunnel_new("a/b", "vxlan", err, sizeof(err)) && strstr(err, "invalid name 'a/b'"),
 	   "tunnel name with '/' refused");
+	ok(!tcfg_tunnel_new("a:b", "vxlan", err, sizeof(err)) &&
+	   strstr(err, "invalid name 'a:b': accepted: 1..15 characters, not '.' or '..'"),
+	   "tunnel name with ':' refused, in lib's words");
 	ok(!tcfg_tunnel_new("t", "gretap", err, sizeof(err)) && strstr(err, "unknown kind 'gretap'"),
 	   "unknown tunnel kind refused");
 	t = tcfg_tunnel_new("t", "vxlan", err, sizeof(err));
@@ -741,6 +767,9 @@ static void test_settings(void)
 	   strstr(err, "--vni: invalid value '0': accepted: 1..16777215"), "VNI 0 refused");
 	ok(t && tcfg_tunnel_set(t, "mtu", "1279", err, sizeof(err)) &&
 	   strstr(err, "--mtu: invalid value '1279': accepted: 1280..65535"), "MTU 1279 refused");
+	ok(t && tcfg_tunnel_set(t, "dev", "eth0:1", err, sizeof(err)) &&
+	   strstr(err, "--dev: invalid interface name 'eth0:1': accepted: 1..15 characters"),
+	   "an underlay name with ':' refused");
 	ok(t && tcfg_tunnel_set(t, "local", "1.2.3", err, sizeof(err)) &&
 	   strstr(err, "--local: invalid address '1.2.3'"), "a bad local address refused");
 	tcfg_tunnel_free(t);
@@ -829,12 +858,12 @@ static void test_host_bits(void)
 	};
 	struct tcfg_spec *s = tcfg_spec_new();
 	char buf[TCFG_PREFIX_STRLEN], err[256];
-	struct tcfg_prefix p;
+	struct sc_prefix p;
 	unsigned int i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		tcfg_parse_prefix(cases[i].text, &p, true);
-		ok(tcfg_prefix_host_bits(&p) == cases[i].bad, "%s: host bits %s", cases[i].text,
+		sc_parse_prefix(cases[i].text, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p);
+		ok(sc_prefix_host_bits(&p) == cases[i].bad, "%s: host bits %s", cases[i].text,
 		   cases[i].bad ? "set" : "clear");
 		tcfg_fmt_prefix(&p, buf, sizeof(buf));
 		ok(!strcmp(buf, cases[i].net), "%s: network %s (got %s)", cases[i].text,
