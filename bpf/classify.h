@@ -13,7 +13,11 @@
  * decides the class (below its threshold), no helper call beyond the
  * lookups, jiffies as the clock (inlined by the verifier). The rules are
  * looked up only when a flow starts counting (rules.h), and not at all
- * while none is configured; the flow entry keeps the result.
+ * while none is configured; the flow entry keeps the result. With spill
+ * on, a long packet adds the agent's fs_spill entry (an array lookup the
+ * verifier inlines) and a compare with its flow's generation; a data
+ * packet of a flow not spilled also reads the datapath's entry, and takes
+ * a grant (compare-and-swap) only while one is open.
  */
 #ifndef FS_CLASSIFY_H
 #define FS_CLASSIFY_H
@@ -128,6 +132,8 @@ struct flow_view {
 	__u64 packets;		/* the flow's packets before this packet */
 	__u64 payload;		/* its TCP payload bytes before this packet */
 	struct flow_limits limits;
+	__u64 len;		/* this packet's TCP payload bytes */
+	__u64 now;		/* bpf_jiffies64() */
 };
 
 /*
@@ -217,6 +223,8 @@ static __always_inline void flow_count(void *flows, void *key,
 	struct flow_state *st, fresh = {};
 	int midstream;
 
+	v->len = payload;
+	v->now = now;
 	st = bpf_map_lookup_elem(flows, key);
 	if (st) {
 		v->st = st;
@@ -307,6 +315,48 @@ static __always_inline void flow_set_class(struct flow_state *st,
 }
 
 /*
+ * Spill (flowsplit.h, fs_spill): does a long packet of the flow @v carry
+ * the spill code point? Yes while the flow holds a grant of the agent's
+ * current generation. A data packet of a flow without one takes an open
+ * grant: compare-and-swap on the datapath's taken count, so a grant goes
+ * to one flow even when two CPUs try at once (the loser stays long and
+ * may try again with its next packet). Pure ACKs and empty segments never
+ * take one: a download's ACK stream would waste it. @was_long: the flow's
+ * previous packet was long, so its packets may still queue in the LONG
+ * tunnel (counted in moved; the agent holds the scavenger class for that).
+ * A new entry (v->st NULL) takes nothing with its first packet.
+ */
+static __always_inline int flow_spill(const struct flow_view *v,
+				      int was_long)
+{
+	struct flow_state *st = v->st;
+	struct fs_spill *a, *d;
+	__u32 key = FS_SPILL_KEY_AGENT;
+	__u64 t;
+
+	a = bpf_map_lookup_elem(&fs_spill, &key);
+	if (!a || !a->gen || !st)
+		return 0;
+	if (st->policy.spill == a->gen)
+		return 1;
+	if (!v->len)
+		return 0;
+	key = FS_SPILL_KEY_DATAPATH;
+	d = bpf_map_lookup_elem(&fs_spill, &key);
+	if (!d)
+		return 0;
+	t = d->taken;
+	if (t >= a->grants ||
+	    __sync_val_compare_and_swap(&d->taken, t, t + 1) != t)
+		return 0;
+	st->policy.spill = a->gen;
+	if (was_long)
+		__sync_fetch_and_add(&d->moved, 1);
+	d->taken_jiffies = v->now;
+	return 1;
+}
+
+/*
  * fs_classify - the splitter's decision for one parsed packet.
  * @r:     parse_packet()'s result for it
  * @segs:  wire packets it stands for (>= 1)
@@ -325,6 +375,11 @@ static __always_inline void flow_set_class(struct flow_state *st,
  * BEFORE it (so the packet that crosses the threshold is still short, the
  * next one long); a GRO packet's payload is all of its segments'. With
  * both thresholds the flow turns long at the first one it reaches.
+ *
+ * With FS_CFG_F_SPILL, a long packet of a spilled flow (flow_spill())
+ * carries dscp_spill; it is counted as long. The packet that promotes a
+ * flow may take a grant, so a flow spilled at its promotion never leaves
+ * the SHORT tunnel. A pure ACK made short by ack-short stays short.
  */
 static __always_inline int fs_classify(const struct split_config *cfg,
 				       struct fs_stats *s, enum parse_result r,
@@ -333,6 +388,7 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 {
 	struct flow_view v;
 	__u32 class, cause = FS_STAT_PROMOTED_PKTS;
+	int was_long;
 
 	switch (r) {
 	case PARSE_TCP4:
@@ -361,6 +417,7 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 	}
 
 	class = flow_class_of(&v.limits, v.packets, v.payload, &cause);
+	was_long = v.st && v.st->class == FS_CLASS_LONG;
 	flow_set_class(v.st, class, cause, s);
 	if (class == FS_CLASS_LONG && (cfg->flags & FS_CFG_F_ACK_SHORT) &&
 	    tcp_pure_ack(p, data)) {
@@ -374,6 +431,8 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 	}
 	s->v[FS_STAT_PKTS_LONG] += segs;
 	s->v[FS_STAT_BYTES_LONG] += bytes;
+	if ((cfg->flags & FS_CFG_F_SPILL) && flow_spill(&v, was_long))
+		return cfg->dscp_spill;
 	return cfg->dscp_long;
 }
 

@@ -27,6 +27,7 @@
 #define FS_MAP_STATS		"fs_stats"
 #define FS_MAP_RULES4		"fs_rules4"
 #define FS_MAP_RULES6		"fs_rules6"
+#define FS_MAP_SPILL		"fs_spill"
 #define FS_PROG_SPLITTER	"fs_splitter"	/* XDP program (function name) */
 #define FS_PROG_SPLITTER_TC	"fs_splitter_tc" /* TC (clsact ingress) program */
 #define FS_PROG_CLOCK		"fs_clock"	/* reads bpf_jiffies64() for user space */
@@ -44,6 +45,8 @@
 #define FS_MAX_IDLE_MS		86400000U	/* one day */
 #define FS_DEFAULT_DSCP_SHORT	0		/* CS0 */
 #define FS_DEFAULT_DSCP_LONG	1		/* LE (RFC 8622): TOS byte 0x04 */
+#define FS_DEFAULT_DSCP_SPILL	2		/* TOS byte 0x08: not LONG's, so
+						 * it follows the SHORT table */
 #define FS_DSCP_MAX		63
 #define FS_DEFAULT_FLOWS	1048576U	/* entries per address family */
 #define FS_MIN_FLOWS		64U
@@ -108,7 +111,12 @@ enum fs_mode {
 struct flow_policy {
 	__u8 mode;		/* enum fs_mode */
 	__u8 flags;		/* FS_POLICY_F_* */
-	__u8 pad[2];		/* must be zero */
+	/* In a flow entry: the spill generation (fs_spill) in which the flow
+	 * took a grant, so its long packets carry the spill code point while
+	 * that generation lasts; 0: never. Cleared with the rest of the
+	 * policy when the flow starts counting again (idle expiry, re-short).
+	 * Zero in a rule. */
+	__u16 spill;
 	__u32 threshold;	/* FS_MODE_AUTO: packets, with FS_POLICY_F_THRESHOLD */
 	__u32 threshold_bytes;	/* FS_MODE_AUTO: TCP payload bytes; 0 = none */
 };
@@ -214,6 +222,11 @@ _Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
 /* A data segment that starts a new message (all the flow sent before is
  * acknowledged, see tcpseq.h) counts again from packet 1 (short). */
 #define FS_CFG_F_RESHORT_BOUNDARY (1U << 3)
+/* Long flows that took a spill grant (fs_spill) are marked with
+ * dscp_spill instead of dscp_long: they stay on, or move to, the SHORT
+ * tunnel, behind short traffic (the router's scavenger class). Nothing
+ * spills without an agent: it opens a generation and hands out grants. */
+#define FS_CFG_F_SPILL		(1U << 4)
 #define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT | \
 				 FS_CFG_F_RESHORT_BOUNDARY)
 
@@ -223,7 +236,9 @@ struct split_config {
 	__u64 idle_jiffies;	/* the same timeout in jiffies, used per packet */
 	__u8 dscp_short;	/* 0..63 */
 	__u8 dscp_long;		/* 0..63 */
-	__u8 pad[2];
+	__u8 dscp_spill;	/* 0..63, with FS_CFG_F_SPILL; differs
+				 * from both others */
+	__u8 pad;
 	__u32 flags;		/* FS_CFG_F_* */
 	__u32 threshold_bytes;	/* TCP payload bytes; 0 = no byte threshold */
 	__u32 reshort_gap_ms;	/* operator-facing value; 0 = off */
@@ -266,6 +281,41 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
 	c->reshort_jiffies = fs_ms_to_jiffies(ms, hz);
 	split_config_set_quiet(c);
 }
+
+/* ---- spill grants (array, FS_SPILL_KEYS entries) -------------------------
+ * The agent lets long flows onto the SHORT tunnel one at a time: it opens
+ * a generation (gen != 0) and raises grants; the next long data packet of
+ * a flow not yet spilled in this generation takes one (compare-and-swap on
+ * taken: two CPUs never take one grant twice, and taken never passes
+ * grants) and records gen in its entry (flow_policy.spill). Two
+ * entries, one writer each, as fs_stats: a user-space update writes a
+ * whole value and would lose the datapath's increments.
+ *   key FS_SPILL_KEY_AGENT     gen, grants (the agent writes)
+ *   key FS_SPILL_KEY_DATAPATH  taken, moved, taken_jiffies (the programs)
+ * A new generation spills nothing until it grants: flows of an older one
+ * are long again (gen 0 in the agent's entry: none spills).
+ */
+enum fs_spill_key {
+	FS_SPILL_KEY_AGENT = 0,
+	FS_SPILL_KEY_DATAPATH = 1,
+	FS_SPILL_KEYS
+};
+
+struct fs_spill {
+	/* agent */
+	__u64 grants;		/* grants handed out, cumulative; a flow may
+				 * take one while taken < grants */
+	__u16 gen;		/* the generation flows are spilled in;
+				 * 0: none */
+	__u8 pad[6];		/* must be zero */
+	/* datapath */
+	__u64 taken;		/* grants taken, cumulative (<= grants) */
+	__u64 moved;		/* grants taken by a flow whose previous
+				 * packet was long: its earlier packets may
+				 * still be in LONG's queue */
+	__u64 taken_jiffies;	/* bpf_jiffies64() of the last grant taken */
+};
+_Static_assert(sizeof(struct fs_spill) == 40, "fs_spill layout");
 
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
  * X(enum suffix, json/prometheus name, help text)

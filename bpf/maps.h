@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * maps.h - the splitter's maps. Names and layouts come from flowsplit.h;
- * splitctl resizes the flow tables before load and pins all six.
+ * splitctl resizes the flow tables before load and pins them.
  */
 #ifndef FS_MAPS_H
 #define FS_MAPS_H
@@ -62,5 +62,15 @@ struct {
 	__type(key, struct rule_key6);
 	__type(value, struct fs_rule);
 } fs_rules6 SEC(".maps");
+
+/* Spill grants: the agent's entry and the datapath's (flowsplit.h). Read
+ * only for the long packets of a flow while FS_CFG_F_SPILL is set.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, FS_SPILL_KEYS);
+	__type(key, __u32);
+	__type(value, struct fs_spill);
+} fs_spill SEC(".maps");
 
 #endif /* FS_MAPS_H */

@@ -25,6 +25,11 @@ $(BUILD)/tests/unit-boundary: $(BUILD)/tests/unit/test_boundary.o $(TEST_DP_OBJS
 
 ALL_TARGETS += $(BUILD)/tests/unit-boundary
 
+$(BUILD)/tests/unit-spill: $(BUILD)/tests/unit/test_spill.o $(TEST_DP_OBJS)
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS) -lpthread
+
+ALL_TARGETS += $(BUILD)/tests/unit-spill
+
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@

@@ -36,7 +36,14 @@
  *                splitter: the sequence compare without the store);
  *   new flow     repeat = 1, a new source port per call (insert; LRU
  *                eviction when the table is full), median of 20 000 calls
- *                against the floor measured the same way.
+ *                against the floor measured the same way;
+ *   spill        (programs with an fs_spill map) the established IPv4
+ *                packet again with spill on in the config and a generation
+ *                open: "spill, long" for a flow without a grant while none
+ *                is left (the agent's entry, the flow's generation, the
+ *                datapath's entry and the compare of taken with grants:
+ *                what every long packet pays while flows spill), "spill,
+ *                spilled" for a flow that holds one (marked dscp_spill).
  * Results: a table on stdout and JSON in FILE ($BUILD/bench/datapath.json).
  */
 #include <errno.h>
@@ -45,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <linux/bpf.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -73,6 +81,7 @@ struct target {
 	enum dp_hook hook;
 	bool observer;		/* fs_observer: other-direction rows */
 	int prog_fd, flows4_fd, flows6_fd;
+	int cfg_fd, spill_fd;	/* spill rows; -1: none */
 };
 
 struct row {
@@ -214,6 +223,33 @@ static int load_prog(const char *path, const char *name)
 	return p ? bpf_program__fd(p) : -1;
 }
 
+/* The map named @name that program @prog_fd uses, or -1. */
+static int prog_map(int prog_fd, const char *name)
+{
+	__u32 ids[16], n, i;
+	struct bpf_prog_info info = {};
+	__u32 len = sizeof(info);
+
+	info.nr_map_ids = 16;
+	info.map_ids = (__u64)(unsigned long)ids;
+	if (bpf_obj_get_info_by_fd(prog_fd, &info, &len))
+		return -1;
+	n = info.nr_map_ids < 16 ? info.nr_map_ids : 16;
+	for (i = 0; i < n; i++) {
+		struct bpf_map_info mi = {};
+		__u32 ml = sizeof(mi);
+		int fd = bpf_map_get_fd_by_id(ids[i]);
+
+		if (fd < 0)
+			continue;
+		if (!bpf_obj_get_info_by_fd(fd, &mi, &ml) &&
+		    !strcmp(mi.name, name))
+			return fd;
+		close(fd);
+	}
+	return -1;
+}
+
 static void add_target(const char *label, int prog_fd, int f4, int f6,
 		       bool observer)
 {
@@ -224,6 +260,8 @@ static void add_target(const char *label, int prog_fd, int f4, int f6,
 	if (ntargets >= MAX_TARGETS ||
 	    bpf_obj_get_info_by_fd(prog_fd, &info, &len))
 		return;
+	t->cfg_fd = observer ? -1 : prog_map(prog_fd, FS_MAP_CONFIG);
+	t->spill_fd = observer ? -1 : prog_map(prog_fd, FS_MAP_SPILL);
 	snprintf(t->label, sizeof(t->label), "%s", label);
 	t->hook = info.type == BPF_PROG_TYPE_SCHED_CLS ? DP_TC : DP_XDP;
 	t->prog_fd = prog_fd;
@@ -422,6 +460,36 @@ static struct pkt_spec reversed(const struct pkt_spec *s)
 	return r;
 }
 
+/* The spill state of a spill row: @spilled, the probe flow holds a grant
+ * of generation 1; else none is left. @on false: as before. */
+static int spill_state(const struct target *t, const struct pkt_spec *s,
+		       bool on, bool spilled)
+{
+	struct flow_key4 k = { .saddr = htobe32(s->saddr4),
+			       .daddr = htobe32(s->daddr4),
+			       .sport = htobe16(s->sport),
+			       .dport = htobe16(s->dport), .proto = 6 };
+	struct fs_spill a = { .gen = on }, d;
+	struct split_config c;
+	struct flow_state st;
+	__u32 zero = 0, key = FS_SPILL_KEY_DATAPATH;
+
+	if (bpf_map_lookup_elem(t->cfg_fd, &zero, &c) ||
+	    bpf_map_lookup_elem(t->spill_fd, &key, &d))
+		return -1;
+	c.dscp_spill = FS_DEFAULT_DSCP_SPILL;
+	c.flags = on ? c.flags | FS_CFG_F_SPILL : c.flags & ~FS_CFG_F_SPILL;
+	a.grants = d.taken;
+	key = FS_SPILL_KEY_AGENT;
+	if (bpf_map_update_elem(t->cfg_fd, &zero, &c, BPF_ANY) ||
+	    bpf_map_update_elem(t->spill_fd, &key, &a, BPF_ANY))
+		return -1;
+	if (!on || bpf_map_lookup_elem(t->flows4_fd, &k, &st))
+		return 0;
+	st.policy.spill = spilled ? 1 : 0;
+	return bpf_map_update_elem(t->flows4_fd, &k, &st, BPF_EXIST);
+}
+
 static int bench_target(const struct target *t, const int *floor_fd,
 			const char *fill, const struct pkt_spec *v4,
 			const struct pkt_spec *v6)
@@ -446,6 +514,17 @@ static int bench_target(const struct target *t, const int *floor_fd,
 	len = pkt_build(v6, f, PKT_MAX);
 	if (measure(t, "ipv6 established", fill, fl, f, len, BUDGET_V6_NS))
 		return -1;
+	if (t->cfg_fd >= 0 && t->spill_fd >= 0) {
+		len = pkt_build(v4, f, PKT_MAX);
+		if (spill_state(t, v4, true, false) ||
+		    measure(t, "ipv4 spill, long", fill, fl, f, len,
+			    BUDGET_V4_NS) ||
+		    spill_state(t, v4, true, true) ||
+		    measure(t, "ipv4 spill, spilled", fill, fl, f, len,
+			    BUDGET_V4_NS) ||
+		    spill_state(t, v4, false, false))
+			return -1;
+	}
 	f1 = single(fl, t->hook, v4, 0);
 	x = single(t->prog_fd, t->hook, v4, 1);
 	add_row(t, "ipv4 new flow", fill, f1, x, 0, 0);
