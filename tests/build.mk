@@ -30,6 +30,13 @@ $(BUILD)/tests/unit-spill: $(BUILD)/tests/unit/test_spill.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-spill
 
+# the spill controller (health/spill.c, pure) on simulated time
+$(BUILD)/tests/unit-spill-ctl: tests/unit/test_spill_ctl.c health/spill.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ihealth -Itests/unit tests/unit/test_spill_ctl.c health/spill.c -o $@ -lm
+
+ALL_TARGETS += $(BUILD)/tests/unit-spill-ctl
+
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@

@@ -1,0 +1,532 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spill.c - the spill controller (spill.h; docs/design.md, *Spill*).
+ *
+ * Per tick, in state RUN, with S the short traffic's recent peak (what
+ * the SHORT device sent less what the class sent; up at once, down by half
+ * per 0.5 s) and C the SHORT capacity estimate:
+ *   qd   = SHORT's queueing delay: the smallest RTT of its last two probes
+ *          (SHORT_FILTER_INTERVALS) above the path minimum (a one-sample
+ *          spike of the agent's own scheduling is not a queue);
+ *   qd > target, at most once per SHORT RTT (the last back-off shows
+ *          first) and not while the queue drains from the last one:
+ *          C = what SHORT carried (the class's rate, R when it was full,
+ *          and S) less the rate at which its queue grew (a queue growing
+ *          by g s/s is fed at (1 + g) x C), and R = beta x the class's
+ *          rate, beta = 1 - 0.15 x qd / target within [0.5, 0.85];
+ *   R above 0.9 x (C - S) + P (short traffic grew): R = 0.9 x (C - S)
+ *          at once and P = 0: room for short traffic one tick after it
+ *          shows, before its queue does;
+ *   qd <= target and the class full: start-up (no C yet) R x 1.12 per
+ *          tick until one probe sees target / 2 (then C from R two ticks
+ *          ago: that probe saw the queue about that late); then R climbs
+ *          back to 0.9 x (C - S) within a few ticks (below the rate that
+ *          built the queue), and above it by a probe P that grows by
+ *          0.1 % of C per tick, doubled every 5 s without a back-off (up
+ *          to 0.4 %): slowly near the capacity, so the next queue is found
+ *          small, faster the longer none is found (C may have grown).
+ * A grant is due when LONG's standing queueing delay (the smallest of
+ * its last five probes) is above long_target, SHORT is calm (qd <=
+ * target / 2), the spilled flows leave the class half empty (so one more
+ * flow is useful) and grant_gap has passed since the last grant closed.
+ * Then: hold the class, open one grant, close it when taken (or withdraw
+ * it after GRANT_TIMEOUT_NS), and keep holding until LONG's worst RTT of
+ * the last HOLD_WINDOW_NS plus a margin has passed since the close.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "spill.h"
+
+#define SHORT_FILTER_INTERVALS 2	/* probes in SHORT's delay filter */
+#define LONG_FILTER_INTERVALS 5		/* probes in LONG's */
+#define LONG_MIN_SAMPLES 3		/* LONG congested on fewer: unknown */
+#define STARTUP_GAIN_PCT 112		/* R x 1.12 per tick until a queue */
+#define KNEE_PCT 90			/* R settles at 0.9 x the room */
+#define PROBE_GAIN_PPM 1000		/* above 0.9 x the room: C + 0.1 % */
+#define PROBE_CALM_NS (5 * SPILL_NS_PER_S) /* doubled per 5 s calm, */
+#define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick */
+#define BETA_MIN_PCT 50			/* back-off: R = beta x W */
+#define BETA_MAX_PCT 85
+#define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
+#define FULL_PCT 90			/* the class sent >= 0.9 R: full */
+#define FULL_BACKLOG_BYTES 3028		/* or two full frames queued */
+#define ROOM_PCT 50			/* a grant: the class sent < 0.5 R */
+#define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
+#define SHORT_DECAY_NS (500 * SPILL_NS_PER_MS) /* short traffic's peak */
+#define GROWTH_INTERVALS 3		/* the queue's growth over 3 probes */
+#define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
+#define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's RTTs a hold covers */
+#define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
+#define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
+
+void spill_params_default(struct spill_params *p)
+{
+	*p = (struct spill_params){
+		.target_ns = SPILL_DEF_TARGET_NS,
+		.long_target_ns = SPILL_DEF_LONG_TARGET_NS,
+		.rate_init_bps = SPILL_DEF_RATE_INIT_BPS,
+		.rate_min_bps = SPILL_DEF_RATE_MIN_BPS,
+		.rate_max_bps = SPILL_DEF_RATE_MAX_BPS,
+		.interval_ns = SPILL_DEF_INTERVAL_NS,
+		.grant_gap_ns = SPILL_DEF_GRANT_GAP_NS,
+		.hold_margin_ns = SPILL_DEF_HOLD_MARGIN_NS,
+	};
+}
+
+const char *spill_state_name(enum spill_state s)
+{
+	switch (s) {
+	case SPILL_OFF: return "off";
+	case SPILL_RUN: return "run";
+	case SPILL_HOLD_WAIT: return "hold-wait";
+	case SPILL_GRANT: return "grant";
+	case SPILL_HOLD: return "hold";
+	}
+	return "?";
+}
+
+/* ---- delay ------------------------------------------------------------- */
+
+static void delay_add(struct spill_delay *d, uint64_t now, uint64_t rtt)
+{
+	unsigned int i;
+
+	if (!d->samples) {
+		d->bucket_start_ns = now;
+	} else if (now - d->bucket_start_ns >=
+		   SPILL_BASE_BUCKETS * SPILL_BASE_BUCKET_NS) {
+		for (i = 0; i < SPILL_BASE_BUCKETS; i++)
+			d->base_ns[i] = 0;
+		d->bucket_start_ns = now;
+	} else {
+		while (now - d->bucket_start_ns >= SPILL_BASE_BUCKET_NS) {
+			d->bucket = (d->bucket + 1) % SPILL_BASE_BUCKETS;
+			d->base_ns[d->bucket] = 0;
+			d->bucket_start_ns += SPILL_BASE_BUCKET_NS;
+		}
+	}
+	if (!d->base_ns[d->bucket] || rtt < d->base_ns[d->bucket])
+		d->base_ns[d->bucket] = rtt;
+	d->rtt_ns[d->pos] = rtt;
+	d->at_ns[d->pos] = now;
+	d->pos = (d->pos + 1) % SPILL_RECENT;
+	if (d->n < SPILL_RECENT)
+		d->n++;
+	d->samples++;
+}
+
+static uint64_t delay_base(const struct spill_delay *d)
+{
+	uint64_t b = 0;
+	unsigned int i;
+
+	for (i = 0; i < SPILL_BASE_BUCKETS; i++)
+		if (d->base_ns[i] && (!b || d->base_ns[i] < b))
+			b = d->base_ns[i];
+	return b;
+}
+
+/* Smallest and largest RTT of the samples since @from; their count. */
+static unsigned int delay_recent(const struct spill_delay *d, uint64_t from,
+				 uint64_t *lo, uint64_t *hi)
+{
+	unsigned int i, k = 0;
+
+	*lo = *hi = 0;
+	for (i = 0; i < d->n; i++) {
+		if (d->at_ns[i] < from)
+			continue;
+		if (!k || d->rtt_ns[i] < *lo)
+			*lo = d->rtt_ns[i];
+		if (!k || d->rtt_ns[i] > *hi)
+			*hi = d->rtt_ns[i];
+		k++;
+	}
+	return k;
+}
+
+void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t now_ns,
+	       uint64_t rtt_ns)
+{
+	if (t < SPILL_TUNNELS && rtt_ns)
+		delay_add(&s->d[t], now_ns, rtt_ns);
+}
+
+uint64_t spill_base_ns(const struct spill *s, enum spill_tunnel t)
+{
+	return t < SPILL_TUNNELS ? delay_base(&s->d[t]) : 0;
+}
+
+static unsigned int queue_delay(const struct spill *s, enum spill_tunnel t,
+				uint64_t now, uint64_t window, uint64_t *qd)
+{
+	uint64_t lo, hi, base = delay_base(&s->d[t]);
+	unsigned int k;
+
+	k = delay_recent(&s->d[t], now > window ? now - window : 0, &lo, &hi);
+	*qd = k && lo > base ? lo - base : 0;
+	return k;
+}
+
+bool spill_queue_delay(const struct spill *s, enum spill_tunnel t,
+		       uint64_t now_ns, uint64_t window_ns, uint64_t *qd_ns)
+{
+	return t < SPILL_TUNNELS &&
+	       queue_delay(s, t, now_ns, window_ns, qd_ns) > 0;
+}
+
+/* A filter window of @n probes: n intervals and half of one. */
+static uint64_t filter_window(const struct spill *s, unsigned int n)
+{
+	return n * s->p.interval_ns + s->p.interval_ns / 2;
+}
+
+/* ---- decisions --------------------------------------------------------- */
+
+__attribute__((format(printf, 2, 3)))
+static void say(struct spill *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->why, sizeof(s->why), fmt, ap);
+	va_end(ap);
+	s->changed = true;
+}
+
+static double mbit(uint64_t bps)
+{
+	return bps / 1e6;
+}
+
+static double ms(uint64_t ns)
+{
+	return ns / 1e6;
+}
+
+static void set_state(struct spill *s, enum spill_state st, uint64_t now)
+{
+	s->state = st;
+	s->state_since_ns = now;
+	s->changed = true;
+}
+
+static uint64_t clamp_rate(const struct spill *s, uint64_t r)
+{
+	if (r < s->p.rate_min_bps)
+		return s->p.rate_min_bps;
+	if (r > s->p.rate_max_bps)
+		return s->p.rate_max_bps;
+	return r;
+}
+
+void spill_init(struct spill *s, const struct spill_params *p,
+		uint64_t now_ns)
+{
+	memset(s, 0, sizeof(*s));
+	s->p = *p;
+	s->state = SPILL_OFF;
+	s->state_since_ns = now_ns;
+	s->last_tick_ns = now_ns;
+	s->rate_bps = clamp_rate(s, p->rate_init_bps);
+	snprintf(s->why, sizeof(s->why), "not started");
+}
+
+/* The class's rate over the last tick, whether it was full. */
+static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
+{
+	uint64_t dt = now - s->last_tick_ns, w;
+
+	if (s->counters_valid && dt && o->spill_tx_bytes >= s->last_tx_bytes &&
+	    o->tunnel_tx_bytes >= s->last_tunnel_bytes) {
+		uint64_t total = (o->tunnel_tx_bytes - s->last_tunnel_bytes) *
+				 8 * SPILL_NS_PER_S / dt, decayed;
+
+		s->used_bps = (o->spill_tx_bytes - s->last_tx_bytes) * 8 *
+			      SPILL_NS_PER_S / dt;
+		s->short_bps = total > s->used_bps ? total - s->used_bps : 0;
+		/* the short traffic's recent peak: up at once, down by
+		 * half every SHORT_DECAY_NS */
+		decayed = s->short_env_bps -
+			  s->short_env_bps * (dt < SHORT_DECAY_NS ? dt
+							: SHORT_DECAY_NS) /
+				  (2 * SHORT_DECAY_NS);
+		s->short_env_bps = s->short_bps > decayed ? s->short_bps
+							  : decayed;
+		w = dt < USED_AVG_NS ? dt : USED_AVG_NS;
+		s->used_avg_bps = (s->used_avg_bps * (USED_AVG_NS - w) +
+				   s->used_bps * w) / USED_AVG_NS;
+		if (s->state == SPILL_RUN)
+			s->saturated = o->spill_backlog_bytes >=
+					       FULL_BACKLOG_BYTES ||
+				       s->used_bps * 100 >=
+					       s->rate_bps * FULL_PCT;
+	}
+	s->counters_valid = true;
+	s->last_tx_bytes = o->spill_tx_bytes;
+	s->last_tunnel_bytes = o->tunnel_tx_bytes;
+	s->last_tick_ns = now;
+}
+
+/* The hold of a grant closed now: LONG's worst recent RTT and a margin. */
+static uint64_t hold_for(const struct spill *s, uint64_t now)
+{
+	uint64_t lo, hi;
+
+	if (!delay_recent(&s->d[SPILL_LONG],
+			  now > HOLD_WINDOW_NS ? now - HOLD_WINDOW_NS : 0,
+			  &lo, &hi))
+		hi = HOLD_BLIND_NS;
+	return hi + s->p.hold_margin_ns;
+}
+
+/* The spilled rate that fits beside the short traffic now: the SHORT
+ * capacity estimate less the short traffic's recent peak. */
+static uint64_t room_bps(const struct spill *s)
+{
+	return s->cap_bps > s->short_env_bps + s->p.rate_min_bps ?
+		       s->cap_bps - s->short_env_bps : s->p.rate_min_bps;
+}
+
+/*
+ * How fast SHORT's queue grows, in ppm (queueing time per time): the
+ * newest and the oldest of its samples of the last @window. A queue that
+ * grows by g seconds per second is fed at (1 + g) times the capacity.
+ */
+static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
+				 uint64_t window)
+{
+	const struct spill_delay *d = &s->d[SPILL_SHORT];
+	unsigned int i, old = SPILL_RECENT, new = SPILL_RECENT;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->at_ns[i] + window < now)
+			continue;
+		if (old == SPILL_RECENT || d->at_ns[i] < d->at_ns[old])
+			old = i;
+		if (new == SPILL_RECENT || d->at_ns[i] > d->at_ns[new])
+			new = i;
+	}
+	if (old == SPILL_RECENT || d->at_ns[new] == d->at_ns[old] ||
+	    d->rtt_ns[new] <= d->rtt_ns[old])
+		return 0;
+	return (d->rtt_ns[new] - d->rtt_ns[old]) * 1000000 /
+	       (d->at_ns[new] - d->at_ns[old]);
+}
+
+static void backoff(struct spill *s, uint64_t now, uint64_t qd)
+{
+	uint64_t contrib, growth, old = s->rate_bps;
+	int64_t beta;
+
+	contrib = s->saturated || s->used_bps > s->rate_bps ? s->rate_bps
+							    : s->used_bps;
+	/* what SHORT carried, less what went into its growing queue */
+	growth = queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS));
+	s->cap_bps = (contrib + s->short_env_bps) * 1000000 /
+		     (1000000 + growth);
+	s->probe_bps = 0;
+	beta = 100 - (int64_t)(BETA_SLOPE_PCT * qd / s->p.target_ns);
+	beta = beta < BETA_MIN_PCT ? BETA_MIN_PCT
+		: beta > BETA_MAX_PCT ? BETA_MAX_PCT : beta;
+	s->rate_bps = clamp_rate(s, contrib * beta / 100);
+	s->last_backoff_ns = now;
+	s->qd_backoff_ns = qd;
+	s->calm_since_ns = now;
+	s->backoffs++;
+	say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried %.2f: capacity estimate)",
+	    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
+	    mbit(s->cap_bps));
+}
+
+/* R from SHORT's queueing delay and the short traffic (state RUN). */
+static void adapt_rate(struct spill *s, uint64_t now)
+{
+	uint64_t qd, qd1, react, tgt, step, old = s->rate_bps;
+
+	if (!queue_delay(s, SPILL_SHORT, now,
+			 filter_window(s, SHORT_FILTER_INTERVALS), &qd))
+		return;		/* SHORT unanswered: hold R, health decides */
+	if (qd > s->p.target_ns) {
+		/* once per RTT (so the last back-off shows first), and not
+		 * while the queue drains from the last one */
+		react = delay_base(&s->d[SPILL_SHORT]) + qd + s->p.interval_ns;
+		if (s->backoffs && now - s->last_backoff_ns < 3 * react &&
+		    (now - s->last_backoff_ns < react ||
+		     2 * qd < s->qd_backoff_ns))
+			return;
+		backoff(s, now, qd);
+		return;
+	}
+	tgt = s->cap_bps ? room_bps(s) * KNEE_PCT / 100 + s->probe_bps : 0;
+	if (s->cap_bps && s->rate_bps > tgt) {
+		/* short traffic grew: make room now, not a queue later,
+		 * and probe again from below */
+		s->probe_bps = 0;
+		tgt = room_bps(s) * KNEE_PCT / 100;
+		s->rate_bps = clamp_rate(s, tgt);
+		if (s->rate_bps * 10 < old * 9)
+			say(s, "short traffic %.2f Mbit/s: rate %.2f -> %.2f Mbit/s",
+			    mbit(s->short_env_bps), mbit(old),
+			    mbit(s->rate_bps));
+		return;
+	}
+	if (!s->saturated)
+		return;		/* the spilled flows do not use R: keep it */
+	/* the newest probe alone: a queue starting to build stops growth
+	 * a probe earlier than the filter would, and ends the start-up at
+	 * the rate of two ticks before (HyStart's idea): the probe saw the
+	 * queue about that late */
+	queue_delay(s, SPILL_SHORT, now, s->p.interval_ns, &qd1);
+	if (qd1 > s->p.target_ns / 2) {
+		if (s->cap_bps)
+			return;
+		s->cap_bps = s->rate_bps * 100 / STARTUP_GAIN_PCT * 100 /
+				     STARTUP_GAIN_PCT + s->short_env_bps;
+		s->rate_bps = clamp_rate(s, room_bps(s) * KNEE_PCT / 100);
+		s->calm_since_ns = now;
+		say(s, "SHORT queue %.1f ms in one probe: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
+		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
+		return;
+	}
+	if (!s->cap_bps) {
+		s->rate_bps = clamp_rate(s, s->rate_bps * STARTUP_GAIN_PCT / 100);
+		return;
+	}
+	if (s->rate_bps < tgt) {
+		/* back to 0.9 x the room quickly: that rate built no queue */
+		step = (tgt - s->rate_bps) / 2;
+		if (step < s->cap_bps / 100)
+			step = s->cap_bps / 100;
+		s->rate_bps = s->rate_bps + step > tgt ? tgt : s->rate_bps + step;
+	} else {
+		/* above it slowly, faster the longer it stays calm: the
+		 * capacity may have grown */
+		unsigned int k = (now - s->calm_since_ns) / PROBE_CALM_NS;
+
+		s->probe_bps += s->cap_bps * (PROBE_GAIN_PPM <<
+				(k < PROBE_DOUBLINGS ? k : PROBE_DOUBLINGS)) /
+				1000000;
+		s->rate_bps = room_bps(s) * KNEE_PCT / 100 + s->probe_bps;
+	}
+	s->rate_bps = clamp_rate(s, s->rate_bps);
+}
+
+/* RUN: is a grant due? Says why when it is. */
+static bool grant_due(struct spill *s, uint64_t now,
+		      const struct spill_obs *o)
+{
+	uint64_t qd_l, qd_s;
+	unsigned int k;
+
+	if (now - s->last_close_ns < s->p.grant_gap_ns ||
+	    s->rate_bps < RATE_MIN_GRANT_FACTOR * s->p.rate_min_bps)
+		return false;
+	k = queue_delay(s, SPILL_LONG, now,
+			filter_window(s, LONG_FILTER_INTERVALS), &qd_l);
+	if (k < LONG_MIN_SAMPLES || qd_l <= s->p.long_target_ns)
+		return false;	/* LONG has headroom (or is not measured) */
+	if (!queue_delay(s, SPILL_SHORT, now,
+			 filter_window(s, SHORT_FILTER_INTERVALS), &qd_s) ||
+	    qd_s > s->p.target_ns / 2)
+		return false;	/* SHORT is not calm */
+	if (s->used_avg_bps * 100 >= s->rate_bps * ROOM_PCT ||
+	    o->spill_backlog_bytes >= FULL_BACKLOG_BYTES)
+		return false;	/* the spilled flows use the class already */
+	say(s, "LONG queue %.1f ms > %.1f ms, SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
+	    ms(qd_l), ms(s->p.long_target_ns), ms(qd_s), mbit(s->used_avg_bps),
+	    mbit(s->rate_bps));
+	return true;
+}
+
+static void start(struct spill *s, uint64_t now)
+{
+	s->gen = s->gen == UINT16_MAX ? 1 : s->gen + 1;
+	s->rate_bps = clamp_rate(s, s->p.rate_init_bps);
+	s->cap_bps = 0;
+	s->probe_bps = 0;
+	s->saturated = false;
+	s->used_avg_bps = 0;
+	s->backoffs = 0;
+	s->calm_since_ns = now;
+	s->last_close_ns = now - s->p.grant_gap_ns;
+	set_state(s, SPILL_RUN, now);
+	say(s, "generation %u: nothing spilled, rate %.2f Mbit/s",
+	    s->gen, mbit(s->rate_bps));
+}
+
+void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
+		struct spill_act *a)
+{
+	uint64_t now = now_ns;
+
+	s->changed = false;
+	observe(s, now, o);
+	if (!o->usable) {
+		if (s->state != SPILL_OFF) {
+			set_state(s, SPILL_OFF, now);
+			say(s, "generation %u ended: spill disabled, a tunnel not up, or a failover in force",
+			    s->gen);
+		}
+	} else if (s->state == SPILL_OFF) {
+		start(s, now);
+	}
+	if (o->taken > s->grants)
+		s->grants = o->taken;	/* taken never passes grants; a reset */
+	switch (s->state) {
+	case SPILL_OFF:
+		break;
+	case SPILL_RUN:
+		adapt_rate(s, now);
+		if (grant_due(s, now, o))
+			set_state(s, SPILL_HOLD_WAIT, now);
+		break;
+	case SPILL_HOLD_WAIT:
+		if (!o->held)
+			break;
+		s->taken_at_grant = o->taken;
+		s->grants = o->taken + 1;
+		set_state(s, SPILL_GRANT, now);
+		break;
+	case SPILL_GRANT:
+		if (o->taken > s->taken_at_grant) {
+			s->grants_taken++;
+			s->hold_ns = hold_for(s, now);
+			s->release_ns = now + s->hold_ns;
+			s->last_close_ns = now;
+			set_state(s, SPILL_HOLD, now);
+			say(s, "grant taken: held %.0f ms for LONG's queue to drain",
+			    ms(s->hold_ns));
+		} else if (now - s->state_since_ns >= GRANT_TIMEOUT_NS) {
+			/* no long data packet came: withdraw, and hold in case
+			 * one took it between our read of taken and now */
+			s->grants = o->taken;
+			s->grants_withdrawn++;
+			s->hold_ns = hold_for(s, now);
+			s->release_ns = now + s->hold_ns;
+			s->last_close_ns = now;
+			set_state(s, SPILL_HOLD, now);
+			say(s, "grant not taken in %.0f ms: withdrawn",
+			    ms(GRANT_TIMEOUT_NS));
+		}
+		break;
+	case SPILL_HOLD:
+		if (s->grants == s->taken_at_grant && o->taken == s->grants) {
+			/* withdrawn and still untaken: nothing moved */
+			set_state(s, SPILL_RUN, now);
+		} else if (now >= s->release_ns) {
+			set_state(s, SPILL_RUN, now);
+		}
+		break;
+	}
+	a->state = s->state;
+	a->gen = s->state == SPILL_OFF ? 0 : s->gen;
+	a->grants = s->grants;
+	a->hold = s->state == SPILL_HOLD_WAIT || s->state == SPILL_GRANT ||
+		  s->state == SPILL_HOLD;
+	a->rate_bps = s->rate_bps;
+	a->changed = s->changed;
+	snprintf(a->why, sizeof(a->why), "%s", s->why);
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spill.h - the spill controller: lets long flows use the SHORT tunnel's
+ * spare capacity without making short traffic wait (docs/design.md,
+ * *Spill*).
+ *
+ * The router shapes spilled traffic in a scavenger class on its SHORT
+ * tunnel device, behind short traffic; this controller decides that
+ * class's rate R from SHORT's queueing delay (probe RTT above the path's
+ * minimum), and when one more long flow may spill (a grant the datapath
+ * hands to the next long flow, bpf/flowsplit.h fs_spill): only while LONG
+ * is congested, SHORT is calm and the flows already spilled do not fill R.
+ * A flow that may still have packets in LONG's queue moves only behind a
+ * hold: the class sends nothing until LONG's worst recent RTT has passed
+ * since the grant closed, so no moved packet overtakes one of its own.
+ *
+ * Pure: no clock read, no I/O. The caller feeds probe RTTs (spill_rtt())
+ * and, every tick, counters and the tunnels' health (spill_tick()), all on
+ * its own CLOCK_MONOTONIC, and applies what spill_tick() returns: the
+ * generation and the grants (fs_spill), the class rate or the hold. The
+ * unit tests drive it on simulated time.
+ *
+ * Units: *_ns nanoseconds, *_bps bits per second, *_bytes bytes.
+ */
+#ifndef FS_SPILL_H
+#define FS_SPILL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SPILL_NS_PER_MS 1000000ull
+#define SPILL_NS_PER_S 1000000000ull
+
+/* Defaults (docs/design.md, *Spill*, says why). */
+#define SPILL_DEF_TARGET_NS (5 * SPILL_NS_PER_MS)
+#define SPILL_DEF_LONG_TARGET_NS (10 * SPILL_NS_PER_MS)
+#define SPILL_DEF_RATE_INIT_BPS 1000000ull
+#define SPILL_DEF_RATE_MIN_BPS 100000ull
+#define SPILL_DEF_RATE_MAX_BPS 10000000000ull
+#define SPILL_DEF_INTERVAL_NS (100 * SPILL_NS_PER_MS)
+#define SPILL_DEF_GRANT_GAP_NS (2 * SPILL_NS_PER_S)
+#define SPILL_DEF_HOLD_MARGIN_NS (20 * SPILL_NS_PER_MS)
+
+/* A long-enough history of the path minimum: LEDBAT's 10 one-minute
+ * buckets (RFC 6817, BASE_HISTORY). */
+#define SPILL_BASE_BUCKETS 10
+#define SPILL_BASE_BUCKET_NS (60 * SPILL_NS_PER_S)
+/* Recent samples kept per tunnel (the delay filters and the hold). */
+#define SPILL_RECENT 32
+
+struct spill_params {
+	uint64_t target_ns;	/* SHORT's queueing delay above which R backs
+				 * off */
+	uint64_t long_target_ns; /* LONG's standing queueing delay above
+				 * which LONG counts as congested */
+	uint64_t rate_init_bps;	/* R when a generation starts */
+	uint64_t rate_min_bps;	/* R never goes below (a squeezed flow still
+				 * makes progress) */
+	uint64_t rate_max_bps;	/* R never goes above: 0.95 x SHORT's
+				 * configured rate, else a line rate */
+	uint64_t interval_ns;	/* the caller's tick (its probe interval) */
+	uint64_t grant_gap_ns;	/* at least this from one grant's close to
+				 * the next grant */
+	uint64_t hold_margin_ns; /* added to LONG's worst recent RTT */
+};
+
+void spill_params_default(struct spill_params *p);
+
+enum spill_tunnel { SPILL_SHORT, SPILL_LONG, SPILL_TUNNELS };
+
+enum spill_state {
+	SPILL_OFF,	/* no generation: nothing spills (disabled, a tunnel
+			 * not up, a failover in force) */
+	SPILL_RUN,	/* R follows SHORT's delay; grants when due */
+	SPILL_HOLD_WAIT, /* a grant is due: waiting for the hold */
+	SPILL_GRANT,	/* held, one grant open */
+	SPILL_HOLD,	/* the grant closed: held until LONG has drained */
+};
+/* "off", "run", "hold-wait", "grant", "hold" */
+const char *spill_state_name(enum spill_state s);
+
+/* One tunnel's delay: the path minimum over SPILL_BASE_BUCKETS minutes and
+ * the recent samples. */
+struct spill_delay {
+	uint64_t base_ns[SPILL_BASE_BUCKETS];	/* minimum per bucket, 0: none */
+	uint64_t bucket_start_ns;		/* start of the newest bucket */
+	unsigned int bucket;			/* index of the newest bucket */
+	uint64_t rtt_ns[SPILL_RECENT], at_ns[SPILL_RECENT];
+	unsigned int n, pos;			/* recent samples held, next slot */
+	uint64_t samples;			/* every sample */
+};
+
+/* What the caller observed since the last tick; counters are cumulative
+ * (their differences count), the rest is now. */
+struct spill_obs {
+	bool usable;		/* spill enabled, both tunnels up and the
+				 * routing plan in force is "both up" */
+	bool held;		/* the class is held as the last act asked
+				 * (rate 0 applied and its burst spent) */
+	uint64_t tunnel_tx_bytes; /* bytes the SHORT tunnel device sent:
+				 * short and spilled traffic */
+	uint64_t spill_tx_bytes; /* bytes the scavenger class sent */
+	uint64_t spill_backlog_bytes; /* queued in the class now */
+	uint64_t taken;		/* fs_spill: grants taken */
+};
+
+/* What to apply. */
+struct spill_act {
+	enum spill_state state;
+	uint16_t gen;		/* fs_spill agent entry: generation (0: off) */
+	uint64_t grants;	/* fs_spill agent entry: grants, cumulative */
+	bool hold;		/* the class sends nothing (and its burst is
+				 * to be spent before a grant is opened) */
+	uint64_t rate_bps;	/* the class rate when not held */
+	bool changed;		/* a state change, a new generation or grant,
+				 * or a back-off: worth a log line */
+	char why[160];		/* the last decision, one line */
+};
+
+struct spill {
+	struct spill_params p;
+	enum spill_state state;
+	uint16_t gen;
+	uint64_t grants;
+	struct spill_delay d[SPILL_TUNNELS];
+	/* the rate */
+	uint64_t rate_bps;	/* R */
+	uint64_t cap_bps;	/* C: what SHORT carried (spilled and short
+				 * traffic) when its queue built last; 0
+				 * before (start-up) */
+	uint64_t probe_bps;	/* R above 0.9 x the room (C less the
+				 * short traffic): grown while calm */
+	uint64_t last_backoff_ns, calm_since_ns;
+	uint64_t qd_backoff_ns;	/* SHORT's queueing delay at that back-off */
+	/* the class, per tick */
+	uint64_t last_tick_ns, last_tx_bytes, used_bps;
+	uint64_t last_tunnel_bytes, short_bps;	/* the short traffic */
+	uint64_t short_env_bps;	/* its recent peak (decays by half per
+				 * 0.5 s) */
+	uint64_t used_avg_bps;	/* over about a second */
+	bool saturated;		/* the last tick: spilled flows filled R */
+	bool counters_valid;
+	/* grants */
+	uint64_t taken_at_grant;	/* taken when the grant opened */
+	uint64_t state_since_ns;
+	uint64_t last_close_ns;		/* a grant closed (taken or withdrawn) */
+	uint64_t release_ns;		/* SPILL_HOLD ends */
+	uint64_t hold_ns;		/* the hold of the last grant */
+	uint64_t grants_taken, grants_withdrawn, backoffs;
+	char why[160];
+	bool changed;
+};
+
+/* R at rate_init, state OFF; the first usable tick opens a generation. */
+void spill_init(struct spill *s, const struct spill_params *p,
+		uint64_t now_ns);
+/* An answered probe of tunnel @t (late ones too: they are the delay). */
+void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t now_ns,
+	       uint64_t rtt_ns);
+/* One tick: decide and fill @a. */
+void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
+		struct spill_act *a);
+
+/* Queueing delay of tunnel @t now: the minimum of its samples of the last
+ * @window_ns above its path minimum; false when there is none. */
+bool spill_queue_delay(const struct spill *s, enum spill_tunnel t,
+		       uint64_t now_ns, uint64_t window_ns, uint64_t *qd_ns);
+/* The path minimum of tunnel @t (0: no sample yet). */
+uint64_t spill_base_ns(const struct spill *s, enum spill_tunnel t);
+
+#endif /* FS_SPILL_H */

@@ -1,0 +1,514 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_spill_ctl.c - the spill controller (health/spill.c) on simulated
+ * time. A fluid model of the SHORT tunnel (capacity, short traffic, the
+ * router's scavenger class at the rate the controller sets, the WAN queue
+ * they build, probes that see it), of LONG's queueing delay, and of the
+ * datapath's grants (bpf/flowsplit.h fs_spill: a waiting long flow takes
+ * an open grant); 1 ms steps. Output is TAP.
+ *
+ * Checked: nothing spills while LONG has headroom; a congested LONG gets
+ * one flow spilled behind a hold as long as LONG's RTT; a flow that fills
+ * the class stops further grants, a light one does not; the steady state
+ * settles below SHORT's spare capacity and backs off at most once per
+ * probe period; a rising SHORT delay (short traffic returning) backs off
+ * within the stated bound and drains the queue; a failover ends the
+ * generation in the same tick, and the next starts afresh; an untaken
+ * grant is withdrawn.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spill.h"
+#include "tap.h"
+
+#define MS SPILL_NS_PER_MS
+#define SEC SPILL_NS_PER_S
+#define MBIT 1e6
+#define STEP_NS MS
+#define FAST_TICK_NS (10 * MS)	/* the agent's tick while a grant is open */
+#define PEND 256
+#define FULL_BACKLOG 100000.0	/* bytes queued in a full class */
+/* LONG has no queue for the first 2 s of a run (its path minimum is seen,
+ * as when the agent starts before the bulk does) */
+#define LONG_IDLE_NS (2 * SEC)
+
+struct sim {
+	struct spill s;
+	struct spill_params p;
+	struct spill_act act;
+	uint64_t now;
+	/* SHORT */
+	double cap_bps, short_bps, q_bytes;
+	uint64_t base_short_ns;
+	/* LONG */
+	uint64_t base_long_ns, long_qd_ns;
+	/* spilled flows: each wants flow_bps (INFINITY: whatever it gets) */
+	double flow_bps;
+	unsigned int waiting;	/* long flows that would take a grant */
+	unsigned int spilled;	/* flows holding a grant of spilled_gen */
+	uint16_t spilled_gen;
+	uint64_t taken;
+	bool usable;
+	/* the class as applied */
+	bool held;
+	double backlog, tx_bytes, short_tx_bytes;
+	/* probes in flight: answer time, RTT, tunnel */
+	struct { uint64_t at, rtt; int t; } pend[PEND];
+	int npend;
+	uint64_t next_probe, next_tick;
+	/* records */
+	uint64_t last_take_ns, first_send_after_take_ns;
+	uint64_t long_rtt_max_at_take;	/* LONG's worst RTT seen in the 2 s
+					 * before the take */
+	unsigned int backoffs;
+	double max_q_ms;
+};
+
+static void sim_init(struct sim *m)
+{
+	memset(m, 0, sizeof(*m));
+	spill_params_default(&m->p);
+	spill_init(&m->s, &m->p, 0);
+	m->cap_bps = 20 * MBIT;
+	m->base_short_ns = 40 * MS;
+	m->base_long_ns = 40 * MS;
+	m->flow_bps = INFINITY;
+	m->usable = true;
+	m->next_tick = 50 * MS;	/* ticks halfway between probes */
+}
+
+static double short_qd_ms(const struct sim *m)
+{
+	return m->q_bytes * 8 / m->cap_bps * 1e3;
+}
+
+static void apply(struct sim *m)
+{
+	m->held = m->act.hold;
+	if (m->act.gen != m->spilled_gen) {
+		/* another generation: the spilled flows are long again */
+		m->waiting += m->spilled;
+		m->spilled = 0;
+		m->spilled_gen = m->act.gen;
+	}
+	if (m->act.changed && m->act.why[0] == 'S')
+		m->backoffs++;
+}
+
+static void tick(struct sim *m)
+{
+	struct spill_obs o = {
+		.usable = m->usable,
+		.held = m->held,
+		.tunnel_tx_bytes = (uint64_t)(m->tx_bytes + m->short_tx_bytes),
+		.spill_tx_bytes = (uint64_t)m->tx_bytes,
+		.spill_backlog_bytes = (uint64_t)m->backlog,
+		.taken = m->taken,
+	};
+
+	spill_tick(&m->s, m->now, &o, &m->act);
+	apply(m);
+	m->next_tick += m->act.state == SPILL_HOLD_WAIT ||
+				m->act.state == SPILL_GRANT
+			? FAST_TICK_NS : m->p.interval_ns;
+}
+
+/* The datapath: a waiting long flow takes an open grant. */
+static void datapath(struct sim *m)
+{
+	if (m->act.gen && m->act.grants > m->taken && m->waiting) {
+		uint64_t lo = UINT64_MAX, hi = 0;
+		int i;
+
+		m->taken++;
+		m->waiting--;
+		m->spilled++;
+		m->last_take_ns = m->now;
+		m->first_send_after_take_ns = 0;
+		/* LONG's worst RTT of the probes answered in the last 2 s */
+		for (i = 0; i < SPILL_RECENT && i < (int)m->s.d[SPILL_LONG].n; i++) {
+			const struct spill_delay *d = &m->s.d[SPILL_LONG];
+
+			if (d->at_ns[i] + 2 * SEC >= m->now && d->rtt_ns[i] > hi)
+				hi = d->rtt_ns[i];
+			if (d->rtt_ns[i] < lo)
+				lo = d->rtt_ns[i];
+		}
+		m->long_rtt_max_at_take = hi;
+	}
+}
+
+static void step(struct sim *m)
+{
+	double dt = STEP_NS / 1e9, want, sent = 0;
+	int i;
+
+	datapath(m);
+	want = m->spilled ? m->spilled * m->flow_bps : 0;
+	if (m->held) {
+		if (want > 0)
+			m->backlog = FULL_BACKLOG;
+	} else if (want > 0 && want >= m->act.rate_bps) {
+		sent = m->act.rate_bps * dt / 8;
+		m->backlog = FULL_BACKLOG;
+	} else if (m->backlog > 0) {
+		/* drain what the hold (or a rate cut) left queued */
+		sent = m->act.rate_bps * dt / 8;
+		m->backlog -= (m->act.rate_bps - want) * dt / 8;
+		if (m->backlog < 0)
+			m->backlog = 0;
+	} else {
+		sent = want * dt / 8;
+	}
+	if (sent > 0 && m->last_take_ns && !m->first_send_after_take_ns)
+		m->first_send_after_take_ns = m->now;
+	m->tx_bytes += sent;
+	m->short_tx_bytes += m->short_bps * dt / 8;
+	m->q_bytes += sent + m->short_bps * dt / 8 - m->cap_bps * dt / 8;
+	if (m->q_bytes < 0)
+		m->q_bytes = 0;
+	if (short_qd_ms(m) > m->max_q_ms)
+		m->max_q_ms = short_qd_ms(m);
+	if (m->now >= m->next_probe && m->npend + 2 <= PEND) {
+		m->pend[m->npend++] = (typeof(m->pend[0])){
+			.rtt = m->base_short_ns + (uint64_t)(short_qd_ms(m) * MS),
+			.t = SPILL_SHORT };
+		m->pend[m->npend - 1].at = m->now + m->pend[m->npend - 1].rtt;
+		m->pend[m->npend++] = (typeof(m->pend[0])){
+			.rtt = m->base_long_ns +
+			       (m->now >= LONG_IDLE_NS ? m->long_qd_ns : 0),
+			.t = SPILL_LONG };
+		m->pend[m->npend - 1].at = m->now + m->pend[m->npend - 1].rtt;
+		m->next_probe += m->p.interval_ns;
+	}
+	for (i = 0; i < m->npend;) {
+		if (m->pend[i].at <= m->now) {
+			spill_rtt(&m->s, m->pend[i].t, m->now, m->pend[i].rtt);
+			m->pend[i] = m->pend[--m->npend];
+		} else {
+			i++;
+		}
+	}
+	if (m->now >= m->next_tick)
+		tick(m);
+	m->now += STEP_NS;
+}
+
+static void run_for(struct sim *m, uint64_t ns)
+{
+	uint64_t end = m->now + ns;
+
+	while (m->now < end)
+		step(m);
+}
+
+/* Run until the rate changes to below @below_bps, at most @max_ns; the
+ * time it took, or UINT64_MAX. */
+static uint64_t run_until_rate_below(struct sim *m, double below_bps,
+				     uint64_t max_ns)
+{
+	uint64_t t0 = m->now;
+
+	while (m->now - t0 < max_ns) {
+		step(m);
+		if (m->act.rate_bps < below_bps)
+			return m->now - t0;
+	}
+	return UINT64_MAX;
+}
+
+/* ---- tests ---------------------------------------------------------------*/
+
+static void test_long_headroom(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 4;
+	m.long_qd_ns = 3 * MS;	/* LONG busy, below the long target */
+	run_for(&m, 120 * SEC);
+	tap_ok(m.act.state == SPILL_RUN && m.act.gen == 1 && m.taken == 0 &&
+	       m.act.grants == 0 && m.tx_bytes == 0,
+	       "LONG with headroom (3 ms queue) for 120 s: generation open, no grant, nothing spilled");
+}
+
+static void test_grant_and_hold(void)
+{
+	struct sim m;
+	uint64_t hold;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	if (!tap_ok(m.taken == 1 && m.spilled == 1,
+		    "LONG congested (80 ms queue), SHORT idle: one flow spilled within 3 s"))
+		tap_diag("taken %llu, state %s", (unsigned long long)m.taken,
+			 spill_state_name(m.act.state));
+	run_for(&m, 2 * SEC);
+	hold = m.first_send_after_take_ns - m.last_take_ns;
+	if (!tap_ok(m.first_send_after_take_ns &&
+		    hold >= m.long_rtt_max_at_take &&
+		    hold <= m.long_rtt_max_at_take + m.p.hold_margin_ns +
+				    2 * FAST_TICK_NS + m.p.interval_ns,
+		    "the moved flow's first packet leaves %.0f ms after the take: at least LONG's worst recent RTT (%.0f ms), at most that + margin + 2 ticks",
+		    hold / 1e6, m.long_rtt_max_at_take / 1e6))
+		tap_diag("first send at %llu, take at %llu",
+			 (unsigned long long)m.first_send_after_take_ns,
+			 (unsigned long long)m.last_take_ns);
+	run_for(&m, 60 * SEC);
+	tap_ok(m.taken == 1,
+	       "a spilled flow that fills the class: no further grant in 60 s (taken %llu)",
+	       (unsigned long long)m.taken);
+}
+
+static void test_light_flows(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 10;
+	m.long_qd_ns = 80 * MS;
+	m.flow_bps = 0.5 * MBIT;	/* each spilled flow is light */
+	run_for(&m, 20 * SEC);
+	tap_ok(m.taken >= 3 && m.taken <= 20 * SEC / m.p.grant_gap_ns,
+	       "light spilled flows (0.5 Mbit/s each) leave the class half empty: more grants, at most one per grant gap (%llu in 20 s)",
+	       (unsigned long long)m.taken);
+}
+
+/* Converged spilling: C 20 Mbit/s, short traffic 1 Mbit/s. */
+static void converge(struct sim *m)
+{
+	sim_init(m);
+	m->waiting = 2;
+	m->long_qd_ns = 80 * MS;
+	m->short_bps = 1 * MBIT;
+	run_for(m, 30 * SEC);
+}
+
+static void test_steady(void)
+{
+	struct sim m;
+	double lo = 1e18, hi = 0, q_sum = 0, spare;
+	unsigned int b0, n = 0;
+	uint64_t end;
+
+	converge(&m);
+	spare = m.cap_bps - m.short_bps;
+	b0 = m.backoffs;
+	m.max_q_ms = 0;
+	end = m.now + 60 * SEC;
+	while (m.now < end) {
+		step(&m);
+		if (m.act.rate_bps < lo)
+			lo = m.act.rate_bps;
+		if (m.act.rate_bps > hi)
+			hi = m.act.rate_bps;
+		q_sum += short_qd_ms(&m);
+		n++;
+	}
+	if (!tap_ok(m.backoffs - b0 <= 60 * SEC / (5 * SEC) &&
+		    lo >= 0.8 * spare && hi <= 1.05 * spare,
+		    "steady state (capacity 20, short 1 Mbit/s), 60 s: rate %.1f..%.1f Mbit/s within 0.8..1.05 x the spare 19, %u back-offs (at most one per 5 s)",
+		    lo / MBIT, hi / MBIT, m.backoffs - b0))
+		tap_diag("spare %.1f Mbit/s", spare / MBIT);
+	tap_ok(q_sum / n < m.p.target_ns / 4e6 && m.max_q_ms < 2 * m.p.target_ns / 1e6,
+	       "steady state: SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< 2 x target)",
+	       q_sum / n, m.max_q_ms);
+}
+
+/* SHORT's capacity drops from 20 to 14 Mbit/s (cross traffic in the
+ * underlay, the other router's spill): only the delay tells. The stated
+ * bound on the back-off, from the moment SHORT's queue passes the target:
+ * the next probe leaves within an interval, the filter needs it and the
+ * one after (an interval more), the second one's answer takes SHORT's
+ * RTT, and the tick after it comes within an interval: 3 intervals +
+ * SHORT's RTT. */
+static void test_backoff_bound(void)
+{
+	struct sim m;
+	uint64_t t_over, t_back, bound, t0;
+	double r0;
+
+	converge(&m);
+	r0 = m.act.rate_bps;
+	m.cap_bps = 14 * MBIT;
+	t0 = m.now;
+	while (m.now - t0 < 5 * SEC && short_qd_ms(&m) <= m.p.target_ns / 1e6)
+		step(&m);
+	t_over = m.now;
+	t_back = run_until_rate_below(&m, r0 * 0.99, 5 * SEC);
+	bound = 3 * m.p.interval_ns + m.base_short_ns +
+		(uint64_t)(short_qd_ms(&m) * MS);
+	if (!tap_ok(t_over - t0 < 5 * SEC && t_back <= bound,
+		    "SHORT's capacity 20 -> 14 Mbit/s: back-off %.0f ms after its queue passed the target (bound: 3 intervals + SHORT's RTT then, %.0f ms)",
+		    t_back / 1e6, bound / 1e6))
+		tap_diag("queue over target after %.0f ms", (t_over - t0) / 1e6);
+	m.max_q_ms = 0;
+	run_for(&m, 3 * SEC);
+	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6 &&
+	       m.act.rate_bps + m.short_bps <= m.cap_bps,
+	       "3 s later: rate %.1f Mbit/s + short 1 <= capacity 14, queue %.2f ms below the target",
+	       m.act.rate_bps / MBIT, short_qd_ms(&m));
+	m.max_q_ms = 0;
+	run_for(&m, 30 * SEC);
+	tap_ok(m.max_q_ms < 2 * m.p.target_ns / 1e6,
+	       "the 30 s after: SHORT's queue at most %.1f ms (< 2 x target)",
+	       m.max_q_ms);
+}
+
+/* Short traffic returns, 1 -> 8 Mbit/s: the router measures it, so the
+ * rate makes room at the next tick, before the delay shows it; the queue
+ * the step builds meanwhile drains within a second. */
+static void test_short_returns(void)
+{
+	struct sim m;
+	uint64_t t_cut, t0;
+	double r0;
+
+	converge(&m);
+	r0 = m.act.rate_bps;
+	m.short_bps = 8 * MBIT;
+	m.max_q_ms = 0;
+	t0 = m.now;
+	t_cut = run_until_rate_below(&m, r0 - 5 * MBIT, 5 * SEC);
+	tap_ok(t_cut <= 2 * m.p.interval_ns,
+	       "short traffic 1 -> 8 Mbit/s: the rate makes room (-5 Mbit/s) %.0f ms after (at most 2 ticks)",
+	       t_cut / 1e6);
+	run_for(&m, t0 + SEC - m.now);
+	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6,
+	       "a second after the step: SHORT's queue %.2f ms, below the target (at most %.1f ms meanwhile)",
+	       short_qd_ms(&m), m.max_q_ms);
+	m.max_q_ms = 0;
+	run_for(&m, 3 * SEC);
+	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6 &&
+	       m.act.rate_bps + m.short_bps <= m.cap_bps,
+	       "3 s later: rate %.1f Mbit/s + short 8 <= capacity 20, queue %.2f ms below the target",
+	       m.act.rate_bps / MBIT, short_qd_ms(&m));
+	m.max_q_ms = 0;
+	run_for(&m, 30 * SEC);
+	tap_ok(m.max_q_ms < 2 * m.p.target_ns / 1e6,
+	       "the 30 s after: SHORT's queue at most %.1f ms (< 2 x target)",
+	       m.max_q_ms);
+}
+
+static void test_failover(void)
+{
+	struct sim m;
+	uint16_t gen;
+	uint64_t grants;
+
+	converge(&m);
+	gen = m.act.gen;
+	if (!tap_ok(m.spilled == 1 && gen, "spilling before the failover"))
+		return;
+	m.usable = false;
+	while (m.now < m.next_tick)
+		step(&m);
+	step(&m);
+	tap_ok(m.act.state == SPILL_OFF && m.act.gen == 0 && m.spilled == 0 &&
+	       !m.act.hold,
+	       "failover: the next tick ends the generation (gen 0: the spilled flow is long again), no hold");
+	grants = m.act.grants;
+	m.long_qd_ns = 200 * MS;
+	run_for(&m, 10 * SEC);
+	tap_ok(m.act.grants == grants && m.taken == grants && m.act.gen == 0,
+	       "10 s of failover with LONG congested: no grant");
+	m.usable = true;
+	run_for(&m, m.p.interval_ns + STEP_NS);
+	tap_ok(m.act.gen && m.act.gen != gen && m.act.state != SPILL_OFF &&
+	       m.spilled <= 1 && m.act.rate_bps <= m.p.rate_init_bps * 2,
+	       "health returns: a new generation (%u after %u) from the initial rate (%.2f Mbit/s)",
+	       m.act.gen, gen, m.act.rate_bps / MBIT);
+}
+
+static void test_failover_in_grant(void)
+{
+	struct sim m;
+	int n = 0;
+
+	sim_init(&m);
+	m.waiting = 0;		/* nobody takes the grant */
+	m.long_qd_ns = 80 * MS;
+	while (m.act.state != SPILL_GRANT && n++ < 5000)
+		step(&m);
+	m.usable = false;
+	while (m.act.state != SPILL_OFF && n++ < 6000)
+		step(&m);
+	tap_ok(m.act.state == SPILL_OFF && !m.act.hold && m.act.gen == 0 &&
+	       m.taken == 0,
+	       "failover while a grant is open: off, not held, generation 0");
+}
+
+static void test_withdraw(void)
+{
+	struct sim m;
+	int n = 0;
+
+	sim_init(&m);
+	m.waiting = 0;
+	m.long_qd_ns = 80 * MS;
+	while (m.act.state != SPILL_GRANT && n++ < 5000)
+		step(&m);
+	run_for(&m, 1200 * MS);
+	tap_ok(m.act.grants == m.taken && m.s.grants_withdrawn == 1 &&
+	       (m.act.state == SPILL_RUN || m.act.state == SPILL_HOLD),
+	       "a grant nobody takes in 1 s is withdrawn (grants back to taken)");
+	run_for(&m, 300 * MS);
+	tap_ok(m.act.state != SPILL_HOLD || m.s.grants_withdrawn > 1,
+	       "withdrawn and untaken: no hold is kept");
+}
+
+static void test_short_silent(void)
+{
+	struct sim m;
+	uint64_t r;
+
+	converge(&m);
+	m.base_short_ns = 10 * SEC;	/* SHORT's answers stop coming */
+	run_for(&m, m.base_short_ns / 20 + 2 * m.p.interval_ns);
+	r = m.act.rate_bps;		/* the answers in flight are in */
+	run_for(&m, 2 * SEC);
+	tap_ok(m.act.rate_bps == r,
+	       "SHORT unanswered for 2 s: the rate stays (%.2f Mbit/s)",
+	       m.act.rate_bps / MBIT);
+}
+
+static void test_base(void)
+{
+	struct spill s;
+	struct spill_params p;
+	uint64_t t, qd;
+
+	spill_params_default(&p);
+	spill_init(&s, &p, 0);
+	spill_rtt(&s, SPILL_LONG, 1 * SEC, 40 * MS);
+	for (t = 2 * SEC; t < 300 * SEC; t += SEC / 10)
+		spill_rtt(&s, SPILL_LONG, t, 140 * MS);
+	tap_ok(spill_base_ns(&s, SPILL_LONG) == 40 * MS &&
+	       spill_queue_delay(&s, SPILL_LONG, t, SEC, &qd) && qd == 100 * MS,
+	       "LONG's path minimum is kept for minutes under a standing queue (100 ms seen)");
+	for (; t < 12 * 60 * SEC; t += SEC / 10)
+		spill_rtt(&s, SPILL_LONG, t, 140 * MS);
+	tap_ok(spill_base_ns(&s, SPILL_LONG) == 140 * MS,
+	       "after 10 minutes without it, the minimum follows the path (140 ms)");
+}
+
+int main(void)
+{
+	test_long_headroom();
+	test_grant_and_hold();
+	test_light_flows();
+	test_steady();
+	test_backoff_bound();
+	test_short_returns();
+	test_failover();
+	test_failover_in_grant();
+	test_withdraw();
+	test_short_silent();
+	test_base();
+	return tap_done();
+}
