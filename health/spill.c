@@ -5,11 +5,11 @@
  * Per tick, in state RUN, with S the short traffic's recent peak (what
  * the SHORT device sent less what the class sent; up at once, down by half
  * per 0.5 s) and C the SHORT capacity estimate:
- *   qd   = SHORT's queueing delay: the smallest RTT of its last two probes
- *          (SHORT_FILTER_INTERVALS) above the path minimum (a one-sample
- *          spike of the agent's own scheduling is not a queue);
- *   qd > target, at most once per SHORT RTT (the last back-off shows
- *          first) and not while the queue drains from the last one:
+ *   qd   = SHORT's queueing delay: the smallest delay of its last two
+ *          probes (SHORT_FILTER_INTERVALS) above the path minimum (a
+ *          one-sample spike of the agent's own scheduling is not a queue);
+ *   qd > target, again only when probes sent after the last back-off
+ *          see the queue grow (or three RTTs on not smaller):
  *          C = what SHORT carried (the class's rate, R when it was full,
  *          and S) less the rate at which its queue grew (a queue growing
  *          by g s/s is fed at (1 + g) x C), and R = beta x the class's
@@ -24,14 +24,17 @@
  *          built the queue), and above it by a probe P that grows by
  *          0.1 % of C per tick, doubled every 5 s without a back-off (up
  *          to 0.4 %): slowly near the capacity, so the next queue is found
- *          small, faster the longer none is found (C may have grown).
+ *          small, faster the longer none is found (C may have grown); after
+ *          15 s without one, start-up again at R x 1.04 per tick (C was too
+ *          low).
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
  * target / 2), the spilled flows leave the class half empty (so one more
  * flow is useful) and grant_gap has passed since the last grant closed.
  * Then: hold the class, open one grant, close it when taken (or withdraw
- * it after GRANT_TIMEOUT_NS), and keep holding until LONG's worst RTT of
- * the last HOLD_WINDOW_NS plus a margin has passed since the close.
+ * it after GRANT_TIMEOUT_NS), and keep holding until LONG's worst delay
+ * of the last HOLD_WINDOW_NS (less SHORT's minimum, with one-way delays)
+ * plus a margin has passed since the close.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -46,7 +49,9 @@
 #define KNEE_PCT 90			/* R settles at 0.9 x the room */
 #define PROBE_GAIN_PPM 1000		/* above 0.9 x the room: C + 0.1 % */
 #define PROBE_CALM_NS (5 * SPILL_NS_PER_S) /* doubled per 5 s calm, */
-#define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick */
+#define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick; */
+#define RESTART_CALM_NS (15 * SPILL_NS_PER_S) /* start-up again after 15 s, */
+#define RESTART_GAIN_PCT 104		/* then R x 1.04 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
 #define BETA_MAX_PCT 85
 #define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
@@ -56,8 +61,11 @@
 #define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
 #define SHORT_DECAY_NS (500 * SPILL_NS_PER_MS) /* short traffic's peak */
 #define GROWTH_INTERVALS 3		/* the queue's growth over 3 probes */
+#define REPROBE_PCT 2			/* short traffic up by 2 % of C:
+					 * probe again from below */
+#define ROOM_FOR_NS SPILL_NS_PER_S	/* a grant: the class not full for 1 s */
 #define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
-#define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's RTTs a hold covers */
+#define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
 #define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 
@@ -89,7 +97,8 @@ const char *spill_state_name(enum spill_state s)
 
 /* ---- delay ------------------------------------------------------------- */
 
-static void delay_add(struct spill_delay *d, uint64_t now, uint64_t rtt)
+static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t now,
+		      uint64_t rtt)
 {
 	unsigned int i;
 
@@ -111,6 +120,7 @@ static void delay_add(struct spill_delay *d, uint64_t now, uint64_t rtt)
 		d->base_ns[d->bucket] = rtt;
 	d->rtt_ns[d->pos] = rtt;
 	d->at_ns[d->pos] = now;
+	d->sent_ns[d->pos] = sent;
 	d->pos = (d->pos + 1) % SPILL_RECENT;
 	if (d->n < SPILL_RECENT)
 		d->n++;
@@ -147,11 +157,23 @@ static unsigned int delay_recent(const struct spill_delay *d, uint64_t from,
 	return k;
 }
 
-void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t now_ns,
-	       uint64_t rtt_ns)
+void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
+		  uint64_t now_ns, uint64_t delay_ns, bool one_way)
+{
+	if (t >= SPILL_TUNNELS || !delay_ns)
+		return;
+	if (s->d[t].samples && s->d[t].one_way != one_way)
+		memset(&s->d[t], 0, sizeof(s->d[t]));	/* another kind */
+	s->d[t].one_way = one_way;
+	delay_add(&s->d[t], sent_ns, now_ns, delay_ns);
+	if (!one_way)
+		s->d[t].rtt_last_ns = delay_ns;
+}
+
+void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t rtt_ns)
 {
 	if (t < SPILL_TUNNELS && rtt_ns)
-		delay_add(&s->d[t], now_ns, rtt_ns);
+		s->d[t].rtt_last_ns = rtt_ns;
 }
 
 uint64_t spill_base_ns(const struct spill *s, enum spill_tunnel t)
@@ -264,21 +286,64 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 				       s->used_bps * 100 >=
 					       s->rate_bps * FULL_PCT;
 	}
+	if (s->saturated && s->state == SPILL_RUN)
+		s->last_full_ns = now;
 	s->counters_valid = true;
 	s->last_tx_bytes = o->spill_tx_bytes;
 	s->last_tunnel_bytes = o->tunnel_tx_bytes;
 	s->last_tick_ns = now;
+	s->hist[s->hist_pos] = (struct spill_tick_rec){
+		.at_ns = now, .tunnel_bytes = o->tunnel_tx_bytes,
+		.spill_bytes = o->spill_tx_bytes };
+	s->hist_pos = (s->hist_pos + 1) % SPILL_HISTORY;
+	if (s->hist_n < SPILL_HISTORY)
+		s->hist_n++;
 }
 
-/* The hold of a grant closed now: LONG's worst recent RTT and a margin. */
+/* What the SHORT device and the class sent per second over the ticks of
+ * the last @window (false: not two ticks in it). */
+static bool rates_over(const struct spill *s, uint64_t now, uint64_t window,
+		       uint64_t *total_bps, uint64_t *spill_bps)
+{
+	const struct spill_tick_rec *a = NULL, *b = NULL, *r;
+	unsigned int i;
+
+	for (i = 0; i < s->hist_n; i++) {
+		r = &s->hist[i];
+		if (r->at_ns + window < now)
+			continue;
+		if (!a || r->at_ns < a->at_ns)
+			a = r;
+		if (!b || r->at_ns > b->at_ns)
+			b = r;
+	}
+	if (!a || a == b || b->tunnel_bytes < a->tunnel_bytes ||
+	    b->spill_bytes < a->spill_bytes)
+		return false;
+	*total_bps = (b->tunnel_bytes - a->tunnel_bytes) * 8 * SPILL_NS_PER_S /
+		     (b->at_ns - a->at_ns);
+	*spill_bps = (b->spill_bytes - a->spill_bytes) * 8 * SPILL_NS_PER_S /
+		     (b->at_ns - a->at_ns);
+	return true;
+}
+
+/*
+ * The hold of a grant closed now: how much later than a SHORT packet sent
+ * now a LONG packet sent now can arrive, and a margin. One-way delays:
+ * LONG's worst of the last HOLD_WINDOW_NS less SHORT's minimum (the far
+ * end's clock offset cancels). RTTs: LONG's worst alone (a one-way delay
+ * is less than the RTT, SHORT's at least 0).
+ */
 static uint64_t hold_for(const struct spill *s, uint64_t now)
 {
-	uint64_t lo, hi;
+	const struct spill_delay *l = &s->d[SPILL_LONG], *sh = &s->d[SPILL_SHORT];
+	uint64_t lo, hi, base;
 
-	if (!delay_recent(&s->d[SPILL_LONG],
-			  now > HOLD_WINDOW_NS ? now - HOLD_WINDOW_NS : 0,
+	if (!delay_recent(l, now > HOLD_WINDOW_NS ? now - HOLD_WINDOW_NS : 0,
 			  &lo, &hi))
-		hi = HOLD_BLIND_NS;
+		return HOLD_BLIND_NS + s->p.hold_margin_ns;
+	if (l->one_way && sh->one_way && (base = delay_base(sh)))
+		hi = hi > base ? hi - base : 0;
 	return hi + s->p.hold_margin_ns;
 }
 
@@ -316,17 +381,40 @@ static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
 	       (d->at_ns[new] - d->at_ns[old]);
 }
 
+/* Did SHORT's queue grow between the two newest probes, both sent at or
+ * after @t? */
+static bool growing_since(const struct spill *s, uint64_t t)
+{
+	const struct spill_delay *d = &s->d[SPILL_SHORT];
+	unsigned int i, a = SPILL_RECENT, b = SPILL_RECENT;
+
+	for (i = 0; i < d->n; i++) {
+		if (d->sent_ns[i] < t)
+			continue;
+		if (b == SPILL_RECENT || d->sent_ns[i] > d->sent_ns[b]) {
+			a = b;
+			b = i;
+		} else if (a == SPILL_RECENT || d->sent_ns[i] > d->sent_ns[a]) {
+			a = i;
+		}
+	}
+	return a != SPILL_RECENT && d->rtt_ns[b] > d->rtt_ns[a];
+}
+
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 {
-	uint64_t contrib, growth, old = s->rate_bps;
+	uint64_t contrib, growth, total, spilled, old = s->rate_bps,
+		 w = filter_window(s, GROWTH_INTERVALS);
 	int64_t beta;
 
 	contrib = s->saturated || s->used_bps > s->rate_bps ? s->rate_bps
 							    : s->used_bps;
-	/* what SHORT carried, less what went into its growing queue */
-	growth = queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS));
-	s->cap_bps = (contrib + s->short_env_bps) * 1000000 /
-		     (1000000 + growth);
+	/* what SHORT carried over the last probes, less what went into its
+	 * growing queue meanwhile */
+	if (!rates_over(s, now, w, &total, &spilled))
+		total = contrib + s->short_env_bps;
+	growth = queue_growth_ppm(s, now, w);
+	s->cap_bps = total * 1000000 / (1000000 + growth);
 	s->probe_bps = 0;
 	beta = 100 - (int64_t)(BETA_SLOPE_PCT * qd / s->p.target_ns);
 	beta = beta < BETA_MIN_PCT ? BETA_MIN_PCT
@@ -350,22 +438,25 @@ static void adapt_rate(struct spill *s, uint64_t now)
 			 filter_window(s, SHORT_FILTER_INTERVALS), &qd))
 		return;		/* SHORT unanswered: hold R, health decides */
 	if (qd > s->p.target_ns) {
-		/* once per RTT (so the last back-off shows first), and not
-		 * while the queue drains from the last one */
-		react = delay_base(&s->d[SPILL_SHORT]) + qd + s->p.interval_ns;
-		if (s->backoffs && now - s->last_backoff_ns < 3 * react &&
-		    (now - s->last_backoff_ns < react ||
-		     2 * qd < s->qd_backoff_ns))
+		/* again only when two probes sent after the last back-off
+		 * see the queue still growing (so the effect of the last
+		 * one shows first), or three RTTs on not smaller */
+		react = s->d[SPILL_SHORT].rtt_last_ns + s->p.interval_ns;
+		if (s->backoffs && !growing_since(s, s->last_backoff_ns) &&
+		    (now - s->last_backoff_ns < 3 * react ||
+		     qd < s->qd_backoff_ns))
 			return;
 		backoff(s, now, qd);
 		return;
 	}
 	tgt = s->cap_bps ? room_bps(s) * KNEE_PCT / 100 + s->probe_bps : 0;
 	if (s->cap_bps && s->rate_bps > tgt) {
-		/* short traffic grew: make room now, not a queue later,
-		 * and probe again from below */
-		s->probe_bps = 0;
-		tgt = room_bps(s) * KNEE_PCT / 100;
+		/* short traffic grew: make room now, not a queue later;
+		 * when by much, probe again from below */
+		if (s->rate_bps > tgt + s->cap_bps * REPROBE_PCT / 100) {
+			s->probe_bps = 0;
+			tgt = room_bps(s) * KNEE_PCT / 100;
+		}
 		s->rate_bps = clamp_rate(s, tgt);
 		if (s->rate_bps * 10 < old * 9)
 			say(s, "short traffic %.2f Mbit/s: rate %.2f -> %.2f Mbit/s",
@@ -379,7 +470,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	 * a probe earlier than the filter would, and ends the start-up at
 	 * the rate of two ticks before (HyStart's idea): the probe saw the
 	 * queue about that late */
-	queue_delay(s, SPILL_SHORT, now, s->p.interval_ns, &qd1);
+	queue_delay(s, SPILL_SHORT, now, filter_window(s, 1), &qd1);
 	if (qd1 > s->p.target_ns / 2) {
 		if (s->cap_bps)
 			return;
@@ -392,7 +483,8 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		return;
 	}
 	if (!s->cap_bps) {
-		s->rate_bps = clamp_rate(s, s->rate_bps * STARTUP_GAIN_PCT / 100);
+		s->rate_bps = clamp_rate(s, s->rate_bps * (s->restarted ?
+				RESTART_GAIN_PCT : STARTUP_GAIN_PCT) / 100);
 		return;
 	}
 	if (s->rate_bps < tgt) {
@@ -401,6 +493,15 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		if (step < s->cap_bps / 100)
 			step = s->cap_bps / 100;
 		s->rate_bps = s->rate_bps + step > tgt ? tgt : s->rate_bps + step;
+	} else if (now - s->calm_since_ns >= RESTART_CALM_NS) {
+		/* no queue for long although the class is full: the
+		 * capacity estimate is too low (it grew, or the last one was
+		 * made on noise): find it again from here */
+		s->cap_bps = 0;
+		s->probe_bps = 0;
+		s->restarted = true;
+		say(s, "no SHORT queue for %.0f s at %.2f Mbit/s: start-up again",
+		    ms(RESTART_CALM_NS) / 1e3, mbit(s->rate_bps));
 	} else {
 		/* above it slowly, faster the longer it stays calm: the
 		 * capacity may have grown */
@@ -433,8 +534,10 @@ static bool grant_due(struct spill *s, uint64_t now,
 	    qd_s > s->p.target_ns / 2)
 		return false;	/* SHORT is not calm */
 	if (s->used_avg_bps * 100 >= s->rate_bps * ROOM_PCT ||
-	    o->spill_backlog_bytes >= FULL_BACKLOG_BYTES)
-		return false;	/* the spilled flows use the class already */
+	    o->spill_backlog_bytes >= FULL_BACKLOG_BYTES ||
+	    (s->last_full_ns && now - s->last_full_ns < ROOM_FOR_NS))
+		return false;	/* the spilled flows use the class already
+				 * (or did within a second: a start-up) */
 	say(s, "LONG queue %.1f ms > %.1f ms, SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
 	    ms(qd_l), ms(s->p.long_target_ns), ms(qd_s), mbit(s->used_avg_bps),
 	    mbit(s->rate_bps));
@@ -448,6 +551,9 @@ static void start(struct spill *s, uint64_t now)
 	s->cap_bps = 0;
 	s->probe_bps = 0;
 	s->saturated = false;
+	s->last_full_ns = 0;
+	s->grants_taken_gen = 0;
+	s->restarted = false;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
 	s->calm_since_ns = now;
@@ -493,6 +599,7 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 	case SPILL_GRANT:
 		if (o->taken > s->taken_at_grant) {
 			s->grants_taken++;
+			s->grants_taken_gen++;
 			s->hold_ns = hold_for(s, now);
 			s->release_ns = now + s->hold_ns;
 			s->last_close_ns = now;

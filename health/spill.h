@@ -6,19 +6,22 @@
  *
  * The router shapes spilled traffic in a scavenger class on its SHORT
  * tunnel device, behind short traffic; this controller decides that
- * class's rate R from SHORT's queueing delay (probe RTT above the path's
- * minimum), and when one more long flow may spill (a grant the datapath
- * hands to the next long flow, bpf/flowsplit.h fs_spill): only while LONG
- * is congested, SHORT is calm and the flows already spilled do not fill R.
- * A flow that may still have packets in LONG's queue moves only behind a
- * hold: the class sends nothing until LONG's worst recent RTT has passed
- * since the grant closed, so no moved packet overtakes one of its own.
+ * class's rate R from SHORT's queueing delay in the router's direction
+ * (a probe's one-way delay above the path's minimum; its RTT where the
+ * far end does not answer ICMP timestamp requests), and when one more
+ * long flow may spill (a grant the datapath hands to the next long flow,
+ * bpf/flowsplit.h fs_spill): only while LONG is congested, SHORT is calm
+ * and the flows already spilled do not fill R. A flow that may still have
+ * packets in LONG's queue moves only behind a hold: the class sends
+ * nothing until LONG's worst recent delay (less SHORT's minimum, with
+ * one-way delays) has passed since the grant closed, so no moved packet
+ * overtakes one of its own.
  *
- * Pure: no clock read, no I/O. The caller feeds probe RTTs (spill_rtt())
- * and, every tick, counters and the tunnels' health (spill_tick()), all on
- * its own CLOCK_MONOTONIC, and applies what spill_tick() returns: the
- * generation and the grants (fs_spill), the class rate or the hold. The
- * unit tests drive it on simulated time.
+ * Pure: no clock read, no I/O. The caller feeds probe delays
+ * (spill_sample()) and, every tick, counters and the tunnels' health
+ * (spill_tick()), all on its own CLOCK_MONOTONIC, and applies what
+ * spill_tick() returns: the generation and the grants (fs_spill), the
+ * class rate or the hold. The unit tests drive it on simulated time.
  *
  * Units: *_ns nanoseconds, *_bps bits per second, *_bytes bytes.
  */
@@ -61,7 +64,7 @@ struct spill_params {
 	uint64_t interval_ns;	/* the caller's tick (its probe interval) */
 	uint64_t grant_gap_ns;	/* at least this from one grant's close to
 				 * the next grant */
-	uint64_t hold_margin_ns; /* added to LONG's worst recent RTT */
+	uint64_t hold_margin_ns; /* added to the hold's delay difference */
 };
 
 void spill_params_default(struct spill_params *p);
@@ -86,8 +89,11 @@ struct spill_delay {
 	uint64_t bucket_start_ns;		/* start of the newest bucket */
 	unsigned int bucket;			/* index of the newest bucket */
 	uint64_t rtt_ns[SPILL_RECENT], at_ns[SPILL_RECENT];
+	uint64_t sent_ns[SPILL_RECENT];
 	unsigned int n, pos;			/* recent samples held, next slot */
 	uint64_t samples;			/* every sample */
+	bool one_way;				/* samples are one-way delays */
+	uint64_t rtt_last_ns;			/* the last RTT */
 };
 
 /* What the caller observed since the last tick; counters are cumulative
@@ -117,6 +123,12 @@ struct spill_act {
 	char why[160];		/* the last decision, one line */
 };
 
+/* Counters at one tick (capacity estimates over a few ticks). */
+struct spill_tick_rec {
+	uint64_t at_ns, tunnel_bytes, spill_bytes;
+};
+#define SPILL_HISTORY 8
+
 struct spill {
 	struct spill_params p;
 	enum spill_state state;
@@ -139,6 +151,9 @@ struct spill {
 				 * 0.5 s) */
 	uint64_t used_avg_bps;	/* over about a second */
 	bool saturated;		/* the last tick: spilled flows filled R */
+	uint64_t last_full_ns;	/* the last tick they did */
+	struct spill_tick_rec hist[SPILL_HISTORY];
+	unsigned int hist_n, hist_pos;
 	bool counters_valid;
 	/* grants */
 	uint64_t taken_at_grant;	/* taken when the grant opened */
@@ -147,6 +162,8 @@ struct spill {
 	uint64_t release_ns;		/* SPILL_HOLD ends */
 	uint64_t hold_ns;		/* the hold of the last grant */
 	uint64_t grants_taken, grants_withdrawn, backoffs;
+	uint64_t grants_taken_gen;	/* in this generation */
+	bool restarted;		/* a start-up after a too low C */
 	char why[160];
 	bool changed;
 };
@@ -154,9 +171,20 @@ struct spill {
 /* R at rate_init, state OFF; the first usable tick opens a generation. */
 void spill_init(struct spill *s, const struct spill_params *p,
 		uint64_t now_ns);
-/* An answered probe of tunnel @t (late ones too: they are the delay). */
-void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t now_ns,
-	       uint64_t rtt_ns);
+/*
+ * An answered probe of tunnel @t (late ones too: they are the delay),
+ * sent at @sent_ns and answered at @now_ns:
+ * @one_way, the far end's receive time less the send time (any constant
+ * clock offset, the same for both tunnels: they end at the same router,
+ * and only differences count), else its RTT. A tunnel's samples are all
+ * of one kind; one-way samples of both tunnels make the hold the
+ * difference of the one-way delays.
+ */
+void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
+		  uint64_t now_ns, uint64_t delay_ns, bool one_way);
+/* The tunnel's round-trip time now (with one-way samples: how long a
+ * back-off takes to show, so the next waits for it). */
+void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t rtt_ns);
 /* One tick: decide and fill @a. */
 void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		struct spill_act *a);

@@ -60,3 +60,12 @@ $(BUILD)/tap-mkpcap: tests/tap/mkpcap.c
 	$(CC) $(CFLAGS) $(TAP_DPDK_CFLAGS) $(TAP_PCAP_CFLAGS) $< -o $@ $(TAP_PCAP_LIBS)
 
 ALL_TARGETS += $(BUILD)/tap-mkpcap
+
+# spill-proto: the spill controller driven in a testbed router, the agent's
+# stand-in until the agent drives it (tests/tools/spill-proto.c)
+$(BUILD)/spill-proto: tests/tools/spill-proto.c health/spill.c $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -Ihealth -Itunnel-cfg $(FSLIB_CFLAGS) tests/tools/spill-proto.c health/spill.c \
+		-o $@ $(TCFG_LIB) $(TCFG_LIBS) $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/spill-proto
