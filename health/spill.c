@@ -4,7 +4,8 @@
  *
  * Per tick, in state RUN, with S the short traffic's recent peak (what
  * the SHORT device sent less what the class sent; up at once, down by half
- * per 0.5 s) and C the SHORT capacity estimate:
+ * per 2 s: request/response traffic changes by half its rate from one
+ * tick to the next) and C the SHORT capacity estimate:
  *   qd   = SHORT's queueing delay: the smallest delay of its last two
  *          probes (SHORT_FILTER_INTERVALS) above the path minimum (a
  *          one-sample spike of the agent's own scheduling is not a queue);
@@ -14,9 +15,9 @@
  *          and S) less the rate at which its queue grew (a queue growing
  *          by g s/s is fed at (1 + g) x C), and R = beta x the class's
  *          rate, beta = 1 - 0.15 x qd / target within [0.5, 0.85];
- *   R above 0.9 x (C - S) + P (short traffic grew): R = 0.9 x (C - S)
- *          at once and P = 0: room for short traffic one tick after it
- *          shows, before its queue does;
+ *   R above 0.9 x (C - S) + P (short traffic grew): R follows at once,
+ *          and P = 0 when S grew by 5 % of C: room for short traffic one
+ *          tick after it shows, before its queue does;
  *   qd <= target and the class full: start-up (no C yet) R x 1.12 per
  *          tick until one probe sees target / 2 (then C from R two ticks
  *          ago: that probe saw the queue about that late); then R climbs
@@ -59,9 +60,9 @@
 #define FULL_BACKLOG_BYTES 3028		/* or two full frames queued */
 #define ROOM_PCT 50			/* a grant: the class sent < 0.5 R */
 #define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
-#define SHORT_DECAY_NS (500 * SPILL_NS_PER_MS) /* short traffic's peak */
+#define SHORT_DECAY_NS (2 * SPILL_NS_PER_S) /* short traffic's peak */
 #define GROWTH_INTERVALS 3		/* the queue's growth over 3 probes */
-#define REPROBE_PCT 2			/* short traffic up by 2 % of C:
+#define REPROBE_PCT 5			/* short traffic up by 5 % of C:
 					 * probe again from below */
 #define ROOM_FOR_NS SPILL_NS_PER_S	/* a grant: the class not full for 1 s */
 #define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
@@ -487,7 +488,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 				RESTART_GAIN_PCT : STARTUP_GAIN_PCT) / 100);
 		return;
 	}
-	if (s->rate_bps < tgt) {
+	if (s->rate_bps + s->cap_bps / 100 < tgt) {
 		/* back to 0.9 x the room quickly: that rate built no queue */
 		step = (tgt - s->rate_bps) / 2;
 		if (step < s->cap_bps / 100)

@@ -148,7 +148,7 @@ struct spill {
 	uint64_t last_tick_ns, last_tx_bytes, used_bps;
 	uint64_t last_tunnel_bytes, short_bps;	/* the short traffic */
 	uint64_t short_env_bps;	/* its recent peak (decays by half per
-				 * 0.5 s) */
+				 * 2 s) */
 	uint64_t used_avg_bps;	/* over about a second */
 	bool saturated;		/* the last tick: spilled flows filled R */
 	uint64_t last_full_ns;	/* the last tick they did */

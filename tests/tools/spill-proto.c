@@ -7,7 +7,8 @@
  *   spill-proto --pin-dir DIR --short-dev DEV --short-target ADDR
  *               --long-dev DEV --long-target ADDR [--dscp N] [--tc yes|no]
  *               [--hold yes|no] [--target-ms MS] [--long-target-ms MS]
- *               [--rate-max-mbit R] [--limit-bytes N] [--interval-ms MS]
+ *               [--rate-max-mbit R] [--tunnel-rate-mbit R]
+ *               [--limit-bytes N] [--interval-ms MS] [--one-way yes|no]
  *               [--duration S] [--log FILE]
  *
  * What it does:
@@ -18,7 +19,10 @@
  *     device: HTB root, short traffic in 1:10 (prio 0, unshaped),
  *     spilled traffic in 1:20 (prio 1) picked by u32 on the spill code
  *     point (IPv4 and IPv6), its leaf a TBF at the controller's rate
- *     (limit --limit-bytes); removed at exit;
+ *     (limit --limit-bytes); removed at exit. With --tunnel-rate-mbit
+ *     R (SHORT's rate is known), the HTB holds both classes to 0.95 x R,
+ *     short traffic first: the queue forms on the router, not in the
+ *     WAN, and the controller's rate is at most that;
  *   - probes both tunnels with the health prober (tunnel-cfg/probe.h)
  *     for their state (spill needs both up), and with ICMP timestamp
  *     requests for the one-way delay towards the far end (its receive
@@ -27,7 +31,8 @@
  *     one-way delay to the controller (a tunnel whose far end has not
  *     answered a timestamp request for 2 s: its echo RTTs instead), ticks
  *     it every interval (every 10 ms while a grant is under way) with the
- *     SHORT device's and the class's byte counters and the grants taken;
+ *     SHORT device's and the class's byte counters and the grants taken
+ *     (--one-way no: RTTs only, for comparison);
  *   - applies what it returns: generation and grants into fs_spill, the
  *     TBF's rate; a hold is the TBF at 8 bit/s after its burst is spent
  *     by two 1514-byte ICMP echoes in the class (a TBF change refills the
@@ -78,15 +83,16 @@ static const char usage[] =
 	"usage: spill-proto --pin-dir DIR --short-dev DEV --short-target ADDR "
 	"--long-dev DEV --long-target ADDR [--dscp N] [--tc yes|no] "
 	"[--hold yes|no] [--target-ms MS] [--long-target-ms MS] "
-	"[--rate-max-mbit R] [--limit-bytes N] [--interval-ms MS] "
+	"[--rate-max-mbit R] [--tunnel-rate-mbit R] [--limit-bytes N] "
+	"[--interval-ms MS] [--one-way yes|no] "
 	"[--duration S] [--log FILE]";
 
 struct opts {
 	const char *pin_dir, *short_dev, *long_dev, *short_target,
 		*long_target, *log;
 	unsigned int dscp;
-	bool tc, hold;
-	uint64_t limit_bytes, duration_ns;
+	bool tc, hold, one_way;
+	uint64_t limit_bytes, duration_ns, tunnel_bps;
 	struct spill_params sp;
 };
 
@@ -131,6 +137,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		{ "target-ms", required_argument, NULL, 't' },
 		{ "long-target-ms", required_argument, NULL, 'T' },
 		{ "rate-max-mbit", required_argument, NULL, 'r' },
+		{ "tunnel-rate-mbit", required_argument, NULL, 'R' },
+		{ "one-way", required_argument, NULL, 'w' },
 		{ "limit-bytes", required_argument, NULL, 'b' },
 		{ "interval-ms", required_argument, NULL, 'i' },
 		{ "duration", required_argument, NULL, 'D' },
@@ -140,7 +148,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	int c;
 
 	*o = (struct opts){ .dscp = FS_DEFAULT_DSCP_SPILL, .tc = true,
-			    .hold = true, .limit_bytes = 1000000,
+			    .hold = true, .one_way = true, .limit_bytes = 1000000,
 			    .duration_ns = 86400 * SPILL_NS_PER_S };
 	spill_params_default(&o->sp);
 	while ((c = getopt_long(argc, argv, "", lo, NULL)) != -1) {
@@ -153,6 +161,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'd': o->dscp = num("--dscp", optarg, 1, FS_DSCP_MAX); break;
 		case 'c': o->tc = yesno("--tc", optarg); break;
 		case 'h': o->hold = yesno("--hold", optarg); break;
+		case 'w': o->one_way = yesno("--one-way", optarg); break;
 		case 't':
 			o->sp.target_ns = num("--target-ms", optarg, 1, 10000) *
 					  SPILL_NS_PER_MS;
@@ -164,6 +173,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'r':
 			o->sp.rate_max_bps = num("--rate-max-mbit", optarg, 1,
 						 100000) * 1000000;
+			break;
+		case 'R':
+			o->tunnel_bps = num("--tunnel-rate-mbit", optarg, 1,
+					    100000) * 1000000;
+			o->sp.rate_max_bps = o->tunnel_bps * 95 / 100;
 			break;
 		case 'b':
 			o->limit_bytes = num("--limit-bytes", optarg, 3028,
@@ -297,7 +311,8 @@ static void tc_down(const char *dev)
 
 static int tc_up(const struct opts *o)
 {
-	char dev[IFNAMSIZ], tos[16], rate[32], limit[32], burst[16];
+	char dev[IFNAMSIZ], tos[16], rate[32], limit[32], burst[16],
+	     top[32] = "10gbit";
 
 	snprintf(dev, sizeof(dev), "%s", o->short_dev);
 	snprintf(tos, sizeof(tos), "0x%02x", FS_DSCP_TO_TOS(o->dscp));
@@ -306,16 +321,19 @@ static int tc_up(const struct opts *o)
 	snprintf(limit, sizeof(limit), "%llu",
 		 (unsigned long long)o->limit_bytes);
 	snprintf(burst, sizeof(burst), "%d", TBF_BURST);
+	if (o->tunnel_bps)
+		snprintf(top, sizeof(top), "%llubit",
+			 (unsigned long long)o->sp.rate_max_bps);
 	if (TC("qdisc", "replace", "dev", dev, "root", "handle", "1:", "htb",
 	       "default", "10") ||
 	    TC("class", "add", "dev", dev, "parent", "1:", "classid", "1:1",
-	       "htb", "rate", "10gbit", "ceil", "10gbit", "quantum", "60000") ||
+	       "htb", "rate", top, "ceil", top, "quantum", "1514") ||
 	    TC("class", "add", "dev", dev, "parent", "1:1", "classid", "1:10",
-	       "htb", "rate", "10gbit", "ceil", "10gbit", "prio", "0",
-	       "quantum", "60000") ||
+	       "htb", "rate", top, "ceil", top, "prio", "0",
+	       "quantum", "1514") ||
 	    TC("class", "add", "dev", dev, "parent", "1:1", "classid", "1:20",
-	       "htb", "rate", "100kbit", "ceil", "10gbit", "prio", "1",
-	       "quantum", "60000") ||
+	       "htb", "rate", "100kbit", "ceil", top, "prio", "1",
+	       "quantum", "1514") ||
 	    TC("qdisc", "add", "dev", dev, "parent", "1:20", "handle", "20:",
 	       "tbf", "rate", rate, "burst", burst, "limit", limit) ||
 	    TC("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip",
@@ -629,7 +647,7 @@ int main(int argc, char **argv)
 		if (n < 0)
 			break;
 		now = mono_ns();
-		if (now >= next_ts) {
+		if (o.one_way && now >= next_ts) {
 			ts_send(&ts[SPILL_SHORT]);
 			ts_send(&ts[SPILL_LONG]);
 			next_ts += o.sp.interval_ns;

@@ -43,6 +43,10 @@ struct sim {
 	uint64_t now;
 	/* SHORT */
 	double cap_bps, short_bps, q_bytes;
+	double short_swing_bps;	/* short traffic +- up to this, a new
+				 * (pseudo-random) value every 100 ms:
+				 * request/response bursts */
+	uint32_t lcg;
 	uint64_t base_short_ns;
 	/* LONG */
 	uint64_t base_long_ns, long_qd_ns;
@@ -153,6 +157,15 @@ static void step(struct sim *m)
 	double dt = STEP_NS / 1e9, want, sent = 0;
 	int i;
 
+	static double swing;
+	double short_now;
+
+	if (m->now % (100 * MS) == 0) {
+		m->lcg = m->lcg * 1103515245u + 12345u;
+		swing = ((int)((m->lcg >> 8) % 2001) - 1000) / 1000.0;
+	}
+	short_now = m->short_bps + swing * m->short_swing_bps;
+
 	datapath(m);
 	want = m->spilled ? m->spilled * m->flow_bps : 0;
 	if (m->held) {
@@ -173,8 +186,8 @@ static void step(struct sim *m)
 	if (sent > 0 && m->last_take_ns && !m->first_send_after_take_ns)
 		m->first_send_after_take_ns = m->now;
 	m->tx_bytes += sent;
-	m->short_tx_bytes += m->short_bps * dt / 8;
-	m->q_bytes += sent + m->short_bps * dt / 8 - m->cap_bps * dt / 8;
+	m->short_tx_bytes += short_now * dt / 8;
+	m->q_bytes += sent + short_now * dt / 8 - m->cap_bps * dt / 8;
 	if (m->q_bytes < 0)
 		m->q_bytes = 0;
 	if (short_qd_ms(m) > m->max_q_ms)
@@ -339,6 +352,35 @@ static void test_steady(void)
 	tap_ok(q_sum / n < m.p.target_ns / 4e6 && m.max_q_ms < 2.5 * m.p.target_ns / 1e6,
 	       "steady state: SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< 2.5 x target)",
 	       q_sum / n, m.max_q_ms);
+}
+
+/* Request/response short traffic: 1.5 Mbit/s on average, anywhere in
+ * 0.5..2.5 from one 100 ms to the next. The rate must not follow each
+ * swing down (it would never probe up): it settles below the spare of the
+ * peaks. */
+static void test_bursty(void)
+{
+	struct sim m;
+	double sum = 0, q = 0;
+	int n = 0;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	m.short_bps = 1.5 * MBIT;
+	m.short_swing_bps = 1 * MBIT;
+	run_for(&m, 30 * SEC);
+	m.max_q_ms = 0;
+	while (n < 30000) {
+		step(&m);
+		sum += m.s.used_bps;
+		q += short_qd_ms(&m);
+		n++;
+	}
+	tap_ok(sum / n >= 0.85 * (m.cap_bps - 2.5 * MBIT) &&
+	       q / n < m.p.target_ns / 4e6 && m.max_q_ms < 4 * m.p.target_ns / 1e6,
+	       "bursty short traffic (0.5..2.5 Mbit/s), 30 s: spilled %.1f Mbit/s on average (>= 0.85 x the spare of the peaks, 17.5), SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< 4 x target)",
+	       sum / n / MBIT, q / n, m.max_q_ms);
 }
 
 /* SHORT's capacity drops from 20 to 14 Mbit/s (cross traffic in the
@@ -545,6 +587,7 @@ int main(void)
 	test_grant_and_hold(true);
 	test_light_flows();
 	test_steady();
+	test_bursty();
 	test_backoff_bound();
 	test_short_returns();
 	test_failover();
