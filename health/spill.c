@@ -15,13 +15,13 @@
  *          and S) less the rate at which its queue grew (a queue growing
  *          by g s/s is fed at (1 + g) x C), and R = beta x the class's
  *          rate, beta = 1 - 0.15 x qd / target within [0.5, 0.85];
- *   R above 0.9 x (C - S) + P (short traffic grew): R follows at once,
+ *   R above 0.95 x (C - S) + P (short traffic grew): R follows at once,
  *          and P = 0 when S grew by 5 % of C: room for short traffic one
  *          tick after it shows, before its queue does;
  *   qd <= target and the class full: start-up (no C yet) R x 1.12 per
- *          tick until one probe sees target / 2 (then C from R two ticks
- *          ago: that probe saw the queue about that late); then R climbs
- *          back to 0.9 x (C - S) within a few ticks (below the rate that
+ *          tick until one probe sees target / 2 (then C as at a back-off,
+ *          R = 0.85 x (C - S): the probe saw the queue late); then R climbs
+ *          back to 0.95 x (C - S) within a few ticks (below the rate that
  *          built the queue), and above it by a probe P that grows by
  *          0.1 % of C per tick, doubled every 5 s without a back-off (up
  *          to 0.4 %): slowly near the capacity, so the next queue is found
@@ -47,8 +47,8 @@
 #define LONG_FILTER_INTERVALS 5		/* probes in LONG's */
 #define LONG_MIN_SAMPLES 3		/* LONG congested on fewer: unknown */
 #define STARTUP_GAIN_PCT 112		/* R x 1.12 per tick until a queue */
-#define KNEE_PCT 90			/* R settles at 0.9 x the room */
-#define PROBE_GAIN_PPM 1000		/* above 0.9 x the room: C + 0.1 % */
+#define KNEE_PCT 95			/* R settles at 0.95 x the room */
+#define PROBE_GAIN_PPM 1000		/* above 0.95 x the room: C + 0.1 % */
 #define PROBE_CALM_NS (5 * SPILL_NS_PER_S) /* doubled per 5 s calm, */
 #define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick; */
 #define RESTART_CALM_NS (15 * SPILL_NS_PER_S) /* start-up again after 15 s, */
@@ -69,6 +69,7 @@
 #define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
 #define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
+#define START_LONG_DIV 4		/* a start-up from LONG's rate / 4 */
 
 void spill_params_default(struct spill_params *p)
 {
@@ -270,6 +271,9 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 		s->used_bps = (o->spill_tx_bytes - s->last_tx_bytes) * 8 *
 			      SPILL_NS_PER_S / dt;
 		s->short_bps = total > s->used_bps ? total - s->used_bps : 0;
+		if (o->long_tx_bytes >= s->last_long_bytes)
+			s->long_bps = (o->long_tx_bytes - s->last_long_bytes) *
+				      8 * SPILL_NS_PER_S / dt;
 		/* the short traffic's recent peak: up at once, down by
 		 * half every SHORT_DECAY_NS */
 		decayed = s->short_env_bps -
@@ -292,6 +296,7 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 	s->counters_valid = true;
 	s->last_tx_bytes = o->spill_tx_bytes;
 	s->last_tunnel_bytes = o->tunnel_tx_bytes;
+	s->last_long_bytes = o->long_tx_bytes;
 	s->last_tick_ns = now;
 	s->hist[s->hist_pos] = (struct spill_tick_rec){
 		.at_ns = now, .tunnel_bytes = o->tunnel_tx_bytes,
@@ -301,10 +306,10 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 		s->hist_n++;
 }
 
-/* What the SHORT device and the class sent per second over the ticks of
- * the last @window (false: not two ticks in it). */
+/* What the SHORT device sent per second over the ticks of the last
+ * @window (false: not two ticks in it). */
 static bool rates_over(const struct spill *s, uint64_t now, uint64_t window,
-		       uint64_t *total_bps, uint64_t *spill_bps)
+		       uint64_t *total_bps)
 {
 	const struct spill_tick_rec *a = NULL, *b = NULL, *r;
 	unsigned int i;
@@ -318,12 +323,9 @@ static bool rates_over(const struct spill *s, uint64_t now, uint64_t window,
 		if (!b || r->at_ns > b->at_ns)
 			b = r;
 	}
-	if (!a || a == b || b->tunnel_bytes < a->tunnel_bytes ||
-	    b->spill_bytes < a->spill_bytes)
+	if (!a || a == b || b->tunnel_bytes < a->tunnel_bytes)
 		return false;
 	*total_bps = (b->tunnel_bytes - a->tunnel_bytes) * 8 * SPILL_NS_PER_S /
-		     (b->at_ns - a->at_ns);
-	*spill_bps = (b->spill_bytes - a->spill_bytes) * 8 * SPILL_NS_PER_S /
 		     (b->at_ns - a->at_ns);
 	return true;
 }
@@ -402,20 +404,27 @@ static bool growing_since(const struct spill *s, uint64_t t)
 	return a != SPILL_RECENT && d->rtt_ns[b] > d->rtt_ns[a];
 }
 
+/* SHORT's capacity now that its queue builds: what it carried over the
+ * last probes (@fallback without two ticks of counters), less what went
+ * into the growing queue meanwhile. */
+static uint64_t capacity(const struct spill *s, uint64_t now,
+			 uint64_t fallback)
+{
+	uint64_t total, w = filter_window(s, GROWTH_INTERVALS);
+
+	if (!rates_over(s, now, w, &total))
+		total = fallback;
+	return total * 1000000 / (1000000 + queue_growth_ppm(s, now, w));
+}
+
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 {
-	uint64_t contrib, growth, total, spilled, old = s->rate_bps,
-		 w = filter_window(s, GROWTH_INTERVALS);
+	uint64_t contrib, old = s->rate_bps;
 	int64_t beta;
 
 	contrib = s->saturated || s->used_bps > s->rate_bps ? s->rate_bps
 							    : s->used_bps;
-	/* what SHORT carried over the last probes, less what went into its
-	 * growing queue meanwhile */
-	if (!rates_over(s, now, w, &total, &spilled))
-		total = contrib + s->short_env_bps;
-	growth = queue_growth_ppm(s, now, w);
-	s->cap_bps = total * 1000000 / (1000000 + growth);
+	s->cap_bps = capacity(s, now, contrib + s->short_env_bps);
 	s->probe_bps = 0;
 	beta = 100 - (int64_t)(BETA_SLOPE_PCT * qd / s->p.target_ns);
 	beta = beta < BETA_MIN_PCT ? BETA_MIN_PCT
@@ -475,10 +484,19 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	if (qd1 > s->p.target_ns / 2) {
 		if (s->cap_bps)
 			return;
-		s->cap_bps = s->rate_bps * 100 / STARTUP_GAIN_PCT * 100 /
-				     STARTUP_GAIN_PCT + s->short_env_bps;
-		s->rate_bps = clamp_rate(s, room_bps(s) * KNEE_PCT / 100);
+		/* C as at a back-off, and R well below it: the probe saw
+		 * the queue late, R went on growing meanwhile */
+		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
+					      STARTUP_GAIN_PCT * 100 /
+					      STARTUP_GAIN_PCT +
+					      s->short_env_bps);
+		s->rate_bps = clamp_rate(s, room_bps(s) * BETA_MAX_PCT / 100);
 		s->calm_since_ns = now;
+		/* a back-off as far as the next one is concerned: it waits
+		 * for probes that see the effect of this one */
+		s->last_backoff_ns = now;
+		s->qd_backoff_ns = qd1;
+		s->backoffs++;
 		say(s, "SHORT queue %.1f ms in one probe: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
 		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
 		return;
@@ -489,7 +507,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		return;
 	}
 	if (s->rate_bps + s->cap_bps / 100 < tgt) {
-		/* back to 0.9 x the room quickly: that rate built no queue */
+		/* back to 0.95 x the room quickly: that rate built no queue */
 		step = (tgt - s->rate_bps) / 2;
 		if (step < s->cap_bps / 100)
 			step = s->cap_bps / 100;
@@ -593,6 +611,11 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 	case SPILL_HOLD_WAIT:
 		if (!o->held)
 			break;
+		if (!s->cap_bps && s->long_bps / START_LONG_DIV > s->rate_bps) {
+			/* the first flow: LONG carries what it can, SHORT is
+			 * likely to carry as much; start from a quarter */
+			s->rate_bps = clamp_rate(s, s->long_bps / START_LONG_DIV);
+		}
 		s->taken_at_grant = o->taken;
 		s->grants = o->taken + 1;
 		set_state(s, SPILL_GRANT, now);

@@ -106,6 +106,9 @@ struct spill_obs {
 	uint64_t tunnel_tx_bytes; /* bytes the SHORT tunnel device sent:
 				 * short and spilled traffic */
 	uint64_t spill_tx_bytes; /* bytes the scavenger class sent */
+	uint64_t long_tx_bytes;	/* bytes the LONG tunnel device sent (0:
+				 * unknown): the first flow's start-up
+				 * begins at a quarter of its rate */
 	uint64_t spill_backlog_bytes; /* queued in the class now */
 	uint64_t taken;		/* fs_spill: grants taken */
 };
@@ -140,7 +143,7 @@ struct spill {
 	uint64_t cap_bps;	/* C: what SHORT carried (spilled and short
 				 * traffic) when its queue built last; 0
 				 * before (start-up) */
-	uint64_t probe_bps;	/* R above 0.9 x the room (C less the
+	uint64_t probe_bps;	/* R above 0.95 x the room (C less the
 				 * short traffic): grown while calm */
 	uint64_t last_backoff_ns, calm_since_ns;
 	uint64_t qd_backoff_ns;	/* SHORT's queueing delay at that back-off */
@@ -149,6 +152,7 @@ struct spill {
 	uint64_t last_tunnel_bytes, short_bps;	/* the short traffic */
 	uint64_t short_env_bps;	/* its recent peak (decays by half per
 				 * 2 s) */
+	uint64_t last_long_bytes, long_bps;	/* LONG's rate */
 	uint64_t used_avg_bps;	/* over about a second */
 	bool saturated;		/* the last tick: spilled flows filled R */
 	uint64_t last_full_ns;	/* the last tick they did */

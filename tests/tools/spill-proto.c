@@ -680,6 +680,7 @@ int main(int argc, char **argv)
 		struct spill_obs ob = {
 			.usable = usable, .held = held,
 			.tunnel_tx_bytes = dev_tx_bytes(o.short_dev),
+			.long_tx_bytes = dev_tx_bytes(o.long_dev),
 			.spill_tx_bytes = tx, .spill_backlog_bytes = backlog,
 			.taken = d.taken,
 		};

@@ -63,6 +63,7 @@ struct sim {
 	/* the class as applied */
 	bool held;
 	double backlog, tx_bytes, short_tx_bytes;
+	double long_bps, long_tx_bytes;	/* what LONG carries */
 	/* probes in flight: answer time, RTT, tunnel */
 	struct { uint64_t sent, at, rtt, value; int t; } pend[PEND];
 	int npend;
@@ -74,6 +75,7 @@ struct sim {
 					 * (less SHORT's one-way minimum) */
 	unsigned int backoffs;
 	double max_q_ms;
+	double rate_at_grant;	/* R when the first grant opened */
 };
 
 static void sim_init(struct sim *m)
@@ -85,6 +87,7 @@ static void sim_init(struct sim *m)
 	m->base_short_ns = 40 * MS;
 	m->base_long_ns = 40 * MS;
 	m->flow_bps = INFINITY;
+	m->long_bps = 18 * MBIT;
 	m->usable = true;
 	m->next_tick = 50 * MS;	/* ticks halfway between probes */
 }
@@ -114,11 +117,14 @@ static void tick(struct sim *m)
 		.held = m->held,
 		.tunnel_tx_bytes = (uint64_t)(m->tx_bytes + m->short_tx_bytes),
 		.spill_tx_bytes = (uint64_t)m->tx_bytes,
+		.long_tx_bytes = (uint64_t)m->long_tx_bytes,
 		.spill_backlog_bytes = (uint64_t)m->backlog,
 		.taken = m->taken,
 	};
 
 	spill_tick(&m->s, m->now, &o, &m->act);
+	if (m->act.state == SPILL_GRANT && !m->rate_at_grant)
+		m->rate_at_grant = m->act.rate_bps;
 	apply(m);
 	m->next_tick += m->act.state == SPILL_HOLD_WAIT ||
 				m->act.state == SPILL_GRANT
@@ -187,6 +193,7 @@ static void step(struct sim *m)
 		m->first_send_after_take_ns = m->now;
 	m->tx_bytes += sent;
 	m->short_tx_bytes += short_now * dt / 8;
+	m->long_tx_bytes += m->long_bps * dt / 8;
 	m->q_bytes += sent + short_now * dt / 8 - m->cap_bps * dt / 8;
 	if (m->q_bytes < 0)
 		m->q_bytes = 0;
@@ -292,6 +299,10 @@ static void test_grant_and_hold(bool one_way)
 		tap_diag("first send at %llu, take at %llu",
 			 (unsigned long long)m.first_send_after_take_ns,
 			 (unsigned long long)m.last_take_ns);
+	tap_ok(m.rate_at_grant >= m.long_bps / 4 - 1 &&
+	       m.rate_at_grant > m.p.rate_init_bps,
+	       "the first flow's start-up begins at a quarter of LONG's rate (%.2f Mbit/s, LONG 18)",
+	       m.rate_at_grant / MBIT);
 	run_for(&m, 60 * SEC);
 	tap_ok(m.taken == 1,
 	       "a spilled flow that fills the class: no further grant in 60 s (taken %llu)",
