@@ -25,13 +25,16 @@ in_force_is() { [ "$(wan_sc "$1" -j route show | jq -r '.health.in_force')" = "$
 monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored' >/dev/null; }
 not_monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored | not' >/dev/null; }
 
-# reach: one ping of each class from the client to the server (IPv4, IPv6);
-# the long class is DSCP 4 (tos 0x10), the splitter's default long code point
+# LONG: the TOS byte of the long class. No splitter runs here, so route up
+# matches the default long code point, DSCP 1 (LE: TOS 0x04)
+LONG=0x04
+
+# reach: one ping of each class from the client to the server (IPv4, IPv6)
 reach() {
 	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 10.2.0.1 >/dev/null &&
-	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 -Q 0x10 10.2.0.1 >/dev/null &&
+	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 -Q $LONG 10.2.0.1 >/dev/null &&
 	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 fd02::1 >/dev/null &&
-	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 -Q 0x10 fd02::1 >/dev/null
+	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 -Q $LONG fd02::1 >/dev/null
 }
 
 swapped_route() { # NS: route up with SHORT and LONG swapped
@@ -60,6 +63,9 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	fs_wait_for 10 both_up "$A" 4
 	fs_wait_for 10 both_up "$B" 4
 	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].dev == "vxl" and .health.tunnels[1].dev == "vxs"'
+	# the classes take the swapped tunnels
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 $LONG)" = vxs ]
 	reach
 	# the new LONG tunnel (the old SHORT, vxs) dies
 	wan_underlay_drop "$B" b1
@@ -69,7 +75,7 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	grep -q 'health: vxs (long) up -> down' "$D/agent-$A"
 	# both classes over the live tunnel, vxl, and the verdict names vxs
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
-	[ "$(wan_via "$A" 10.2.0.1 0x10)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 $LONG)" = vxl ]
 	reach
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].dev == "vxs" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
 }
