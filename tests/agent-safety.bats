@@ -93,6 +93,14 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.6 --via-long 192.168.102.2
 	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxs (short) via 192.168.101.6' "$D/agent-$A"
+	fs_wait_for 10 both_up "$A" 4
+	# the old gateway stops answering: the tunnel stays up over 20 probes
+	ip -n "$B" addr del 192.168.101.2/30 dev vxs
+	local p0
+	p0=$(wan_sc "$A" -j route show | jq '.health.tunnels[0].probes')
+	fs_wait_for 10 eval '[ "$(wan_sc "$A" -j route show | jq ".health.tunnels[0].probes")" -ge $((p0 + 20)) ]'
+	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].state == "up" and .health.tunnels[0].flaps == 0 and .health.in_force == "short=SHORT long=LONG"'
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 }
 
 @test "route up refuses a route of the operator in its tables; route down leaves it" {
