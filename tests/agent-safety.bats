@@ -216,8 +216,14 @@ caps() {
 	wan_route split
 	ip netns exec "$A" setpriv --bounding-set "-all,$set" --inh-caps -all -- \
 		"$SPLITCTL" --pin-dir "$BPFA" run --interval 1 >>"$D/agent-$A" 2>&1 </dev/null &
-	wan_agent_started $!
+	local pid=$!
+	wan_agent_started $pid
 	fs_wait_for 10 both_up "$A"
+	# the agent holds exactly that set (setpriv exec'd into splitctl), not root's
+	want=$(setpriv --bounding-set "-all,$set" --inh-caps -all -- grep CapEff /proc/self/status)
+	echo "# agent $(grep CapEff /proc/$pid/status), root's $(grep CapEff /proc/self/status)"
+	[ "$(grep CapEff /proc/$pid/status)" = "$want" ]
+	[ "$want" != "$(grep CapEff /proc/self/status)" ]
 	wan_sc "$A" -j route show | jq -e '.health.monitored and .health.tunnels[0].state == "up"'
 	run wan_sc "$A" doctor
 	echo "$output"
