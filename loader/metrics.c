@@ -70,6 +70,14 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 		fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
 			sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
 			sc_hook_name(ifs[i].hook), ifs[i].mode);
+	/* without its observer an interface's flows never see a message
+	 * boundary (reshort boundary is off for them, silently) */
+	fprintf(f, "# HELP flowsplit_observer_attached 1 when the interface's observer (TC egress) records the ACKs that reshort boundary needs.\n# TYPE flowsplit_observer_attached gauge\n");
+	for (i = 0; i < n; i++)
+		if (strcmp(ifs[i].mode, "gone"))
+			fprintf(f, "flowsplit_observer_attached{interface=\"%s\"} %d\n",
+				sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
+				ifs[i].observer ? 1 : 0);
 }
 
 /* The same counters by class, as labels: one series to sum or compare. */
