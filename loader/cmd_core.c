@@ -10,9 +10,10 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent_lock.h"
 #include "bpfutil.h"
 #include "commands.h"
-#include "failover.h"
+#include "health_file.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
@@ -52,6 +53,7 @@ int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 	struct sc_attach_args *a = args;
 	struct split_config before, after;
 	struct sc_attach_result r;
+	struct tcfg_ctx ctx;
 	bool had;
 	char err[256];
 	int ret;
@@ -74,8 +76,11 @@ int cmd_attach(const struct sc_opts *o, void *args, int argc, char **argv)
 	ret = sc_attach_report(o, a->ifname, a, &r);
 	if (ret)
 		return ret;
-	ret = live_config(o, &after) ? 0 :
-	      tcfg_route_follow(after.dscp_long, false, err, sizeof(err));
+	ret = 0;
+	if (!live_config(o, &after)) {
+		sc_route_ctx(after.dscp_long, &ctx);
+		ret = tcfg_route_follow(&ctx, false, err, sizeof(err));
+	}
 	if (ret && had) {
 		struct sc_state st;
 
@@ -190,12 +195,14 @@ static int parse_pairs(int argc, char **argv, struct sc_settings *s)
  * "set" changes it, they follow, or nothing changes (see docs/design.md). */
 static int routes_can_follow(__u32 from, __u32 to)
 {
+	struct tcfg_ctx ctx;
 	char err[300];
 	int ret;
 
 	if (from == to)
 		return 0;
-	ret = tcfg_route_follow(to, true, err, sizeof(err));
+	sc_route_ctx(to, &ctx);
+	ret = tcfg_route_follow(&ctx, true, err, sizeof(err));
 	if (ret)
 		pr_err("dscp-long %u: the installed routes (route up) cannot follow it: %s",
 		       to, err);
@@ -248,7 +255,10 @@ int cmd_set(const struct sc_opts *o, void *args, int argc, char **argv)
 		goto out;
 	}
 	if (before.dscp_long != cfg.dscp_long) {
-		ret = tcfg_route_follow(cfg.dscp_long, false, err, sizeof(err));
+		struct tcfg_ctx ctx;
+
+		sc_route_ctx(cfg.dscp_long, &ctx);
+		ret = tcfg_route_follow(&ctx, false, err, sizeof(err));
 		if (ret) {	/* printed; the marks go back to what the routes match */
 			sc_config_write(&st, &before);
 			goto out;
@@ -387,7 +397,7 @@ static void print_memory(const struct sc_state *st)
 
 static void print_agent(const char *dir)
 {
-	int pid = sc_agent_running(dir);
+	int pid = agent_lock_holder_of(dir);
 
 	open_json_object("agent");
 	print_bool(PRINT_JSON, "running", NULL, pid > 0);
@@ -488,7 +498,7 @@ int cmd_status(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_agent(st.dir);
 	/* the tunnels' health as the agent publishes it ("not monitored"
 	 * without an agent) */
-	tcfg_health_status();
+	health_show();
 	close_json_object();
 	ret = FS_EXIT_OK;
 	if (nmissing) {

@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "agent_lock.h"
 #include "commands.h"
-#include "failover.h"
 #include "tunnel_cfg.h"
 
 enum verdict { PASS, FAIL, SKIP };
@@ -283,7 +283,7 @@ static bool proc_status(int pid, const char *key, char *val, size_t len)
  */
 static void check_probing(struct doctor *d)
 {
-	int pid = tcfg_agent_running(), self = pid ? pid : (int)getpid();
+	int pid = agent_lock_holder(), self = pid ? pid : (int)getpid();
 	unsigned long long caps = 0;
 	unsigned int gid = 0, lo = 1, hi = 0;
 	char val[128];
@@ -320,6 +320,7 @@ static void check_probing(struct doctor *d)
 int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	static struct doctor d;
+	struct tcfg_ctx ctx;
 	int pid, err;
 
 	(void)args;
@@ -332,14 +333,15 @@ int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 	open_json_array(PRINT_JSON, "checks");
 	check_base(&d);
 	check_hooks(&d);
-	err = tcfg_doctor(&d.t);
+	sc_route_ctx(-1, &ctx);
+	err = tcfg_doctor(&ctx, &d.t);
 	if (err)
 		check(&d, FAIL, "netlink", "run as root", "cannot read routes and tunnels: %s", strerror(-err));
 	check_routing(&d);
 	check_tunnels(&d);
 	check_sysctls(&d);
 	check_probing(&d);
-	pid = d.instance ? sc_agent_running(d.dir) : 0;
+	pid = d.instance ? agent_lock_holder_of(d.dir) : 0;
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
 	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
 	close_json_array(PRINT_JSON, NULL);

@@ -12,10 +12,33 @@
  * again, it finds nothing, says so and exits 0.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "agent_lock.h"
 #include "commands.h"
 #include "tunnel_cfg.h"
+
+/* Routes and rules first, so that traffic falls back to the main table
+ * before the tunnels vanish; every step is tried, the first error printed
+ * once. An exit code; r counts what went. */
+static int tcfg_down(struct tcfg_down_result *r)
+{
+	char err[512] = "", err2[512];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = tcfg_routes_down(r, err, sizeof(err));
+	/* the lock file and health of an agent killed with -9 */
+	agent_lock_remove_stale();
+	if (tcfg_tunnels_down(r, err2, sizeof(err2)) && !ret) {
+		ret = -1;
+		memcpy(err, err2, sizeof(err));
+	}
+	if (ret)
+		pr_err("down: %s", err);
+	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
 
 static void print_names(const char *key, const char *fmt, char (*names)[16], int n)
 {

@@ -9,8 +9,18 @@
  */
 #include <string.h>
 
+#include "agent_lock.h"
 #include "commands.h"
+#include "health_file.h"
 #include "tunnel_cfg.h"
+
+void sc_route_ctx(int dscp_long, struct tcfg_ctx *ctx)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->dscp_long = dscp_long;
+	health_file_in_force(&ctx->in_force);
+	ctx->show_more = health_show;
+}
 
 /* The live long code point, if an instance is attached (-1 otherwise: no
  * instance is no error here, and the state functions print nothing). */
@@ -18,14 +28,14 @@ static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
 {
 	struct split_config cfg;
 	struct sc_state st;
+	int dscp_long = -1;
 
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->dscp_long = -1;
 	if (!sc_state_open(o, &st, 0)) {
 		if (!sc_config_read(&st, &cfg))
-			ctx->dscp_long = cfg.dscp_long;
+			dscp_long = cfg.dscp_long;
 		sc_state_close(&st);
 	}
+	sc_route_ctx(dscp_long, ctx);
 }
 
 /* tunnel-cfg names a bad value by its key ("mode: ..."), as in a config
@@ -71,12 +81,16 @@ out:
 int cmd_route_down(const struct sc_opts *o, void *args, int argc, char **argv)
 {
 	struct tcfg_ctx ctx;
+	int ret;
 
 	(void)args;
 	(void)argc;
 	(void)argv;
 	tcfg_context(o, &ctx);
-	return tcfg_route_down(&ctx);
+	ret = tcfg_route_down(&ctx);
+	/* the lock file and health of an agent killed with -9 */
+	agent_lock_remove_stale();
+	return ret;
 }
 
 int cmd_route_show(const struct sc_opts *o, void *args, int argc, char **argv)

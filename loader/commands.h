@@ -9,6 +9,7 @@
 #define SPLITCTL_COMMANDS_H
 
 #include "splitctl.h"
+#include "tunnel_cfg.h"
 
 struct sc_no_args {
 	__u32 given;
@@ -71,6 +72,11 @@ struct sc_tunnel_del_args {
 	__u32 given;
 	char name[IFNAMSIZ];
 };
+
+/* What tunnel-cfg gets to know: the long code point the routes match, the
+ * plan a running agent has in force (health/), and its health for route
+ * show. */
+void sc_route_ctx(int dscp_long, struct tcfg_ctx *ctx);
 
 typedef int (*sc_cmd_fn)(const struct sc_opts *o, void *args, int argc,
 			 char **argv);

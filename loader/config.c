@@ -302,7 +302,7 @@ static int config_check(const char *path, struct sc_config *cfg)
 			 path);
 		return FS_EXIT_USAGE;
 	}
-	if (sc_health_agent_check(&cfg->agent.health, err, sizeof(err))) {
+	if (health_agent_check(&cfg->agent.health, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
@@ -514,7 +514,7 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 {
 	static struct live_state live;
 	int dscp_long = cfg->splitter.settings.v.dscp_long;
-	struct tcfg_ctx ctx = { .dscp_long = dscp_long };
+	struct tcfg_ctx ctx;
 	char err[300];
 	int i, ret;
 
@@ -526,6 +526,7 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	ret = live_read(o, &live, err, sizeof(err));
 	if (ret)
 		return vfail(cfg, 0, ret, "%s", err);
+	sc_route_ctx(dscp_long, &ctx);
 	if (live.attached && live.flows != cfg->flows)
 		return vfail(cfg, 0, FS_EXIT_RUNTIME, "flows %u%s: the live flow table of '%.100s' has %u entries: a table cannot be resized in place: re-attach ('splitctl detach --all', then apply) or give flows = %u",
 			     cfg->flows,
@@ -544,7 +545,7 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	}
 	/* no [route]: the routes installed by "route up" follow the long
 	 * code point (split mode) */
-	ret = tcfg_route_follow(dscp_long, true, err, sizeof(err));
+	ret = tcfg_route_follow(&ctx, true, err, sizeof(err));
 	if (ret)
 		return vfail(cfg, 0, ret, "dscp-long %d: the installed routes (route up) cannot follow it: %s",
 			     dscp_long, err);
@@ -583,7 +584,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	struct sc_attach_args a = cfg->splitter;
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
-	struct tcfg_ctx ctx = { .dscp_long = cfg->splitter.settings.v.dscp_long };
+	struct tcfg_ctx ctx;
 	struct sc_rule_set rules_before = { 0 };
 	struct split_config before;
 	bool had, rules_done = false;
@@ -597,6 +598,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		return ret;
 	}
 	had = !live_config(o, &before);
+	sc_route_ctx(cfg->splitter.settings.v.dscp_long, &ctx);
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
 	/* the table size: validated against a live table; the size of a new one */
 	a.flows = cfg->flows;
@@ -619,7 +621,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
 	else if (!ret)
-		ret = tcfg_route_follow(ctx.dscp_long, false, err, sizeof(err));
+		ret = tcfg_route_follow(&ctx, false, err, sizeof(err));
 	if (ret) {
 		/* all or nothing: undo the rules, the attachments this call
 		 * made, and the settings it changed */

@@ -151,7 +151,7 @@ static const struct sc_option flows_opts[] = {
 	SC_OPTIONS_END,
 };
 
-/* run: tunnel health, checked by sc_health_agent_configure() */
+/* run: tunnel health, checked by health_agent_configure() */
 #define HEALTH_OPT(_name, _metavar, _help)					\
 	SC_OPTION(_name, SC_OPT_PASS, struct sc_run_args, health,		\
 		  .metavar = _metavar, .cli_only = true, .help = _help)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "bpfutil.h"
+#include "health_agent.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
@@ -152,7 +153,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char *name,
+static void tunnel_series(FILE *f, const struct health_metrics *m, const char *name,
 			  const char *help, const double v[2])
 {
 	static const char *const tunnel[2] = { "short", "long" };
@@ -165,7 +166,7 @@ static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char
 			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)), v[t]);
 }
 
-void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m)
+void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 {
 	const double up[2] = { m->up[0], m->up[1] };
 

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <microhttpd.h>
 
+#include "agent_lock.h"
 #include "config.h"
 #include "health_agent.h"
 #include "ops.h"
@@ -45,14 +46,14 @@ struct agent {
 	struct sc_run_args eff;		/* cli over the file's [agent] */
 	struct MHD_Daemon *http;
 	bool failing;			/* a tick failed; reported once */
-	struct sc_health_agent health;	/* tunnel probes and failover */
+	struct health_agent health;	/* tunnel probes and failover */
 };
 
 /* Render the metrics into a malloc()ed buffer; NULL on failure. */
 static char *render(struct agent *ag, size_t *len)
 {
 	const struct sc_opts *o = ag->o;
-	struct sc_health_metrics hm;
+	struct health_metrics hm;
 	struct sc_state st;
 	char *buf = NULL;
 	FILE *f;
@@ -67,7 +68,7 @@ static char *render(struct agent *ag, size_t *len)
 		sc_state_close(&st);
 	}
 	if (!err) {
-		sc_health_agent_metrics(&ag->health, &hm);
+		health_agent_metrics(&ag->health, &hm);
 		sc_metrics_write_health(f, &hm);
 	}
 	if (fclose(f) || err) {
@@ -253,7 +254,7 @@ static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
 static void reload(struct agent *ag)
 {
 	struct MHD_Daemon *http = ag->http;
-	struct sc_health_agent health;
+	struct health_agent health;
 	struct sc_run_args eff;
 	struct sc_config next;
 	char herr[256];
@@ -268,7 +269,7 @@ static void reload(struct agent *ag)
 	}
 	/* [health] with the command line on top: checked before anything
 	 * changes, switched to with the rest */
-	if (sc_health_agent_settings(&health, &next.agent.health, &ag->cli->health, herr,
+	if (health_agent_settings(&health, &next.agent.health, &ag->cli->health, herr,
 				     sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
 		goto fail;
@@ -295,7 +296,7 @@ static void reload(struct agent *ag)
 	ag->cfg = next;
 	/* eff points into next's strings, now owned by ag->cfg */
 	effective(ag->cli, &ag->cfg, true, &ag->eff);
-	sc_health_agent_switch(&ag->health, &health);
+	health_agent_switch(&ag->health, &health);
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -320,15 +321,15 @@ static int agent_start(struct agent *ag)
 	/* health: the file's [health], the command line on top (both were
 	 * checked: the file by its load, the command line in cmd_run) */
 	if (have_cfg) {
-		struct sc_health_agent health;
+		struct health_agent health;
 		char err[256];
 
-		if (sc_health_agent_settings(&health, &ag->cfg.agent.health, &ag->cli->health,
+		if (health_agent_settings(&health, &ag->cfg.agent.health, &ag->cli->health,
 					     err, sizeof(err))) {
 			pr_err("run: %s", err);
 			return FS_EXIT_USAGE;
 		}
-		sc_health_agent_switch(&ag->health, &health);
+		health_agent_switch(&ag->health, &health);
 	}
 	/* a port in use ends the agent before it changed anything */
 	if (ag->eff.listen.len) {
@@ -363,7 +364,7 @@ static void agent_loop(struct agent *ag)
 		}
 		/* tunnel health until the next sweep; SIGTERM, SIGINT and
 		 * SIGHUP end the wait early */
-		sc_health_agent_run_until(&ag->health, next);
+		health_agent_run_until(&ag->health, next);
 	}
 }
 
@@ -375,8 +376,8 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 
 	(void)argc;
 	(void)argv;
-	sc_health_agent_init(&ag.health);
-	if (sc_health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
+	health_agent_init(&ag.health);
+	if (health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
 		pr_err("run: %s", msg);
 		return FS_EXIT_USAGE;
 	}
@@ -388,13 +389,13 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	/* one agent per network namespace (the routes and the health file
 	 * are the namespace's): the lock dies with us, even on kill -9;
 	 * "status" reads it to tell whether an agent runs */
-	mark = tcfg_agent_lock(sc_pin_dir(o), &holder, msg, sizeof(msg));
+	mark = agent_lock_take(sc_pin_dir(o), &holder, msg, sizeof(msg));
 	if (mark < 0) {
 		pr_err("run: %s", msg);
 		return FS_EXIT_RUNTIME;
 	}
 	/* the files of agents killed with -9, here or in gone namespaces */
-	tcfg_agent_remove_stale();
+	agent_lock_remove_stale();
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)
@@ -402,8 +403,8 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	/* the HTTP thread reads the health metrics: stopped first */
 	if (ag.http)
 		MHD_stop_daemon(ag.http);
-	sc_health_agent_close(&ag.health);
+	health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
-	tcfg_agent_unlock(mark);
+	agent_lock_release(mark);
 	return ret;
 }

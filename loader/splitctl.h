@@ -165,11 +165,6 @@ unsigned int sc_kernel_hz(int clock_prog_fd);
 
 /* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
 __u64 sc_map_memlock(int fd);
-/* The agent ("run") holds tunnel-cfg's tcfg_agent_lock() on
- * SC_RUN_DIR/agent-<netns inode> ("PID PIN_DIR") while it runs. */
-#define SC_RUN_DIR "/run/flowsplit"
-/* The pid of the agent running for pin_dir in this namespace, else 0. */
-int sc_agent_running(const char *pin_dir);
 /* What the hook and mode of an interface cost (status), into buf. */
 struct sc_iface;
 void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len);

@@ -789,38 +789,3 @@ __u64 sc_map_memlock(int fd)
 		fclose(f);
 	return v;
 }
-
-/* /run/flowsplit/agent-<netns inode>: "PID PIN_DIR", flock()ed by the
- * agent while it runs (released on exit, also on kill -9). */
-static int agent_path(char *buf, size_t len)
-{
-	struct sc_netns ns;
-	int err = sc_netns_self(&ns);
-
-	if (!err)
-		snprintf(buf, len, "%s/agent-%lu", SC_RUN_DIR, ns.ino);
-	return err;
-}
-
-int sc_agent_running(const char *pin_dir)
-{
-	char path[PATH_MAX], dir[PATH_MAX];
-	int fd, pid = 0, running;
-	FILE *f;
-
-	if (agent_path(path, sizeof(path)))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	/* a lock we can take is nobody's: no agent */
-	running = flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK;
-	f = running ? fdopen(fd, "r") : NULL;
-	if (f && (fscanf(f, "%d %4095s", &pid, dir) != 2 || strcmp(dir, pin_dir)))
-		pid = 0;
-	if (f)
-		fclose(f);
-	else
-		close(fd);
-	return pid;
-}

@@ -17,7 +17,7 @@ teardown() {
 
 FAILOVER=$FS_BUILD/failover-test
 
-# fo NS ARGS...: the failover harness (tunnel-cfg/failover.h) in a router
+# fo NS ARGS...: the failover harness (health/failover.h) in a router
 fo() {
 	local ns=$1
 	shift

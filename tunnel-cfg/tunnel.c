@@ -428,6 +428,24 @@ int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tc
 	return ret;
 }
 
+int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	struct nl nl;
+	int ret;
+
+	if (nl_open(&nl)) {
+		ret = -errno;
+		snprintf(err, errlen, "netlink: %s", strerror(-ret));
+		return ret;
+	}
+	ret = tcfg_tunnels_remove_all(&nl, r, &e);
+	nl_close(&nl);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
 /* IFLA_MTU of a link (0 when unreadable). */
 static unsigned int link_mtu(struct nl *nl, int ifindex)
 {

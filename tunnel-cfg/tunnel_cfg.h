@@ -20,8 +20,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "plan.h"
+
+/* What splitctl knows that tunnel-cfg does not look up itself. */
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
+	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none) */
+	/* route show: the members the caller adds at the end of its object
+	 * (splitctl: the agent's tunnel health); NULL for none */
+	void (*show_more)(void);
 };
 
 /* Defaults of "route up", for splitctl's help text. */
@@ -55,12 +62,12 @@ int tcfg_route_check(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx,
 		     char *err, size_t errlen);
 int tcfg_route_up(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
 /*
- * The splitter's long code point becomes dscp_long: the split-mode routes
- * of the last "route up" follow it (nothing to do without such routes).
- * dry_run: only check that they can (reason in err); else re-install them
- * (errors printed, as by tcfg_route_up). An exit code.
+ * The splitter's long code point becomes ctx->dscp_long: the split-mode
+ * routes of the last "route up" follow it (nothing to do without such
+ * routes). dry_run: only check that they can (reason in err); else
+ * re-install them (errors printed, as by tcfg_route_up). An exit code.
  */
-int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen);
+int tcfg_route_follow(const struct tcfg_ctx *ctx, bool dry_run, char *err, size_t errlen);
 int tcfg_route_down(const struct tcfg_ctx *ctx);
 int tcfg_route_show(const struct tcfg_ctx *ctx);
 
@@ -112,7 +119,7 @@ struct tcfg_doctor {
 };
 /* Fill d (prints nothing): 0 or -errno. Probes the kernel's DSCP rule
  * selector with a rule that can never match (added and removed). */
-int tcfg_doctor(struct tcfg_doctor *d);
+int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d);
 
 /* ---- down: everything of tunnel-cfg's in this network namespace ------------ */
 #define TCFG_MAX_DOWN_TUNNELS 32
@@ -122,11 +129,14 @@ struct tcfg_down_result {
 	int ntunnels;
 };
 /*
- * Remove every rule and route of ours (as "route down"), the route record
- * and the replaced hash policy, then delete every tunnel "tunnel add"
- * created (its owner tag). Goes on after an error (removes what it can),
- * prints that error once and returns an exit code; r counts what went.
+ * "splitctl down", its two parts here. tcfg_routes_down(): every rule and
+ * route of ours (as "route down"), the route record and the replaced hash
+ * policy, counted into r. tcfg_tunnels_down(): every tunnel "tunnel add"
+ * created (its owner tag), named in r. Each goes on after an error
+ * (removes what it can) and returns the first one (-errno, the reason in
+ * err); nothing is printed.
  */
-int tcfg_down(struct tcfg_down_result *r);
+int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen);
+int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen);
 
 #endif /* TUNNEL_CFG_H */

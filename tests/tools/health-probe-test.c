@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * health-probe-test - drive the tunnel prober (tunnel-cfg/probe.h) against
+ * health-probe-test - drive the tunnel prober (health/probe.h) against
  * real peers, for tests/health-probe.bats. Not installed.
  *
  *   health-probe-test [--interval T] [--timeout T] [--adaptive-timeout yes|no]

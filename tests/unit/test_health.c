@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_health.c - unit tests of the tunnel health state machine
- * (tunnel-cfg/health.c), TAP output: transitions at exact miss/answer
+ * (health/health.c), TAP output: transitions at exact miss/answer
  * counts, hold-down growth, cap and decay, the flapping bounds stated in
  * docs/health.md, the routing plan for every mode x state x policy, RTT and
  * loss accounting. Time is simulated: no clock is read.
@@ -748,7 +748,7 @@ static void test_rto_formula(void)
 }
 
 /*
- * The prober's order of work (tunnel-cfg/probe.c, probe_run()), simulated
+ * The prober's order of work (health/probe.c, probe_run()), simulated
  * from event to event (an answer arriving, a deadline, a send, the end of
  * a hold-down): read the answers that arrived (one after its probe was
  * counted as a miss is a late answer), feed outcomes in send order (an

@@ -3,7 +3,7 @@
  * health_agent.c - the agent's tunnel health loop (health_agent.h): after
  * "route up" recorded its routes, both tunnels are probed (SHORT index 0,
  * LONG 1), their links watched, and every change of the tunnels' states
- * applied as a routing plan (tcfg_failover_apply); link up, a lost route or
+ * applied as a routing plan (health_failover_apply); link up, a lost route or
  * lost events re-converge. Without a record it looks again every few
  * seconds, quietly.
  */
@@ -22,7 +22,7 @@
 
 static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
 
-void sc_health_agent_init(struct sc_health_agent *ha)
+void health_agent_init(struct health_agent *ha)
 {
 	memset(ha, 0, sizeof(*ha));
 	pthread_mutex_init(&ha->lock, NULL);
@@ -35,7 +35,7 @@ static bool is_address(const char *s)
 {
 	struct sc_prefix p;
 
-	return strlen(s) < sizeof(((struct sc_health_agent *)0)->target[0]) &&
+	return strlen(s) < sizeof(((struct health_agent *)0)->target[0]) &&
 	       !sc_parse_prefix(s, 0, SC_PFX_ADDR, &p);
 }
 
@@ -44,7 +44,7 @@ static const struct sc_enum both_down_values[] = {
 };
 
 /* health (yes/no) and both-down (keep|main) through lib's validators */
-static int configure_choice(struct sc_health_agent *next, const char *key,
+static int configure_choice(struct health_agent *next, const char *key,
 			    const char *value, char *err, size_t errlen)
 {
 	bool yesno = !strcmp(key, "health"), on = false;
@@ -66,7 +66,7 @@ static int configure_choice(struct sc_health_agent *next, const char *key,
 }
 
 /* One option into next; 0 or -EINVAL with the reason in err. */
-static int configure_one(struct sc_health_agent *next, const char *key, const char *value,
+static int configure_one(struct health_agent *next, const char *key, const char *value,
 			 char *err, size_t errlen)
 {
 	const char *param = key + strlen("health-");
@@ -99,10 +99,10 @@ static int configure_one(struct sc_health_agent *next, const char *key, const ch
 	return 0;
 }
 
-int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
+int health_agent_configure(struct health_agent *ha, const struct sc_pass_list *opts,
 			      char *err, size_t errlen)
 {
-	struct sc_health_agent next = *ha;
+	struct health_agent next = *ha;
 	const char *field;
 	unsigned int i;
 	int ret;
@@ -122,15 +122,15 @@ int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_l
 	return 0;
 }
 
-int sc_health_agent_settings(struct sc_health_agent *next, const struct sc_pass_list *file,
+int health_agent_settings(struct health_agent *next, const struct sc_pass_list *file,
 			     const struct sc_pass_list *cli, char *err, size_t errlen)
 {
 	memset(next, 0, sizeof(*next));
 	health_params_default(&next->params);
 	next->both_down = HEALTH_BOTH_DOWN_KEEP;
-	if (file && sc_health_agent_configure(next, file, err, errlen))
+	if (file && health_agent_configure(next, file, err, errlen))
 		return -EINVAL;
-	return sc_health_agent_configure(next, cli, err, errlen);
+	return health_agent_configure(next, cli, err, errlen);
 }
 
 static bool same_params(const struct health_params *a, const struct health_params *b)
@@ -142,9 +142,9 @@ static bool same_params(const struct health_params *a, const struct health_param
 	       a->adaptive_timeout == b->adaptive_timeout;
 }
 
-static void stop_probing(struct sc_health_agent *ha);
+static void stop_probing(struct health_agent *ha);
 
-bool sc_health_agent_switch(struct sc_health_agent *ha, const struct sc_health_agent *next)
+bool health_agent_switch(struct health_agent *ha, const struct health_agent *next)
 {
 	bool probing = ha->fo != NULL;
 
@@ -165,7 +165,7 @@ bool sc_health_agent_switch(struct sc_health_agent *ha, const struct sc_health_a
 	return true;
 }
 
-void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metrics *m)
+void health_agent_metrics(struct health_agent *ha, struct health_metrics *m)
 {
 	pthread_mutex_lock(&ha->lock);
 	*m = ha->metrics;
@@ -173,9 +173,9 @@ void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metric
 }
 
 /* The metrics from the prober (or none while not probing). */
-static void update_metrics(struct sc_health_agent *ha)
+static void update_metrics(struct health_agent *ha)
 {
-	struct sc_health_metrics m = { .probing = ha->pr != NULL, .failovers = ha->failovers };
+	struct health_metrics m = { .probing = ha->pr != NULL, .failovers = ha->failovers };
 	const struct health *h;
 	int t;
 
@@ -192,43 +192,43 @@ static void update_metrics(struct sc_health_agent *ha)
 	pthread_mutex_unlock(&ha->lock);
 }
 
-int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen)
+int health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen)
 {
-	struct sc_health_agent ha;
+	struct health_agent ha;
 
 	memset(&ha, 0, sizeof(ha));
 	health_params_default(&ha.params);
-	return sc_health_agent_configure(&ha, opts, err, errlen);
+	return health_agent_configure(&ha, opts, err, errlen);
 }
 
-static void stop_prober(struct sc_health_agent *ha)
+static void stop_prober(struct health_agent *ha)
 {
 	if (ha->mon)
-		tcfg_linkmon_close(ha->mon);
+		health_linkmon_close(ha->mon);
 	if (ha->pr)
 		health_prober_free(ha->pr);
 	ha->mon = NULL;
 	ha->pr = NULL;
 }
 
-static void stop_probing(struct sc_health_agent *ha)
+static void stop_probing(struct health_agent *ha)
 {
 	stop_prober(ha);
 	if (ha->fo)
-		tcfg_failover_close(ha->fo);
+		health_failover_close(ha->fo);
 	ha->mon = NULL;
 	ha->pr = NULL;
 	ha->fo = NULL;
 	update_metrics(ha);
 }
 
-void sc_health_agent_close(struct sc_health_agent *ha)
+void health_agent_close(struct health_agent *ha)
 {
 	stop_probing(ha);
 	pthread_mutex_destroy(&ha->lock);
 }
 
-static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
+static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 {
 	int t, idx;
 
@@ -251,18 +251,18 @@ static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
 				 " (needs CAP_NET_RAW, or this group in net.ipv4.ping_group_range): no failover" : "");
 			return idx < 0 ? idx : -EINVAL;
 		}
-		tcfg_linkmon_watch(ha->mon, cfg.dev);
+		health_linkmon_watch(ha->mon, cfg.dev);
 	}
 	return 0;
 }
 
 /* The prober and the link monitor for the tunnels of the record (the
  * failover open); 0 or -errno, nothing left open on failure. */
-static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
+static int start_prober(struct health_agent *ha, char *err, size_t errlen)
 {
 	int ret;
 
-	ret = tcfg_failover_info(ha->fo, &ha->info, err, errlen);
+	ret = health_failover_info(ha->fo, &ha->info, err, errlen);
 	if (ret)
 		return ret;
 	ha->pr = health_prober_new(&ha->params, HEALTH_ICMP_AUTO);
@@ -271,7 +271,7 @@ static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
 		snprintf(err, errlen, "prober: %s", strerror(errno));
 		return ret;
 	}
-	ret = tcfg_linkmon_open(&ha->mon, err, errlen);
+	ret = health_linkmon_open(&ha->mon, err, errlen);
 	if (ret)
 		ha->mon = NULL;
 	else
@@ -282,11 +282,11 @@ static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
 }
 
 /* Open the failover, the prober and the link monitor; 0 or -errno. */
-static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
+static int start_probing(struct health_agent *ha, char *err, size_t errlen)
 {
 	int ret;
 
-	ret = tcfg_failover_open(&ha->fo, ha->both_down, err, errlen);
+	ret = health_failover_open(&ha->fo, ha->both_down, err, errlen);
 	if (ret) {
 		ha->fo = NULL;
 		return ret;
@@ -297,7 +297,7 @@ static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
 	return ret;
 }
 
-static bool same_tunnels(const struct tcfg_failover_info *a, const struct tcfg_failover_info *b)
+static bool same_tunnels(const struct health_failover_info *a, const struct health_failover_info *b)
 {
 	return a->mode == b->mode && !memcmp(a->dev, b->dev, sizeof(a->dev)) &&
 	       !memcmp(a->target, b->target, sizeof(a->target));
@@ -310,15 +310,15 @@ static bool same_tunnels(const struct tcfg_failover_info *a, const struct tcfg_f
  * (nothing to do), 1 (a new prober, or none when it failed) or -ENOENT
  * (the record is gone).
  */
-static int follow_record(struct sc_health_agent *ha)
+static int follow_record(struct health_agent *ha)
 {
-	struct tcfg_failover_info now, before = ha->info;
+	struct health_failover_info now, before = ha->info;
 	char err[256];
 	int ret;
 
-	if (!tcfg_failover_record_changed(ha->fo))
+	if (!health_failover_record_changed(ha->fo))
 		return 0;
-	ret = tcfg_failover_info(ha->fo, &now, err, sizeof(err));
+	ret = health_failover_info(ha->fo, &now, err, sizeof(err));
 	if (ret == -ENOENT)
 		return -ENOENT;
 	if (ret) {
@@ -343,7 +343,7 @@ static int follow_record(struct sc_health_agent *ha)
 	return 1;
 }
 
-static void publish(struct sc_health_agent *ha)
+static void publish(struct health_agent *ha)
 {
 	const struct health *h[HEALTH_TUNNELS] = {
 		health_prober_tunnel(ha->pr, HEALTH_SHORT),
@@ -351,14 +351,14 @@ static void publish(struct sc_health_agent *ha)
 	};
 	char err[256];
 
-	if (tcfg_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
+	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
 	update_metrics(ha);
 	ha->next_publish_ns = mono_ns() + HA_PUBLISH_NS;
 }
 
 /* The plan of the tunnels' current states; false when the record is gone. */
-static bool apply(struct sc_health_agent *ha, bool after_down)
+static bool apply(struct health_agent *ha, bool after_down)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	struct health_plan plan;
@@ -367,7 +367,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		st[t] = health_prober_tunnel(ha->pr, t)->state;
-	ret = tcfg_failover_apply(ha->fo, st, err, sizeof(err));
+	ret = health_failover_apply(ha->fo, st, err, sizeof(err));
 	if (ret == -ENOENT)
 		return false;
 	if (ret < 0) {
@@ -375,7 +375,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 		return true;
 	}
 	if (ret > 0) {
-		plan = tcfg_failover_in_force(ha->fo);
+		plan = health_failover_in_force(ha->fo);
 		health_plan_format(&plan, text, sizeof(text));
 		pr_info("run: health: routes now %s (%d changed)", text, ret);
 		if (after_down)
@@ -384,7 +384,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 	return true;
 }
 
-static void log_transition(struct sc_health_agent *ha, unsigned int t, enum health_state from)
+static void log_transition(struct health_agent *ha, unsigned int t, enum health_state from)
 {
 	char line[256];
 
@@ -393,7 +393,7 @@ static void log_transition(struct sc_health_agent *ha, unsigned int t, enum heal
 }
 
 /* Prober events: one log line each, then the plan; false: record gone. */
-static bool on_probes(struct sc_health_agent *ha)
+static bool on_probes(struct health_agent *ha)
 {
 	struct health_event ev[HA_MAX_EVENTS];
 	bool down = false;
@@ -417,15 +417,15 @@ static bool on_probes(struct sc_health_agent *ha)
 }
 
 /* A link event of a tunnel device: down at once, or re-converge. */
-static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev)
+static bool on_link(struct health_agent *ha, const struct health_link_event *ev)
 {
-	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
+	bool lost = ev->kind == HEALTH_LINK_DOWN || ev->kind == HEALTH_LINK_DELETED;
 	struct health_event down;
 	char err[256];
 	int t, ret;
 
 	if (!lost) {
-		ret = tcfg_failover_reconverge(ha->fo, err, sizeof(err));
+		ret = health_failover_reconverge(ha->fo, err, sizeof(err));
 		if (ret == -ENOENT)
 			return false;
 		if (ret < 0)
@@ -441,13 +441,13 @@ static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev
 	return apply(ha, true);
 }
 
-static bool on_links(struct sc_health_agent *ha)
+static bool on_links(struct health_agent *ha)
 {
-	struct tcfg_link_event ev[HA_MAX_EVENTS];
+	struct health_link_event ev[HA_MAX_EVENTS];
 	bool changed = false;
 	int n, i;
 
-	n = tcfg_linkmon_read(ha->mon, ev, HA_MAX_EVENTS);
+	n = health_linkmon_read(ha->mon, ev, HA_MAX_EVENTS);
 	if (n < 0) {
 		pr_warn("run: health: link monitor: %s", strerror(-n));
 		return true;
@@ -473,7 +473,7 @@ static int ms_until(uint64_t now, uint64_t when)
 }
 
 /* Without a route record: wait, and look for one every few seconds. */
-static void idle_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 {
 	char err[256];
 	uint64_t now = mono_ns();
@@ -501,7 +501,7 @@ static void idle_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 	poll(NULL, 0, ms_until(now, deadline_ns));
 }
 
-void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 {
 	struct pollfd pfd[2];
 	uint64_t now, wake;
@@ -521,7 +521,7 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 			publish(ha);
 		wake = deadline_ns < ha->next_publish_ns ? deadline_ns : ha->next_publish_ns;
 		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = tcfg_linkmon_fd(ha->mon), .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = health_linkmon_fd(ha->mon), .events = POLLIN };
 		if (poll(pfd, 2, ms_until(now, wake)) < 0)
 			continue;	/* a signal */
 		ret = follow_record(ha);
