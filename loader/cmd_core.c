@@ -17,17 +17,6 @@
 #include "ops.h"
 #include "tunnel_cfg.h"
 
-int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
-{
-	char msg[PATH_MAX + 256];
-	int err = sc_state_open(o, st, lock);
-
-	if (!err)
-		return FS_EXIT_OK;
-	pr_err("%s", sc_state_strerror(err, sc_pin_dir(o), msg, sizeof(msg)));
-	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
-}
-
 /* The live config, if an instance is attached: 0, else -errno. */
 static int live_config(const struct sc_opts *o, struct split_config *c)
 {
