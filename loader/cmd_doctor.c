@@ -317,15 +317,13 @@ static void check_probing(struct doctor *d)
 	      pid ? "the agent" : "splitctl run with these privileges", self, gid, lo, hi);
 }
 
-int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
+	const struct sc_opts *o = c->o;
 	struct tcfg_ctx ctx;
 	int pid, err;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
 	memset(&d, 0, sizeof(d));
 	d.o = o;
 	d.dir = sc_pin_dir(o);
@@ -353,3 +351,7 @@ int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 		sc_state_close(&d.st);
 	return d.failed ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
+
+const struct sc_cmd sc_cmd_doctor =
+	SC_CMD("doctor", cmd_doctor, "", "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent",
+	       sc_no_opts, struct sc_no_args);

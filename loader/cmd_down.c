@@ -79,18 +79,16 @@ static void print_down(const char *dir, const struct tcfg_down_result *r,
 	close_json_object();
 }
 
-int cmd_down(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_down(const struct sc_call *c)
 {
 	static struct sc_detach_result det;
+	const struct sc_opts *o = c->o;
 	const char *dir = sc_pin_dir(o);
 	char msg[PATH_MAX + 512];
 	struct tcfg_down_result r;
 	bool instance;
 	int ret, err;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
 	err = sc_check_privileges();
 	instance = !err && !sc_prepare_dir(dir) && !access(dir, F_OK) &&
 		   sc_instance_present(dir);
@@ -109,3 +107,7 @@ int cmd_down(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_down(dir, &r, &det);
 	return ret;
 }
+
+const struct sc_cmd sc_cmd_down =
+	SC_CMD("down", cmd_down, "", "remove everything splitctl made in this network namespace",
+	       sc_no_opts, struct sc_no_args);

@@ -12,10 +12,18 @@
 #include <bpf/libbpf.h>
 
 #include "bpfutil.h"
+#include "commit.h"
 #include "config.h"
 #include "health_agent.h"
 #include "ini.h"
 #include "ops.h"
+
+/* apply and check */
+struct sc_config_args {
+	__u32 given;
+	const char *config;
+	bool offline;		/* check: the file alone, no system access */
+};
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
 /* section headers remembered: [splitter], [agent], [health], [route] and a
@@ -294,10 +302,10 @@ static int config_check(const char *path, struct sc_config *cfg)
 	}
 	s->v = tmp;
 	s->given = (1U << SC_SET_MAX) - 1;
-	cfg->flows = sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ?
+	cfg->flows = sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS) ?
 		     cfg->splitter.flows : FS_DEFAULT_FLOWS;
 	if (cfg->splitter.hook == SC_HOOK_TC &&
-	    sc_option_given(sc_attach_opts, &cfg->splitter, "mode")) {
+	    sc_attach_given(&cfg->splitter, SC_ATTACH_MODE)) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter]: mode is an XDP attach mode: it cannot be combined with hook = tc",
 			 path);
 		return FS_EXIT_USAGE;
@@ -444,7 +452,7 @@ static int vfail(struct sc_config *cfg, int line, int code, const char *fmt, ...
 static int check_hooks(struct sc_config *cfg, const struct live_state *live)
 {
 	const struct sc_attach_args *a = &cfg->splitter;
-	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	bool mode_given = sc_attach_given(a, SC_ATTACH_MODE);
 	int want = a->hook != SC_HOOK_AUTO ? a->hook : mode_given ? SC_HOOK_XDP : SC_HOOK_AUTO;
 	const char *mode = a->mode == SC_MODE_NATIVE ? "native" : "generic";
 	int i, j;
@@ -486,7 +494,7 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 			     const struct live_state *live)
 {
 	const struct sc_attach_args *a = &cfg->splitter;
-	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	bool mode_given = sc_attach_given(a, SC_ATTACH_MODE);
 	char why[200], name[BPF_OBJ_NAME_LEN + 1];
 	int i, j, hook, ifindex;
 
@@ -530,7 +538,7 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	if (live.attached && live.flows != cfg->flows)
 		return vfail(cfg, 0, FS_EXIT_RUNTIME, "flows %u%s: the live flow table of '%.100s' has %u entries: a table cannot be resized in place: re-attach ('splitctl detach --all', then apply) or give flows = %u",
 			     cfg->flows,
-			     sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ? "" : " (the default: the key is left out)",
+			     sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS) ? "" : " (the default: the key is left out)",
 			     sc_pin_dir(o), live.flows, live.flows);
 	ret = check_hooks(cfg, &live);
 	if (!ret)
@@ -545,38 +553,10 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	}
 	/* no [route]: the routes installed by "route up" follow the long
 	 * code point (split mode) */
-	ret = tcfg_route_follow(&ctx, true, err, sizeof(err));
+	ret = sc_commit_check(NULL, dscp_long, err, sizeof(err));
 	if (ret)
-		return vfail(cfg, 0, ret, "dscp-long %d: the installed routes (route up) cannot follow it: %s",
-			     dscp_long, err);
+		return vfail(cfg, 0, ret, "%s", err);
 	return 0;
-}
-
-/* The live config, to put back when an apply fails half-way; 0 when
- * nothing is attached yet (then there is nothing to restore). */
-static int live_config(const struct sc_opts *o, struct split_config *c)
-{
-	struct sc_state st;
-	int ret;
-
-	if (sc_state_open(o, &st, 0))
-		return -ENOENT;
-	ret = sc_config_read(&st, c);
-	sc_state_close(&st);
-	return ret;
-}
-
-static void restore_config(const struct sc_opts *o, const struct split_config *c)
-{
-	struct sc_state st;
-	int err;
-
-	if (sc_state_open(o, &st, 1))
-		return;
-	err = sc_config_write(&st, c);
-	if (err)
-		pr_err("could not put the previous settings back: %s", strerror(-err));
-	sc_state_close(&st);
 }
 
 int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
@@ -584,11 +564,10 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	struct sc_attach_args a = cfg->splitter;
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
-	struct tcfg_ctx ctx;
 	struct sc_rule_set rules_before = { 0 };
-	struct split_config before;
-	bool had, rules_done = false;
-	char err[300];
+	struct sc_commit commit;
+	bool rules_done = false;
+	struct tcfg_ctx ctx;
 	int i, j, n, ret;
 
 	/* everything checked before the first change */
@@ -597,7 +576,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		pr_err("%s", cfg->err);
 		return ret;
 	}
-	had = !live_config(o, &before);
+	sc_commit_begin(&commit, o, NULL);
 	sc_route_ctx(cfg->splitter.settings.v.dscp_long, &ctx);
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
 	/* the table size: validated against a live table; the size of a new one */
@@ -621,7 +600,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
 	else if (!ret)
-		ret = tcfg_route_follow(&ctx, false, err, sizeof(err));
+		ret = sc_commit_follow(&commit, NULL);
 	if (ret) {
 		/* all or nothing: undo the rules, the attachments this call
 		 * made, and the settings it changed */
@@ -630,8 +609,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		for (j = 0; j < i; j++)
 			if (fresh[j])
 				sc_detach(o, cfg->ifaces[j]);
-		if (had)
-			restore_config(o, &before);
+		sc_commit_rollback(&commit, NULL);
 	}
 	sc_rule_set_free(&rules_before);
 	return ret;
@@ -664,16 +642,33 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	return ret;
 }
 
-int cmd_apply(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_apply(const struct sc_call *c)
 {
-	(void)argc;
-	(void)argv;
-	return config_cmd(o, args, true);
+	return config_cmd(c->o, c->args, true);
 }
 
-int cmd_check(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_check(const struct sc_call *c)
 {
-	(void)argc;
-	(void)argv;
-	return config_cmd(o, args, false);
+	return config_cmd(c->o, c->args, false);
 }
+
+static const struct sc_option config_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option check_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTION("offline", SC_OPT_FLAG, struct sc_config_args, offline,
+		  .help = "judge the file alone: no interface needs to exist, no live instance is read"),
+	SC_OPTIONS_END,
+};
+
+const struct sc_cmd sc_cmd_apply =
+	SC_CMD("apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts,
+	       struct sc_config_args);
+const struct sc_cmd sc_cmd_check =
+	SC_CMD("check", cmd_check, "-c FILE [--offline]", "validate a config file as apply would, without applying it",
+	       check_opts, struct sc_config_args);

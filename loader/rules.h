@@ -31,7 +31,6 @@ struct sc_rule_args {
 	__u32 threshold_bytes;	/* TCP payload bytes (mode auto) */
 };
 extern const struct sc_option sc_rule_opts[];
-extern const struct sc_option sc_rule_del_opts[];	/* the name only */
 
 /* One rule, checked. */
 struct sc_rule {

@@ -39,6 +39,39 @@
 #define HTTP_MAX_CONN	2000
 #define HTTP_FDS_SPARE	64	/* pins, netlink, probes, the textfile */
 
+/* run: tunnel health, checked by health_agent_configure() */
+#define HEALTH_OPT(_name, _metavar, _help)					\
+	SC_OPTION(_name, SC_OPT_PASS, struct sc_run_args, health,		\
+		  .metavar = _metavar, .cli_only = true, .help = _help)
+const struct sc_option sc_run_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
+		  .metavar = "FILE", .cli_only = true,
+		  .help = "apply this config file on start (and on SIGHUP); its [agent] section sets the defaults below"),
+	SC_OPTION("interval", SC_OPT_SECONDS, struct sc_run_args, interval,
+		  .short_opt = 'i', .metavar = "S", .lo = 0.1, .hi = 3600,
+		  .help = "seconds between idle sweeps and metric writes (default 10)"),
+	SC_OPTION("textfile", SC_OPT_ABSPATH, struct sc_run_args, textfile,
+		  .short_opt = 't', .metavar = "PATH",
+		  .help = "write metrics there (node_exporter textfile collector)"),
+	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_run_args, listen, .short_opt = 'l',
+		  .metavar = "ADDR:PORT", .noun = "address",
+		  .help = "serve GET /metrics on this loopback address"),
+	HEALTH_OPT("health", "yes|no", "probe the tunnels of route up and steer its routes (default yes)"),
+	HEALTH_OPT("health-interval", "DUR", "between two probes of a tunnel (default 100ms)"),
+	HEALTH_OPT("health-timeout", "DUR", "a probe unanswered this long is a miss; the floor when adaptive (default: the interval)"),
+	HEALTH_OPT("health-adaptive-timeout", "yes|no", "timeout from the probes' RTT, as TCP's RTO (default yes)"),
+	HEALTH_OPT("health-down-misses", "N", "consecutive misses: tunnel down (default 3)"),
+	HEALTH_OPT("health-up-successes", "N", "consecutive answers: tunnel up again (default 5)"),
+	HEALTH_OPT("health-hold-min", "DUR", "hold-down after a first flap (default 1s)"),
+	HEALTH_OPT("health-hold-max", "DUR", "hold-down ceiling (default 32s)"),
+	HEALTH_OPT("health-half-life", "DUR", "flap penalty half-life (default 60s)"),
+	HEALTH_OPT("health-loss-window", "N", "probes in the loss ratio (default 100)"),
+	HEALTH_OPT("both-down", "keep|main", "both tunnels down: keep our routes, or withdraw them (default keep)"),
+	HEALTH_OPT("target-short", "ADDR", "probe target through the SHORT tunnel (default: its gateway)"),
+	HEALTH_OPT("target-long", "ADDR", "probe target through the LONG tunnel (default: its gateway)"),
+	SC_OPTIONS_END,
+};
+
 struct agent {
 	const struct sc_opts *o;
 	const struct sc_run_args *cli;	/* the command line */
@@ -368,14 +401,13 @@ static void agent_loop(struct agent *ag)
 	}
 }
 
-int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_run(const struct sc_call *c)
 {
-	struct agent ag = { .o = o, .cli = args };
+	const struct sc_opts *o = c->o;
+	struct agent ag = { .o = o, .cli = c->args };
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
-	(void)argc;
-	(void)argv;
 	health_agent_init(&ag.health);
 	if (health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
 		pr_err("run: %s", msg);
@@ -408,3 +440,7 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	agent_lock_release(mark);
 	return ret;
 }
+
+const struct sc_cmd sc_cmd_run =
+	SC_CMD("run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
+	       sc_run_opts, struct sc_run_args);

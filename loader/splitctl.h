@@ -263,6 +263,13 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 /* ---- attach (attach.c) -------------------------------------------------- */
 enum sc_xdp_mode { SC_MODE_AUTO, SC_MODE_NATIVE, SC_MODE_GENERIC };
 
+/* The rows of attach's table (sc_attach_opts, cmd_attach.c): bit i of
+ * given says whether row i was given. */
+enum sc_attach_opt {
+	SC_ATTACH_HOOK, SC_ATTACH_MODE, SC_ATTACH_SETTINGS, SC_ATTACH_FLOWS,
+	SC_ATTACH_IFNAME,
+};
+#define sc_attach_given(a, opt) ((a)->given & (1U << (opt)))
 /* The arguments of "attach" (and of the [splitter] section). */
 struct sc_attach_args {
 	__u32 given;
