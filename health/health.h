@@ -66,33 +66,12 @@ struct health_params {
 void health_params_default(struct health_params *p);
 /*
  * 0, or -EINVAL with *field set to the name of the first bad field (the
- * [health] INI key, e.g. "interval", "down-misses"); ranges in the
+ * [health] key, e.g. "interval", "down-misses", of health_settings_opts,
+ * health_agent.h, which parses each one); ranges in the
  * HEALTH_MIN_/MAX_ macros, and hold_min <= hold_max, and timeout (when
  * set) within [interval / 10, 32 x interval].
  */
 int health_params_check(const struct health_params *p, const char **field);
-/*
- * One setting from text, as the [health] INI section and the command-line
- * flags give it: key is the field name above ("interval", "timeout",
- * "down-misses", "up-successes", "hold-min", "hold-max", "half-life",
- * "loss-window", "adaptive-timeout"); durations are a decimal number with a
- * unit, "ms" or "s" ("100ms", "1.5s"), counts a plain decimal number,
- * switches "yes" or "no". Returns 0, -ENOENT
- * (unknown key), -EINVAL (not a duration / number) or -ERANGE (outside
- * health_param_range(key)); then health_params_check() for the limits that
- * involve two fields.
- */
-int health_params_set(struct health_params *p, const char *key,
-		      const char *value);
-/* What key accepts, for error messages ("10ms..60s"); NULL if unknown. */
-const char *health_param_range(const char *key);
-/* Every key health_params_set() knows, for an "unknown key" message. */
-#define HEALTH_PARAM_KEYS                                                   \
-	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
-	"half-life, loss-window, adaptive-timeout"
-/* "100ms", "1.5s", "0s": digits, an optional fraction (exact to the ns),
- * then "ms" or "s"; at most 3600 s. 0, -EINVAL or -ERANGE. */
-int health_parse_duration(const char *s, uint64_t *ns);
 /* The configured probe timeout (timeout_ns, or interval_ns when 0): the
  * fixed timeout, or the floor of the adaptive one. */
 uint64_t health_timeout_ns(const struct health_params *p);

@@ -15,6 +15,7 @@
 
 #include "failover.h"
 #include "linkmon.h"
+#include "params.h"
 #include "probe.h"
 
 /* The agent's tunnel health, as the metrics show it. */
@@ -28,11 +29,37 @@ struct health_metrics {
 	__u64 failovers;		/* route changes after a tunnel went down */
 };
 
-struct health_agent {
+/*
+ * The agent's tunnel health settings: the [health] keys of a config file
+ * and, by their cli_name, options of "run" (--health, --health-KEY,
+ * --both-down, --target-short, --target-long): one table, each value
+ * checked once (lib/params.h); health_settings_check() adds the rules
+ * across them.
+ */
+struct health_settings {
+	__u32 given;
+	bool enabled;				/* probe and steer */
 	struct health_params params;
-	enum health_both_down both_down;
-	bool disabled;			/* --health no */
-	char target[HEALTH_TUNNELS][46];	/* "": the recorded gateway */
+	int both_down;				/* enum health_both_down */
+	struct sc_prefix target[HEALTH_TUNNELS];	/* family 0: the recorded
+							 * gateway */
+};
+extern const struct sc_option health_settings_opts[];
+
+/* The defaults: enabled, health_params_default(), both-down keep. */
+void health_settings_default(struct health_settings *s);
+/* The rules across settings: 0, or -EINVAL with one line in err naming
+ * the setting (its option when cli gave it, else its key) and what is
+ * accepted. */
+int health_settings_check(const struct health_settings *s, const struct health_settings *cli,
+			  char *err, size_t errlen);
+/* The defaults, a config file's [health] (file, may be NULL) and the
+ * command line (cli, may be NULL) on top, then checked. */
+int health_settings_resolve(struct health_settings *out, const struct health_settings *file,
+			    const struct health_settings *cli, char *err, size_t errlen);
+
+struct health_agent {
+	struct health_settings s;
 	struct health_failover *fo;	/* NULL: no route record (yet) */
 	struct health_failover_info info;
 	struct health_prober *pr;
@@ -49,29 +76,11 @@ struct health_agent {
 /* A copy of the metrics (any thread). */
 void health_agent_metrics(struct health_agent *ha, struct health_metrics *m);
 
-/* Defaults: steer when a route record exists, both-down keep. */
-void health_agent_init(struct health_agent *ha);
-struct sc_pass_list;
-/*
- * The run options (--health, --health-KEY for each health_params_set() key,
- * --both-down, --target-short, --target-long): all applied, or -EINVAL
- * with one line naming the bad value and what is accepted in err and ha
- * unchanged.
- */
-int health_agent_configure(struct health_agent *ha, const struct sc_pass_list *opts,
-			      char *err, size_t errlen);
-/*
- * Settings only (params, both-down, enabled, targets) into next, zeroed
- * first: the defaults, a config file's [health] (file, may be NULL), then
- * the command line on top. 0 or -EINVAL with one line in err.
- */
-int health_agent_settings(struct health_agent *next, const struct sc_pass_list *file,
-			     const struct sc_pass_list *cli, char *err, size_t errlen);
+/* Steer when a route record exists, with settings s (resolved). */
+void health_agent_init(struct health_agent *ha, const struct health_settings *s);
 /* Switch ha to next's settings; when they differ, probing restarts with
  * them (the routes in force stay). True when they differed. */
-bool health_agent_switch(struct health_agent *ha, const struct health_agent *next);
-/* The same checks on the defaults, for "check" and config files. */
-int health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen);
+bool health_agent_switch(struct health_agent *ha, const struct health_settings *next);
 /*
  * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:
  * never blocks past deadline_ns. Errors are logged, never fatal.

@@ -45,6 +45,8 @@ struct sc_cmd {
 	size_t args_size;	/* of the argument struct opts fills */
 	const void *defaults;	/* its initial value, NULL for zeroes */
 	bool free_args;		/* arguments after the options go to fn */
+	bool log_errors;	/* usage errors in the shape of log lines,
+				 * "splitctl: CMD: ..." (the agent) */
 	/* NAME VALUE rows the free arguments take ("set"), for the help and
 	 * the completion */
 	const struct sc_option *keys;
@@ -71,18 +73,6 @@ struct sc_no_args {
 extern const struct sc_cmd sc_cmd_attach, sc_cmd_detach, sc_cmd_set, sc_cmd_status,
 	sc_cmd_stats, sc_cmd_flows, sc_cmd_flush, sc_cmd_gc, sc_cmd_run, sc_cmd_apply,
 	sc_cmd_check, sc_cmd_route, sc_cmd_tunnel, sc_cmd_down, sc_cmd_doctor, sc_cmd_rule;
-
-/* "run" options, also the [agent] keys of a config file (run.c) */
-struct sc_run_args {
-	__u32 given;
-	const char *config;
-	double interval;	/* seconds between sweeps */
-	const char *textfile;
-	struct sc_listen listen;
-	struct sc_pass_list health;	/* --health*, --both-down, --target-* */
-};
-extern const struct sc_option sc_run_opts[];
-#define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */
 
 /* What tunnel-cfg gets to know: the long code point the routes match, the
  * plan a running agent has in force (health/), and its health for route

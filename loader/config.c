@@ -14,7 +14,6 @@
 #include "bpfutil.h"
 #include "commit.h"
 #include "config.h"
-#include "health_agent.h"
 #include "ini.h"
 #include "ops.h"
 
@@ -128,6 +127,20 @@ static int add_ifaces(struct parse_ctx *p, const char *value)
 	return ret;
 }
 
+/* [agent]: the agent's own keys (the same rows are options of "run") */
+const struct sc_option sc_agent_opts[] = {
+	SC_OPTION("interval", SC_OPT_SECONDS, struct sc_agent_args, interval,
+		  .short_opt = 'i', .metavar = "S", .lo = 0.1, .hi = 3600,
+		  .help = "seconds between idle sweeps and metric writes (default 10)"),
+	SC_OPTION("textfile", SC_OPT_ABSPATH, struct sc_agent_args, textfile,
+		  .short_opt = 't', .metavar = "PATH",
+		  .help = "write metrics there (node_exporter textfile collector)"),
+	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_agent_args, listen, .short_opt = 'l',
+		  .metavar = "ADDR:PORT", .noun = "address",
+		  .help = "serve GET /metrics on this loopback address"),
+	SC_OPTIONS_END,
+};
+
 /* name = value through a command's option table; 1 ok, 0 error recorded. */
 static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 		     const char *section, const char *name, const char *value)
@@ -146,36 +159,9 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (!v)
 		return fail(p, "%s: too many values", name);
 	if (sc_option_set(&r, v, "", err, sizeof(err)))
-		return fail(p, "%s", err);
-	return 1;
-}
-
-#define HEALTH_FILE_KEYS HEALTH_PARAM_KEYS ", both-down, enabled, target-short, target-long"
-
-/* [health]: the run options of the same names (health-KEY for the probe
- * settings, "health" for enabled), into the [agent] arguments' list. */
-static int health_key(struct parse_ctx *p, const char *name, const char *value)
-{
-	char opt[64], err[400];
-	struct sc_opt_ref r;
-	const char *v;
-
-	if (!strcmp(name, "enabled"))
-		snprintf(opt, sizeof(opt), "health");
-	else if (health_param_range(name))
-		snprintf(opt, sizeof(opt), "health-%s", name);
-	else if (!strcmp(name, "both-down") || !strcmp(name, "target-short") ||
-		 !strcmp(name, "target-long"))
-		snprintf(opt, sizeof(opt), "%s", name);
-	else
-		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
-	if (sc_option_find(sc_run_opts, &p->cfg->agent, opt, true, &r))
-		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
-	v = keep(p->cfg, value);
-	if (!v)
-		return fail(p, "%s: too many values", name);
-	if (sc_option_set(&r, v, "", err, sizeof(err)))
-		return fail(p, "[health]: %s", err);
+		return fail(p, "%s%s%s%s", t == health_settings_opts ? "[" : "",
+			    t == health_settings_opts ? section : "",
+			    t == health_settings_opts ? "]: " : "", err);
 	return 1;
 }
 
@@ -193,9 +179,9 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 		return table_key(p, sc_attach_opts, &cfg->splitter, section, name, value);
 	}
 	if (!strcmp(section, "agent"))
-		return table_key(p, sc_run_opts, &cfg->agent, section, name, value);
+		return table_key(p, sc_agent_opts, &cfg->agent, section, name, value);
 	if (!strcmp(section, "health"))
-		return health_key(p, name, value);
+		return table_key(p, health_settings_opts, &cfg->health, section, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -287,6 +273,7 @@ static int handler(void *user, int line, const char *section, const char *name,
 static int config_check(const char *path, struct sc_config *cfg)
 {
 	struct sc_settings *s = &cfg->splitter.settings;
+	struct health_settings health;
 	struct tcfg_ctx ctx;
 	struct split_config tmp;
 	char err[400];
@@ -310,7 +297,7 @@ static int config_check(const char *path, struct sc_config *cfg)
 			 path);
 		return FS_EXIT_USAGE;
 	}
-	if (health_agent_check(&cfg->agent.health, err, sizeof(err))) {
+	if (health_settings_resolve(&health, &cfg->health, NULL, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}

@@ -17,15 +17,29 @@
  * The keys are the rows of the commands' option tables (lib/params.h), parsed
  * and checked by the same code as on the command line: [splitter] those of
  * "attach" (sc_attach_opts, with every setting) plus "interfaces", [agent]
- * those of "run" (sc_run_opts), [route] those of "route up" (tunnel-cfg),
+ * the agent's (sc_agent_opts, also options of "run"), [health] the
+ * agent's tunnel health settings (health_settings_opts, health/), [route]
+ * those of "route up" (tunnel-cfg),
  * [rule NAME] those of "rule add" (sc_rule_opts, rules.h).
  */
 #ifndef SPLITCTL_CONFIG_H
 #define SPLITCTL_CONFIG_H
 
 #include "commands.h"
+#include "health_agent.h"
 #include "rules.h"
 #include "tunnel_cfg.h"
+
+/* The agent's own settings: the [agent] keys, and options of "run" (run.c
+ * includes this table in its own). */
+struct sc_agent_args {
+	__u32 given;
+	double interval;	/* seconds between sweeps */
+	const char *textfile;
+	struct sc_listen listen;
+};
+extern const struct sc_option sc_agent_opts[];
+#define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */
 
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
 
@@ -40,7 +54,10 @@ struct sc_config {
 					 * file's value or the default */
 	__u32 flows;			/* the file's, or FS_DEFAULT_FLOWS */
 	/* [agent] */
-	struct sc_run_args agent;
+	struct sc_agent_args agent;
+	/* [health] (health_settings_opts), as given: laid over the defaults
+	 * (and under the command line) by health_settings_resolve() */
+	struct health_settings health;
 	/* [route] */
 	struct tcfg_spec *route;
 	/* [rule NAME] sections, and their rules once the file is checked:

@@ -228,6 +228,7 @@ static int run_command(const struct sc_cmd *c, const char *parent,
 	}
 	if (c->defaults)
 		memcpy(args, c->defaults, c->args_size);
+	sc_usage_errors_as_log(c->log_errors);
 	ret = sc_options_parse_with(c->opts, args, global_opts, o, path, argc, argv,
 				    c->free_args, c->free_args ? &rest : NULL);
 	if (ret == 1) {

@@ -39,36 +39,23 @@
 #define HTTP_MAX_CONN	2000
 #define HTTP_FDS_SPARE	64	/* pins, netlink, probes, the textfile */
 
-/* run: tunnel health, checked by health_agent_configure() */
-#define HEALTH_OPT(_name, _metavar, _help)					\
-	SC_OPTION(_name, SC_OPT_PASS, struct sc_run_args, health,		\
-		  .metavar = _metavar, .cli_only = true, .help = _help)
-const struct sc_option sc_run_opts[] = {
+/* "run": the config file, the agent's own settings (also its [agent]
+ * keys, config.c) and the tunnel health settings (also its [health] keys,
+ * health/health_agent.h) */
+struct sc_run_args {
+	__u32 given;
+	const char *config;
+	struct sc_agent_args agent;
+	struct health_settings health;
+};
+
+static const struct sc_option run_opts[] = {
 	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
-		  .metavar = "FILE", .cli_only = true,
+		  .metavar = "FILE",
 		  .help = "apply this config file on start (and on SIGHUP); its [agent] section sets the defaults below"),
-	SC_OPTION("interval", SC_OPT_SECONDS, struct sc_run_args, interval,
-		  .short_opt = 'i', .metavar = "S", .lo = 0.1, .hi = 3600,
-		  .help = "seconds between idle sweeps and metric writes (default 10)"),
-	SC_OPTION("textfile", SC_OPT_ABSPATH, struct sc_run_args, textfile,
-		  .short_opt = 't', .metavar = "PATH",
-		  .help = "write metrics there (node_exporter textfile collector)"),
-	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_run_args, listen, .short_opt = 'l',
-		  .metavar = "ADDR:PORT", .noun = "address",
-		  .help = "serve GET /metrics on this loopback address"),
-	HEALTH_OPT("health", "yes|no", "probe the tunnels of route up and steer its routes (default yes)"),
-	HEALTH_OPT("health-interval", "DUR", "between two probes of a tunnel (default 100ms)"),
-	HEALTH_OPT("health-timeout", "DUR", "a probe unanswered this long is a miss; the floor when adaptive (default: the interval)"),
-	HEALTH_OPT("health-adaptive-timeout", "yes|no", "timeout from the probes' RTT, as TCP's RTO (default yes)"),
-	HEALTH_OPT("health-down-misses", "N", "consecutive misses: tunnel down (default 3)"),
-	HEALTH_OPT("health-up-successes", "N", "consecutive answers: tunnel up again (default 5)"),
-	HEALTH_OPT("health-hold-min", "DUR", "hold-down after a first flap (default 1s)"),
-	HEALTH_OPT("health-hold-max", "DUR", "hold-down ceiling (default 32s)"),
-	HEALTH_OPT("health-half-life", "DUR", "flap penalty half-life (default 60s)"),
-	HEALTH_OPT("health-loss-window", "N", "probes in the loss ratio (default 100)"),
-	HEALTH_OPT("both-down", "keep|main", "both tunnels down: keep our routes, or withdraw them (default keep)"),
-	HEALTH_OPT("target-short", "ADDR", "probe target through the SHORT tunnel (default: its gateway)"),
-	HEALTH_OPT("target-long", "ADDR", "probe target through the LONG tunnel (default: its gateway)"),
+	SC_OPTION("agent", SC_OPT_INCLUDE, struct sc_run_args, agent, .sub = sc_agent_opts),
+	SC_OPTION("health", SC_OPT_INCLUDE, struct sc_run_args, health,
+		  .sub = health_settings_opts),
 	SC_OPTIONS_END,
 };
 
@@ -76,7 +63,7 @@ struct agent {
 	const struct sc_opts *o;
 	const struct sc_run_args *cli;	/* the command line */
 	struct sc_config cfg;		/* the config file (-c), if any */
-	struct sc_run_args eff;		/* cli over the file's [agent] */
+	struct sc_agent_args eff;	/* cli over the file's [agent] */
 	struct MHD_Daemon *http;
 	bool failing;			/* a tick failed; reported once */
 	struct health_agent health;	/* tunnel probes and failover */
@@ -258,20 +245,13 @@ static int tick(struct agent *ag)
 /* The agent's settings: the config file's [agent], the command line on top
  * where given. */
 static void effective(const struct sc_run_args *cli, const struct sc_config *cfg,
-		      bool have_cfg, struct sc_run_args *eff)
+		      bool have_cfg, struct sc_agent_args *eff)
 {
-	void *base = (void *)cli;
-
 	memset(eff, 0, sizeof(*eff));
 	eff->interval = SC_AGENT_INTERVAL_DEFAULT;
 	if (have_cfg)
-		*eff = cfg->agent;
-	if (sc_option_given(sc_run_opts, base, "interval"))
-		eff->interval = cli->interval;
-	if (sc_option_given(sc_run_opts, base, "textfile"))
-		eff->textfile = cli->textfile;
-	if (sc_option_given(sc_run_opts, base, "listen"))
-		eff->listen = cli->listen;
+		sc_options_merge(sc_agent_opts, eff, &cfg->agent);
+	sc_options_merge(sc_agent_opts, eff, &cli->agent);
 }
 
 static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
@@ -287,8 +267,8 @@ static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
 static void reload(struct agent *ag)
 {
 	struct MHD_Daemon *http = ag->http;
-	struct health_agent health;
-	struct sc_run_args eff;
+	struct health_settings health;
+	struct sc_agent_args eff;
 	struct sc_config next;
 	char herr[256];
 
@@ -302,8 +282,8 @@ static void reload(struct agent *ag)
 	}
 	/* [health] with the command line on top: checked before anything
 	 * changes, switched to with the rest */
-	if (health_agent_settings(&health, &next.agent.health, &ag->cli->health, herr,
-				     sizeof(herr))) {
+	if (health_settings_resolve(&health, &next.health, &ag->cli->health, herr,
+				    sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
 		goto fail;
 	}
@@ -354,11 +334,11 @@ static int agent_start(struct agent *ag)
 	/* health: the file's [health], the command line on top (both were
 	 * checked: the file by its load, the command line in cmd_run) */
 	if (have_cfg) {
-		struct health_agent health;
+		struct health_settings health;
 		char err[256];
 
-		if (health_agent_settings(&health, &ag->cfg.agent.health, &ag->cli->health,
-					     err, sizeof(err))) {
+		if (health_settings_resolve(&health, &ag->cfg.health, &ag->cli->health,
+					    err, sizeof(err))) {
 			pr_err("run: %s", err);
 			return FS_EXIT_USAGE;
 		}
@@ -405,14 +385,15 @@ static int cmd_run(const struct sc_call *c)
 {
 	const struct sc_opts *o = c->o;
 	struct agent ag = { .o = o, .cli = c->args };
+	struct health_settings health;
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
-	health_agent_init(&ag.health);
-	if (health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
+	if (health_settings_resolve(&health, NULL, &ag.cli->health, msg, sizeof(msg))) {
 		pr_err("run: %s", msg);
 		return FS_EXIT_USAGE;
 	}
+	health_agent_init(&ag.health, &health);
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
@@ -443,4 +424,4 @@ static int cmd_run(const struct sc_call *c)
 
 const struct sc_cmd sc_cmd_run =
 	SC_CMD("run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
-	       sc_run_opts, struct sc_run_args);
+	       run_opts, struct sc_run_args, .log_errors = true);
