@@ -6,15 +6,6 @@ FS_PREFIX=fstm
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
 # hold.py PORT N MODE: N connections to 127.0.0.1:PORT kept open; MODE idle
 # (nothing sent) or slow (a request line, then one header line every 3 s,
 # never the end of the headers). Prints "ready N" once all are open.
