@@ -28,6 +28,13 @@ $(BUILD)/tests/unit-boundary: $(BUILD)/tests/unit/test_boundary.o $(TEST_DP_OBJS
 
 ALL_TARGETS += $(BUILD)/tests/unit-boundary
 
+# the benchmark floors (tests/bench/*_pass.bpf.c), built next to the
+# splitter, where the benchmark and the CLI suites (a foreign XDP program)
+# load them
+$(BUILD)/bpf/%_pass.bpf.o: tests/bench/%_pass.bpf.c
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Itests/unit -c $< -o $@
@@ -38,7 +45,8 @@ $(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
 $(BUILD)/bench-flood: $(BUILD)/tests/bench/flood.o $(TEST_DP_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
 
-ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pass.bpf.o
+ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pass.bpf.o \
+	$(BUILD)/bpf/tc_pass.bpf.o
 BENCH_CMDS += tests/bench/datapath.sh
 BENCH_CMDS += $(BUILD)/bench-flood
 BENCH_CMDS += tests/bench/forwarding.sh
