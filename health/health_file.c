@@ -188,7 +188,9 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 	return 0;
 }
 
-int health_file_read(struct health_file *hf, struct tcfg_err *e)
+/* 0; -ENOENT: no agent publishes here (no file, another namespace's, or
+ * its agent is gone); -EINVAL unreadable. */
+static int health_file_read(struct health_file *hf, struct tcfg_err *e)
 {
 	struct json_object *o;
 	char path[128];

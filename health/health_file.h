@@ -43,9 +43,6 @@ struct health_file {
 /* Publish (whole or not at all) / withdraw the agent's file. */
 int health_file_write(const struct health_file *hf, struct tcfg_err *e);
 int health_file_remove(void);
-/* 0; -ENOENT: no agent publishes here (no file, another namespace's, or
- * its agent is gone); -EINVAL unreadable. */
-int health_file_read(struct health_file *hf, struct tcfg_err *e);
 /* The plan the running agent has in force, for tunnel-cfg (f->pid 0 when
  * no agent publishes one). */
 void health_file_in_force(struct tcfg_in_force *f);

@@ -20,7 +20,8 @@ static const struct sc_option detach_opts[] = {
 	SC_OPTIONS_END,
 };
 
-void sc_print_detached(const struct sc_detach_result *r)
+/* The "detached" array and "pins_removed" of a JSON document. */
+static void sc_print_detached(const struct sc_detach_result *r)
 {
 	int i;
 

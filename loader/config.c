@@ -505,7 +505,9 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 	return 0;
 }
 
-int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
+/* The loaded file against the system and the live instance of o, changing
+ * nothing: 0, or an exit code with the reason in cfg->err. */
+static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 {
 	static struct live_state live;
 	int dscp_long = cfg->splitter.settings.v.dscp_long;

@@ -76,9 +76,6 @@ struct sc_config {
  * in cfg->err. */
 int sc_config_load(const char *path, struct sc_config *cfg);
 void sc_config_free(struct sc_config *cfg);
-/* The loaded file against the system and the live instance of o, changing
- * nothing: 0, or an exit code with the reason in cfg->err. */
-int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg);
 /* Validate, then attach the interfaces with the settings, then install the
  * routes (or let installed ones follow the long code point); on a failure,
  * detach what this call attached and put the previous live settings back.

@@ -12,7 +12,9 @@
 #include "ops.h"
 #include "tunnel_cfg.h"
 
-char *sc_prom_label_escape(const char *in, char *out, size_t len)
+/* A Prometheus label value: \\, " and newline escaped (exposition format).
+ * Writes at most len bytes including the NUL; returns out. */
+static char *sc_prom_label_escape(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 

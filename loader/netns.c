@@ -18,7 +18,8 @@
 #define SO_NETNS_COOKIE 71	/* kernel 5.14; Debian 12's headers predate it */
 #endif
 
-int sc_netns_self(struct sc_netns *ns)
+/* This process's namespace: 0 or -errno. */
+static int sc_netns_self(struct sc_netns *ns)
 {
 	socklen_t len = sizeof(ns->cookie);
 	struct stat st;

@@ -26,8 +26,4 @@ struct health_metrics;
 /* Append the tunnel series and flowsplit_failovers_total. */
 void sc_metrics_write_health(FILE *f, const struct health_metrics *m);
 
-/* A Prometheus label value: \\, " and newline escaped (exposition format).
- * Writes at most len bytes including the NUL; returns out. */
-char *sc_prom_label_escape(const char *in, char *out, size_t len);
-
 #endif /* SPLITCTL_OPS_H */

@@ -136,8 +136,6 @@ struct sc_netns {
 	unsigned long ino;
 	unsigned long long cookie;
 };
-/* This process's namespace: 0 or -errno. */
-int sc_netns_self(struct sc_netns *ns);
 /* The namespace recorded in the pin directory: 0, -ENOENT (none), -errno. */
 int sc_netns_pinned(const char *dir, struct sc_netns *ns);
 /* Record this namespace unless one is recorded; 0 or -errno. */
@@ -311,8 +309,6 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 int sc_detach_report(const struct sc_opts *o, const char *ifname,
 		     struct sc_detach_result *res);
 int sc_detach(const struct sc_opts *o, const char *ifname);
-/* The "detached" array and "pins_removed" of a JSON document. */
-void sc_print_detached(const struct sc_detach_result *r);
 /* Are there pins of an instance in dir (links, maps or programs)? */
 bool sc_instance_present(const char *dir);
 

@@ -51,7 +51,9 @@ int tcfg_state_path(char *buf, size_t len, const char *name, const char *suffix,
 	return 0;
 }
 
-__u64 tcfg_netns_cookie(void)
+/* This network namespace's cookie (never reused while the system runs), 0
+ * where the kernel has none. */
+static __u64 tcfg_netns_cookie(void)
 {
 	__u64 cookie = 0;
 	socklen_t len = sizeof(cookie);

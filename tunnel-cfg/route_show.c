@@ -138,7 +138,8 @@ static void show_nexthop(const struct tcfg_nexthop *nh, bool multipath)
 	close_json_object();
 }
 
-void tcfg_show_routes(const struct tcfg_routes *routes)
+/* The "routes" array of route show: destination, next hops (dev, gateway). */
+static void tcfg_show_routes(const struct tcfg_routes *routes)
 {
 	char buf[TCFG_PREFIX_STRLEN];
 	int i, j;

@@ -230,8 +230,6 @@ struct tcfg_tunnel {
 
 /* The VXLAN details of tunnel ifindex (underlay, MTUs, overhead): 0 or -errno. */
 int tcfg_tunnel_details(struct nl *nl, int ifindex, struct tcfg_doctor_tunnel *t);
-/* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
-int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e);
 
 /* The global addresses of a dump (RTM_GETADDR), for tunnel show. */
 #define TCFG_MAX_ADDRS 64
@@ -247,8 +245,6 @@ int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);
 /* ---- route_show.c ---------------------------------------------------------------- */
 /* The "rules" array of route show. */
 void tcfg_show_rules(const struct tcfg_rules *rules);
-/* The "routes" array of route show: destination, next hops (dev, gateway). */
-void tcfg_show_routes(const struct tcfg_routes *routes);
 
 /* ---- record.c ---------------------------------------------------------------------- */
 /* State outside the kernel, one file per network namespace. */
@@ -256,9 +252,6 @@ void tcfg_show_routes(const struct tcfg_routes *routes);
 /* TCFG_STATE_DIR/NAME-<netns inode>SUFFIX into buf */
 int tcfg_state_path(char *buf, size_t len, const char *name, const char *suffix,
 		    struct tcfg_err *e);
-/* This network namespace's cookie (never reused while the system runs), 0
- * where the kernel has none. */
-__u64 tcfg_netns_cookie(void);
 /* Serialise changes of our routes (route up/down, the agent): an exclusive
  * flock on TCFG_STATE_DIR. Returns the fd to pass to tcfg_unlock(). */
 int tcfg_lock(struct tcfg_err *e);

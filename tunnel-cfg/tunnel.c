@@ -409,7 +409,8 @@ static int ours_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
+/* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
+static int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
 {
 	struct ours_list o = { .n = 0 };
 	int i, ret = 0;

@@ -34,6 +34,7 @@
 #include "health_agent.h"
 #include "params.h"
 #include "probe.h"
+#include "probe_int.h"
 #include "util.h"
 
 #define MAX_TUNNELS 8
@@ -51,6 +52,21 @@ static uint64_t wall_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* The counters of tunnel idx, and the ICMP socket it got ("udp" for UDP),
+ * read from the prober's state (probe_int.h): nothing the agent uses. */
+static void prober_stats(const struct health_prober *p, unsigned int idx,
+			 struct health_probe_stats *st)
+{
+	*st = p->t[idx].stats;
+}
+
+static const char *prober_socket_name(const struct health_prober *p, unsigned int idx)
+{
+	if (p->t[idx].kind == HEALTH_PROBE_UDP)
+		return "udp";
+	return p->t[idx].raw ? "raw" : "dgram";
 }
 
 static const struct sc_enum socket_values[] = {
@@ -138,7 +154,7 @@ static void print_stats(const struct health_prober *p, unsigned int i,
 	const struct health *h = health_prober_tunnel(p, i);
 	struct health_probe_stats st;
 
-	health_prober_stats(p, i, &st);
+	prober_stats(p, i, &st);
 	printf("stats tunnel=%u dev=%s state=%s sent=%llu answers=%llu "
 	       "late=%llu foreign=%llu send_errors=%llu probes=%llu "
 	       "missed=%llu loss=%.4f rtt_last_ns=%llu rtt_ewma_ns=%llu "
@@ -160,7 +176,7 @@ static void print_event(const struct health_prober *p,
 	const struct health *h = health_prober_tunnel(p, ev->tunnel);
 	struct health_probe_stats st;
 
-	health_prober_stats(p, ev->tunnel, &st);
+	prober_stats(p, ev->tunnel, &st);
 	printf("event tunnel=%u dev=%s from=%s to=%s mono_ns=%llu "
 	       "wall_ns=%llu flaps=%llu hold_ns=%llu misses=%u successes=%u "
 	       "last_answer_sent_ns=%llu\n",
@@ -208,7 +224,7 @@ int main(int argc, char **argv)
 		}
 		printf("start tunnel=%d dev=%s target=%s socket=%s\n", r,
 		       cfg[i].dev, cfg[i].target,
-		       health_prober_socket_name(p, r));
+		       prober_socket_name(p, r));
 	}
 	fs_signals_install(false);
 	end = mono_ns() + duration_ns;
