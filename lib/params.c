@@ -418,15 +418,6 @@ static int set_enum(const struct sc_option *o, const char *v, void *p)
 	return 0;
 }
 
-static int set_pass(const struct sc_option *o, const char *v, struct sc_pass_list *l)
-{
-	if (l->n == SC_MAX_PASS)
-		return -E2BIG;
-	l->kv[l->n].key = o->name;
-	l->kv[l->n++].value = v;
-	return 0;
-}
-
 static unsigned int prefix_flags(const struct sc_option *o, enum sc_opt_type type)
 {
 	return o->pfx_flags | (type == SC_OPT_ADDR ? SC_PFX_ADDR :
@@ -501,8 +492,6 @@ static int set_scalar(const struct sc_option *o, enum sc_opt_type type,
 	case SC_OPT_PREFIX:
 	case SC_OPT_IFADDR:
 		return sc_parse_prefix(v, o->family, prefix_flags(o, type), p);
-	case SC_OPT_PASS:
-		return set_pass(o, v, p);
 	default:
 		return -EINVAL;
 	}
@@ -550,21 +539,47 @@ static int set_keyvals(const struct sc_option *o, const char *v, void *p,
 	return 0;
 }
 
+/* An address into its family's slot of the struct sc_prefix[2] at p. */
+static int set_per_family(const struct sc_option *e, const char *part, void *p,
+			  char *why, size_t whylen)
+{
+	struct sc_prefix a, *slot = p;
+	int i;
+
+	if (set_scalar(e, e->type, part, &a))
+		return -EINVAL;
+	i = a.family == AF_INET6;
+	if (e->per_family == SC_PER_FAMILY_ONCE && slot[i].family) {
+		snprintf(why, whylen, "'%s': one address per family", part);
+		return -EINVAL;
+	}
+	slot[i] = a;
+	return 0;
+}
+
 /* Every value in v into the list at p: one per occurrence for KEYVALS,
- * else as many as v holds (at least one), separated by ',' or ' '. All or
- * none: on an error the list is as it was. */
+ * else as many as v holds (at least one), separated by ',' or ' '; the
+ * row's check after each. All or none: on an error the list is as it
+ * was. */
 static int set_list(const struct sc_option *o, const char *v, void *p,
 		    char *why, size_t whylen)
 {
 	struct sc_option e = *o;
 	unsigned int *n = p, n0 = *n;
+	struct sc_prefix fam0[2];
 	char buf[1024], *save, *part;
 	int err = 0;
 
 	e.type = o->elem;
 	e.size = o->elem_size;
-	if (strlen(v) >= sizeof(buf))
+	e.check = NULL;
+	if (strlen(v) >= sizeof(buf)) {
+		snprintf(why, whylen, "value of %zu characters: accepted: at most %zu",
+			 strlen(v), sizeof(buf) - 1);
 		return -EINVAL;
+	}
+	if (o->per_family)
+		memcpy(fam0, p, sizeof(fam0));
 	strcpy(buf, v);
 	part = e.type == SC_OPT_KEYVALS ? buf : strtok_r(buf, ", ", &save);
 	if (!part)
@@ -572,6 +587,12 @@ static int set_list(const struct sc_option *o, const char *v, void *p,
 	for (; part && !err; part = e.type == SC_OPT_KEYVALS ? NULL : strtok_r(NULL, ", ", &save)) {
 		void *slot = (char *)p + o->elem_off + (size_t)*n * o->elem_size;
 
+		if (o->per_family) {
+			err = set_per_family(&e, part, p, why, whylen);
+			if (err && !why[0])
+				invalid(&e, part, why, whylen);
+			continue;
+		}
 		if (*n == o->max) {
 			err = -E2BIG;
 			break;
@@ -582,8 +603,15 @@ static int set_list(const struct sc_option *o, const char *v, void *p,
 			invalid(&e, part, why, whylen);
 		if (!err)
 			(*n)++;
+		if (!err && o->check) {
+			err = o->check(o, p, part, why, whylen);
+			if (err && !why[0])
+				invalid(&e, part, why, whylen);
+		}
 	}
-	if (err)
+	if (err && o->per_family)
+		memcpy(p, fam0, sizeof(fam0));
+	else if (err)
 		*n = n0;
 	return err;
 }
@@ -640,11 +668,6 @@ int sc_option_set(const struct sc_opt_ref *r, const char *value,
 	int ret;
 
 	ret = set_value(o, value, (char *)r->base + o->offset, why, sizeof(why));
-	if (ret == -E2BIG && o->type == SC_OPT_PASS) {
-		snprintf(err, errlen, "%s%s: too many options (at most %d in one command)",
-			 prefix, o->name, SC_MAX_PASS);
-		return ret;
-	}
 	if (ret == -E2BIG)
 		snprintf(why, sizeof(why), "at most %u values", o->max);
 	else if (ret && !why[0])

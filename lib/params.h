@@ -74,9 +74,14 @@ enum sc_opt_type {
 				 * must copy their values: no STRING or PATH) */
 	SC_OPT_INCLUDE,		/* the options of `sub`, whose struct is the
 				 * member at offset */
-	SC_OPT_PASS,		/* key (the name) and value appended to a
-				 * struct sc_pass_list, for a library that
-				 * checks its own values (tunnel-cfg) */
+};
+
+/* SC_OPT_LIST of addresses kept one per family (per_family): the member is
+ * struct sc_prefix[2], [0] IPv4, [1] IPv6, each value goes to its
+ * family's slot. */
+enum sc_per_family {
+	SC_PER_FAMILY_REPLACE = 1,	/* a later one replaces the earlier */
+	SC_PER_FAMILY_ONCE,		/* a second one is refused */
 };
 
 /* The unit a SC_OPT_DURATION is written in, as nanoseconds. */
@@ -113,14 +118,16 @@ struct sc_option {
 	const char *accepted;	/* what the row accepts, in place of its
 				 * type's words (a range with exceptions) */
 	/* The row's own rule on top of its type, on the value just stored
-	 * in the member: 0, or -EINVAL with the reason in why ("" for the
-	 * row's "invalid ... accepted" line); the member is restored. */
+	 * in the member (a list: the list, its newest value last): 0, or
+	 * -EINVAL with the reason in why ("" for the row's "invalid ...
+	 * accepted" line); the member is as it was. */
 	int (*check)(const struct sc_option *o, void *member, const char *value,
 		     char *why, size_t whylen);
 	unsigned int pfx_flags;	/* SC_OPT_PREFIX, SC_OPT_IFADDR: more
 				 * sc_parse_prefix() flags (SC_PFX_*) */
 	bool unit_suffix;	/* SC_OPT_DURATION: the value ends in its unit,
 				 * "ms" or "s"; lo..hi still in `unit` */
+	enum sc_per_family per_family;	/* SC_OPT_LIST of addresses */
 	bool positional;	/* an argument, not an option */
 	bool required;		/* a usage error when not given */
 	bool key_only;		/* a config key / set name, not an option of
@@ -147,20 +154,26 @@ struct sc_option {
 		.max = sizeof(((T *)0)->m.v) / sizeof(((T *)0)->m.v[0]),	\
 		__VA_ARGS__ }
 
+/* A list kept as a count member and an array member right after it (an
+ * existing struct's layout): int/unsigned n, then T a[N]. */
+#define SC_OPTION_LIST_AT(_name, _elem, T, n, a, ...) {				\
+		.name = _name, .type = SC_OPT_LIST, .elem = _elem,		\
+		.offset = offsetof(T, n),					\
+		.size = offsetof(T, a) + sizeof(((T *)0)->a) - offsetof(T, n),	\
+		.elem_off = offsetof(T, a) - offsetof(T, n),			\
+		.elem_size = sizeof(((T *)0)->a[0]),				\
+		.max = sizeof(((T *)0)->a) / sizeof(((T *)0)->a[0]),		\
+		__VA_ARGS__ }
+/* A list of addresses kept one per family: member m is struct sc_prefix[2]. */
+#define SC_OPTION_PER_FAMILY(_name, _elem, T, m, _how, ...)			\
+	SC_OPTION(_name, SC_OPT_LIST, T, m, .elem = _elem,			\
+		  .elem_size = sizeof(struct sc_prefix), .max = 2,		\
+		  .per_family = _how, __VA_ARGS__)
+
 /* The first member of every argument struct (so a table has at most 32
  * rows; a command line at most 48 with its includes). */
 struct sc_args_head {
 	__u32 given;
-};
-
-/* Options handed on as key/value pairs, in command line order. Bounded:
- * one more than SC_MAX_PASS is a usage error, never an overflow. */
-#define SC_MAX_PASS 32
-struct sc_pass_list {
-	unsigned int n;
-	struct sc_kv {
-		const char *key, *value;
-	} kv[SC_MAX_PASS];
 };
 
 /* An IP address or prefix (SC_OPT_ADDR, SC_OPT_PREFIX, SC_OPT_IFADDR). */

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_tcfg.c - "route up|down|show" and "tunnel add|del|show": their
- * options come parsed from the option tables below as key/value pairs and
- * are handed to tunnel-cfg (tunnel_cfg.h), which checks each value, does
- * the netlink work, prints through json_print and words its own runtime
- * errors. splitctl adds what it knows of the live splitter: the long code
- * point the routes match on.
+ * options are tunnel-cfg's own tables (tcfg_route_opts, tcfg_tunnel_opts:
+ * parsed and checked by lib into tunnel-cfg's structs), and tunnel-cfg
+ * (tunnel_cfg.h) does the netlink work, prints through json_print and
+ * words its own runtime errors. splitctl adds what it knows of the live
+ * splitter and the agent (the long code point the routes match on, the
+ * plan in force, the health shown by route show).
  */
 #include <string.h>
 
@@ -13,62 +14,27 @@
 #include "commands.h"
 #include "tunnel_cfg.h"
 
-/* "route up": its options go to tunnel-cfg, which checks them */
-struct sc_route_up_args {
-	__u32 given;
-	struct sc_pass_list opts;
-};
-
+/* "tunnel add NAME KIND [OPTIONS]": the options are tunnel-cfg's rows */
 struct sc_tunnel_add_args {
 	__u32 given;
+	struct tcfg_tunnel t;
 	char name[IFNAMSIZ];
 	const char *kind;
-	struct sc_pass_list opts;
 };
 
-struct sc_tunnel_del_args {
-	__u32 given;
-	char name[IFNAMSIZ];
-};
-
-/* route up / tunnel add: tunnel-cfg checks these values (tunnel_cfg.h) */
-#define ROUTE_OPT(_name, _metavar, _help)					\
-	SC_OPTION(_name, SC_OPT_PASS, struct sc_route_up_args, opts,		\
-		  .metavar = _metavar, .help = _help)
-static const struct sc_option route_up_opts[] = {
-	ROUTE_OPT("mode", "split|ecmp", "split: long code point -> LONG tunnel, rest -> SHORT; "
-		  "ecmp: one multipath route over both, L4 hash"),
-	ROUTE_OPT("short-dev", "DEV", "tunnel interface for short flows (must be up)"),
-	ROUTE_OPT("long-dev", "DEV", "tunnel interface for long flows (must be up)"),
-	ROUTE_OPT("prefix", "CIDR", "remote prefix reachable over the SD-WAN (repeat; IPv4/IPv6)"),
-	ROUTE_OPT("lan-dev", "IF", "match only traffic arriving on this LAN interface (repeat)"),
-	ROUTE_OPT("via-short", "ADDR", "next hop through the SHORT tunnel (one per family)"),
-	ROUTE_OPT("via-long", "ADDR", "next hop through the LONG tunnel (one per family)"),
-	ROUTE_OPT("table-short", "N", "routing table of the SHORT class (default 100)"),
-	ROUTE_OPT("table-long", "N", "routing table of the LONG class (default 101)"),
-	ROUTE_OPT("priority", "N", "rule priority; PRIORITY and PRIORITY+1 are used (default 1000)"),
-	ROUTE_OPT("dscp-long", "V", "long code point (default: the attached splitter's, else 1)"),
-	ROUTE_OPT("selector", "auto|dscp|tos", "rule match: dscp (kernel >= 6.13, any code point), "
-		  "tos (every kernel, DSCP 1..7 only), auto: dscp if the kernel has it"),
-	SC_OPTIONS_END,
-};
-
-#define TUNNEL_OPT(_name, _metavar, _help)					\
-	SC_OPTION(_name, SC_OPT_PASS, struct sc_tunnel_add_args, opts,		\
-		  .metavar = _metavar, .help = _help)
 static const struct sc_option tunnel_add_opts[] = {
-	TUNNEL_OPT("vni", "N", "VXLAN network identifier (vxlan: required)"),
-	TUNNEL_OPT("local", "ADDR", "local underlay address (IPv4 or IPv6)"),
-	TUNNEL_OPT("remote", "ADDR", "remote underlay address, same family as --local"),
-	TUNNEL_OPT("dev", "UNDERLAY", "underlay interface"),
-	TUNNEL_OPT("dstport", "P", "UDP destination port (default 4789)"),
-	TUNNEL_OPT("mtu", "M", "tunnel MTU (default: the underlay's minus the encapsulation)"),
-	TUNNEL_OPT("address", "CIDR", "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
+	SC_OPTION("tunnel", SC_OPT_INCLUDE, struct sc_tunnel_add_args, t,
+		  .sub = tcfg_tunnel_opts),
 	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_add_args, name,
 		  .positional = true, .noun = "tunnel name"),
 	SC_OPTION("kind", SC_OPT_STRING, struct sc_tunnel_add_args, kind,
 		  .positional = true, .noun = "kind"),
 	SC_OPTIONS_END,
+};
+
+struct sc_tunnel_del_args {
+	__u32 given;
+	char name[IFNAMSIZ];
 };
 
 static const struct sc_option tunnel_del_opts[] = {
@@ -93,42 +59,14 @@ static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
 	sc_route_ctx(dscp_long, ctx);
 }
 
-/* tunnel-cfg names a bad value by its key ("mode: ..."), as in a config
- * file; on the command line it is the option: "--mode: ...". */
-static int pass_error(const char *path, const struct sc_kv *kv, const char *err)
-{
-	size_t n = strlen(kv->key);
-	bool is_key = !strncmp(err, kv->key, n) && err[n] == ':';
-
-	return sc_print_usage_error(path, "%s%s", is_key ? "--" : "", err);
-}
-
+/* The options, parsed into tunnel-cfg's spec by its own table
+ * (tcfg_route_opts), checked as a whole by tcfg_route_up(). */
 static int cmd_route_up(const struct sc_call *c)
 {
-	const struct sc_route_up_args *a = c->args;
-	struct tcfg_spec *spec;
 	struct tcfg_ctx ctx;
-	char err[256];
-	unsigned int i;
-	int ret;
 
-	spec = tcfg_spec_new();
-	if (!spec) {
-		pr_err("route up: out of memory");
-		return FS_EXIT_RUNTIME;
-	}
-	for (i = 0; i < a->opts.n; i++) {
-		if (tcfg_spec_set(spec, a->opts.kv[i].key, a->opts.kv[i].value, err,
-				  sizeof(err))) {
-			ret = pass_error("route up", &a->opts.kv[i], err);
-			goto out;
-		}
-	}
 	tcfg_context(c->o, &ctx);
-	ret = tcfg_route_up(spec, &ctx);	/* checks the spec as a whole */
-out:
-	tcfg_spec_free(spec);
-	return ret;
+	return tcfg_route_up(c->args, &ctx);
 }
 
 static int cmd_route_down(const struct sc_call *c)
@@ -156,7 +94,6 @@ static int cmd_tunnel_add(const struct sc_call *c)
 	const struct sc_tunnel_add_args *a = c->args;
 	struct tcfg_tunnel *t;
 	char err[256];
-	unsigned int i;
 	int ret;
 
 	if (!a->name[0] || !a->kind)
@@ -164,15 +101,9 @@ static int cmd_tunnel_add(const struct sc_call *c)
 	t = tcfg_tunnel_new(a->name, a->kind, err, sizeof(err));
 	if (!t)
 		return sc_print_usage_error("tunnel add", "%s", err);
-	for (i = 0; i < a->opts.n; i++) {
-		if (tcfg_tunnel_set(t, a->opts.kv[i].key, a->opts.kv[i].value, err,
-				    sizeof(err))) {
-			ret = pass_error("tunnel add", &a->opts.kv[i], err);
-			goto out;
-		}
-	}
+	/* the options given, over the defaults of the kind */
+	sc_options_merge(tcfg_tunnel_opts, t, &a->t);
 	ret = tcfg_tunnel_add(t);
-out:
 	tcfg_tunnel_free(t);
 	return ret;
 }
@@ -194,7 +125,7 @@ static int cmd_tunnel_show(const struct sc_call *c)
 
 static const struct sc_cmd sc_cmd_route_up =
 	SC_CMD("up", cmd_route_up, "", "install (or switch in place) the policy routing",
-	       route_up_opts, struct sc_route_up_args);
+	       tcfg_route_opts, struct tcfg_spec, .defaults = &tcfg_spec_defaults);
 static const struct sc_cmd sc_cmd_route_down =
 	SC_CMD("down", cmd_route_down, "", "remove exactly what up installed",
 	       sc_no_opts, struct sc_no_args);

@@ -37,8 +37,6 @@
 
 struct json_object;
 
-#define TCFG_MAX_PREFIXES 32
-#define TCFG_MAX_LAN 8
 #define TCFG_MAX_OBJS 256	/* rules or routes of ours read back from the kernel */
 
 /* The classic rule selector matches the TOS byte within this mask: DSCP 1..7. */
@@ -54,24 +52,9 @@ int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* ---- spec.c ---------------------------------------------------------------- */
-enum tcfg_mode { MODE_NONE, MODE_SPLIT, MODE_ECMP };
-enum tcfg_selector { SEL_AUTO, SEL_DSCP, SEL_TOS };
-
-/* Addresses and prefixes are lib's struct sc_prefix (params.h), parsed by
+/* struct tcfg_spec and its option table are tunnel_cfg.h's. Addresses and
+ * prefixes are lib's struct sc_prefix (params.h), parsed by
  * sc_parse_prefix() only; a zeroed one (family 0) is "unset". */
-
-struct tcfg_spec {
-	enum tcfg_mode mode;
-	char short_dev[IF_NAMESIZE], long_dev[IF_NAMESIZE];
-	struct sc_prefix prefixes[TCFG_MAX_PREFIXES];
-	int nprefixes;
-	char lan[TCFG_MAX_LAN][IF_NAMESIZE];
-	int nlan;
-	struct sc_prefix via_short[2], via_long[2];	/* [0] IPv4, [1] IPv6 */
-	__u32 table_short, table_long, priority;
-	int dscp_long;		/* -1: from splitctl's live config */
-	enum tcfg_selector selector;
-};
 
 /* Index of a family in the [IPv4, IPv6] pairs; address length in bytes. */
 static inline int tcfg_fam_idx(int family)
@@ -209,17 +192,6 @@ int tcfg_hash_policy_set(bool fresh, struct tcfg_err *e);
 int tcfg_hash_policy_restore(struct tcfg_err *e);
 
 /* ---- tunnel.c ------------------------------------------------------------------ */
-struct tcfg_tunnel {
-	char name[IF_NAMESIZE];
-	char kind[16];			/* "vxlan", "gre", "ipip", "wireguard" */
-	__u32 vni;			/* VXLAN network identifier, 0 unset */
-	struct sc_prefix local, remote;	/* outer addresses; family 0 unset */
-	char dev[IF_NAMESIZE];		/* underlay, "" unset */
-	__u16 dstport;			/* UDP port, host byte order */
-	__u32 mtu;			/* 0: underlay MTU - overhead */
-	struct sc_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
-};
-
 /*
  * The owner tag of the tunnels "tunnel add" creates: their interface alias
  * (IFLA_IFALIAS, "ip link" shows it). "tunnel del" and "down" delete only

@@ -78,77 +78,32 @@ void tcfg_tunnel_free(struct tcfg_tunnel *t)
 	free(t);
 }
 
-/* A number option in [min, max]; the messages name the command-line option. */
-static int set_number(const char *key, const char *value, uint64_t min, uint64_t max,
-		      uint64_t *out, char *err, size_t errlen)
-{
-	if (parse_u64(value, min, max, out)) {
-		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %llu..%llu", key, value,
-			 (unsigned long long)min, (unsigned long long)max);
-		return -1;
-	}
-	return 0;
-}
-
-static int set_addr(const char *key, const char *value, struct sc_prefix *a,
-		    char *err, size_t errlen)
-{
-	if (sc_parse_prefix(value, 0, SC_PFX_ADDR, a)) {
-		snprintf(err, errlen, "--%s: invalid address '%s'", key, value);
-		return -1;
-	}
-	return 0;
-}
-
-int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
-		    char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (!strcmp(key, "vni")) {
-		if (set_number(key, value, 1, VXLAN_MAX_VNI, &v, err, errlen))
-			return -1;
-		t->vni = v;
-	} else if (!strcmp(key, "dstport")) {
-		if (set_number(key, value, 1, 65535, &v, err, errlen))
-			return -1;
-		t->dstport = v;
-	} else if (!strcmp(key, "mtu")) {
-		if (set_number(key, value, TUNNEL_MIN_MTU, TUNNEL_MAX_MTU, &v, err, errlen))
-			return -1;
-		t->mtu = v;
-	} else if (!strcmp(key, "local")) {
-		return set_addr(key, value, &t->local, err, errlen);
-	} else if (!strcmp(key, "remote")) {
-		return set_addr(key, value, &t->remote, err, errlen);
-	} else if (!strcmp(key, "address")) {
-		struct sc_prefix a;
-
-		if (sc_parse_prefix(value, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &a)) {
-			snprintf(err, errlen, "--address: invalid value '%s': accepted: ADDR/LEN, IPv4 or IPv6",
-				 value);
-			return -1;
-		}
-		if (t->addr[tcfg_fam_idx(a.family)].family) {
-			snprintf(err, errlen, "--address: '%s': one address per family", value);
-			return -1;
-		}
-		t->addr[tcfg_fam_idx(a.family)] = a;
-	} else if (!strcmp(key, "dev")) {
-		if (!sc_valid_ifname(value)) {
-			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: ",
-				 value);
-			ifname_accepted(err + strlen(err), errlen - strlen(err));
-			return -1;
-		}
-		snprintf(t->dev, sizeof(t->dev), "%s", value);
-	} else {
-		snprintf(err, errlen, "unknown tunnel setting '%s': accepted: vni, local, remote, dev, dstport, mtu, address",
-			 key);
-		return -1;
-	}
-	return 0;
-}
+#define TCFG_STR_(x) #x
+#define TCFG_STR(x) TCFG_STR_(x)
+#define TUNNEL_OPT(_name, _type, m, ...) SC_OPTION(_name, _type, struct tcfg_tunnel, m, __VA_ARGS__)
+const struct sc_option tcfg_tunnel_opts[] = {
+	TUNNEL_OPT("vni", SC_OPT_UINT, vni, .lo = 1, .hi = VXLAN_MAX_VNI,
+		   .accepted = "1.." TCFG_STR(VXLAN_MAX_VNI), .metavar = "N",
+		   .help = "VXLAN network identifier (vxlan: required)"),
+	TUNNEL_OPT("local", SC_OPT_ADDR, local, .noun = "address", .metavar = "ADDR",
+		   .help = "local underlay address (IPv4 or IPv6)"),
+	TUNNEL_OPT("remote", SC_OPT_ADDR, remote, .noun = "address", .metavar = "ADDR",
+		   .help = "remote underlay address, same family as --local"),
+	TUNNEL_OPT("dev", SC_OPT_IFNAME, dev, .noun = "interface name", .metavar = "UNDERLAY",
+		   .help = "underlay interface"),
+	TUNNEL_OPT("dstport", SC_OPT_UINT, dstport, .lo = 1, .hi = 65535,
+		   .accepted = "1..65535", .metavar = "P",
+		   .help = "UDP destination port (default " TCFG_STR(VXLAN_DEFAULT_PORT) ")"),
+	TUNNEL_OPT("mtu", SC_OPT_UINT, mtu, .lo = TUNNEL_MIN_MTU, .hi = TUNNEL_MAX_MTU,
+		   .accepted = TCFG_STR(TUNNEL_MIN_MTU) ".." TCFG_STR(TUNNEL_MAX_MTU),
+		   .metavar = "M",
+		   .help = "tunnel MTU (default: the underlay's minus the encapsulation)"),
+	SC_OPTION_PER_FAMILY("address", SC_OPT_IFADDR, struct tcfg_tunnel, addr,
+			     SC_PER_FAMILY_ONCE, .metavar = "CIDR",
+			     .accepted = "ADDR/LEN, IPv4 or IPv6",
+			     .help = "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
+	SC_OPTIONS_END,
+};
 
 /* ---- add -------------------------------------------------------------------- */
 /* Complete and consistent? Exit code, the error printed. */

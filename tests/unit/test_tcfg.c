@@ -207,6 +207,20 @@ static void test_multipath_msg(void)
 	   back.nh[1].oif == 8, "multipath parses back to two next hops");
 }
 
+/* One "tunnel add" option by its key, through tunnel-cfg's table, named as
+ * on the command line ("--vni: ..."); 0 or -1 with the reason in err. */
+static int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
+			   char *err, size_t errlen)
+{
+	struct sc_opt_ref r;
+
+	if (sc_option_find(tcfg_tunnel_opts, t, key, true, &r)) {
+		snprintf(err, errlen, "unknown tunnel setting '%s'", key);
+		return -1;
+	}
+	return sc_option_set(&r, value, "--", err, errlen) ? -1 : 0;
+}
+
 /* ---- links -------------------------------------------------------------------- */
 static struct tcfg_tunnel *vxlan(const char *name, const char *local, const char *remote)
 {
