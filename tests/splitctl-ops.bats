@@ -10,16 +10,6 @@ flow_exists() { # PORT
 	[ "$(fs_sc -j flows | jq "[.[] | select(.dport == $1)] | length")" -eq 1 ]
 }
 
-# bad_conf LINE PATTERN: the config on stdin is invalid at LINE
-bad_conf() {
-	cat >"$D/bad.conf"
-	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
-	echo "$output"
-	[ "$status" -eq 2 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
-}
-
 # complete WORDS...: what the bash completion offers for "splitctl WORDS..."
 # (the last word is the one being completed), sorted, space separated
 complete_words() {

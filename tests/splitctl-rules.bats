@@ -205,20 +205,6 @@ rules_setup() {
 }
 
 # ---- config files -----------------------------------------------------------
-# bad_conf LINE PATTERN: the config on stdin is refused by check, naming
-# LINE (or, for a rule across its keys, the file without a line)
-bad_conf() {
-	cat >"$D/bad.conf"
-	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
-	echo "$output"
-	[ "$status" -eq 2 ]
-	[ "${#lines[@]}" -eq 1 ]
-	if [ "$1" = - ]; then
-		[[ "$output" == *"$D/bad.conf: $2"* ]]
-	else
-		[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
-	fi
-}
 
 @test "check: [rule NAME] sections validated like rule add" {
 	h='[splitter]\ninterfaces = rc\n'

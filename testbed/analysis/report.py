@@ -39,6 +39,8 @@ import math
 import os
 import sys
 
+from common import pct, read_json
+
 try:
     import numpy as np
     from scipy import stats
@@ -83,14 +85,6 @@ def std(xs):
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
-def pct(xs, p):
-    """nearest-rank percentile: the smallest value with >= p % at or below"""
-    if not xs:
-        return NAN
-    s = sorted(xs)
-    return s[max(0, min(len(s) - 1, int(math.ceil(p / 100.0 * len(s) - 1e-9)) - 1))]
-
-
 def ci(xs):
     """(mean, half-width of the two-sided 95 % Student-t interval) over the
     finite values; NaN half-width for n < 2"""
@@ -102,14 +96,6 @@ def ci(xs):
 
 def fnum(v, fmt="%.1f"):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt % v
-
-
-def read_json(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
 
 
 def tunnel_packets(d):

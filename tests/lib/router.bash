@@ -111,3 +111,19 @@ lab_routes() {
 	fs_sc route up --mode split --short-dev vx1 --long-dev vx2 --prefix 10.9.0.0/24 \
 		--lan-dev rc --via-short 192.168.201.2 --via-long 192.168.202.2
 }
+
+# bad_conf LINE PATTERN: the config on stdin is refused by check (exit 2,
+# one line) naming LINE, or with LINE "-" the file without a line (a rule
+# across its keys)
+bad_conf() {
+	cat >"$D/bad.conf"
+	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	if [ "$1" = - ]; then
+		[[ "$output" == *"$D/bad.conf: $2"* ]]
+	else
+		[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
+	fi
+}

@@ -25,6 +25,7 @@
 #include "tcfg.h"
 #include "util.h"
 #include "tap.h"
+#include "capture.h"
 
 #ifndef FRA_DSCP
 #define FRA_DSCP 25
@@ -795,18 +796,7 @@ static const char *odd = "a\"b\\c";
 
 static char *capture_json(void (*fn)(void))
 {
-	static char *out;
-	size_t len;
-	FILE *f;
-
-	free(out);
-	out = NULL;
-	f = open_memstream(&out, &len);
-	print_begin(f, true);
-	fn();
-	print_end();
-	fclose(f);
-	return out;
+	return capture(fn, true);
 }
 
 static void emit_rules(void)
