@@ -76,10 +76,25 @@ static const char *family_name(int family)
 	       "an IPv4 or IPv6";
 }
 
+/* A duration row's range: in its unit, or with the unit written when the
+ * value carries it ("10ms..60s"). */
+static void duration_accepted(const struct sc_option *o, char *buf, size_t len)
+{
+	double unit = o->unit ? o->unit : SC_UNIT_S;
+	char lo[32], hi[32];
+
+	if (!o->unit_suffix) {
+		snprintf(buf, len, "%s %.15g..%.15g", unit_name(o->unit), o->lo, o->hi);
+		return;
+	}
+	duration_text(o->lo * unit, lo, sizeof(lo));
+	duration_text(o->hi * unit, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s", lo, hi);
+}
+
 void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 {
 	enum sc_opt_type type = o->type == SC_OPT_LIST ? o->elem : o->type;
-	char lo[32], hi[32];
 
 	if (o->accepted) {
 		snprintf(buf, len, "%s", o->accepted);
@@ -94,13 +109,7 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "an integer 0..%d", FS_DSCP_MAX);
 		break;
 	case SC_OPT_DURATION:
-		if (o->unit_suffix) {
-			duration_text(o->lo * (o->unit ? o->unit : SC_UNIT_S), lo, sizeof(lo));
-			duration_text(o->hi * (o->unit ? o->unit : SC_UNIT_S), hi, sizeof(hi));
-			snprintf(buf, len, "%s..%s", lo, hi);
-			break;
-		}
-		snprintf(buf, len, "%s %.15g..%.15g", unit_name(o->unit), o->lo, o->hi);
+		duration_accepted(o, buf, len);
 		break;
 	case SC_OPT_MSEC:
 		snprintf(buf, len, "seconds %g..%g, at most 3 decimals",

@@ -29,16 +29,16 @@
 #define TUNNEL_MIN_MTU 1280		/* IPv6's minimum */
 #define TUNNEL_MAX_MTU 65535
 
-static const char *const tunnel_kinds[] = { "vxlan", "gre", "ipip", "wireguard" };
+static const struct sc_enum tunnel_kinds[] = {
+	{ "vxlan", 0 }, { "gre", 0 }, { "ipip", 0 }, { "wireguard", 0 }, { NULL, 0 },
+};
 
+/* A kind "tunnel add" makes (lib's enum check; the value is unused). */
 static bool kind_known(const char *kind)
 {
-	size_t i;
+	int v;
 
-	for (i = 0; i < sizeof(tunnel_kinds) / sizeof(tunnel_kinds[0]); i++)
-		if (!strcmp(kind, tunnel_kinds[i]))
-			return true;
-	return false;
+	return !sc_parse_enum(tunnel_kinds, kind, &v);
 }
 
 /* ---- the tunnel's settings ------------------------------------------------ */
@@ -59,7 +59,9 @@ struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 		return NULL;
 	}
 	if (!kind_known(kind)) {
-		snprintf(err, errlen, "unknown kind '%s': accepted: vxlan, gre, ipip, wireguard", kind);
+		snprintf(err, errlen, "unknown kind '%s': accepted: ", kind);
+		sc_option_accepted(&(struct sc_option){ .type = SC_OPT_ENUM, .values = tunnel_kinds },
+				   err + strlen(err), errlen - strlen(err));
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
