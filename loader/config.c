@@ -141,6 +141,16 @@ const struct sc_option sc_agent_opts[] = {
 	SC_OPTIONS_END,
 };
 
+void sc_config_help_keys(void)
+{
+	printf("key\t[splitter]\tinterfaces\tIF\n");
+	sc_options_complete("[splitter]", sc_attach_opts, true);
+	sc_options_complete("[agent]", sc_agent_opts, true);
+	sc_options_complete("[health]", health_settings_opts, true);
+	sc_options_complete("[route]", tcfg_route_opts, true);
+	sc_options_complete("[rule NAME]", sc_rule_opts, true);
+}
+
 /* name = value through a command's option table; 1 ok, 0 error recorded. */
 static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 		     const char *section, const char *name, const char *value)

@@ -75,6 +75,10 @@ struct sc_config {
  * FS_EXIT_USAGE (bad file) or FS_EXIT_RUNTIME (unreadable) with the reason
  * in cfg->err. */
 int sc_config_load(const char *path, struct sc_config *cfg);
+/* Every key of every section, from the tables that parse them, one
+ * "key<TAB>[SECTION]<TAB>NAME<TAB>VALUES" line each (help-keys: the man
+ * page test). */
+void sc_config_help_keys(void);
 void sc_config_free(struct sc_config *cfg);
 /* Validate, then attach the interfaces with the settings, then install the
  * routes (or let installed ones follow the long code point); on a failure,

@@ -6,7 +6,9 @@
  * (each one's option table and function live in its own file, described
  * by a struct sc_cmd, commands.h), the dispatch, and what comes from the
  * tables: --help, the hidden "help-table" (checked against the man page)
- * and "help-completion" (read by the bash completion).
+ * and "help-completion" (read by the bash completion), and "help-keys"
+ * (the config file's keys, from the tables of config.c: checked against
+ * the man page too).
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -14,6 +16,7 @@
 #include <bpf/libbpf.h>
 
 #include "commands.h"
+#include "config.h"
 
 #define SC_VERSION "0.3"
 
@@ -286,6 +289,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[first], "help-table")) {
 		help_table();
+		return FS_EXIT_OK;
+	}
+	if (!strcmp(argv[first], "help-keys")) {
+		sc_config_help_keys();
 		return FS_EXIT_OK;
 	}
 	if (!strcmp(argv[first], "help-completion")) {

@@ -172,3 +172,20 @@ complete_words() {
 		fi
 	done <<<"$paths"
 }
+
+@test "config keys: every key of every section, from the tables that parse it, is in the man page" {
+	keys=$("$SPLITCTL" help-keys)
+	[ "$(echo "$keys" | wc -l)" -ge 40 ]
+	table=$("$SPLITCTL" help-table)
+	while IFS=$'\t' read -r _ section key _; do
+		if [ "$section" = "[route]" ]; then
+			# "the long options of route up without the dashes"
+			echo "$table" | grep -qx -- "route up --$key" || { echo "route up --$key"; false; }
+			continue
+		fi
+		# the section's paragraph of the man page names the key
+		awk -v s=".B ${section%% *}" 'index($0, s) == 1 { on = 1; next } /^\.TP/ { on = 0 } on' \
+			"$FS_ROOT/loader/splitctl.8" | grep -qF -- "\\fB$(echo "$key" | sed 's/-/\\-/g')\\fR" ||
+			{ echo "man: $section $key"; false; }
+	done <<<"$keys"
+}
