@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "bpfutil.h"
+#include "health_agent.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
-char *sc_prom_label_escape(const char *in, char *out, size_t len)
+/* A Prometheus label value: \\, " and newline escaped (exposition format).
+ * Writes at most len bytes including the NUL; returns out. */
+static char *sc_prom_label_escape(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -160,7 +163,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char *name,
+static void tunnel_series(FILE *f, const struct health_metrics *m, const char *name,
 			  const char *help, const double v[2])
 {
 	static const char *const tunnel[2] = { "short", "long" };
@@ -173,7 +176,7 @@ static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char
 			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)), v[t]);
 }
 
-void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m)
+void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 {
 	const double up[2] = { m->up[0], m->up[1] };
 

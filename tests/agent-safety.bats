@@ -9,15 +9,6 @@ bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
 
-setup() {
-	wan_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	wan_teardown
-}
-
 # up_count NS: how many "-> up" verdicts the agent of NS logged
 up_count() { grep -c 'health: vx[sl] .* -> up' "$D/agent-$1" || true; }
 both_up() { [ "$(up_count "$1")" -ge "${2:-2}" ]; }

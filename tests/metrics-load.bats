@@ -6,11 +6,6 @@ FS_PREFIX=fstm
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
 # the agent is stopped with SIGTERM, so that it removes its lock file
 # (fs_teardown's kill -9 would leave it, /run/flowsplit residue)
 teardown() {
@@ -18,6 +13,8 @@ teardown() {
 		kill -TERM "$AGENT" 2>/dev/null
 		fs_wait_for 5 eval '! kill -0 "$AGENT" 2>/dev/null' || true
 	fi
+	exec 7>&- 2>/dev/null || true
+	fs_sc route down >/dev/null 2>&1 || true
 	fs_teardown
 }
 

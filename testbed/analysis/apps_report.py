@@ -40,6 +40,8 @@ import os
 import re
 import sys
 
+from common import read_json
+
 try:
     import numpy as np
     from scipy import stats
@@ -55,14 +57,6 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
         "dsack_recv", "retrans_segs", "out_segs", "cpu_busy_max_pct", "delayline_cpu_pct",
         "cpu_flagged", "used")
-
-
-def read_json(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
 
 
 def ci(xs):
