@@ -7,15 +7,6 @@ FS_PREFIX=fstp
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
 # metrics: one scrape of "stats --prometheus", checked by promtool
 metrics() {
 	fs_sc stats --prometheus >"$D/m"
