@@ -35,7 +35,8 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
   app re-shorts: message boundaries counted on the application's flows
   CPU:       the busiest CPU over the job (/proc/stat); a run above its
              cpu_flag_pct (80 %) is flagged and left out of every figure,
-             as is a job that did not complete
+             as is a job that did not complete or whose bulk lost a
+             direction's report (iperf3 died: meta.json bulk_ok false)
   no bulk:   bulk demand 0: one ECMP run per repetition, the job's limit
 
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
@@ -175,7 +176,7 @@ def load_run(d, include_flagged=False):
     def mbit(direction):
         return num((bulk.get(direction) or {}).get("mbit"))
 
-    complete = bool(app.get("complete"))
+    complete = bool(app.get("complete")) and meta.get("bulk_ok") is not False
     flagged = bool(meta.get("cpu_flagged"))
     tap = (read_json(os.path.join(d, "tap", "summary.json"), {}) or {}).get("counters") or {}
     bs = bulk_on_short(d, meta) if str(meta["bulk_demand"]) != "0" else None
