@@ -68,7 +68,7 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
         "dsack_recv", "retrans_segs", "out_segs", "tap_retrans", "tap_lost", "tap_drops",
         "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
-        "bulk_short_pct_warmup", "bulk_short_pct_job", "app_reshorts", "threshold",
+        "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
         "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
 SEG_BYTES = 1448	# payload of a full segment (MTU 1500, TCP timestamps)
 APP_PORTS = {"wrk": 80, "pgbench": 5432, "redis": 6379}
@@ -148,7 +148,7 @@ def bulk_on_short(d, meta):
     def pct(n, total):
         return 100.0 * n * thr * SEG_BYTES / total if total else NAN
     return (expected, found, n_warm, n_end - n_warm, pct(n_warm, bytes_warm),
-            pct(n_end - n_warm, bytes_job), thr)
+            pct(n_end - n_warm, bytes_job), thr, pct(n_end, bytes_warm + bytes_job))
 
 
 def app_reshorts(d, app):
@@ -180,7 +180,7 @@ def load_run(d, include_flagged=False):
     flagged = bool(meta.get("cpu_flagged"))
     tap = (read_json(os.path.join(d, "tap", "summary.json"), {}) or {}).get("counters") or {}
     bs = bulk_on_short(d, meta) if str(meta["bulk_demand"]) != "0" else None
-    bs = bs or (NAN,) * 7
+    bs = bs or (NAN,) * 8
     drops = meta.get("tap_port_drops")
     return {
         "run": os.path.basename(d), "mode": meta["mode"], "app": meta["app"],
@@ -198,7 +198,7 @@ def load_run(d, include_flagged=False):
         "tap_drops": num(drops),
         "bulk_flows": bs[0], "bulk_flows_found": bs[1], "bulk_reshorts_warmup": bs[2],
         "bulk_reshorts_job": bs[3], "bulk_short_pct_warmup": bs[4], "bulk_short_pct_job": bs[5],
-        "threshold": bs[6], "app_reshorts": app_reshorts(d, meta["app"]),
+        "threshold": bs[6], "bulk_short_pct": bs[7], "app_reshorts": app_reshorts(d, meta["app"]),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
@@ -246,6 +246,7 @@ def summarise(runs):
     for (delays, app, demand, cc), rs in groups.items():
         if demand_sort(demand) == 0:
             nobulk[(delays, app)] = ci([r["runtime_s"] for r in rs if r["used"]])
+            nobulk[(delays, app, "p99")] = ci([r["p99_ms"] for r in rs if r["used"]])
     out = []
     for key in sorted(groups, key=lambda k: (delays_sort(k[0]), k[1], demand_sort(k[2]), k[3])):
         delays, app, demand, cc = key
@@ -280,12 +281,16 @@ def summarise(runs):
                 row[k] = mean_of([r[k] for r in used])
             for k in ("bulk_reshorts_warmup", "bulk_reshorts_job"):
                 row[k] = sum_of([r[k] for r in used])
-            for k in ("bulk_short_pct_warmup", "bulk_short_pct_job"):
+            for k in ("bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct"):
                 row[k] = max_of([r[k] for r in used])
             row["bulk_flows_missing"] = sum_of([r["bulk_flows"] - r["bulk_flows_found"] for r in used])
             segs = sum(r["out_segs"] for r in used)
             row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
             row["nobulk_runtime_s"] = nobulk.get((delays, app), (NAN, NAN))[0]
+            row["nobulk_p99_ms"] = nobulk.get((delays, app, "p99"), (NAN, NAN))[0]
+            # against the limit: run-time and p99 over the no-bulk runs' means
+            row["vs_nobulk"] = row["runtime_s"] / row["nobulk_runtime_s"]
+            row["p99_vs_nobulk"] = row["p99_ms"] / row["nobulk_p99_ms"]
             out.append(row)
     return out
 
@@ -293,18 +298,20 @@ def summarise(runs):
 def tables(rows):
     lines = [
         "| tunnels one-way | app | bulk | cc | mode | runs used | run-time s | speedup ECMP/mode "
-        "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s / p99 ms | run-time / no-bulk "
+        "| p99 / no-bulk p99 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         bulk = "none" if demand_sort(r["bulk_demand"]) == 0 else r["bulk_demand"] + " x"
-        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s / %s | %s | %s |" % (
             r["delays"], r["app"], bulk, r["bulk_cc"], r["mode"], r["used"], r["runs"],
-            fmt(r["runtime_s"], r["runtime_s_ci"], "%.1f"),
+            fmt(r["runtime_s"], r["runtime_s_ci"], "%.2f"),
             fmt(r["speedup"], r["speedup_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
             fmt(r["p50_ms"], f="%.0f"), fmt(r["p99_ms"], f="%.0f"),
             fmt(r["p99_ratio"], r["p99_ratio_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
-            fmt(r["nobulk_runtime_s"], f="%.1f")))
+            fmt(r["nobulk_runtime_s"], f="%.2f"), fmt(r["nobulk_p99_ms"], f="%.0f"),
+            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["p99_vs_nobulk"], f="%.2f")))
     lines += [
         "",
         "| tunnels one-way | app | bulk | cc | mode | bulk up / down Mbit/s | mode/ECMP up | "
@@ -334,18 +341,19 @@ def tables(rows):
         "the application's re-shorts for comparison):",
         "",
         "| tunnels one-way | app | bulk | cc | mode | bulk data flows missing | bulk re-shorts "
-        "warm-up / job | bulk bytes on SHORT after threshold, max % warm-up / job | "
+        "warm-up / job | bulk bytes on SHORT after threshold, max % warm-up / job / whole run | "
         "app re-shorts per run |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if demand_sort(r["bulk_demand"]) == 0 or r["mode"] == BASE:
             continue
-        lines.append("| %s ms | %s | %s x | %s | %s | %s | %s / %s | %s / %s | %s |" % (
+        lines.append("| %s ms | %s | %s x | %s | %s | %s | %s / %s | %s / %s / %s | %s |" % (
             r["delays"], r["app"], r["bulk_demand"], r["bulk_cc"], r["mode"],
             fmt(r["bulk_flows_missing"], f="%.0f"), fmt(r["bulk_reshorts_warmup"], f="%.0f"),
             fmt(r["bulk_reshorts_job"], f="%.0f"), fmt(r["bulk_short_pct_warmup"], f="%.2f"),
-            fmt(r["bulk_short_pct_job"], f="%.2f"), fmt(r["app_reshorts"], f="%.0f")))
+            fmt(r["bulk_short_pct_job"], f="%.2f"), fmt(r["bulk_short_pct"], f="%.2f"),
+            fmt(r["app_reshorts"], f="%.0f")))
     return "\n".join(lines)
 
 
