@@ -381,13 +381,16 @@ def plots(rows, outdir):
                 if not pts:
                     continue
                 xs = [p[0] for p in pts]
-                line = ax.errorbar(xs, [p[1][key] for p in pts],
-                                   yerr=[0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts],
+                ys = [p[1][key] for p in pts]
+                hw = [0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts]
+                # log axis: an interval reaching below 0 is drawn down to 5 % of the mean
+                line = ax.errorbar(xs, ys, yerr=[[min(h, 0.95 * y) for h, y in zip(hw, ys)], hw],
                                    marker="o", capsize=3, label="%s, bulk %s x" % (mode, demand))
                 if name == "bulk":
                     ax.plot(xs, [p[1]["bulk_up_ratio"] for p in pts], linestyle="--",
                             color=line[0].get_color())
             ax.axhline(1, color="grey", linewidth=0.8)
+            ax.set_yscale("log")
             ax.set_title("%s, bulk %s" % (app, cc))
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
