@@ -1,8 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bpf/: the XDP splitter and its skeleton header for user space.
 
-BPF_OBJS := $(BUILD)/bpf/splitter.bpf.o $(BUILD)/bpf/xdp_pass.bpf.o \
-	    $(BUILD)/bpf/tc_pass.bpf.o $(BUILD)/bpf/ref_count.bpf.o
+BPF_OBJS := $(BUILD)/bpf/splitter.bpf.o $(BUILD)/bpf/ref_count.bpf.o
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)

@@ -19,8 +19,4 @@ $(FSLIB): $(FSLIB_OBJS)
 	rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/tests/unit-lib: tests/unit/test_lib.c $(FSLIB)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) -Itests/unit $< -o $@ $(FSLIB) $(FSLIB_LIBS)
-
-ALL_TARGETS += $(FSLIB) $(BUILD)/tests/unit-lib
+ALL_TARGETS += $(FSLIB)

@@ -47,6 +47,17 @@ void print_begin(FILE *f, bool json)
 	json_c_set_serialization_double_format("%.10g", JSON_C_OPTION_GLOBAL);
 }
 
+void print_begin_decimals(FILE *f, bool json, int decimals)
+{
+	char fmt[8];
+
+	print_begin(f, json);
+	if (json) {
+		snprintf(fmt, sizeof(fmt), "%%.%df", decimals);
+		json_c_set_serialization_double_format(fmt, JSON_C_OPTION_GLOBAL);
+	}
+}
+
 FILE *print_fp(void)
 {
 	return jp.f ? jp.f : stdout;

@@ -38,6 +38,11 @@ enum output_type {
 
 /* Start a document on f (text when json == 0). */
 void print_begin(FILE *f, bool json);
+/* The same, with every JSON number that is a double written with
+ * `decimals` decimals, as the text output has them (json-c writes every
+ * double of a document with one format; its default would cut a
+ * microsecond time since the epoch, 16 digits, to 10). */
+void print_begin_decimals(FILE *f, bool json, int decimals);
 /* Finish it: in JSON mode write it (one line + '\n'). 0, or -errno when
  * writing failed (e.g. EPIPE, ENOSPC). */
 int print_end(void);

@@ -29,6 +29,12 @@ static const char *noun(const struct sc_option *o)
 	return o->noun ? o->noun : "value";
 }
 
+/* The long option of a row: its cli_name, else its name. */
+static const char *opt_name(const struct sc_option *o)
+{
+	return o->cli_name ? o->cli_name : o->name;
+}
+
 /* uint64_t bounds of an integer row (a double: 2^64 - 1 is not one) */
 static uint64_t bound(double d)
 {
@@ -55,16 +61,45 @@ static void enum_names(const struct sc_enum *e, const char *sep, char *buf,
 		off += snprintf(buf + off, len - off, "%s%s", v == e ? "" : sep, v->name);
 }
 
+/* ns as a duration with its unit: "100ms", "1.5s", "0s" */
+static void duration_text(double ns, char *buf, size_t len)
+{
+	if (ns >= SC_UNIT_S || ns == 0)
+		snprintf(buf, len, "%.9gs", ns / SC_UNIT_S);
+	else
+		snprintf(buf, len, "%.9gms", ns / SC_UNIT_MS);
+}
+
 static const char *family_name(int family)
 {
 	return family == AF_INET ? "an IPv4" : family == AF_INET6 ? "an IPv6" :
 	       "an IPv4 or IPv6";
 }
 
+/* A duration row's range: in its unit, or with the unit written when the
+ * value carries it ("10ms..60s"). */
+static void duration_accepted(const struct sc_option *o, char *buf, size_t len)
+{
+	double unit = o->unit ? o->unit : SC_UNIT_S;
+	char lo[32], hi[32];
+
+	if (!o->unit_suffix) {
+		snprintf(buf, len, "%s %.15g..%.15g", unit_name(o->unit), o->lo, o->hi);
+		return;
+	}
+	duration_text(o->lo * unit, lo, sizeof(lo));
+	duration_text(o->hi * unit, hi, sizeof(hi));
+	snprintf(buf, len, "%s..%s", lo, hi);
+}
+
 void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 {
 	enum sc_opt_type type = o->type == SC_OPT_LIST ? o->elem : o->type;
 
+	if (o->accepted) {
+		snprintf(buf, len, "%s", o->accepted);
+		return;
+	}
 	switch (type) {
 	case SC_OPT_UINT:
 		snprintf(buf, len, "an integer %" PRIu64 "..%" PRIu64, bound(o->lo),
@@ -74,7 +109,7 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "an integer 0..%d", FS_DSCP_MAX);
 		break;
 	case SC_OPT_DURATION:
-		snprintf(buf, len, "%s %.15g..%.15g", unit_name(o->unit), o->lo, o->hi);
+		duration_accepted(o, buf, len);
 		break;
 	case SC_OPT_MSEC:
 		snprintf(buf, len, "seconds %g..%g, at most 3 decimals",
@@ -181,6 +216,28 @@ static bool decimal_syntax(const char *s)
 	       strspn(s + w + 1, "0123456789") == strlen(s + w + 1);
 }
 
+/* "NUMBERms" or "NUMBERs": the number in its unit. */
+static int duration_suffixed(const char *s, unsigned int decimals, __u64 *ns)
+{
+	size_t n = strlen(s);
+	__u64 unit = SC_UNIT_S;
+	char num[48];
+
+	if (n > 2 && !strcmp(s + n - 2, "ms")) {
+		unit = SC_UNIT_MS;
+		n -= 2;
+	} else if (n > 1 && s[n - 1] == 's') {
+		n -= 1;
+	} else {
+		return -EINVAL;
+	}
+	if (n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	return sc_parse_duration(num, unit, decimals, ns);
+}
+
 int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
 		      __u64 *ns)
 {
@@ -189,7 +246,9 @@ int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
 	char whole[24];
 	size_t wl = dot ? (size_t)(dot - s) : strlen(s);
 
-	if (!decimal_syntax(s) || wl >= sizeof(whole) || !unit_ns)
+	if (!unit_ns)
+		return duration_suffixed(s, decimals, ns);
+	if (!decimal_syntax(s) || wl >= sizeof(whole))
 		return -EINVAL;
 	memcpy(whole, s, wl);
 	whole[wl] = '\0';
@@ -323,8 +382,9 @@ static int duration_ns(const struct sc_option *o, const char *v, __u64 *ns)
 {
 	double unit = o->type == SC_OPT_DURATION && o->unit ? o->unit : SC_UNIT_S;
 	double scale = o->type == SC_OPT_MSEC ? SC_UNIT_MS : unit;
+	__u64 given = o->type == SC_OPT_DURATION && o->unit_suffix ? 0 : unit;
 
-	if (sc_parse_duration(v, unit, o->type == SC_OPT_MSEC ? 3 : 9, ns) ||
+	if (sc_parse_duration(v, given, o->type == SC_OPT_MSEC ? 3 : 9, ns) ||
 	    *ns < o->lo * scale || *ns > o->hi * scale)
 		return -EINVAL;
 	return 0;
@@ -367,19 +427,10 @@ static int set_enum(const struct sc_option *o, const char *v, void *p)
 	return 0;
 }
 
-static int set_pass(const struct sc_option *o, const char *v, struct sc_pass_list *l)
+static unsigned int prefix_flags(const struct sc_option *o, enum sc_opt_type type)
 {
-	if (l->n == SC_MAX_PASS)
-		return -E2BIG;
-	l->kv[l->n].key = o->name;
-	l->kv[l->n++].value = v;
-	return 0;
-}
-
-static unsigned int prefix_flags(enum sc_opt_type type)
-{
-	return type == SC_OPT_ADDR ? SC_PFX_ADDR :
-	       type == SC_OPT_IFADDR ? SC_PFX_NEED_LEN | SC_PFX_HOST_BITS : 0;
+	return o->pfx_flags | (type == SC_OPT_ADDR ? SC_PFX_ADDR :
+			       type == SC_OPT_IFADDR ? SC_PFX_NEED_LEN | SC_PFX_HOST_BITS : 0);
 }
 
 /* A value of one of the scalar types into the member; 0 or -EINVAL. */
@@ -449,9 +500,7 @@ static int set_scalar(const struct sc_option *o, enum sc_opt_type type,
 	case SC_OPT_ADDR:
 	case SC_OPT_PREFIX:
 	case SC_OPT_IFADDR:
-		return sc_parse_prefix(v, o->family, prefix_flags(type), p);
-	case SC_OPT_PASS:
-		return set_pass(o, v, p);
+		return sc_parse_prefix(v, o->family, prefix_flags(o, type), p);
 	default:
 		return -EINVAL;
 	}
@@ -499,21 +548,47 @@ static int set_keyvals(const struct sc_option *o, const char *v, void *p,
 	return 0;
 }
 
+/* An address into its family's slot of the struct sc_prefix[2] at p. */
+static int set_per_family(const struct sc_option *e, const char *part, void *p,
+			  char *why, size_t whylen)
+{
+	struct sc_prefix a, *slot = p;
+	int i;
+
+	if (set_scalar(e, e->type, part, &a))
+		return -EINVAL;
+	i = a.family == AF_INET6;
+	if (e->per_family == SC_PER_FAMILY_ONCE && slot[i].family) {
+		snprintf(why, whylen, "'%s': one address per family", part);
+		return -EINVAL;
+	}
+	slot[i] = a;
+	return 0;
+}
+
 /* Every value in v into the list at p: one per occurrence for KEYVALS,
- * else as many as v holds (at least one), separated by ',' or ' '. All or
- * none: on an error the list is as it was. */
+ * else as many as v holds (at least one), separated by ',' or ' '; the
+ * row's check after each. All or none: on an error the list is as it
+ * was. */
 static int set_list(const struct sc_option *o, const char *v, void *p,
 		    char *why, size_t whylen)
 {
 	struct sc_option e = *o;
 	unsigned int *n = p, n0 = *n;
+	struct sc_prefix fam0[2];
 	char buf[1024], *save, *part;
 	int err = 0;
 
 	e.type = o->elem;
 	e.size = o->elem_size;
-	if (strlen(v) >= sizeof(buf))
+	e.check = NULL;
+	if (strlen(v) >= sizeof(buf)) {
+		snprintf(why, whylen, "value of %zu characters: accepted: at most %zu",
+			 strlen(v), sizeof(buf) - 1);
 		return -EINVAL;
+	}
+	if (o->per_family)
+		memcpy(fam0, p, sizeof(fam0));
 	strcpy(buf, v);
 	part = e.type == SC_OPT_KEYVALS ? buf : strtok_r(buf, ", ", &save);
 	if (!part)
@@ -521,6 +596,12 @@ static int set_list(const struct sc_option *o, const char *v, void *p,
 	for (; part && !err; part = e.type == SC_OPT_KEYVALS ? NULL : strtok_r(NULL, ", ", &save)) {
 		void *slot = (char *)p + o->elem_off + (size_t)*n * o->elem_size;
 
+		if (o->per_family) {
+			err = set_per_family(&e, part, p, why, whylen);
+			if (err && !why[0])
+				invalid(&e, part, why, whylen);
+			continue;
+		}
 		if (*n == o->max) {
 			err = -E2BIG;
 			break;
@@ -531,8 +612,15 @@ static int set_list(const struct sc_option *o, const char *v, void *p,
 			invalid(&e, part, why, whylen);
 		if (!err)
 			(*n)++;
+		if (!err && o->check) {
+			err = o->check(o, p, part, why, whylen);
+			if (err && !why[0])
+				invalid(&e, part, why, whylen);
+		}
 	}
-	if (err)
+	if (err && o->per_family)
+		memcpy(p, fam0, sizeof(fam0));
+	else if (err)
 		*n = n0;
 	return err;
 }
@@ -547,6 +635,27 @@ static uint64_t load_uint(const void *p, size_t size)
 	}
 }
 
+/* A scalar, then the row's own rule on it (the member as it was when
+ * that refuses it; members larger than SC_MAX_CHECKED are not put back). */
+#define SC_MAX_CHECKED 256
+static int set_checked(const struct sc_option *o, const char *v, void *p,
+		       char *why, size_t whylen)
+{
+	unsigned char before[SC_MAX_CHECKED];
+	size_t n = o->size < sizeof(before) ? o->size : sizeof(before);
+	int ret;
+
+	if (o->check)
+		memcpy(before, p, n);
+	ret = set_scalar(o, o->type, v, p);
+	if (ret || !o->check)
+		return ret;
+	ret = o->check(o, p, v, why, whylen);
+	if (ret)
+		memcpy(p, before, n);
+	return ret;
+}
+
 /* The value into the member: 0, -E2BIG (a full list), or -EINVAL with the
  * reason in why when it is more than "invalid <noun> '<v>'". */
 static int set_value(const struct sc_option *o, const char *v, void *p,
@@ -557,7 +666,7 @@ static int set_value(const struct sc_option *o, const char *v, void *p,
 		return set_list(o, v, p, why, whylen);
 	if (o->type == SC_OPT_KEYVALS)
 		return set_keyvals(o, v, p, why, whylen);
-	return set_scalar(o, o->type, v, p);
+	return set_checked(o, v, p, why, whylen);
 }
 
 int sc_option_set(const struct sc_opt_ref *r, const char *value,
@@ -568,11 +677,6 @@ int sc_option_set(const struct sc_opt_ref *r, const char *value,
 	int ret;
 
 	ret = set_value(o, value, (char *)r->base + o->offset, why, sizeof(why));
-	if (ret == -E2BIG && o->type == SC_OPT_PASS) {
-		snprintf(err, errlen, "%s%s: too many options (at most %d in one command)",
-			 prefix, o->name, SC_MAX_PASS);
-		return ret;
-	}
 	if (ret == -E2BIG)
 		snprintf(why, sizeof(why), "at most %u values", o->max);
 	else if (ret && !why[0])
@@ -580,7 +684,8 @@ int sc_option_set(const struct sc_opt_ref *r, const char *value,
 	if (ret && o->positional)
 		snprintf(err, errlen, "%s", why);
 	else if (ret)
-		snprintf(err, errlen, "%s%s: %s", prefix, o->name, why);
+		snprintf(err, errlen, "%s%s: %s", prefix, prefix[0] == '-' ? opt_name(o) : o->name,
+			 why);
 	if (ret)
 		return ret;
 	((struct sc_args_head *)r->base)->given |= 1U << (o - r->t);
@@ -603,7 +708,7 @@ int sc_option_find(const struct sc_option *t, void *base, const char *name,
 			    !sc_option_find(o->sub, (char *)base + o->offset, name,
 					    cli, r))
 				return 0;
-		} else if (visible(o, cli) && !strcmp(o->name, name)) {
+		} else if (visible(o, cli) && !strcmp(cli ? opt_name(o) : o->name, name)) {
 			r->t = t;
 			r->opt = o;
 			r->base = base;
@@ -611,6 +716,23 @@ int sc_option_find(const struct sc_option *t, void *base, const char *name,
 		}
 	}
 	return -ENOENT;
+}
+
+void sc_options_merge(const struct sc_option *t, void *dst, const void *src)
+{
+	const struct sc_args_head *from = src;
+	struct sc_args_head *to = dst;
+	const struct sc_option *o;
+
+	for (o = t; o->type != SC_OPT_END; o++) {
+		if (o->type == SC_OPT_INCLUDE) {
+			sc_options_merge(o->sub, (char *)dst + o->offset,
+					 (const char *)src + o->offset);
+		} else if (from->given & (1U << (o - t))) {
+			memcpy((char *)dst + o->offset, (const char *)src + o->offset, o->size);
+			to->given |= 1U << (o - t);
+		}
+	}
 }
 
 bool sc_option_given(const struct sc_option *t, void *base, const char *name)
@@ -680,7 +802,7 @@ static void build_getopt(const struct sc_opt_ref *r, int n, bool in_order,
 	for (i = 0; i < n; i++) {
 		if (r[i].opt->positional)
 			continue;
-		lo[k].name = r[i].opt->name;
+		lo[k].name = opt_name(r[i].opt);
 		lo[k].has_arg = takes_value(r[i].opt) ? required_argument : no_argument;
 		lo[k].flag = NULL;
 		lo[k++].val = 256 + i;
@@ -695,6 +817,13 @@ static void build_getopt(const struct sc_opt_ref *r, int n, bool in_order,
 	*s = '\0';
 }
 
+static bool errors_as_log;
+
+void sc_usage_errors_as_log(bool on)
+{
+	errors_as_log = on;
+}
+
 int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 {
 	char msg[1024];
@@ -703,8 +832,8 @@ int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s%s%s: %s\n", fs_log_prog(), cmd ? " " : "",
-		cmd ? cmd : "", msg);
+	fprintf(stderr, "%s%s%s%s: %s\n", fs_log_prog(), cmd && errors_as_log ? ":" : "",
+		cmd ? " " : "", cmd ? cmd : "", msg);
 	return FS_EXIT_USAGE;
 }
 
@@ -754,7 +883,7 @@ static int check_required(const struct sc_opt_ref *r, int n, const char *cmd)
 		if (o->positional)
 			return sc_print_usage_error(cmd, "%s is required (see -h)",
 						    noun(o));
-		return sc_print_usage_error(cmd, "--%s is required (see -h)", o->name);
+		return sc_print_usage_error(cmd, "--%s is required (see -h)", opt_name(o));
 	}
 	return 0;
 }
@@ -826,6 +955,10 @@ static bool value_text(const struct sc_option *o, const void *base, char *buf,
 		return true;
 	case SC_OPT_DURATION:
 		d = *(const __u64 *)p / (double)(o->unit ? o->unit : SC_UNIT_S);
+		if (o->unit_suffix && d >= o->lo && d <= o->hi) {
+			duration_text(*(const __u64 *)p, buf, len);
+			return true;
+		}
 		break;
 	case SC_OPT_MSEC:
 		d = *(const __u32 *)p / 1000.0;
@@ -867,7 +1000,7 @@ static void help_line(FILE *f, const struct sc_option *o, const void *defaults)
 
 	snprintf(flag, sizeof(flag), "%s%c%s--%s%s%s", o->short_opt ? "-" : "  ",
 		 o->short_opt ? o->short_opt : ' ', o->short_opt ? ", " : "  ",
-		 o->name, o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		 opt_name(o), o->metavar ? " " : "", o->metavar ? o->metavar : "");
 	fprintf(f, "  %-34s %s", flag, o->help);
 	acc[0] = '\0';
 	if (shows_range(o->type == SC_OPT_LIST ? o->elem : o->type))
@@ -929,7 +1062,7 @@ void sc_options_table(const char *path, const struct sc_option *t)
 
 	for (i = 0; i < n; i++)
 		if (!r[i].opt->positional)
-			printf("%s --%s\n", path, r[i].opt->name);
+			printf("%s --%s\n", path, opt_name(r[i].opt));
 	printf("%s --help\n", path);
 }
 
@@ -981,9 +1114,9 @@ void sc_options_complete(const char *path, const struct sc_option *t, bool keys)
 		else if (o->positional)
 			printf("arg\t%s\t%s\n", path, noun(o));
 		else if (o->short_opt)
-			printf("opt\t%s\t--%s\t%s\t-%c\n", path, o->name, v, o->short_opt);
+			printf("opt\t%s\t--%s\t%s\t-%c\n", path, opt_name(o), v, o->short_opt);
 		else
-			printf("opt\t%s\t--%s\t%s\t\n", path, o->name, v);
+			printf("opt\t%s\t--%s\t%s\t\n", path, opt_name(o), v);
 	}
 	if (!keys)
 		printf("opt\t%s\t--help\t\t-h\n", path);

@@ -41,7 +41,8 @@ enum sc_opt_type {
 				 * (sc_parse_dscp()) */
 	SC_OPT_DURATION,	/* a duration (sc_parse_duration()) in `unit`
 				 * (default seconds), lo..hi in that unit, into
-				 * __u64 nanoseconds */
+				 * __u64 nanoseconds; with unit_suffix the value
+				 * names its unit ("100ms", "1.5s") */
 	SC_OPT_MSEC,		/* the same in seconds, at most 3 decimals, lo..hi
 				 * in ms, into __u32 ms */
 	SC_OPT_SECONDS,		/* the same in seconds lo..hi, into double s */
@@ -73,9 +74,14 @@ enum sc_opt_type {
 				 * must copy their values: no STRING or PATH) */
 	SC_OPT_INCLUDE,		/* the options of `sub`, whose struct is the
 				 * member at offset */
-	SC_OPT_PASS,		/* key (the name) and value appended to a
-				 * struct sc_pass_list, for a library that
-				 * checks its own values (tunnel-cfg) */
+};
+
+/* SC_OPT_LIST of addresses kept one per family (per_family): the member is
+ * struct sc_prefix[2], [0] IPv4, [1] IPv6, each value goes to its
+ * family's slot. */
+enum sc_per_family {
+	SC_PER_FAMILY_REPLACE = 1,	/* a later one replaces the earlier */
+	SC_PER_FAMILY_ONCE,		/* a second one is refused */
 };
 
 /* The unit a SC_OPT_DURATION is written in, as nanoseconds. */
@@ -92,6 +98,8 @@ struct sc_enum {
 
 struct sc_option {
 	const char *name;	/* long option, `set` name and config key */
+	const char *cli_name;	/* the long option when it is not name (the
+				 * [health] key "interval" is --health-interval) */
 	char short_opt;		/* 0: long form only */
 	enum sc_opt_type type;
 	size_t offset, size;	/* the member of the argument struct */
@@ -107,6 +115,19 @@ struct sc_option {
 	size_t elem_off, elem_size;	/* SC_OPT_LIST: the array in the member */
 	unsigned int max;	/* SC_OPT_LIST: its length */
 	const char *noun;	/* "invalid <noun> 'x'", default "value" */
+	const char *accepted;	/* what the row accepts, in place of its
+				 * type's words (a range with exceptions) */
+	/* The row's own rule on top of its type, on the value just stored
+	 * in the member (a list: the list, its newest value last): 0, or
+	 * -EINVAL with the reason in why ("" for the row's "invalid ...
+	 * accepted" line); the member is as it was. */
+	int (*check)(const struct sc_option *o, void *member, const char *value,
+		     char *why, size_t whylen);
+	unsigned int pfx_flags;	/* SC_OPT_PREFIX, SC_OPT_IFADDR: more
+				 * sc_parse_prefix() flags (SC_PFX_*) */
+	bool unit_suffix;	/* SC_OPT_DURATION: the value ends in its unit,
+				 * "ms" or "s"; lo..hi still in `unit` */
+	enum sc_per_family per_family;	/* SC_OPT_LIST of addresses */
 	bool positional;	/* an argument, not an option */
 	bool required;		/* a usage error when not given */
 	bool key_only;		/* a config key / set name, not an option of
@@ -133,20 +154,26 @@ struct sc_option {
 		.max = sizeof(((T *)0)->m.v) / sizeof(((T *)0)->m.v[0]),	\
 		__VA_ARGS__ }
 
+/* A list kept as a count member and an array member right after it (an
+ * existing struct's layout): int/unsigned n, then T a[N]. */
+#define SC_OPTION_LIST_AT(_name, _elem, T, n, a, ...) {				\
+		.name = _name, .type = SC_OPT_LIST, .elem = _elem,		\
+		.offset = offsetof(T, n),					\
+		.size = offsetof(T, a) + sizeof(((T *)0)->a) - offsetof(T, n),	\
+		.elem_off = offsetof(T, a) - offsetof(T, n),			\
+		.elem_size = sizeof(((T *)0)->a[0]),				\
+		.max = sizeof(((T *)0)->a) / sizeof(((T *)0)->a[0]),		\
+		__VA_ARGS__ }
+/* A list of addresses kept one per family: member m is struct sc_prefix[2]. */
+#define SC_OPTION_PER_FAMILY(_name, _elem, T, m, _how, ...)			\
+	SC_OPTION(_name, SC_OPT_LIST, T, m, .elem = _elem,			\
+		  .elem_size = sizeof(struct sc_prefix), .max = 2,		\
+		  .per_family = _how, __VA_ARGS__)
+
 /* The first member of every argument struct (so a table has at most 32
  * rows; a command line at most 48 with its includes). */
 struct sc_args_head {
 	__u32 given;
-};
-
-/* Options handed on as key/value pairs, in command line order. Bounded:
- * one more than SC_MAX_PASS is a usage error, never an overflow. */
-#define SC_MAX_PASS 32
-struct sc_pass_list {
-	unsigned int n;
-	struct sc_kv {
-		const char *key, *value;
-	} kv[SC_MAX_PASS];
 };
 
 /* An IP address or prefix (SC_OPT_ADDR, SC_OPT_PREFIX, SC_OPT_IFADDR). */
@@ -173,9 +200,10 @@ struct sc_opt_ref {
 /*
  * Parse one value into the member the option names, and mark it given.
  * 0, or -EINVAL with "<prefix><name>: invalid <noun> '<value>': accepted:
- * <...>" in err (prefix "--" on the command line, "" for set and config
- * files; positional arguments: "invalid <noun> '<value>': ..."), or
- * -E2BIG when an SC_OPT_PASS or SC_OPT_LIST list is full.
+ * <...>" in err (prefix "--" on the command line, naming the option by
+ * its cli_name, "" for set and config files; positional arguments:
+ * "invalid <noun> '<value>': ..."), or -E2BIG when an SC_OPT_LIST list is
+ * full.
  */
 int sc_option_set(const struct sc_opt_ref *r, const char *value,
 		  const char *prefix, char *err, size_t errlen);
@@ -190,6 +218,10 @@ int sc_option_find(const struct sc_option *t, void *base, const char *name,
 bool sc_option_given(const struct sc_option *t, void *base, const char *name);
 /* "a, b, c": the names sc_option_find() accepts with !cli. */
 void sc_option_names(const struct sc_option *t, char *buf, size_t len);
+/* The options given in src (its given bits) copied over dst's, includes
+ * too, as a command line goes over a config file's keys; dst's given bits
+ * get src's. Members that point (strings) point into src's storage. */
+void sc_options_merge(const struct sc_option *t, void *dst, const void *src);
 
 /*
  * getopt_long over the table into base, then the positional arguments.
@@ -222,6 +254,10 @@ void sc_usage(FILE *f, const char *synopsis, const struct sc_option *t,
 /* "<prog>[ <cmd>]: <message>" on stderr; returns FS_EXIT_USAGE. */
 int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* From now on usage errors read "<prog>: <cmd>: <message>", the shape of
+ * the program's log lines (pr_err()), for a command whose errors go to a
+ * log with the rest of what it says (splitctl's agent, "run"). */
+void sc_usage_errors_as_log(bool on);
 
 /* ---- the validators: one per kind of value -------------------------------- */
 /* The kernel's rule for interface names (dev_valid_name()). */
@@ -233,8 +269,9 @@ int sc_parse_yesno(const char *s, bool *out);
 /* A DSCP, 0..FS_DSCP_MAX. 0, -EINVAL or -ERANGE. */
 int sc_parse_dscp(const char *s, __u8 *out);
 /*
- * A duration: DIGITS[.DIGITS] (no sign, exponent or suffix) in units of
- * unit_ns (enum sc_unit), at most `decimals` decimals (and never finer
+ * A duration: DIGITS[.DIGITS] (no sign, exponent or space) in units of
+ * unit_ns (enum sc_unit), or, with unit_ns 0, followed by its unit: "ms"
+ * or "s" ("100ms", "1.5s"); at most `decimals` decimals (and never finer
  * than a nanosecond), into ns. 0 or -EINVAL (syntax, too fine, or beyond
  * 2^64 ns).
  */

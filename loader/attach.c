@@ -47,6 +47,10 @@
 #include "splitctl.h"
 #include "splitter.skel.h"
 
+/* -v count (the global option; main.c sets it): libxdp's log follows it,
+ * as libbpf's does */
+unsigned int sc_verbose_level;
+
 static void pin_path(char *buf, size_t len, const char *dir, const char *name)
 {
 	snprintf(buf, len, "%s/%s", dir, name);
@@ -452,7 +456,7 @@ static int attach_hook(struct attach_ctx *c, const char *link_pin)
 	int fd;
 
 	if (want == SC_HOOK_AUTO &&
-	    sc_option_given(sc_attach_opts, (void *)c->a, "mode"))
+	    sc_attach_given(c->a, SC_ATTACH_MODE))
 		want = SC_HOOK_XDP;
 	if (c->upgrade) {
 		fd = bpf_obj_get(link_pin);
@@ -828,7 +832,7 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 	int lock_fd = -1, ret, err;
 
 	if (a->hook == SC_HOOK_TC &&
-	    sc_option_given(sc_attach_opts, (void *)a, "mode"))
+	    sc_attach_given(a, SC_ATTACH_MODE))
 		return sc_print_usage_error("attach", "--mode is an XDP attach mode: it cannot be combined with --hook tc");
 	err = sc_check_privileges();
 	if (!err) {

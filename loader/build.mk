@@ -7,12 +7,14 @@ SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp zlib libmicrohttpd) 
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Iloader -Itunnel-cfg $(FSLIB_CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) -Iloader -Ihealth -Itunnel-cfg $(FSLIB_CFLAGS) -c $< -o $@
 
 # second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this;
-# lib/ (FSLIB) gives the output layer, parsers and the BPF helpers (bpfutil.h)
-$(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(TCFG_LIB) $$(FSLIB)
-	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) $(FSLIB_LIBS) $(SPLITCTL_LIBS)
+# health/ (HEALTH_LIB) calls tunnel-cfg, which calls lib/ (FSLIB: the output
+# layer, parsers and the BPF helpers of bpfutil.h): linked in that order
+$(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) \
+		$(FSLIB_LIBS) $(SPLITCTL_LIBS)
 
 ALL_TARGETS += $(BUILD)/splitctl
 

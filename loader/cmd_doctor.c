@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "agent_lock.h"
 #include "commands.h"
-#include "failover.h"
 #include "tunnel_cfg.h"
 
 enum verdict { PASS, FAIL, SKIP };
@@ -283,7 +283,7 @@ static bool proc_status(int pid, const char *key, char *val, size_t len)
  */
 static void check_probing(struct doctor *d)
 {
-	int pid = tcfg_agent_running(), self = pid ? pid : (int)getpid();
+	int pid = agent_lock_holder(), self = pid ? pid : (int)getpid();
 	unsigned long long caps = 0;
 	unsigned int gid = 0, lo = 1, hi = 0;
 	char val[128];
@@ -317,14 +317,13 @@ static void check_probing(struct doctor *d)
 	      pid ? "the agent" : "splitctl run with these privileges", self, gid, lo, hi);
 }
 
-int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
+	const struct sc_opts *o = c->o;
+	struct tcfg_ctx ctx;
 	int pid, err;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
 	memset(&d, 0, sizeof(d));
 	d.o = o;
 	d.dir = sc_pin_dir(o);
@@ -332,14 +331,15 @@ int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 	open_json_array(PRINT_JSON, "checks");
 	check_base(&d);
 	check_hooks(&d);
-	err = tcfg_doctor(&d.t);
+	sc_route_ctx(-1, &ctx);
+	err = tcfg_doctor(&ctx, &d.t);
 	if (err)
 		check(&d, FAIL, "netlink", "run as root", "cannot read routes and tunnels: %s", strerror(-err));
 	check_routing(&d);
 	check_tunnels(&d);
 	check_sysctls(&d);
 	check_probing(&d);
-	pid = d.instance ? sc_agent_running(d.dir) : 0;
+	pid = d.instance ? agent_lock_holder_of(d.dir) : 0;
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
 	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
 	close_json_array(PRINT_JSON, NULL);
@@ -351,3 +351,7 @@ int cmd_doctor(const struct sc_opts *o, void *args, int argc, char **argv)
 		sc_state_close(&d.st);
 	return d.failed ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
+
+const struct sc_cmd sc_cmd_doctor =
+	SC_CMD("doctor", cmd_doctor, "", "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent",
+	       sc_no_opts, struct sc_no_args);

@@ -12,10 +12,33 @@
  * again, it finds nothing, says so and exits 0.
  */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "agent_lock.h"
 #include "commands.h"
 #include "tunnel_cfg.h"
+
+/* Routes and rules first, so that traffic falls back to the main table
+ * before the tunnels vanish; every step is tried, the first error printed
+ * once. An exit code; r counts what went. */
+static int tcfg_down(struct tcfg_down_result *r)
+{
+	char err[512] = "", err2[512];
+	int ret;
+
+	memset(r, 0, sizeof(*r));
+	ret = tcfg_routes_down(r, err, sizeof(err));
+	/* the lock file and health of an agent killed with -9 */
+	agent_lock_remove_stale();
+	if (tcfg_tunnels_down(r, err2, sizeof(err2)) && !ret) {
+		ret = -1;
+		memcpy(err, err2, sizeof(err));
+	}
+	if (ret)
+		pr_err("down: %s", err);
+	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
 
 static void print_names(const char *key, const char *fmt, char (*names)[16], int n)
 {
@@ -56,18 +79,16 @@ static void print_down(const char *dir, const struct tcfg_down_result *r,
 	close_json_object();
 }
 
-int cmd_down(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_down(const struct sc_call *c)
 {
 	static struct sc_detach_result det;
+	const struct sc_opts *o = c->o;
 	const char *dir = sc_pin_dir(o);
 	char msg[PATH_MAX + 512];
 	struct tcfg_down_result r;
 	bool instance;
 	int ret, err;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
 	err = sc_check_privileges();
 	instance = !err && !sc_prepare_dir(dir) && !access(dir, F_OK) &&
 		   sc_instance_present(dir);
@@ -86,3 +107,7 @@ int cmd_down(const struct sc_opts *o, void *args, int argc, char **argv)
 	print_down(dir, &r, &det);
 	return ret;
 }
+
+const struct sc_cmd sc_cmd_down =
+	SC_CMD("down", cmd_down, "", "remove everything splitctl made in this network namespace",
+	       sc_no_opts, struct sc_no_args);

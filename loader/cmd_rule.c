@@ -20,24 +20,25 @@ static int open_rule_maps(const struct sc_state *st, struct sc_rule_maps *m)
 	return FS_EXIT_RUNTIME;
 }
 
-/* Add @add (when set) or delete the rule named @del, under the lock. */
-static int rules_change(const struct sc_opts *o, const struct sc_rule *add,
-			const char *del)
+/*
+ * Under the lock: the live rules become @set (apply), or the live ones with
+ * @add added or the rule named @del deleted; @before (may be NULL) gets
+ * the rules there were. An exit code, the error printed.
+ */
+static int rules_change(const struct sc_state *st, const struct sc_rule *add,
+			const char *del, const struct sc_rule_set *set,
+			struct sc_rule_set *before)
 {
 	struct sc_rule_set have = { 0 }, want = { 0 };
 	struct sc_rule_maps m = { { -1, -1 } };
-	struct sc_state st;
 	char err[512];
 	int ret, e;
 
-	ret = sc_state_open_cmd(o, &st, 1);
-	if (ret)
-		return ret;
-	ret = open_rule_maps(&st, &m);
+	ret = open_rule_maps(st, &m);
 	if (ret)
 		goto out;
 	ret = FS_EXIT_RUNTIME;
-	if ((e = sc_rules_read(&m, &have)) || (e = sc_rules_read(&m, &want))) {
+	if ((e = sc_rules_read(&m, &have)) || (!set && (e = sc_rules_read(&m, &want)))) {
 		pr_err("cannot read the rules: %s", strerror(-e));
 		goto out;
 	}
@@ -53,46 +54,63 @@ static int rules_change(const struct sc_opts *o, const struct sc_rule *add,
 		pr_err("no rule '%s' (see 'splitctl rule show')", del);
 		goto out;
 	}
-	e = sc_rules_replace(&st, &m, &have, &want);
+	e = sc_rules_replace(st, &m, &have, set ? set : &want);
 	if (e) {
 		pr_err("cannot change the rules: %s", strerror(-e));
 		goto out;
 	}
 	ret = FS_EXIT_OK;
+	if (before) {
+		*before = have;
+		memset(&have, 0, sizeof(have));
+	}
 out:
 	sc_rule_set_free(&have);
 	sc_rule_set_free(&want);
 	sc_rule_maps_close(&m);
-	sc_state_close(&st);
 	return ret;
 }
 
-int cmd_rule_add(const struct sc_opts *o, void *args, int argc, char **argv)
+/* The rule itself, before the instance is opened: a usage error is one. */
+static int check_rule_add(const struct sc_call *c)
 {
-	const struct sc_rule_args *a = args;
+	const struct sc_rule_args *a = c->args;
 	struct sc_rule r;
 	char err[512];
 
-	(void)argc;
-	(void)argv;
 	if (!a->name)
 		return sc_print_usage_error("rule add", "expected a rule name (see -h)");
 	if (sc_rule_build(a, a->name, "--", &r, err, sizeof(err))) {
 		pr_err("%s", err);
 		return FS_EXIT_USAGE;
 	}
-	return rules_change(o, &r, NULL);
+	return FS_EXIT_OK;
 }
 
-int cmd_rule_del(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_rule_add(const struct sc_call *c)
 {
-	const struct sc_rule_args *a = args;
+	const struct sc_rule_args *a = c->args;
+	struct sc_rule r;
+	char err[512];
 
-	(void)argc;
-	(void)argv;
+	sc_rule_build(a, a->name, "--", &r, err, sizeof(err));	/* checked */
+	return rules_change(c->st, &r, NULL, NULL, NULL);
+}
+
+static int check_rule_del(const struct sc_call *c)
+{
+	const struct sc_rule_args *a = c->args;
+
 	if (!a->name)
 		return sc_print_usage_error("rule del", "expected a rule name (see -h)");
-	return rules_change(o, NULL, a->name);
+	return FS_EXIT_OK;
+}
+
+static int cmd_rule_del(const struct sc_call *c)
+{
+	const struct sc_rule_args *a = c->args;
+
+	return rules_change(c->st, NULL, a->name, NULL, NULL);
 }
 
 static void print_rule(const struct sc_rule *r)
@@ -124,20 +142,13 @@ static void print_rule(const struct sc_rule *r)
 	close_json_object();
 }
 
-int cmd_rule_show(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_rule_show(const struct sc_call *c)
 {
 	struct sc_rule_maps m = { { -1, -1 } };
 	struct sc_rule_set set = { 0 };
-	struct sc_state st;
 	int ret, e, i;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
-	ret = sc_state_open_cmd(o, &st, 0);
-	if (ret)
-		return ret;
-	ret = open_rule_maps(&st, &m);
+	ret = open_rule_maps(c->st, &m);
 	if (ret)
 		goto out;
 	e = sc_rules_read(&m, &set);
@@ -156,12 +167,11 @@ int cmd_rule_show(const struct sc_opts *o, void *args, int argc, char **argv)
 out:
 	sc_rule_set_free(&set);
 	sc_rule_maps_close(&m);
-	sc_state_close(&st);
 	return ret;
 }
 
 /* "rule del NAME" */
-const struct sc_option sc_rule_del_opts[] = {
+static const struct sc_option rule_del_opts[] = {
 	SC_OPTION("name", SC_OPT_STRING, struct sc_rule_args, name,
 		  .positional = true, .noun = "rule name"),
 	SC_OPTIONS_END,
@@ -171,30 +181,13 @@ const struct sc_option sc_rule_del_opts[] = {
 int sc_rules_apply(const struct sc_opts *o, const struct sc_rule_set *want,
 		   struct sc_rule_set *before)
 {
-	struct sc_rule_maps m = { { -1, -1 } };
 	struct sc_state st;
-	int ret, e;
+	int ret;
 
 	ret = sc_state_open_cmd(o, &st, 1);
 	if (ret)
 		return ret;
-	ret = open_rule_maps(&st, &m);
-	if (ret)
-		goto out;
-	ret = FS_EXIT_RUNTIME;
-	e = sc_rules_read(&m, before);
-	if (e) {
-		pr_err("cannot read the rules: %s", strerror(-e));
-		goto out;
-	}
-	e = sc_rules_replace(&st, &m, before, want);
-	if (e) {
-		pr_err("cannot change the rules: %s", strerror(-e));
-		goto out;
-	}
-	ret = FS_EXIT_OK;
-out:
-	sc_rule_maps_close(&m);
+	ret = rules_change(&st, NULL, NULL, want, before);
 	sc_state_close(&st);
 	return ret;
 }
@@ -219,3 +212,19 @@ void sc_rules_restore(const struct sc_opts *o, const struct sc_rule_set *before)
 	sc_rule_maps_close(&m);
 	sc_state_close(&st);
 }
+
+static const struct sc_cmd sc_cmd_rule_add =
+	SC_CMD("add", cmd_rule_add, "NAME", "add a rule (checked against the others first)",
+	       sc_rule_opts, struct sc_rule_args, .check = check_rule_add, .state = SC_STATE_LOCK);
+static const struct sc_cmd sc_cmd_rule_del =
+	SC_CMD("del", cmd_rule_del, "NAME", "remove a rule", rule_del_opts,
+	       struct sc_rule_args, .check = check_rule_del, .state = SC_STATE_LOCK);
+static const struct sc_cmd sc_cmd_rule_show =
+	SC_CMD("show", cmd_rule_show, "", "the rules", sc_no_opts, struct sc_no_args,
+	       .state = SC_STATE_READ);
+static const struct sc_cmd *const rule_cmds[] = {
+	&sc_cmd_rule_add, &sc_cmd_rule_del, &sc_cmd_rule_show, NULL,
+};
+const struct sc_cmd sc_cmd_rule =
+	SC_CMD_GROUP("rule", "add|del|show ...", "rules by remote prefix and port: class mode and thresholds",
+		     rule_cmds);

@@ -1,16 +1,47 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * cmd_tcfg.c - "route up|down|show" and "tunnel add|del|show": their
- * options come parsed from the option table (main.c) as key/value pairs and
- * are handed to tunnel-cfg (tunnel_cfg.h), which checks each value, does
- * the netlink work, prints through json_print and words its own runtime
- * errors. splitctl adds what it knows of the live splitter: the long code
- * point the routes match on.
+ * options are tunnel-cfg's own tables (tcfg_route_opts, tcfg_tunnel_opts:
+ * parsed and checked by lib into tunnel-cfg's structs), and tunnel-cfg
+ * (tunnel_cfg.h) does the netlink work, prints through json_print and
+ * words its own runtime errors. splitctl adds what it knows of the live
+ * splitter and the agent (the long code point the routes match on, the
+ * plan in force, the health shown by route show).
  */
 #include <string.h>
 
+#include "agent_lock.h"
 #include "commands.h"
 #include "tunnel_cfg.h"
+
+/* "tunnel add NAME KIND [OPTIONS]": the options are tunnel-cfg's rows */
+struct sc_tunnel_add_args {
+	__u32 given;
+	struct tcfg_tunnel t;
+	char name[IFNAMSIZ];
+	const char *kind;
+};
+
+static const struct sc_option tunnel_add_opts[] = {
+	SC_OPTION("tunnel", SC_OPT_INCLUDE, struct sc_tunnel_add_args, t,
+		  .sub = tcfg_tunnel_opts),
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_add_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTION("kind", SC_OPT_STRING, struct sc_tunnel_add_args, kind,
+		  .positional = true, .noun = "kind"),
+	SC_OPTIONS_END,
+};
+
+struct sc_tunnel_del_args {
+	__u32 given;
+	char name[IFNAMSIZ];
+};
+
+static const struct sc_option tunnel_del_opts[] = {
+	SC_OPTION("name", SC_OPT_IFNAME, struct sc_tunnel_del_args, name,
+		  .positional = true, .noun = "tunnel name"),
+	SC_OPTIONS_END,
+};
 
 /* The live long code point, if an instance is attached (-1 otherwise: no
  * instance is no error here, and the state functions print nothing). */
@@ -18,124 +49,106 @@ static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
 {
 	struct split_config cfg;
 	struct sc_state st;
+	int dscp_long = -1;
 
-	memset(ctx, 0, sizeof(*ctx));
-	ctx->dscp_long = -1;
 	if (!sc_state_open(o, &st, 0)) {
 		if (!sc_config_read(&st, &cfg))
-			ctx->dscp_long = cfg.dscp_long;
+			dscp_long = cfg.dscp_long;
 		sc_state_close(&st);
 	}
+	sc_route_ctx(dscp_long, ctx);
 }
 
-/* tunnel-cfg names a bad value by its key ("mode: ..."), as in a config
- * file; on the command line it is the option: "--mode: ...". */
-static int pass_error(const char *path, const struct sc_kv *kv, const char *err)
+/* The options, parsed into tunnel-cfg's spec by its own table
+ * (tcfg_route_opts), checked as a whole by tcfg_route_up(). */
+static int cmd_route_up(const struct sc_call *c)
 {
-	size_t n = strlen(kv->key);
-	bool is_key = !strncmp(err, kv->key, n) && err[n] == ':';
-
-	return sc_print_usage_error(path, "%s%s", is_key ? "--" : "", err);
-}
-
-int cmd_route_up(const struct sc_opts *o, void *args, int argc, char **argv)
-{
-	const struct sc_route_up_args *a = args;
-	struct tcfg_spec *spec;
 	struct tcfg_ctx ctx;
-	char err[256];
-	unsigned int i;
+
+	tcfg_context(c->o, &ctx);
+	return tcfg_route_up(c->args, &ctx);
+}
+
+static int cmd_route_down(const struct sc_call *c)
+{
+	struct tcfg_ctx ctx;
 	int ret;
 
-	(void)argc;
-	(void)argv;
-	spec = tcfg_spec_new();
-	if (!spec) {
-		pr_err("route up: out of memory");
-		return FS_EXIT_RUNTIME;
-	}
-	for (i = 0; i < a->opts.n; i++) {
-		if (tcfg_spec_set(spec, a->opts.kv[i].key, a->opts.kv[i].value, err,
-				  sizeof(err))) {
-			ret = pass_error("route up", &a->opts.kv[i], err);
-			goto out;
-		}
-	}
-	tcfg_context(o, &ctx);
-	ret = tcfg_route_up(spec, &ctx);	/* checks the spec as a whole */
-out:
-	tcfg_spec_free(spec);
+	tcfg_context(c->o, &ctx);
+	ret = tcfg_route_down(&ctx);
+	/* the lock file and health of an agent killed with -9 */
+	agent_lock_remove_stale();
 	return ret;
 }
 
-int cmd_route_down(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_route_show(const struct sc_call *c)
 {
 	struct tcfg_ctx ctx;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
-	tcfg_context(o, &ctx);
-	return tcfg_route_down(&ctx);
-}
-
-int cmd_route_show(const struct sc_opts *o, void *args, int argc, char **argv)
-{
-	struct tcfg_ctx ctx;
-
-	(void)args;
-	(void)argc;
-	(void)argv;
-	tcfg_context(o, &ctx);
+	tcfg_context(c->o, &ctx);
 	return tcfg_route_show(&ctx);
 }
 
-int cmd_tunnel_add(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_tunnel_add(const struct sc_call *c)
 {
-	const struct sc_tunnel_add_args *a = args;
+	const struct sc_tunnel_add_args *a = c->args;
 	struct tcfg_tunnel *t;
 	char err[256];
-	unsigned int i;
 	int ret;
 
-	(void)o;
-	(void)argc;
-	(void)argv;
 	if (!a->name[0] || !a->kind)
 		return sc_print_usage_error("tunnel add", "expected NAME KIND (see -h)");
 	t = tcfg_tunnel_new(a->name, a->kind, err, sizeof(err));
 	if (!t)
 		return sc_print_usage_error("tunnel add", "%s", err);
-	for (i = 0; i < a->opts.n; i++) {
-		if (tcfg_tunnel_set(t, a->opts.kv[i].key, a->opts.kv[i].value, err,
-				    sizeof(err))) {
-			ret = pass_error("tunnel add", &a->opts.kv[i], err);
-			goto out;
-		}
-	}
+	/* the options given, over the defaults of the kind */
+	sc_options_merge(tcfg_tunnel_opts, t, &a->t);
 	ret = tcfg_tunnel_add(t);
-out:
 	tcfg_tunnel_free(t);
 	return ret;
 }
 
-int cmd_tunnel_del(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_tunnel_del(const struct sc_call *c)
 {
-	const struct sc_tunnel_del_args *a = args;
+	const struct sc_tunnel_del_args *a = c->args;
 
-	(void)o;
-	(void)argc;
-	(void)argv;
 	if (!a->name[0])
 		return sc_print_usage_error("tunnel del", "expected NAME (see -h)");
 	return tcfg_tunnel_del(a->name);
 }
 
-int cmd_tunnel_show(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_tunnel_show(const struct sc_call *c)
 {
-	(void)o;
-	(void)args;
-	(void)argc;
-	(void)argv;
+	(void)c;
 	return tcfg_tunnel_show();
 }
+
+static const struct sc_cmd sc_cmd_route_up =
+	SC_CMD("up", cmd_route_up, "", "install (or switch in place) the policy routing",
+	       tcfg_route_opts, struct tcfg_spec, .defaults = &tcfg_spec_defaults);
+static const struct sc_cmd sc_cmd_route_down =
+	SC_CMD("down", cmd_route_down, "", "remove exactly what up installed",
+	       sc_no_opts, struct sc_no_args);
+static const struct sc_cmd sc_cmd_route_show =
+	SC_CMD("show", cmd_route_show, "", "rules, routes and tunnel counters",
+	       sc_no_opts, struct sc_no_args);
+static const struct sc_cmd *const route_cmds[] = {
+	&sc_cmd_route_up, &sc_cmd_route_down, &sc_cmd_route_show, NULL,
+};
+const struct sc_cmd sc_cmd_route =
+	SC_CMD_GROUP("route", "up|down|show ...", "policy routing to the SHORT and LONG tunnels",
+		     route_cmds);
+
+static const struct sc_cmd sc_cmd_tunnel_add =
+	SC_CMD("add", cmd_tunnel_add, "NAME KIND", "create a lab tunnel (KIND vxlan; gre, ipip, "
+	       "wireguard where the kernel has them)", tunnel_add_opts, struct sc_tunnel_add_args);
+static const struct sc_cmd sc_cmd_tunnel_del =
+	SC_CMD("del", cmd_tunnel_del, "NAME", "remove a lab tunnel", tunnel_del_opts,
+	       struct sc_tunnel_del_args);
+static const struct sc_cmd sc_cmd_tunnel_show =
+	SC_CMD("show", cmd_tunnel_show, "", "the lab tunnels", sc_no_opts, struct sc_no_args);
+static const struct sc_cmd *const tunnel_cmds[] = {
+	&sc_cmd_tunnel_add, &sc_cmd_tunnel_del, &sc_cmd_tunnel_show, NULL,
+};
+const struct sc_cmd sc_cmd_tunnel =
+	SC_CMD_GROUP("tunnel", "add|del|show ...", "create or remove lab tunnels", tunnel_cmds);

@@ -12,10 +12,17 @@
 #include <bpf/libbpf.h>
 
 #include "bpfutil.h"
+#include "commit.h"
 #include "config.h"
-#include "health_agent.h"
 #include "ini.h"
 #include "ops.h"
+
+/* apply and check */
+struct sc_config_args {
+	__u32 given;
+	const char *config;
+	bool offline;		/* check: the file alone, no system access */
+};
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
 /* section headers remembered: [splitter], [agent], [health], [route] and a
@@ -120,6 +127,30 @@ static int add_ifaces(struct parse_ctx *p, const char *value)
 	return ret;
 }
 
+/* [agent]: the agent's own keys (the same rows are options of "run") */
+const struct sc_option sc_agent_opts[] = {
+	SC_OPTION("interval", SC_OPT_SECONDS, struct sc_agent_args, interval,
+		  .short_opt = 'i', .metavar = "S", .lo = 0.1, .hi = 3600,
+		  .help = "seconds between idle sweeps and metric writes (default 10)"),
+	SC_OPTION("textfile", SC_OPT_ABSPATH, struct sc_agent_args, textfile,
+		  .short_opt = 't', .metavar = "PATH",
+		  .help = "write metrics there (node_exporter textfile collector)"),
+	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_agent_args, listen, .short_opt = 'l',
+		  .metavar = "ADDR:PORT", .noun = "address",
+		  .help = "serve GET /metrics on this loopback address"),
+	SC_OPTIONS_END,
+};
+
+void sc_config_help_keys(void)
+{
+	printf("key\t[splitter]\tinterfaces\tIF\n");
+	sc_options_complete("[splitter]", sc_attach_opts, true);
+	sc_options_complete("[agent]", sc_agent_opts, true);
+	sc_options_complete("[health]", health_settings_opts, true);
+	sc_options_complete("[route]", tcfg_route_opts, true);
+	sc_options_complete("[rule NAME]", sc_rule_opts, true);
+}
+
 /* name = value through a command's option table; 1 ok, 0 error recorded. */
 static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 		     const char *section, const char *name, const char *value)
@@ -138,36 +169,9 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (!v)
 		return fail(p, "%s: too many values", name);
 	if (sc_option_set(&r, v, "", err, sizeof(err)))
-		return fail(p, "%s", err);
-	return 1;
-}
-
-#define HEALTH_FILE_KEYS HEALTH_PARAM_KEYS ", both-down, enabled, target-short, target-long"
-
-/* [health]: the run options of the same names (health-KEY for the probe
- * settings, "health" for enabled), into the [agent] arguments' list. */
-static int health_key(struct parse_ctx *p, const char *name, const char *value)
-{
-	char opt[64], err[400];
-	struct sc_opt_ref r;
-	const char *v;
-
-	if (!strcmp(name, "enabled"))
-		snprintf(opt, sizeof(opt), "health");
-	else if (health_param_range(name))
-		snprintf(opt, sizeof(opt), "health-%s", name);
-	else if (!strcmp(name, "both-down") || !strcmp(name, "target-short") ||
-		 !strcmp(name, "target-long"))
-		snprintf(opt, sizeof(opt), "%s", name);
-	else
-		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
-	if (sc_option_find(sc_run_opts, &p->cfg->agent, opt, true, &r))
-		return fail(p, "[health]: unknown key '%.64s': accepted: %s", name, HEALTH_FILE_KEYS);
-	v = keep(p->cfg, value);
-	if (!v)
-		return fail(p, "%s: too many values", name);
-	if (sc_option_set(&r, v, "", err, sizeof(err)))
-		return fail(p, "[health]: %s", err);
+		return fail(p, "%s%s%s%s", t == health_settings_opts ? "[" : "",
+			    t == health_settings_opts ? section : "",
+			    t == health_settings_opts ? "]: " : "", err);
 	return 1;
 }
 
@@ -185,9 +189,9 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 		return table_key(p, sc_attach_opts, &cfg->splitter, section, name, value);
 	}
 	if (!strcmp(section, "agent"))
-		return table_key(p, sc_run_opts, &cfg->agent, section, name, value);
+		return table_key(p, sc_agent_opts, &cfg->agent, section, name, value);
 	if (!strcmp(section, "health"))
-		return health_key(p, name, value);
+		return table_key(p, health_settings_opts, &cfg->health, section, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -279,6 +283,7 @@ static int handler(void *user, int line, const char *section, const char *name,
 static int config_check(const char *path, struct sc_config *cfg)
 {
 	struct sc_settings *s = &cfg->splitter.settings;
+	struct health_settings health;
 	struct tcfg_ctx ctx;
 	struct split_config tmp;
 	char err[400];
@@ -294,15 +299,15 @@ static int config_check(const char *path, struct sc_config *cfg)
 	}
 	s->v = tmp;
 	s->given = (1U << SC_SET_MAX) - 1;
-	cfg->flows = sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ?
+	cfg->flows = sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS) ?
 		     cfg->splitter.flows : FS_DEFAULT_FLOWS;
 	if (cfg->splitter.hook == SC_HOOK_TC &&
-	    sc_option_given(sc_attach_opts, &cfg->splitter, "mode")) {
+	    sc_attach_given(&cfg->splitter, SC_ATTACH_MODE)) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter]: mode is an XDP attach mode: it cannot be combined with hook = tc",
 			 path);
 		return FS_EXIT_USAGE;
 	}
-	if (sc_health_agent_check(&cfg->agent.health, err, sizeof(err))) {
+	if (health_settings_resolve(&health, &cfg->health, NULL, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
@@ -444,7 +449,7 @@ static int vfail(struct sc_config *cfg, int line, int code, const char *fmt, ...
 static int check_hooks(struct sc_config *cfg, const struct live_state *live)
 {
 	const struct sc_attach_args *a = &cfg->splitter;
-	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	bool mode_given = sc_attach_given(a, SC_ATTACH_MODE);
 	int want = a->hook != SC_HOOK_AUTO ? a->hook : mode_given ? SC_HOOK_XDP : SC_HOOK_AUTO;
 	const char *mode = a->mode == SC_MODE_NATIVE ? "native" : "generic";
 	int i, j;
@@ -486,7 +491,7 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 			     const struct live_state *live)
 {
 	const struct sc_attach_args *a = &cfg->splitter;
-	bool mode_given = sc_option_given(sc_attach_opts, (void *)a, "mode");
+	bool mode_given = sc_attach_given(a, SC_ATTACH_MODE);
 	char why[200], name[BPF_OBJ_NAME_LEN + 1];
 	int i, j, hook, ifindex;
 
@@ -510,11 +515,13 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 	return 0;
 }
 
-int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
+/* The loaded file against the system and the live instance of o, changing
+ * nothing: 0, or an exit code with the reason in cfg->err. */
+static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 {
 	static struct live_state live;
 	int dscp_long = cfg->splitter.settings.v.dscp_long;
-	struct tcfg_ctx ctx = { .dscp_long = dscp_long };
+	struct tcfg_ctx ctx;
 	char err[300];
 	int i, ret;
 
@@ -526,10 +533,11 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	ret = live_read(o, &live, err, sizeof(err));
 	if (ret)
 		return vfail(cfg, 0, ret, "%s", err);
+	sc_route_ctx(dscp_long, &ctx);
 	if (live.attached && live.flows != cfg->flows)
 		return vfail(cfg, 0, FS_EXIT_RUNTIME, "flows %u%s: the live flow table of '%.100s' has %u entries: a table cannot be resized in place: re-attach ('splitctl detach --all', then apply) or give flows = %u",
 			     cfg->flows,
-			     sc_option_given(sc_attach_opts, &cfg->splitter, "flows") ? "" : " (the default: the key is left out)",
+			     sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS) ? "" : " (the default: the key is left out)",
 			     sc_pin_dir(o), live.flows, live.flows);
 	ret = check_hooks(cfg, &live);
 	if (!ret)
@@ -544,38 +552,10 @@ int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	}
 	/* no [route]: the routes installed by "route up" follow the long
 	 * code point (split mode) */
-	ret = tcfg_route_follow(dscp_long, true, err, sizeof(err));
+	ret = sc_commit_check(NULL, dscp_long, err, sizeof(err));
 	if (ret)
-		return vfail(cfg, 0, ret, "dscp-long %d: the installed routes (route up) cannot follow it: %s",
-			     dscp_long, err);
+		return vfail(cfg, 0, ret, "%s", err);
 	return 0;
-}
-
-/* The live config, to put back when an apply fails half-way; 0 when
- * nothing is attached yet (then there is nothing to restore). */
-static int live_config(const struct sc_opts *o, struct split_config *c)
-{
-	struct sc_state st;
-	int ret;
-
-	if (sc_state_open(o, &st, 0))
-		return -ENOENT;
-	ret = sc_config_read(&st, c);
-	sc_state_close(&st);
-	return ret;
-}
-
-static void restore_config(const struct sc_opts *o, const struct split_config *c)
-{
-	struct sc_state st;
-	int err;
-
-	if (sc_state_open(o, &st, 1))
-		return;
-	err = sc_config_write(&st, c);
-	if (err)
-		pr_err("could not put the previous settings back: %s", strerror(-err));
-	sc_state_close(&st);
 }
 
 int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
@@ -583,11 +563,10 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	struct sc_attach_args a = cfg->splitter;
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
-	struct tcfg_ctx ctx = { .dscp_long = cfg->splitter.settings.v.dscp_long };
 	struct sc_rule_set rules_before = { 0 };
-	struct split_config before;
-	bool had, rules_done = false;
-	char err[300];
+	struct sc_commit commit;
+	bool rules_done = false;
+	struct tcfg_ctx ctx;
 	int i, j, n, ret;
 
 	/* everything checked before the first change */
@@ -596,7 +575,8 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		pr_err("%s", cfg->err);
 		return ret;
 	}
-	had = !live_config(o, &before);
+	sc_commit_begin(&commit, o, NULL);
+	sc_route_ctx(cfg->splitter.settings.v.dscp_long, &ctx);
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
 	/* the table size: validated against a live table; the size of a new one */
 	a.flows = cfg->flows;
@@ -619,7 +599,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
 	else if (!ret)
-		ret = tcfg_route_follow(ctx.dscp_long, false, err, sizeof(err));
+		ret = sc_commit_follow(&commit, NULL);
 	if (ret) {
 		/* all or nothing: undo the rules, the attachments this call
 		 * made, and the settings it changed */
@@ -628,8 +608,7 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		for (j = 0; j < i; j++)
 			if (fresh[j])
 				sc_detach(o, cfg->ifaces[j]);
-		if (had)
-			restore_config(o, &before);
+		sc_commit_rollback(&commit, NULL);
 	}
 	sc_rule_set_free(&rules_before);
 	return ret;
@@ -662,16 +641,33 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	return ret;
 }
 
-int cmd_apply(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_apply(const struct sc_call *c)
 {
-	(void)argc;
-	(void)argv;
-	return config_cmd(o, args, true);
+	return config_cmd(c->o, c->args, true);
 }
 
-int cmd_check(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_check(const struct sc_call *c)
 {
-	(void)argc;
-	(void)argv;
-	return config_cmd(o, args, false);
+	return config_cmd(c->o, c->args, false);
 }
+
+static const struct sc_option config_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTIONS_END,
+};
+
+static const struct sc_option check_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTION("offline", SC_OPT_FLAG, struct sc_config_args, offline,
+		  .help = "judge the file alone: no interface needs to exist, no live instance is read"),
+	SC_OPTIONS_END,
+};
+
+const struct sc_cmd sc_cmd_apply =
+	SC_CMD("apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts,
+	       struct sc_config_args);
+const struct sc_cmd sc_cmd_check =
+	SC_CMD("check", cmd_check, "-c FILE [--offline]", "validate a config file as apply would, without applying it",
+	       check_opts, struct sc_config_args);

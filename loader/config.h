@@ -17,15 +17,29 @@
  * The keys are the rows of the commands' option tables (lib/params.h), parsed
  * and checked by the same code as on the command line: [splitter] those of
  * "attach" (sc_attach_opts, with every setting) plus "interfaces", [agent]
- * those of "run" (sc_run_opts), [route] those of "route up" (tunnel-cfg),
+ * the agent's (sc_agent_opts, also options of "run"), [health] the
+ * agent's tunnel health settings (health_settings_opts, health/), [route]
+ * those of "route up" (tunnel-cfg),
  * [rule NAME] those of "rule add" (sc_rule_opts, rules.h).
  */
 #ifndef SPLITCTL_CONFIG_H
 #define SPLITCTL_CONFIG_H
 
 #include "commands.h"
+#include "health_agent.h"
 #include "rules.h"
 #include "tunnel_cfg.h"
+
+/* The agent's own settings: the [agent] keys, and options of "run" (run.c
+ * includes this table in its own). */
+struct sc_agent_args {
+	__u32 given;
+	double interval;	/* seconds between sweeps */
+	const char *textfile;
+	struct sc_listen listen;
+};
+extern const struct sc_option sc_agent_opts[];
+#define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */
 
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
 
@@ -40,7 +54,10 @@ struct sc_config {
 					 * file's value or the default */
 	__u32 flows;			/* the file's, or FS_DEFAULT_FLOWS */
 	/* [agent] */
-	struct sc_run_args agent;
+	struct sc_agent_args agent;
+	/* [health] (health_settings_opts), as given: laid over the defaults
+	 * (and under the command line) by health_settings_resolve() */
+	struct health_settings health;
 	/* [route] */
 	struct tcfg_spec *route;
 	/* [rule NAME] sections, and their rules once the file is checked:
@@ -58,10 +75,11 @@ struct sc_config {
  * FS_EXIT_USAGE (bad file) or FS_EXIT_RUNTIME (unreadable) with the reason
  * in cfg->err. */
 int sc_config_load(const char *path, struct sc_config *cfg);
+/* Every key of every section, from the tables that parse them, one
+ * "key<TAB>[SECTION]<TAB>NAME<TAB>VALUES" line each (help-keys: the man
+ * page test). */
+void sc_config_help_keys(void);
 void sc_config_free(struct sc_config *cfg);
-/* The loaded file against the system and the live instance of o, changing
- * nothing: 0, or an exit code with the reason in cfg->err. */
-int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg);
 /* Validate, then attach the interfaces with the settings, then install the
  * routes (or let installed ones follow the long code point); on a failure,
  * detach what this call attached and put the previous live settings back.

@@ -103,19 +103,12 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed)
 	return ret;
 }
 
-int cmd_gc(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_gc(const struct sc_call *c)
 {
-	struct sc_state st;
+	int ret = FS_EXIT_OK, err;
 	__u64 removed;
-	int ret, err;
 
-	(void)args;
-	(void)argc;
-	(void)argv;
-	ret = sc_state_open_cmd(o, &st, 1);
-	if (ret)
-		return ret;
-	err = sc_gc_sweep(&st, &removed);
+	err = sc_gc_sweep(c->st, &removed);
 	if (err) {
 		pr_err("gc: cannot sweep the flow table: %s", strerror(-err));
 		ret = FS_EXIT_RUNTIME;
@@ -124,6 +117,9 @@ int cmd_gc(const struct sc_opts *o, void *args, int argc, char **argv)
 		print_uint(PRINT_ANY, "flows_removed", "%llu idle flows removed\n", removed);
 		close_json_object();
 	}
-	sc_state_close(&st);
 	return ret;
 }
+
+const struct sc_cmd sc_cmd_gc =
+	SC_CMD("gc", cmd_gc, "", "remove idle flows once", sc_no_opts, struct sc_no_args,
+	       .state = SC_STATE_LOCK);

@@ -8,10 +8,13 @@
 #include <string.h>
 
 #include "bpfutil.h"
+#include "health_agent.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
-char *sc_prom_label_escape(const char *in, char *out, size_t len)
+/* A Prometheus label value: \\, " and newline escaped (exposition format).
+ * Writes at most len bytes including the NUL; returns out. */
+static char *sc_prom_label_escape(const char *in, char *out, size_t len)
 {
 	size_t o = 0;
 
@@ -70,6 +73,14 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 		fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
 			sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
 			sc_hook_name(ifs[i].hook), ifs[i].mode);
+	/* without its observer an interface's flows never see a message
+	 * boundary (reshort boundary is off for them, silently) */
+	fprintf(f, "# HELP flowsplit_observer_attached 1 when the interface's observer (TC egress) records the ACKs that reshort boundary needs.\n# TYPE flowsplit_observer_attached gauge\n");
+	for (i = 0; i < n; i++)
+		if (strcmp(ifs[i].mode, "gone"))
+			fprintf(f, "flowsplit_observer_attached{interface=\"%s\"} %d\n",
+				sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
+				ifs[i].observer ? 1 : 0);
 }
 
 /* The same counters by class, as labels: one series to sum or compare. */
@@ -152,7 +163,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	return ferror(f) ? -EIO : 0;
 }
 
-static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char *name,
+static void tunnel_series(FILE *f, const struct health_metrics *m, const char *name,
 			  const char *help, const double v[2])
 {
 	static const char *const tunnel[2] = { "short", "long" };
@@ -165,7 +176,7 @@ static void tunnel_series(FILE *f, const struct sc_health_metrics *m, const char
 			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)), v[t]);
 }
 
-void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m)
+void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 {
 	const double up[2] = { m->up[0], m->up[1] };
 

@@ -22,21 +22,8 @@ int sc_gc_sweep(const struct sc_state *st, __u64 *removed);
  * exposition format (valid for `promtool check metrics`). 0 or -errno. */
 int sc_metrics_write(FILE *f, const struct sc_state *st);
 
-/* The agent's tunnel health, as the metrics show it. */
-struct sc_health_metrics {
-	bool probing;			/* false: no tunnel series */
-	char dev[2][IF_NAMESIZE];	/* [0] SHORT, [1] LONG */
-	bool up[2];
-	double rtt_s[2];		/* EWMA; 0 before the first answer */
-	double timeout_s[2];		/* the probe timeout now (adaptive) */
-	double loss[2];			/* over the loss window */
-	__u64 failovers;		/* route changes after a tunnel went down */
-};
+struct health_metrics;
 /* Append the tunnel series and flowsplit_failovers_total. */
-void sc_metrics_write_health(FILE *f, const struct sc_health_metrics *m);
-
-/* A Prometheus label value: \\, " and newline escaped (exposition format).
- * Writes at most len bytes including the NUL; returns out. */
-char *sc_prom_label_escape(const char *in, char *out, size_t len);
+void sc_metrics_write_health(FILE *f, const struct health_metrics *m);
 
 #endif /* SPLITCTL_OPS_H */

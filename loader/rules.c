@@ -402,7 +402,8 @@ static void rule_from_key(struct sc_rule *r, int family, const void *key,
 	r->v.name[FS_RULE_NAME_LEN - 1] = '\0';
 }
 
-int sc_rule_map_count(int fd, __u32 *n)
+/* Entries of one trie: 0 or -errno. */
+static int sc_rule_map_count(int fd, __u32 *n)
 {
 	struct rule_key6 k, next;	/* the larger key fits both */
 	void *prev = NULL;

@@ -31,7 +31,6 @@ struct sc_rule_args {
 	__u32 threshold_bytes;	/* TCP payload bytes (mode auto) */
 };
 extern const struct sc_option sc_rule_opts[];
-extern const struct sc_option sc_rule_del_opts[];	/* the name only */
 
 /* One rule, checked. */
 struct sc_rule {
@@ -103,8 +102,6 @@ struct sc_rule_maps {
 /* 0, or -ENODATA when the instance has no rule tries pinned. */
 int sc_rule_maps_open(const char *dir, struct sc_rule_maps *m);
 void sc_rule_maps_close(struct sc_rule_maps *m);
-/* Entries of one trie: 0 or -errno. */
-int sc_rule_map_count(int fd, __u32 *n);
 /* The live rules (appended to set). */
 int sc_rules_read(const struct sc_rule_maps *m, struct sc_rule_set *set);
 

@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <microhttpd.h>
 
+#include "agent_lock.h"
 #include "config.h"
 #include "health_agent.h"
 #include "ops.h"
@@ -38,21 +39,41 @@
 #define HTTP_MAX_CONN	2000
 #define HTTP_FDS_SPARE	64	/* pins, netlink, probes, the textfile */
 
+/* "run": the config file, the agent's own settings (also its [agent]
+ * keys, config.c) and the tunnel health settings (also its [health] keys,
+ * health/health_agent.h) */
+struct sc_run_args {
+	__u32 given;
+	const char *config;
+	struct sc_agent_args agent;
+	struct health_settings health;
+};
+
+static const struct sc_option run_opts[] = {
+	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
+		  .metavar = "FILE",
+		  .help = "apply this config file on start (and on SIGHUP); its [agent] section sets the defaults below"),
+	SC_OPTION("agent", SC_OPT_INCLUDE, struct sc_run_args, agent, .sub = sc_agent_opts),
+	SC_OPTION("health", SC_OPT_INCLUDE, struct sc_run_args, health,
+		  .sub = health_settings_opts),
+	SC_OPTIONS_END,
+};
+
 struct agent {
 	const struct sc_opts *o;
 	const struct sc_run_args *cli;	/* the command line */
 	struct sc_config cfg;		/* the config file (-c), if any */
-	struct sc_run_args eff;		/* cli over the file's [agent] */
+	struct sc_agent_args eff;	/* cli over the file's [agent] */
 	struct MHD_Daemon *http;
 	bool failing;			/* a tick failed; reported once */
-	struct sc_health_agent health;	/* tunnel probes and failover */
+	struct health_agent health;	/* tunnel probes and failover */
 };
 
 /* Render the metrics into a malloc()ed buffer; NULL on failure. */
 static char *render(struct agent *ag, size_t *len)
 {
 	const struct sc_opts *o = ag->o;
-	struct sc_health_metrics hm;
+	struct health_metrics hm;
 	struct sc_state st;
 	char *buf = NULL;
 	FILE *f;
@@ -67,7 +88,7 @@ static char *render(struct agent *ag, size_t *len)
 		sc_state_close(&st);
 	}
 	if (!err) {
-		sc_health_agent_metrics(&ag->health, &hm);
+		health_agent_metrics(&ag->health, &hm);
 		sc_metrics_write_health(f, &hm);
 	}
 	if (fclose(f) || err) {
@@ -224,20 +245,13 @@ static int tick(struct agent *ag)
 /* The agent's settings: the config file's [agent], the command line on top
  * where given. */
 static void effective(const struct sc_run_args *cli, const struct sc_config *cfg,
-		      bool have_cfg, struct sc_run_args *eff)
+		      bool have_cfg, struct sc_agent_args *eff)
 {
-	void *base = (void *)cli;
-
 	memset(eff, 0, sizeof(*eff));
 	eff->interval = SC_AGENT_INTERVAL_DEFAULT;
 	if (have_cfg)
-		*eff = cfg->agent;
-	if (sc_option_given(sc_run_opts, base, "interval"))
-		eff->interval = cli->interval;
-	if (sc_option_given(sc_run_opts, base, "textfile"))
-		eff->textfile = cli->textfile;
-	if (sc_option_given(sc_run_opts, base, "listen"))
-		eff->listen = cli->listen;
+		sc_options_merge(sc_agent_opts, eff, &cfg->agent);
+	sc_options_merge(sc_agent_opts, eff, &cli->agent);
 }
 
 static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
@@ -253,8 +267,8 @@ static bool same_listen(const struct sc_listen *a, const struct sc_listen *b)
 static void reload(struct agent *ag)
 {
 	struct MHD_Daemon *http = ag->http;
-	struct sc_health_agent health;
-	struct sc_run_args eff;
+	struct health_settings health;
+	struct sc_agent_args eff;
 	struct sc_config next;
 	char herr[256];
 
@@ -268,8 +282,8 @@ static void reload(struct agent *ag)
 	}
 	/* [health] with the command line on top: checked before anything
 	 * changes, switched to with the rest */
-	if (sc_health_agent_settings(&health, &next.agent.health, &ag->cli->health, herr,
-				     sizeof(herr))) {
+	if (health_settings_resolve(&health, &next.health, &ag->cli->health, herr,
+				    sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
 		goto fail;
 	}
@@ -295,7 +309,7 @@ static void reload(struct agent *ag)
 	ag->cfg = next;
 	/* eff points into next's strings, now owned by ag->cfg */
 	effective(ag->cli, &ag->cfg, true, &ag->eff);
-	sc_health_agent_switch(&ag->health, &health);
+	health_agent_switch(&ag->health, &health);
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -320,15 +334,15 @@ static int agent_start(struct agent *ag)
 	/* health: the file's [health], the command line on top (both were
 	 * checked: the file by its load, the command line in cmd_run) */
 	if (have_cfg) {
-		struct sc_health_agent health;
+		struct health_settings health;
 		char err[256];
 
-		if (sc_health_agent_settings(&health, &ag->cfg.agent.health, &ag->cli->health,
-					     err, sizeof(err))) {
+		if (health_settings_resolve(&health, &ag->cfg.health, &ag->cli->health,
+					    err, sizeof(err))) {
 			pr_err("run: %s", err);
 			return FS_EXIT_USAGE;
 		}
-		sc_health_agent_switch(&ag->health, &health);
+		health_agent_switch(&ag->health, &health);
 	}
 	/* a port in use ends the agent before it changed anything */
 	if (ag->eff.listen.len) {
@@ -363,23 +377,23 @@ static void agent_loop(struct agent *ag)
 		}
 		/* tunnel health until the next sweep; SIGTERM, SIGINT and
 		 * SIGHUP end the wait early */
-		sc_health_agent_run_until(&ag->health, next);
+		health_agent_run_until(&ag->health, next);
 	}
 }
 
-int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
+static int cmd_run(const struct sc_call *c)
 {
-	struct agent ag = { .o = o, .cli = args };
+	const struct sc_opts *o = c->o;
+	struct agent ag = { .o = o, .cli = c->args };
+	struct health_settings health;
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
-	(void)argc;
-	(void)argv;
-	sc_health_agent_init(&ag.health);
-	if (sc_health_agent_configure(&ag.health, &ag.cli->health, msg, sizeof(msg))) {
+	if (health_settings_resolve(&health, NULL, &ag.cli->health, msg, sizeof(msg))) {
 		pr_err("run: %s", msg);
 		return FS_EXIT_USAGE;
 	}
+	health_agent_init(&ag.health, &health);
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
@@ -388,13 +402,13 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	/* one agent per network namespace (the routes and the health file
 	 * are the namespace's): the lock dies with us, even on kill -9;
 	 * "status" reads it to tell whether an agent runs */
-	mark = tcfg_agent_lock(sc_pin_dir(o), &holder, msg, sizeof(msg));
+	mark = agent_lock_take(sc_pin_dir(o), &holder, msg, sizeof(msg));
 	if (mark < 0) {
 		pr_err("run: %s", msg);
 		return FS_EXIT_RUNTIME;
 	}
 	/* the files of agents killed with -9, here or in gone namespaces */
-	tcfg_agent_remove_stale();
+	agent_lock_remove_stale();
 	fs_signals_install(true);
 	ret = agent_start(&ag);
 	if (!ret)
@@ -402,8 +416,12 @@ int cmd_run(const struct sc_opts *o, void *args, int argc, char **argv)
 	/* the HTTP thread reads the health metrics: stopped first */
 	if (ag.http)
 		MHD_stop_daemon(ag.http);
-	sc_health_agent_close(&ag.health);
+	health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
-	tcfg_agent_unlock(mark);
+	agent_lock_release(mark);
 	return ret;
 }
+
+const struct sc_cmd sc_cmd_run =
+	SC_CMD("run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
+	       run_opts, struct sc_run_args, .log_errors = true);

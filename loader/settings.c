@@ -1,14 +1,68 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * settings.c - the live settings: defaults, and the merge of parsed
- * settings (sc_setting_opts in main.c checks each value against the
- * datapath's limits in flowsplit.h) onto a config, with the rules across
- * fields. Used by "set", "attach" and config files alike.
+ * settings.c - the live settings: their table (the attach options -t -i
+ * -s -l..., the "set" names and the [splitter] keys: each value checked
+ * once against the datapath's limits in flowsplit.h), the defaults, the
+ * merge of parsed settings onto a config with the rules across fields,
+ * and the config as status and set print it. Used by "set", "attach" and
+ * config files alike.
  */
 #include <errno.h>
 #include <string.h>
 
-#include "splitctl.h"
+#include "commands.h"
+
+/* midstream: the value selects the bit FS_CFG_F_MIDSTREAM_LONG */
+static const struct sc_enum midstream_values[] = {
+	{ "short", 0 }, { "long", 1 }, { NULL, 0 },
+};
+
+/* reshort: the value selects the bit FS_CFG_F_RESHORT_BOUNDARY */
+static const struct sc_enum reshort_values[] = {
+	{ "off", 0 }, { "boundary", 1 }, { NULL, 0 },
+};
+
+/* The live settings: attach options (-t -i -s -l), "set" names, and keys
+ * of [splitter]. Indexed by enum sc_setting (its given bit). */
+const struct sc_option sc_setting_opts[] = {
+	[SC_SET_THRESHOLD] = SC_OPTION("threshold", SC_OPT_UINT, struct sc_settings,
+		v.threshold, .short_opt = 't', .metavar = "N",
+		.help = "packets per flow marked short", .lo = 0, .hi = FS_MAX_THRESHOLD),
+	[SC_SET_IDLE] = SC_OPTION("idle-timeout", SC_OPT_MSEC, struct sc_settings,
+		v.idle_timeout_ms, .short_opt = 'i', .metavar = "S",
+		.help = "seconds of silence that end a flow",
+		.lo = FS_MIN_IDLE_MS, .hi = FS_MAX_IDLE_MS),
+	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_DSCP, struct sc_settings,
+		v.dscp_short, .short_opt = 's', .metavar = "V", .noun = "DSCP",
+		.help = "code point for short flows"),
+	[SC_SET_DSCP_LONG] = SC_OPTION("dscp-long", SC_OPT_DSCP, struct sc_settings,
+		v.dscp_long, .short_opt = 'l', .metavar = "V", .noun = "DSCP",
+		.help = "code point for long flows (must differ from dscp-short)"),
+	[SC_SET_ENABLED] = SC_OPTION("enabled", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_ENABLED, .metavar = "yes|no", .key_only = true,
+		.help = "classify and mark; no: pass every packet untouched"),
+	[SC_SET_ACK_SHORT] = SC_OPTION("ack-short", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_ACK_SHORT, .metavar = "yes|no", .key_only = true,
+		.help = "pure ACKs of long flows keep the short code point"),
+	[SC_SET_THRESHOLD_BYTES] = SC_OPTION("threshold-bytes", SC_OPT_UINT, struct sc_settings,
+		v.threshold_bytes, .metavar = "N",
+		.help = "TCP payload bytes per flow marked short; long at whichever threshold is reached first (0: none)",
+		.lo = 0, .hi = FS_MAX_THRESHOLD_BYTES),
+	[SC_SET_RESHORT] = SC_OPTION("reshort-gap", SC_OPT_UINT, struct sc_settings,
+		v.reshort_gap_ms, .metavar = "MS",
+		.help = "milliseconds of silence after which a flow counts as short again, its entry kept (0: off)",
+		.lo = 0, .hi = FS_MAX_RESHORT_MS),
+	[SC_SET_MIDSTREAM] = SC_OPTION("midstream", SC_OPT_ENUM, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_MIDSTREAM_LONG, .values = midstream_values,
+		.metavar = "short|long", .key_only = true,
+		.help = "class of a flow first seen without a SYN (evicted, swept, after a restart)"),
+	[SC_SET_RESHORT_BOUNDARY] = SC_OPTION("reshort", SC_OPT_ENUM, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
+		.metavar = "boundary|off",
+		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
+	SC_OPTIONS_END,
+};
+
 
 void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 {
@@ -73,4 +127,36 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	}
 	*cfg = c;
 	return 0;
+}
+
+/* The config object; text: PRINT_FP (status) or 0 (set: JSON only). */
+void sc_print_config(const struct split_config *c, enum output_type text)
+{
+	enum output_type any = PRINT_JSON | text;
+
+	open_json_object("config");
+	print_uint(any, "threshold", "config: threshold %llu packets", c->threshold);
+	print_uint(PRINT_JSON, "idle_timeout_ms", NULL, c->idle_timeout_ms);
+	print_float(text, NULL, ", idle-timeout %g s", c->idle_timeout_ms / 1000.0);
+	print_uint(any, "dscp_short", ", dscp-short %llu", c->dscp_short);
+	print_uint(any, "dscp_long", ", dscp-long %llu", c->dscp_long);
+	print_bool(PRINT_JSON, "enabled", NULL, c->flags & FS_CFG_F_ENABLED);
+	print_bool(any, "ack_short", ", ack-short %s", c->flags & FS_CFG_F_ACK_SHORT);
+	print_string(any, "midstream", ", midstream %s",
+		     c->flags & FS_CFG_F_MIDSTREAM_LONG ? "long" : "short");
+	print_string(text, NULL, ", %s",
+		     c->flags & FS_CFG_F_ENABLED ? "enabled" : "disabled");
+	if (text)
+		print_nl();
+	print_uint(any, "threshold_bytes", "config: threshold-bytes %llu", c->threshold_bytes);
+	print_string(text, NULL, "%s", c->threshold_bytes ? "" : " (none)");
+	print_string(any, "reshort", ", reshort %s",
+		     c->flags & FS_CFG_F_RESHORT_BOUNDARY ? "boundary" : "off");
+	print_uint(any, "reshort_gap_ms", ", reshort-gap %llu ms", c->reshort_gap_ms);
+	print_string(text, NULL, "%s", c->reshort_gap_ms ? "" : " (off)");
+	print_uint(any, "rules_ipv4", ", rules: ipv4 %llu", c->rules4);
+	print_uint(any, "rules_ipv6", ", ipv6 %llu", c->rules6);
+	if (text)
+		print_nl();
+	close_json_object();
 }

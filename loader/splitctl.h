@@ -38,7 +38,7 @@ struct sc_opts {
 /* -v count: libbpf's and libxdp's own logs follow it */
 extern unsigned int sc_verbose_level;
 
-/* ---- pinned state (state.c) --------------------------------------------- */
+/* ---- pinned state (state.c, and below the files it relies on) ------------ */
 /* The pinned state of one flowsplit instance (one pin directory). */
 struct sc_state {
 	char dir[PATH_MAX];
@@ -96,9 +96,16 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len);
 const char *sc_pin_dir(const struct sc_opts *o);
 /* Root / CAP_BPF+CAP_NET_ADMIN check: 0 or -EPERM. */
 int sc_check_privileges(void);
+
+/* ---- the pin directory's bpffs (bpffs.c) -------------------------------- */
 /* The pin directory (or, when missing, its parent) is on a bpffs: 0 or
  * -errno. */
 int sc_prepare_dir(const char *dir);
+/* The directory that holds dir ("." for a relative name). */
+void sc_parent_dir(const char *dir, char *parent, size_t len);
+/* Where a bpffs would go for dir: dir itself when it exists, else its
+ * parent. */
+void sc_bpffs_target(const char *dir, char *target, size_t len);
 /*
  * No bpffs for dir (sc_prepare_dir() said -ENODEV or -EMEDIUMTYPE): mount
  * one, as bpftool does, on dir when it exists, else on its parent, into
@@ -111,6 +118,7 @@ int sc_mount_bpffs(const char *dir, char *mounted, size_t len);
 /* Would sc_mount_bpffs() mount one? 0, -ENOMEDIUM or -ENOTEMPTY; the
  * mount point into target. */
 int sc_bpffs_mountable(const char *dir, char *target, size_t len);
+/* ---- the instance lock (lock.c) ----------------------------------------- */
 /* Take the instance lock (blocks until free): fd, or -errno (-ESTALE when
  * the directory was removed by a concurrent detach while we waited). */
 int sc_lock_dir(const char *dir);
@@ -121,14 +129,13 @@ int sc_lock_dir(const char *dir);
  */
 int sc_lock_dir_create(const char *dir);
 
+/* ---- the instance's network namespace (netns.c) ------------------------ */
 /* A network namespace: inode of /proc/self/ns/net and its cookie (never
  * reused while the system runs; 0 where the kernel has none). */
 struct sc_netns {
 	unsigned long ino;
 	unsigned long long cookie;
 };
-/* This process's namespace: 0 or -errno. */
-int sc_netns_self(struct sc_netns *ns);
 /* The namespace recorded in the pin directory: 0, -ENOENT (none), -errno. */
 int sc_netns_pinned(const char *dir, struct sc_netns *ns);
 /* Record this namespace unless one is recorded; 0 or -errno. */
@@ -140,7 +147,10 @@ void sc_netns_unrecord(const char *dir);
 int sc_netns_check(const char *dir);
 /* "net:[INO] ('NAME')" for messages (NAME from /run/netns, when found). */
 void sc_netns_describe(const struct sc_netns *ns, char *buf, size_t len);
+/* The message of -EXDEV for the instance in dir: both namespaces named. */
+void sc_netns_strerror(const char *dir, char *buf, size_t len);
 
+/* ---- the maps (state.c) --------------------------------------------------- */
 /*
  * Open the pinned maps of an attached instance; lock: take the instance
  * lock first (for commands that change state). 0 or -errno (see above).
@@ -158,21 +168,14 @@ int sc_config_write(const struct sc_state *st, const struct split_config *cfg);
 int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX]);
 /* Add to one per-CPU counter from user space (e.g. FLOWS_SWEPT). */
 int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n);
+/* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
+__u64 sc_map_memlock(int fd);
+
+/* ---- the datapath clock (clock.c) ---------------------------------------- */
 /* Current bpf_jiffies64() and the kernel's HZ, for comparing last_seen. */
 int sc_clock_now(const struct sc_state *st, __u64 *jiffies, unsigned int *hz);
 /* The kernel's HZ (CONFIG_HZ from /proc/config.gz, else measured). */
 unsigned int sc_kernel_hz(int clock_prog_fd);
-
-/* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
-__u64 sc_map_memlock(int fd);
-/* The agent ("run") holds tunnel-cfg's tcfg_agent_lock() on
- * SC_RUN_DIR/agent-<netns inode> ("PID PIN_DIR") while it runs. */
-#define SC_RUN_DIR "/run/flowsplit"
-/* The pid of the agent running for pin_dir in this namespace, else 0. */
-int sc_agent_running(const char *pin_dir);
-/* What the hook and mode of an interface cost (status), into buf. */
-struct sc_iface;
-void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len);
 
 /* ---- hooks (hook.c) ------------------------------------------------------ */
 /* Where the splitter runs on an interface. */
@@ -197,7 +200,11 @@ bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id);
 int sc_hook_observer_create(int prog_fd, int ifindex);
 /* true while program @prog_id is attached at TCX egress of @ifindex */
 bool sc_hook_observer_attached(int ifindex, __u32 prog_id);
+/* What the hook and mode of an interface cost (status), into buf. */
+struct sc_iface;
+void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len);
 
+/* ---- the attached interfaces (ifaces.c) --------------------------------- */
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {
 	int ifindex;
@@ -254,6 +261,13 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 /* ---- attach (attach.c) -------------------------------------------------- */
 enum sc_xdp_mode { SC_MODE_AUTO, SC_MODE_NATIVE, SC_MODE_GENERIC };
 
+/* The rows of attach's table (sc_attach_opts, cmd_attach.c): bit i of
+ * given says whether row i was given. */
+enum sc_attach_opt {
+	SC_ATTACH_HOOK, SC_ATTACH_MODE, SC_ATTACH_SETTINGS, SC_ATTACH_FLOWS,
+	SC_ATTACH_IFNAME,
+};
+#define sc_attach_given(a, opt) ((a)->given & (1U << (opt)))
 /* The arguments of "attach" (and of the [splitter] section). */
 struct sc_attach_args {
 	__u32 given;
@@ -295,8 +309,6 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 int sc_detach_report(const struct sc_opts *o, const char *ifname,
 		     struct sc_detach_result *res);
 int sc_detach(const struct sc_opts *o, const char *ifname);
-/* The "detached" array and "pins_removed" of a JSON document. */
-void sc_print_detached(const struct sc_detach_result *r);
 /* Are there pins of an instance in dir (links, maps or programs)? */
 bool sc_instance_present(const char *dir);
 

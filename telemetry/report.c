@@ -59,20 +59,6 @@ static void stat3(double *v, size_t n, struct stat3 *s)
 	s->p99 = v[(99 * n + 99) / 100 - 1];
 }
 
-void tap_print_begin(FILE *f, bool json, int decimals)
-{
-	char fmt[8];
-
-	print_begin(f, json);
-	/* json-c writes every double of a document with one format, and the
-	 * lib's %.10g would cut a microsecond time since the epoch (16
-	 * digits) to 10; the text output's fixed decimals keep it whole */
-	if (json) {
-		snprintf(fmt, sizeof(fmt), "%%.%df", decimals);
-		json_c_set_serialization_double_format(fmt, JSON_C_OPTION_GLOBAL);
-	}
-}
-
 int tap_out_open(struct out_file *o, const char *dir, const char *name)
 {
 	char path[4096];
@@ -254,7 +240,7 @@ static int summary_print(FILE *o, bool json, const struct tracker *t,
 	size_t n;
 	const struct flow_result *r = tracker_results(t, &n);
 
-	tap_print_begin(o, json, 6);
+	print_begin_decimals(o, json, 6);
 	open_json_object(NULL);
 	run_print(run, c);
 	print_text("fct-tap summary (times in us; FCT = last packet at B - "

@@ -174,9 +174,6 @@ struct run_report {
  * that failed is named on stderr). */
 int report_write(const char *dir, const struct tracker *t, const struct run_report *run);
 
-/* print_begin() (lib/json_print.h) with every JSON number that is a double
- * written with `decimals` decimals, as the text output has them */
-void tap_print_begin(FILE *f, bool json, int decimals);
 
 struct out_file;
 /* out_file_open() of dir/name, mode 0644; 0 or -errno, named on stderr */

@@ -288,7 +288,7 @@ static void record_print(FILE *o, bool json, struct tracker *t,
 
 	inet_ntop(f->key.family == 4 ? AF_INET : AF_INET6, f->key.src, s, sizeof(s));
 	inet_ntop(f->key.family == 4 ? AF_INET : AF_INET6, f->key.dst, d, sizeof(d));
-	tap_print_begin(o, json, 3);
+	print_begin_decimals(o, json, 3);
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "src", "%s", s);
 	print_uint(PRINT_ANY, "sport", ",%llu", ntohs(f->key.sport));

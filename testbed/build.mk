@@ -10,7 +10,7 @@ $(BUILD)/flowgen: testbed/flowgen/flowgen.c $$(FSLIB)
 ALL_TARGETS += $(BUILD)/flowgen
 
 # nginx's listening sockets with the testbed's congestion control (LD_PRELOAD)
-$(BUILD)/ccshim.so: testbed/ccshim.c
+$(BUILD)/ccshim.so: testbed/nginx/ccshim.c
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -fPIC -shared $< -o $@ -ldl
 

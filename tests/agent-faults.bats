@@ -16,10 +16,13 @@ setup() {
 	D=$BATS_TEST_TMPDIR
 	wan_route split
 	# both classes flow all along: 20 Hz each, short (tos 0) and long
-	# (DSCP 4, the default long code point)
 	fs_bg ip netns exec "$C" ping -q -i 0.05 -w 600 10.2.0.1 >"$D/ping-short"
-	fs_bg ip netns exec "$C" ping -q -i 0.05 -w 600 -Q 0x10 10.2.0.1 >"$D/ping-long"
+	fs_bg ip netns exec "$C" ping -q -i 0.05 -w 600 -Q $LONG 10.2.0.1 >"$D/ping-long"
 }
+
+# LONG: the TOS byte of the long class. No splitter runs here, so route up
+# matches the default long code point, DSCP 1 (LE: TOS 0x04)
+LONG=0x04
 
 teardown() {
 	wan_teardown
@@ -30,7 +33,7 @@ show() { wan_sc "$1" -j route show; }
 # reach: one answer of each class, both families, client to server
 reach() {
 	local q
-	for q in 0 0x10; do
+	for q in 0 $LONG; do
 		ip netns exec "$C" ping -q -c 1 -i 0.2 -w 4 -Q $q 10.2.0.1 >/dev/null || return 1
 		ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 4 -Q $q fd02::1 >/dev/null || return 1
 	done
@@ -58,6 +61,15 @@ documented() {
 		[ "$(ip -n "$ns" $f -j route show table 100 proto 245 | jq -r '.[0].dev')" = "$s" ] || return 1
 		[ "$(ip -n "$ns" $f -j route show table 101 proto 245 | jq -r '.[0].dev')" = "$l" ] || return 1
 	done
+	# and a packet of each class from the LAN takes that tunnel
+	[ "$(class_dev "$ns" 0)" = "$s" ] && [ "$(class_dev "$ns" $LONG)" = "$l" ]
+}
+
+# class_dev NS TOS: the device a LAN packet with TOS takes to the other site
+class_dev() {
+	local from=10.1.0.1 to=10.2.0.1 lan=lana
+	[ "$1" = "$B" ] && from=10.2.0.1 to=10.1.0.1 lan=lanb
+	ip -n "$1" -j route get "$to" from $from iif $lan tos "$2" | jq -r '.[0].dev'
 }
 
 # health_is NS SHORT_STATE LONG_STATE: what route show says of the tunnels

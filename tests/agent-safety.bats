@@ -9,15 +9,6 @@ bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
 
-setup() {
-	wan_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	wan_teardown
-}
-
 # up_count NS: how many "-> up" verdicts the agent of NS logged
 up_count() { grep -c 'health: vx[sl] .* -> up' "$D/agent-$1" || true; }
 both_up() { [ "$(up_count "$1")" -ge "${2:-2}" ]; }
@@ -25,13 +16,16 @@ in_force_is() { [ "$(wan_sc "$1" -j route show | jq -r '.health.in_force')" = "$
 monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored' >/dev/null; }
 not_monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored | not' >/dev/null; }
 
-# reach: one ping of each class from the client to the server (IPv4, IPv6);
-# the long class is DSCP 4 (tos 0x10), the splitter's default long code point
+# LONG: the TOS byte of the long class. No splitter runs here, so route up
+# matches the default long code point, DSCP 1 (LE: TOS 0x04)
+LONG=0x04
+
+# reach: one ping of each class from the client to the server (IPv4, IPv6)
 reach() {
 	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 10.2.0.1 >/dev/null &&
-	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 -Q 0x10 10.2.0.1 >/dev/null &&
+	ip netns exec "$C" ping -q -c 1 -i 0.2 -w 3 -Q $LONG 10.2.0.1 >/dev/null &&
 	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 fd02::1 >/dev/null &&
-	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 -Q 0x10 fd02::1 >/dev/null
+	ip netns exec "$C" ping -6 -q -c 1 -i 0.2 -w 3 -Q $LONG fd02::1 >/dev/null
 }
 
 swapped_route() { # NS: route up with SHORT and LONG swapped
@@ -60,6 +54,9 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	fs_wait_for 10 both_up "$A" 4
 	fs_wait_for 10 both_up "$B" 4
 	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].dev == "vxl" and .health.tunnels[1].dev == "vxs"'
+	# the classes take the swapped tunnels
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 $LONG)" = vxs ]
 	reach
 	# the new LONG tunnel (the old SHORT, vxs) dies
 	wan_underlay_drop "$B" b1
@@ -69,7 +66,7 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	grep -q 'health: vxs (long) up -> down' "$D/agent-$A"
 	# both classes over the live tunnel, vxl, and the verdict names vxs
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
-	[ "$(wan_via "$A" 10.2.0.1 0x10)" = vxl ]
+	[ "$(wan_via "$A" 10.2.0.1 $LONG)" = vxl ]
 	reach
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].dev == "vxs" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
 }
@@ -87,6 +84,14 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.6 --via-long 192.168.102.2
 	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxs (short) via 192.168.101.6' "$D/agent-$A"
+	fs_wait_for 10 both_up "$A" 4
+	# the old gateway stops answering: the tunnel stays up over 20 probes
+	ip -n "$B" addr del 192.168.101.2/30 dev vxs
+	local p0
+	p0=$(wan_sc "$A" -j route show | jq '.health.tunnels[0].probes')
+	fs_wait_for 10 eval '[ "$(wan_sc "$A" -j route show | jq ".health.tunnels[0].probes")" -ge $((p0 + 20)) ]'
+	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].state == "up" and .health.tunnels[0].flaps == 0 and .health.in_force == "short=SHORT long=LONG"'
+	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 }
 
 @test "route up refuses a route of the operator in its tables; route down leaves it" {
@@ -202,8 +207,14 @@ caps() {
 	wan_route split
 	ip netns exec "$A" setpriv --bounding-set "-all,$set" --inh-caps -all -- \
 		"$SPLITCTL" --pin-dir "$BPFA" run --interval 1 >>"$D/agent-$A" 2>&1 </dev/null &
-	wan_agent_started $!
+	local pid=$!
+	wan_agent_started $pid
 	fs_wait_for 10 both_up "$A"
+	# the agent holds exactly that set (setpriv exec'd into splitctl), not root's
+	want=$(setpriv --bounding-set "-all,$set" --inh-caps -all -- grep CapEff /proc/self/status)
+	echo "# agent $(grep CapEff /proc/$pid/status), root's $(grep CapEff /proc/self/status)"
+	[ "$(grep CapEff /proc/$pid/status)" = "$want" ]
+	[ "$want" != "$(grep CapEff /proc/self/status)" ]
 	wan_sc "$A" -j route show | jq -e '.health.monitored and .health.tunnels[0].state == "up"'
 	run wan_sc "$A" doctor
 	echo "$output"

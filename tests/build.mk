@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# tests/: C unit tests of the datapath (BPF_PROG_TEST_RUN) and its benchmark.
-# bats suites are found by tests/run itself.
+# tests/: every test build rule: the C unit tests (the datapath through
+# BPF_PROG_TEST_RUN, lib/, tunnel-cfg/, health/), the tools the bats suites
+# drive, and the benchmarks. bats suites are found by tests/run itself.
+# $$(...) in prerequisites: second expansion (the libraries are defined by
+# fragments read after this one).
 
 LIBBPF_LIBS = $(shell $(PKG_CONFIG) --libs libbpf)
 TEST_DP_SRCS := tests/unit/dp.c tests/unit/pkt.c
@@ -30,12 +33,12 @@ $(BUILD)/tests/unit-spill: $(BUILD)/tests/unit/test_spill.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-spill
 
-# the spill controller (health/spill.c, pure) on simulated time
-$(BUILD)/tests/unit-spill-ctl: tests/unit/test_spill_ctl.c health/spill.c
+# the benchmark floors (tests/bench/*_pass.bpf.c), built next to the
+# splitter, where the benchmark and the CLI suites (a foreign XDP program)
+# load them
+$(BUILD)/bpf/%_pass.bpf.o: tests/bench/%_pass.bpf.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ihealth -Itests/unit tests/unit/test_spill_ctl.c health/spill.c -o $@ -lm
-
-ALL_TARGETS += $(BUILD)/tests/unit-spill-ctl
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/tests/bench/%.o: tests/bench/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
@@ -47,7 +50,8 @@ $(BUILD)/bench-datapath: $(BUILD)/tests/bench/datapath.o $(TEST_DP_OBJS)
 $(BUILD)/bench-flood: $(BUILD)/tests/bench/flood.o $(TEST_DP_OBJS)
 	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
 
-ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pass.bpf.o
+ALL_TARGETS += $(BUILD)/bench-datapath $(BUILD)/bench-flood $(BUILD)/bpf/xdp_pass.bpf.o \
+	$(BUILD)/bpf/tc_pass.bpf.o
 BENCH_CMDS += tests/bench/datapath.sh
 BENCH_CMDS += $(BUILD)/bench-flood
 BENCH_CMDS += tests/bench/forwarding.sh
@@ -61,11 +65,44 @@ $(BUILD)/tap-mkpcap: tests/tap/mkpcap.c
 
 ALL_TARGETS += $(BUILD)/tap-mkpcap
 
+# ---- user-space units: lib/, tunnel-cfg/, health/ --------------------------------------
+$(BUILD)/tests/unit-lib: tests/unit/test_lib.c $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) -Itests/unit $< -o $@ $(FSLIB) $(FSLIB_LIBS)
+
+# the message builders, the settings parser, plans and the health JSON (no socket)
+$(BUILD)/tests/unit-tcfg: tests/unit/test_tcfg.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
+# the spill controller (health/spill.c, pure) on simulated time
+$(BUILD)/tests/unit-spill-ctl: tests/unit/test_spill_ctl.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) -lm
+
+# the health state machine, damping and plans (TAP)
+$(BUILD)/tests/unit-health: tests/unit/test_health.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
+# the prober against real peers, for tests/health-probe.bats (not installed)
+$(BUILD)/health-probe-test: tests/tools/health-probe-test.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
+# the failover API driven as the agent does (plans, re-convergence, link
+# monitor, health file), for tests/route-split.bats
+$(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
+	$(BUILD)/tests/unit-spill-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
+
 # spill-proto: the spill controller driven in a testbed router, the agent's
 # stand-in until the agent drives it (tests/tools/spill-proto.c)
-$(BUILD)/spill-proto: tests/tools/spill-proto.c health/spill.c $$(TCFG_LIB) $$(FSLIB)
+$(BUILD)/spill-proto: tests/tools/spill-proto.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Ihealth -Itunnel-cfg $(FSLIB_CFLAGS) tests/tools/spill-proto.c health/spill.c \
-		-o $@ $(TCFG_LIB) $(TCFG_LIBS) $(LIBBPF_LIBS)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(LIBBPF_LIBS)
 
 ALL_TARGETS += $(BUILD)/spill-proto

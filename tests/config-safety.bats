@@ -8,15 +8,6 @@ bats_require_minimum_version 1.5.0
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
 # bad_conf LINE TEXT: the file on stdin is refused by check (offline and
 # not) with exit 2 and one line naming LINE and TEXT
 bad_conf() {

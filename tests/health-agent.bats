@@ -7,15 +7,6 @@ bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
 
-setup() {
-	wan_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	wan_teardown
-}
-
 both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 
 @test "run: the SHORT underlay dies under a 100 Hz ping: failover, then split again after the hold-down" {

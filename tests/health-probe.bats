@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The tunnel prober (tunnel-cfg/probe.c) against a real far end, through the
+# The tunnel prober (health/probe.c) against a real far end, through the
 # harness build/health-probe-test:
 #   $A --(u1: 172.16.1.0/30)-- $B   VXLAN vxs over u1: 192.168.101.0/30, fd10:1::/64
 #      --(u2: 172.16.2.0/30)--      VXLAN vxl over u2: 192.168.102.0/30
@@ -14,7 +14,7 @@ INTERVAL_MS=100 DOWN=3 UP=5 HOLD_MIN_MS=1000
 
 setup() {
 	[ -x "$PROBE" ] || {
-		echo "$PROBE not built (make with tunnel-cfg/health.mk)" >&2
+		echo "$PROBE not built (make all)" >&2
 		return 1
 	}
 	local id=$$-$BATS_TEST_NUMBER l n

@@ -6,12 +6,15 @@ FS_PREFIX=fstm
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
+# the agent is stopped with SIGTERM, so that it removes its lock file
+# (fs_teardown's kill -9 would leave it, /run/flowsplit residue)
 teardown() {
+	if [ -n "${AGENT:-}" ]; then
+		kill -TERM "$AGENT" 2>/dev/null
+		fs_wait_for 5 eval '! kill -0 "$AGENT" 2>/dev/null' || true
+	fi
+	exec 7>&- 2>/dev/null || true
+	fs_sc route down >/dev/null 2>&1 || true
 	fs_teardown
 }
 
@@ -48,6 +51,7 @@ scrape() {
 @test "run: a scrape is answered beside 500 idle and 100 slowloris connections" {
 	fs_sc attach rc
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF run --interval 1 --listen 127.0.0.1:9438 2>$D/agent.err"
+	AGENT=$!	# sh, ip netns exec, then splitctl: one process (exec)
 	fs_wait_for 5 scrape
 	write_client
 	fs_bg sh -c "exec ip netns exec $R /usr/bin/python3 $D/hold.py 9438 500 idle >$D/idle"

@@ -6,18 +6,9 @@ FS_PREFIX=fstr
 load lib/common
 load lib/wan
 
-setup() {
-	wan_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	wan_teardown
-}
-
 FAILOVER=$FS_BUILD/failover-test
 
-# fo NS ARGS...: the failover harness (tunnel-cfg/failover.h) in a router
+# fo NS ARGS...: the failover harness (health/failover.h) in a router
 fo() {
 	local ns=$1
 	shift

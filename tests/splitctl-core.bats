@@ -6,25 +6,6 @@ FS_PREFIX=fstc
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	exec 7>&- 2>/dev/null || true
-	fs_teardown
-}
-
-# send BYTES from client to server port PORT and check it arrived intact
-transfer() {
-	local bytes=$1 port=$2
-	head -c "$bytes" /dev/urandom >"$D/src"
-	fs_sink "$port" "$D/dst"
-	ip netns exec "$C" socat -u OPEN:"$D/src" TCP:10.77.2.1:"$port"
-	fs_wait_for 10 cmp -s "$D/src" "$D/dst"
-}
-
 # packets of the client->server flow to PORT in the flow table
 flow_packets() {
 	fs_sc -j flows | jq -r ".[] | select(.dport == $1) | .packets"

@@ -1,23 +1,24 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# splitctl operations: idle sweep, metrics, the agent, config files, and the
-# man page / completion against the option table.
+# splitctl operations: idle sweep, the agent, config files, and the man page
+# and completion against the option table.
 FS_PREFIX=fstc
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	exec 7>&- 2>/dev/null || true
-	fs_teardown
-}
-
 flow_exists() { # PORT
 	[ "$(fs_sc -j flows | jq "[.[] | select(.dport == $1)] | length")" -eq 1 ]
+}
+
+# complete WORDS...: what the bash completion offers for "splitctl WORDS..."
+# (the last word is the one being completed), sorted, space separated
+complete_words() {
+	PATH=$FS_BUILD:$PATH bash -c "
+		_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
+		_filedir() { :; }
+		source '$FS_ROOT/loader/splitctl.bash-completion'
+		COMP_WORDS=(splitctl $*); COMP_CWORD=$#; _splitctl
+		printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' '
 }
 
 @test "gc removes an expired flow and keeps a live one" {
@@ -41,18 +42,6 @@ flow_exists() { # PORT
 	[ "$(fs_stat flows_swept)" -eq 1 ]
 	# nothing more to remove right away
 	[ "$(fs_sc -j gc | jq .flows_removed)" -eq 0 ]
-}
-
-@test "stats --prometheus passes promtool check metrics" {
-	fs_sc attach rc
-	fs_sink 6003 /dev/null
-	head -c 10000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.77.2.1:6003
-	fs_sc stats --prometheus >"$D/m"
-	promtool check metrics <"$D/m"
-	grep -q '^flowsplit_packets_short_total [1-9]' "$D/m"
-	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
-	grep -q '^flowsplit_attached{interface="rc",hook="tc",mode="tcx"} 1$' "$D/m"
-	[ "$(grep -c '^# TYPE' "$D/m")" -ge 20 ]
 }
 
 @test "run: textfile and HTTP metrics, SIGTERM exits 0 and leaves the datapath" {
@@ -101,24 +90,10 @@ flow_exists() { # PORT
 	[[ "$output" == *"listen: invalid address '0.0.0.0:9434': accepted: a loopback address"* ]]
 }
 
-write_conf() {
-	cat >"$D/c.conf"
-}
-
 @test "check: the example config (with its interface renamed) is valid" {
 	sed 's/^interfaces = eth1/interfaces = lo/' "$FS_ROOT/loader/flowsplit.conf.example" >"$D/ok.conf"
 	run "$SPLITCTL" check -c "$D/ok.conf"
 	[ "$status" -eq 0 ]
-}
-
-# bad_conf LINE PATTERN: the config on stdin is invalid at LINE
-bad_conf() {
-	cat >"$D/bad.conf"
-	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
-	echo "$output"
-	[ "$status" -eq 2 ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
 }
 
 @test "check: bad config files name the line and the problem" {
@@ -168,17 +143,6 @@ bad_conf() {
 	[ "$(fs_sc -j status)" = "$before" ]
 }
 
-# complete WORDS...: what the bash completion offers for "splitctl WORDS..."
-# (the last word is the one being completed), sorted, space separated
-complete_words() {
-	PATH=$FS_BUILD:$PATH bash -c "
-		_init_completion() { cur=\${COMP_WORDS[COMP_CWORD]}; prev=\${COMP_WORDS[COMP_CWORD-1]}; words=(\"\${COMP_WORDS[@]}\"); cword=\$COMP_CWORD; }
-		_filedir() { :; }
-		source '$FS_ROOT/loader/splitctl.bash-completion'
-		COMP_WORDS=(splitctl $*); COMP_CWORD=$#; _splitctl
-		printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' '
-}
-
 @test "man page and bash completion cover exactly the option table" {
 	table=$("$SPLITCTL" help-table)
 	# lines: "PATH" for every command path ("route up"), "PATH --OPTION"
@@ -207,4 +171,21 @@ complete_words() {
 			[ "$got" = "$subs" ] || { echo "completion '$path': got '$got' want '$subs'"; false; }
 		fi
 	done <<<"$paths"
+}
+
+@test "config keys: every key of every section, from the tables that parse it, is in the man page" {
+	keys=$("$SPLITCTL" help-keys)
+	[ "$(echo "$keys" | wc -l)" -ge 40 ]
+	table=$("$SPLITCTL" help-table)
+	while IFS=$'\t' read -r _ section key _; do
+		if [ "$section" = "[route]" ]; then
+			# "the long options of route up without the dashes"
+			echo "$table" | grep -qx -- "route up --$key" || { echo "route up --$key"; false; }
+			continue
+		fi
+		# the section's paragraph of the man page names the key
+		awk -v s=".B ${section%% *}" 'index($0, s) == 1 { on = 1; next } /^\.TP/ { on = 0 } on' \
+			"$FS_ROOT/loader/splitctl.8" | grep -qF -- "\\fB$(echo "$key" | sed 's/-/\\-/g')\\fR" ||
+			{ echo "man: $section $key"; false; }
+	done <<<"$keys"
 }

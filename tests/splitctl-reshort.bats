@@ -9,26 +9,6 @@ FS_PREFIX=fstq
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
-# expect CODE PATTERN -- CMD...: exit code, one line naming the value
-expect() {
-	local code=$1 pattern=$2
-	shift 3
-	run "$@"
-	echo "exit $status: $output"
-	[ "$status" -eq "$code" ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$pattern"* ]]
-}
-
 # obs_link IF: the observer's link id on IF (status: pinned, and attached
 # at TCX egress as the kernel's query says), else 0. (bpftool 7.1 lists no
 # TCX attachment per device.)

@@ -8,24 +8,6 @@ FS_PREFIX=fstr
 load lib/common
 load lib/router
 
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
-# send BYTES from client to server port PORT and wait until all arrived
-transfer() {
-	local bytes=$1 port=$2
-	head -c "$bytes" /dev/urandom >"$D/src"
-	fs_sink "$port" "$D/dst.$port"
-	ip netns exec "$C" socat -u OPEN:"$D/src" TCP:10.77.2.1:"$port"
-	fs_wait_for 10 cmp -s "$D/src" "$D/dst.$port"
-}
-
 # the client->server flow to PORT, one field
 flow_field() { # PORT FIELD
 	fs_sc -j flows | jq -r ".[] | select(.dport == $1) | .$2"
@@ -36,19 +18,6 @@ state() {
 	fs_sc -j rule show
 	fs_sc -j status | jq -c .config
 	fs_sc -j flows | jq -c '[.[] | {dport, packets, class}]'
-}
-
-# expect CODE PATTERN -- CMD...: exit code, one line containing PATTERN,
-# state unchanged
-expect() {
-	local code=$1 pattern=$2
-	shift 3
-	run "$@"
-	echo "exit $status: $output"
-	[ "$status" -eq "$code" ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$pattern"* ]]
-	[ "$(state)" = "$BEFORE" ]
 }
 
 @test "rule add, show (text and -j), del; status counts the rules" {
@@ -236,20 +205,6 @@ rules_setup() {
 }
 
 # ---- config files -----------------------------------------------------------
-# bad_conf LINE PATTERN: the config on stdin is refused by check, naming
-# LINE (or, for a rule across its keys, the file without a line)
-bad_conf() {
-	cat >"$D/bad.conf"
-	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
-	echo "$output"
-	[ "$status" -eq 2 ]
-	[ "${#lines[@]}" -eq 1 ]
-	if [ "$1" = - ]; then
-		[[ "$output" == *"$D/bad.conf: $2"* ]]
-	else
-		[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
-	fi
-}
 
 @test "check: [rule NAME] sections validated like rule add" {
 	h='[splitter]\ninterfaces = rc\n'

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The apps harness (testbed/apps) on a small testbed: a wrk job under unpaced
-# bulk and a pgbench job under paced bulk, both complete with run-times and
-# percentiles that respect the propagation delay, bulk and the endpoints'
-# TCP counters measured, the report built, bad values refused, and
-# testbed down leaves no nginx, PostgreSQL, iperf3 or wrk behind.
+# bulk, a pgbench job under paced bulk and a redis-benchmark job under
+# unpaced bulk, all complete with run-times and percentiles that respect
+# the propagation delay, bulk, the endpoints' TCP counters and the flow
+# tables recorded, the report built, bad values refused, the designs of
+# run-experiment listed, and testbed down leaves no nginx, PostgreSQL,
+# Redis, iperf3 or wrk behind.
 FS_PREFIX=fsta
 load lib/common
 
@@ -12,7 +14,7 @@ TB=$FS_ROOT/testbed/testbed
 APPS=$FS_ROOT/testbed/apps
 ONE_WAY_MS=5		# RTT 10 ms on both tunnels
 RATE_MBIT=20
-WRK_N=200 PG_N=40 CONNS=4
+WRK_N=200 PG_N=40 REDIS_N=200 CONNS=4
 PG_DEMAND=0.5		# x one tunnel's rate per direction
 
 setup_file() {
@@ -20,6 +22,8 @@ setup_file() {
 		command -v "$tool" >/dev/null || skip "$tool is not installed (scripts/install-deps)"
 	done
 	ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || skip "no PostgreSQL server (postgresql-15)"
+	command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null ||
+		skip "no Redis server or benchmark (redis-server, redis-tools)"
 	export P=fsta$(($$ % 10000))
 	export OUTDIR=$BATS_FILE_TMPDIR/runs
 	"$TB" down --prefix "$P"
@@ -28,6 +32,8 @@ setup_file() {
 		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/ecmp-wrk-1"
 	"$APPS" run --prefix "$P" --mode split --app pgbench --requests "$PG_N" --conns "$CONNS" \
 		--bulk-demand "$PG_DEMAND" --bulk-cc bbr --bulk-warmup 2 --out "$OUTDIR/split-pgbench-1"
+	"$APPS" run --prefix "$P" --mode split --app redis --requests "$REDIS_N" --conns "$CONNS" \
+		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/split-redis-1"
 }
 
 teardown_file() {
@@ -90,11 +96,38 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	jq -e '.ra.packets_long > 0 and .ra.packets_short > 0' "$OUTDIR/split-pgbench-1/splitter.json"
 }
 
+@test "redis: every GET of the job, one round trip each at least" {
+	a=$OUTDIR/split-redis-1/app.json
+	cat "$a"
+	jq -e --argjson n "$REDIS_N" '.complete and .requests == $n and .errors == 0' "$a"
+	# a pool of K connections, one GET at a time each: N/K round trips
+	jq -e --argjson t "$(awk -v n="$REDIS_N" -v k="$CONNS" -v r="$(rtt_ms)" 'BEGIN { print n / k * r / 1000 }')" \
+		'.runtime_s >= $t' "$a"
+	jq -e --argjson r "$(rtt_ms)" '.p50_ms >= $r and .p99_ms >= .p50_ms' "$a"
+}
+
+@test "flow tables: the bulk's data flows found, never re-shorted; the app's re-shorted" {
+	for f in flows-warmup.json flows.json; do
+		jq -e '(.ra | length) > 0 and (.rb | length) > 0' "$OUTDIR/split-redis-1/$f"
+	done
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null
+	row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["run"] == "split-redis-1" { print $h["bulk_flows"], $h["bulk_flows_found"],
+			$h["bulk_reshorts_warmup"] + $h["bulk_reshorts_job"], $h["app_reshorts"] }' "$OUTDIR/apps.csv")
+	echo "$row"
+	read -r want found reshorts app <<<"$row"
+	# 2 streams per direction, each in the table of the router at its sender's side
+	[ "$want" = 4 ] && [ "$found" = 4 ]
+	[ "$reshorts" = 0 ]
+	# every GET after a connection's first threshold is a message boundary
+	[ "$app" -gt $((REDIS_N / 2)) ]
+}
+
 @test "apps_report.py: one row per run, the tables and the headline" {
 	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" --demo "$OUTDIR"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 2 ]
+	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 3 ]
 	[ -s "$OUTDIR/apps-summary.md" ]
 	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
 }
@@ -105,16 +138,43 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 	run "$APPS" run --prefix "$P" --mode ecmp --app wrk --bulk-demand -1 --out "$BATS_TEST_TMPDIR/x"
 	[ "$status" -eq 2 ] && [[ $output == *"'-1'"* ]]
-	run "$APPS" run --prefix "$P" --mode ecmp --app redis --out "$BATS_TEST_TMPDIR/x"
-	[ "$status" -eq 2 ] && [[ $output == *"'redis'"*pgbench* ]]
+	run "$APPS" run --prefix "$P" --mode ecmp --app memcached --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'memcached'"*redis* ]]
+	run "$APPS" run --prefix "$P" --mode ecmp --app wrk --tap maybe --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'maybe'"* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 	run "$FS_ROOT/testbed/run-experiment" apps --modes "ecmp bogus"
 	[ "$status" -eq 2 ] && [[ $output == *"'bogus'"* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design bogus
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"'bogus'"*sweep* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design sweep --max-minutes 0
+	[ "$status" -eq 2 ] && [[ $output == *"'0'"* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --tunnels sideways
+	[ "$status" -eq 2 ] && [[ $output == *"'sideways'"*reverse* ]]
+}
+
+@test "run-experiment apps --list: a design's runs, narrowed by the lists" {
+	run "$FS_ROOT/testbed/run-experiment" apps --design sweep --list
+	[ "$status" -eq 0 ]
+	runs=$(grep '^d' <<<"$output")
+	# one directory per run, no name twice
+	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
+	grep -q '^d30_10-wrk-bulk1.5-cubic-split-3$' <<<"$runs"
+	grep -q '^d40_40-wrk-bulk1.5-bbr-paper-1$' <<<"$runs"
+	! grep -q -- '-bulk0-cubic-split-' <<<"$runs"	# no bulk: ECMP only
+	run "$FS_ROOT/testbed/run-experiment" apps --design persistent --rtts 40 --apps redis --list
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 9 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 9 ]
 }
 
 @test "testbed down: no server, client or cluster left behind" {
 	pg=$(cat "/run/$P/pg/data/postmaster.pid" | head -n 1)
 	kill -0 "$pg"
+	rd=$(cat "/run/$P/redis/redis.pid")
+	kill -0 "$rd"
 	"$TB" down --prefix "$P"
+	! kill -0 "$rd" 2>/dev/null
 	! ip netns list | grep -q "^$P-"
 	[ ! -e "/run/$P" ]
 	! kill -0 "$pg" 2>/dev/null

@@ -22,10 +22,4 @@ $(TCFG_LIB): $(TCFG_OBJS) $(FSLIB)
 	rm -f $@
 	$(AR) rcs $@ $(TCFG_OBJS)
 
-# unit tests of the message builders and the settings parser (no socket)
-$(BUILD)/tests/unit-tcfg: tests/unit/test_tcfg.c $(TCFG_LIB) $(FSLIB)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -Itunnel-cfg -Itests/unit $(FSLIB_CFLAGS) $(MNL_CFLAGS) $< -o $@ $(TCFG_LIB) $(TCFG_LIBS)
-
-ALL_TARGETS += $(TCFG_LIB) $(BUILD)/tests/unit-tcfg
-include tunnel-cfg/health.mk
+ALL_TARGETS += $(TCFG_LIB)

@@ -30,9 +30,22 @@ enum health_mode tcfg_health_mode(const struct tcfg_spec *s)
 
 struct health_plan tcfg_plan_normal(const struct tcfg_spec *s)
 {
-	static const enum health_state both_up[HEALTH_TUNNELS] = { HEALTH_UP, HEALTH_UP };
+	/* both tunnels up: each class over its own tunnel, or both in one
+	 * multipath route */
+	if (s->mode == MODE_ECMP)
+		return (struct health_plan){ .action = HEALTH_PLAN_ROUTE,
+					     .short_via = HEALTH_VIA_SHORT | HEALTH_VIA_LONG };
+	return (struct health_plan){ .action = HEALTH_PLAN_ROUTE,
+				     .short_via = HEALTH_VIA_SHORT, .long_via = HEALTH_VIA_LONG };
+}
 
-	return health_plan(tcfg_health_mode(s), HEALTH_BOTH_DOWN_KEEP, both_up);
+struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s, const struct tcfg_in_force *f)
+{
+	/* the agent steers these tunnels: its states, planned for s's mode */
+	if (f && f->pid && !strcmp(f->dev[HEALTH_SHORT], s->short_dev) &&
+	    !strcmp(f->dev[HEALTH_LONG], s->long_dev))
+		return f->plan[tcfg_health_mode(s)];
+	return tcfg_plan_normal(s);
 }
 
 static struct tcfg_nexthop tunnel_nexthop(const struct tcfg_spec *s, int short_if, int long_if,
@@ -88,53 +101,6 @@ void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_i
 {
 	*short_if = if_nametoindex(s->short_dev);
 	*long_if = if_nametoindex(s->long_dev);
-}
-
-/* ---- comparisons ---------------------------------------------------------------- */
-bool tcfg_route_same_dst(const struct tcfg_route *a, const struct tcfg_route *b)
-{
-	return a->family == b->family && a->table == b->table && a->dst.len == b->dst.len &&
-	       !memcmp(a->dst.addr, b->dst.addr, tcfg_alen(a->family));
-}
-
-static bool same_nexthop(const struct tcfg_nexthop *a, const struct tcfg_nexthop *b, int family)
-{
-	return a->oif == b->oif && a->via.family == b->via.family &&
-	       (!a->via.family || !memcmp(a->via.addr, b->via.addr, tcfg_alen(family)));
-}
-
-bool tcfg_route_same(const struct tcfg_route *a, const struct tcfg_route *b)
-{
-	int i, j;
-
-	if (!tcfg_route_same_dst(a, b) || a->nnh != b->nnh)
-		return false;
-	for (i = 0; i < a->nnh; i++) {
-		for (j = 0; j < b->nnh && !same_nexthop(&a->nh[i], &b->nh[j], a->family); j++)
-			;
-		if (j == b->nnh)
-			return false;
-	}
-	return true;
-}
-
-void tcfg_fmt_route(const struct tcfg_route *rt, char *buf, size_t len)
-{
-	size_t off;
-	int i;
-
-	tcfg_fmt_prefix(&rt->dst, buf, len);
-	off = strlen(buf);
-	for (i = 0; i < rt->nnh && off < len; i++) {
-		char dev[IF_NAMESIZE] = "?", via[INET6_ADDRSTRLEN] = "";
-
-		if (rt->nh[i].oif)
-			if_indextoname(rt->nh[i].oif, dev);
-		if (rt->nh[i].via.family)
-			inet_ntop(rt->nh[i].via.family, rt->nh[i].via.addr, via, sizeof(via));
-		off += snprintf(buf + off, len - off, "%s%s%s dev %s", i ? "," : "",
-				via[0] ? " via " : "", via, dev);
-	}
 }
 
 /* ---- the degraded check ---------------------------------------------------------- */
@@ -280,4 +246,43 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 	if (err)
 		*e = first;
 	return err;
+}
+
+/* ---- plans --------------------------------------------------------------------- */
+bool health_plan_equal(const struct health_plan *a,
+		       const struct health_plan *b)
+{
+	return a->action == b->action && a->short_via == b->short_via &&
+	       a->long_via == b->long_via;
+}
+
+static const char *via_name(unsigned int via)
+{
+	switch (via) {
+	case HEALTH_VIA_SHORT:
+		return "SHORT";
+	case HEALTH_VIA_LONG:
+		return "LONG";
+	case HEALTH_VIA_SHORT | HEALTH_VIA_LONG:
+		return "SHORT+LONG";
+	}
+	return "none";
+}
+
+int health_plan_format(const struct health_plan *plan, char *buf, size_t len)
+{
+	switch (plan->action) {
+	case HEALTH_PLAN_WAIT:
+		return snprintf(buf, len, "wait");
+	case HEALTH_PLAN_KEEP:
+		return snprintf(buf, len, "keep");
+	case HEALTH_PLAN_MAIN:
+		return snprintf(buf, len, "main");
+	case HEALTH_PLAN_ROUTE:
+		break;
+	}
+	if (!plan->long_via)
+		return snprintf(buf, len, "short=%s", via_name(plan->short_via));
+	return snprintf(buf, len, "short=%s long=%s", via_name(plan->short_via),
+			via_name(plan->long_via));
 }

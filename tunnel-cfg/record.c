@@ -20,10 +20,8 @@
  * Also here: the lock that serialises every change of our routes (route
  * up, route down, the agent's plans), and the state file paths.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -32,7 +30,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
-#include "failover.h"
 #include "tcfg.h"
 #include "util.h"
 
@@ -54,7 +51,9 @@ int tcfg_state_path(char *buf, size_t len, const char *name, const char *suffix,
 	return 0;
 }
 
-__u64 tcfg_netns_cookie(void)
+/* This network namespace's cookie (never reused while the system runs), 0
+ * where the kernel has none. */
+static __u64 tcfg_netns_cookie(void)
 {
 	__u64 cookie = 0;
 	socklen_t len = sizeof(cookie);
@@ -275,194 +274,4 @@ int tcfg_record_remove(struct tcfg_err *e)
 	if (unlink(path) && errno != ENOENT)
 		return tcfg_fail(e, errno, "cannot remove %s: %s", path, strerror(errno));
 	return 0;
-}
-
-/* ---- the agent lock ------------------------------------------------------------ */
-/*
- * TCFG_STATE_DIR/agent-<netns inode>: "PID PIN_DIR\n", flock()ed (LOCK_EX)
- * by the one agent of this namespace for its whole life. The kernel drops
- * the lock when the process dies, kill -9 included, so "is an agent
- * running" is "is the lock held", never "does a process with that PID
- * exist" (PIDs are reused). The holder unlinks the file at exit while it
- * still holds the lock; a taker checks that the file it locked is still
- * the one at the path (else it lost a race with an exiting agent).
- */
-static int agent_path(char *buf, size_t len, struct tcfg_err *e)
-{
-	return tcfg_state_path(buf, len, "agent", "", e);
-}
-
-/* The PID in an agent file (0 when unreadable). */
-static int agent_file_pid(int fd)
-{
-	char buf[64];
-	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	int pid = 0;
-
-	if (n > 0) {
-		buf[n] = '\0';
-		if (sscanf(buf, "%d", &pid) != 1)
-			pid = 0;
-	}
-	return pid;
-}
-
-/* The file at path is still the one open as fd. */
-static bool same_file(int fd, const char *path)
-{
-	struct stat a, b;
-
-	return !fstat(fd, &a) && !stat(path, &b) && a.st_ino == b.st_ino && a.st_dev == b.st_dev;
-}
-
-/*
- * LOCK_EX within about 200 ms: a holder that is just starting (its PID
- * not written yet) or a sweep (remove_stale) holds it for microseconds, a
- * running agent for its life. 0 or the errno.
- */
-static int lock_briefly(int fd)
-{
-	int i;
-
-	for (i = 0; i < 20; i++) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK)
-			return errno;
-		usleep(10000);
-	}
-	/* a running agent: its PID is written by now */
-	return EWOULDBLOCK;
-}
-
-static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
-{
-	char path[128];
-	int fd, ret, tries;
-
-	*holder = 0;
-	ret = agent_path(path, sizeof(path), e);
-	if (ret)
-		return ret;
-	if (mkdir(TCFG_STATE_DIR, 0755) && errno != EEXIST)
-		return tcfg_fail(e, errno, "cannot create %s: %s", TCFG_STATE_DIR, strerror(errno));
-	for (tries = 0; tries < 10; tries++) {
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd < 0)
-			return tcfg_fail(e, errno, "cannot open %s: %s", path, strerror(errno));
-		ret = lock_briefly(fd);
-		if (ret) {
-			*holder = agent_file_pid(fd);
-			close(fd);
-			if (ret == EWOULDBLOCK)
-				return tcfg_fail(e, EBUSY, "another agent (pid %d) runs in this network namespace (lock %s): one agent at a time",
-						 *holder, path);
-			return tcfg_fail(e, ret, "cannot lock %s: %s", path, strerror(ret));
-		}
-		if (same_file(fd, path))
-			break;
-		close(fd);	/* unlinked by an agent that exited meanwhile */
-		fd = -1;
-	}
-	if (fd < 0)
-		return tcfg_fail(e, EAGAIN, "cannot lock %s: it keeps being replaced", path);
-	if (ftruncate(fd, 0) || dprintf(fd, "%d %s\n", (int)getpid(), pin_dir) < 0) {
-		ret = errno;
-		close(fd);
-		return tcfg_fail(e, ret, "cannot write %s: %s", path, strerror(ret));
-	}
-	return fd;
-}
-
-int tcfg_agent_lock(const char *pin_dir, int *holder, char *err, size_t errlen)
-{
-	struct tcfg_err e = { "" };
-	int ret = agent_lock(pin_dir, holder, &e);
-
-	if (ret < 0)
-		snprintf(err, errlen, "%s", e.msg);
-	return ret;
-}
-
-void tcfg_agent_unlock(int fd)
-{
-	struct tcfg_err ignored;
-	char path[128];
-
-	if (fd < 0)
-		return;
-	/* ours while we hold the lock: removed before the lock goes */
-	if (!agent_path(path, sizeof(path), &ignored) && same_file(fd, path))
-		unlink(path);
-	close(fd);
-}
-
-int tcfg_agent_running(void)
-{
-	struct tcfg_err ignored;
-	char path[128];
-	int fd, pid = 0;
-
-	if (agent_path(path, sizeof(path), &ignored))
-		return 0;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	/* a lock we can take is nobody's */
-	if (flock(fd, LOCK_SH | LOCK_NB) && errno == EWOULDBLOCK)
-		pid = agent_file_pid(fd);
-	close(fd);
-	return pid;
-}
-
-/* Remove the agent file at path and the health file of the same
- * namespace when nobody holds the lock: 1 removed, 0 not. */
-static int remove_if_stale(const char *path)
-{
-	char health[PATH_MAX];
-	const char *ino = strrchr(path, '-');
-	int fd, ret = 0;
-	size_t i;
-	glob_t g;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	/* nobody holds it: the agent that wrote it is gone (kill -9), and
-	 * so is the health it published */
-	if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, path)) {
-		snprintf(health, sizeof(health), "%s/health%s.json", TCFG_STATE_DIR, ino ? ino : "");
-		unlink(health);
-		/* and the temporary file of a write it was killed in */
-		snprintf(health, sizeof(health), "%s/.health%s.json.*", TCFG_STATE_DIR, ino ? ino : "");
-		if (!glob(health, GLOB_NOSORT, NULL, &g)) {
-			for (i = 0; i < g.gl_pathc; i++)
-				unlink(g.gl_pathv[i]);
-			globfree(&g);
-		}
-		ret = !unlink(path);
-	}
-	close(fd);
-	return ret;
-}
-
-int tcfg_agent_remove_stale(void)
-{
-	char path[PATH_MAX];
-	struct dirent *de;
-	int n = 0;
-	DIR *d;
-
-	/* every namespace's: a file whose lock is free is nobody's, also
-	 * when its namespace is gone (its inode may be reused) */
-	d = opendir(TCFG_STATE_DIR);
-	if (!d)
-		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "agent-", 6)) {
-			snprintf(path, sizeof(path), "%s/%s", TCFG_STATE_DIR, de->d_name);
-			n += remove_if_stale(path);
-		}
-	closedir(d);
-	return n;
 }

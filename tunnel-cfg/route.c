@@ -11,7 +11,7 @@
  * before the first change; if a request still fails on a first "up",
  * everything of ours is removed again. A good "up" records its resolved
  * settings (record.c) for the agent and "route show"; "down" removes the
- * record. While an agent publishes a failover plan (health_file.c), "up"
+ * record. While an agent has a failover plan in force (ctx->in_force), "up"
  * installs the routes of that plan rather than those of both tunnels up.
  * Both hold the lock of record.c, as the agent does when it changes routes.
  */
@@ -21,7 +21,6 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
-#include "failover.h"
 #include "flowsplit.h"
 #include "tcfg.h"
 #include "util.h"
@@ -117,21 +116,18 @@ int tcfg_spec_check_ctx(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 
 /* The routes of the plan in force: both tunnels, unless a running agent
  * has failed over (then re-running "up" must not undo its failover). */
-static void health_routes(struct route_plan *p)
+static void health_routes(struct route_plan *p, const struct tcfg_in_force *f)
 {
-	static struct tcfg_health_file hf;
 	struct health_plan normal = tcfg_plan_normal(&p->record);
-	struct tcfg_err ignored;
-	bool monitored = !tcfg_health_read(&hf, &ignored);
 	char text[64];
 
-	p->health = tcfg_plan_in_force(&p->record, &hf, monitored);
+	p->health = tcfg_plan_in_force(&p->record, f);
 	if (!tcfg_routes_for_plan(&p->record, p->short_if, p->long_if, &p->health, &p->routes))
 		tcfg_routes_wanted(&p->record, p->short_if, p->long_if, &p->routes);
 	if (!health_plan_equal(&p->health, &normal)) {
 		health_plan_format(&p->health, text, sizeof(text));
 		pr_info("route: tunnel health agent (pid %d) has a failover in force: %s",
-			hf.pid, text);
+			f->pid, text);
 	}
 }
 
@@ -162,7 +158,7 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	p->record.dscp_long = p->dscp;
 	p->record.selector = s->mode != MODE_SPLIT ? SEL_AUTO : p->use_dscp ? SEL_DSCP : SEL_TOS;
 	tcfg_rules_wanted(s, p->dscp, p->use_dscp, &p->rules);
-	health_routes(p);
+	health_routes(p, &ctx->in_force);
 	/* never replace (nor later delete) a route of someone else */
 	if (tcfg_routes_foreign(nl, &p->routes, NULL, e)) {
 		nl_close(nl);
@@ -187,10 +183,10 @@ int tcfg_route_check(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	return ret;
 }
 
-int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen)
+int tcfg_route_follow(const struct tcfg_ctx *ctx, bool dry_run, char *err, size_t errlen)
 {
 	static struct tcfg_spec rec;
-	struct tcfg_ctx ctx = { .dscp_long = dscp_long };
+	int dscp_long = ctx->dscp_long;
 	struct tcfg_err e = { "" };
 	int ret = tcfg_record_read(&rec, &e);
 
@@ -205,8 +201,8 @@ int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen)
 		return FS_EXIT_OK;
 	rec.dscp_long = dscp_long;
 	if (dry_run)
-		return tcfg_route_check(&rec, &ctx, err, errlen);
-	return tcfg_route_up(&rec, &ctx);
+		return tcfg_route_check(&rec, ctx, err, errlen);
+	return tcfg_route_up(&rec, ctx);
 }
 
 /* Remove every rule and route of ours (as much as possible). */
@@ -305,9 +301,62 @@ int tcfg_route_down(const struct tcfg_ctx *ctx)
 		ret = tcfg_record_remove(&e);
 	if (!ret)
 		ret = tcfg_hash_policy_restore(&e);
-	tcfg_agent_remove_stale();
 	tcfg_unlock(lock);
 	if (ret)
 		pr_err("route down: %s", e.msg);
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
+
+/* ---- down: every rule and route of ours, counted ------------------------------------- */
+/* Count our rules and routes (before they go). */
+static int count_ours(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
+{
+	static struct tcfg_rules rules;
+	static struct tcfg_routes routes;
+	int ret = tcfg_rules_dump(nl, &rules, e);
+
+	if (!ret)
+		ret = tcfg_routes_dump(nl, &routes, e);
+	if (!ret) {
+		r->rules = rules.n;
+		r->routes = routes.n;
+	}
+	return ret;
+}
+
+/* The first error wins: *ret and *e keep it. */
+static void keep_first(int *ret, struct tcfg_err *e, int err, const struct tcfg_err *e2)
+{
+	if (err && !*ret) {
+		*ret = err;
+		*e = *e2;
+	}
+}
+
+int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" }, e2 = { "" };
+	int lock, ret;
+	struct nl nl;
+
+	if (nl_open(&nl)) {
+		ret = -errno;
+		snprintf(err, errlen, "netlink: %s", strerror(-ret));
+		return ret;
+	}
+	/* the agent changes routes under the same lock, and finds no record
+	 * afterwards; every step is tried, the first error kept */
+	lock = tcfg_lock(&e);
+	ret = lock < 0 ? lock : count_ours(&nl, r, &e);
+	if (lock >= 0) {
+		keep_first(&ret, &e, tcfg_rules_remove_all(&nl, &e2), &e2);
+		keep_first(&ret, &e, tcfg_routes_remove_all(&nl, &e2), &e2);
+		keep_first(&ret, &e, tcfg_record_remove(&e2), &e2);
+		keep_first(&ret, &e, tcfg_hash_policy_restore(&e2), &e2);
+	}
+	tcfg_unlock(lock);
+	nl_close(&nl);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
 }

@@ -3,8 +3,9 @@
  * route_show.c - "route show": the mode, whether the kernel holds what the
  * record of "route up" and the plan in force want (the degraded state), our
  * rules and routes as the kernel has them, the counters of the tunnels
- * those routes use, and the tunnel health an agent publishes. Text and
- * JSON from the same print_* calls (lib/json_print.h):
+ * those routes use, and what the caller adds (ctx->show_more: splitctl
+ * adds the tunnel health an agent publishes, health/health_file.c). Text
+ * and JSON from the same print_* calls (lib/json_print.h):
  *
  *   {"mode": "split"|"ecmp"|"down",
  *    "state": "ok"|"degraded"|"down"|"unknown", "degraded": BOOL,
@@ -22,6 +23,10 @@
  * "tos" 0 without a tos selector, "via" "" without a gateway. "state" is
  * "unknown" when objects of ours exist without a record of "route up"
  * (installed by a version without records).
+ *
+ * tcfg_doctor() gathers the same facts as a struct for "splitctl doctor"
+ * (the record, what is missing, routes of others, the kernel's DSCP
+ * selector, the tunnels' MTUs); splitctl words the checks.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -133,7 +138,8 @@ static void show_nexthop(const struct tcfg_nexthop *nh, bool multipath)
 	close_json_object();
 }
 
-void tcfg_show_routes(const struct tcfg_routes *routes)
+/* The "routes" array of route show: destination, next hops (dev, gateway). */
+static void tcfg_show_routes(const struct tcfg_routes *routes)
 {
 	char buf[TCFG_PREFIX_STRLEN];
 	int i, j;
@@ -208,30 +214,35 @@ static void show_tunnels(struct nl *nl, const struct tcfg_routes *routes)
 /* What the record of "up" and the plan in force want, against the kernel. */
 struct show_state {
 	struct tcfg_spec spec;
-	bool recorded, monitored;
-	struct tcfg_health_file hf;
+	bool recorded;
 	struct tcfg_missing missing;
 };
 
+/* The rules and routes a recorded spec wants under the plan in force. */
+static void recorded_wants(const struct tcfg_spec *s, const struct tcfg_in_force *f,
+			   struct tcfg_routes *want_routes, struct tcfg_rules *want_rules)
+{
+	struct health_plan plan = tcfg_plan_in_force(s, f);
+	int short_if, long_if;
+
+	tcfg_tunnel_ifindexes(s, &short_if, &long_if);
+	if (!tcfg_routes_for_plan(s, short_if, long_if, &plan, want_routes))
+		tcfg_routes_wanted(s, short_if, long_if, want_routes);
+	tcfg_rules_recorded(s, want_rules);
+}
+
 static void check_state(const struct tcfg_rules *rules, const struct tcfg_routes *routes,
-			struct show_state *st)
+			const struct tcfg_in_force *f, struct show_state *st)
 {
 	static struct tcfg_routes want_routes;
 	static struct tcfg_rules want_rules;
-	struct health_plan plan;
 	struct tcfg_err e;
-	int short_if, long_if;
 
-	st->monitored = !tcfg_health_read(&st->hf, &e);
 	st->recorded = !tcfg_record_read(&st->spec, &e);
 	st->missing.n = st->missing.total = 0;
 	if (!st->recorded)
 		return;
-	plan = tcfg_plan_in_force(&st->spec, &st->hf, st->monitored);
-	tcfg_tunnel_ifindexes(&st->spec, &short_if, &long_if);
-	if (!tcfg_routes_for_plan(&st->spec, short_if, long_if, &plan, &want_routes))
-		tcfg_routes_wanted(&st->spec, short_if, long_if, &want_routes);
-	tcfg_rules_recorded(&st->spec, &want_rules);
+	recorded_wants(&st->spec, f, &want_routes, &want_rules);
 	tcfg_check(&want_routes, &want_rules, routes, rules, &st->missing);
 }
 
@@ -265,7 +276,6 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 	const char *mode;
 	struct nl nl;
 
-	(void)ctx;
 	if (nl_open(&nl)) {
 		pr_err("route: netlink: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
@@ -275,7 +285,7 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
-	check_state(&rules, &routes, &st);
+	check_state(&rules, &routes, &ctx->in_force, &st);
 	mode = st.recorded ? (st.spec.mode == MODE_ECMP ? "ecmp" : "split") : mode_name(&rules);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "mode", NULL, mode);
@@ -285,10 +295,72 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 	tcfg_show_rules(&rules);
 	tcfg_show_routes(&routes);
 	show_tunnels(&nl, &routes);
-	tcfg_show_health(&st.hf, st.monitored);
+	if (ctx->show_more)
+		ctx->show_more();
 	close_json_object();
 	nl_close(&nl);
 	return FS_EXIT_OK;
+}
+
+/* ---- doctor: the same facts as a struct ---------------------------------------------- */
+/* Missing rules and routes, as route show's state, and routes of others. */
+static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struct tcfg_in_force *f,
+			   struct tcfg_doctor *d)
+{
+	static struct tcfg_routes want_routes, have_routes;
+	static struct tcfg_rules want_rules, have_rules;
+	struct tcfg_missing m = { .n = 0 };
+	struct tcfg_err e;
+
+	if (tcfg_rules_dump(nl, &have_rules, &e) || tcfg_routes_dump(nl, &have_routes, &e)) {
+		d->missing = -1;
+		snprintf(d->missing_first, sizeof(d->missing_first), "%.190s", e.msg);
+		return;
+	}
+	recorded_wants(s, f, &want_routes, &want_rules);
+	if (tcfg_routes_foreign(nl, &want_routes, &d->foreign, &e) == -EEXIST)
+		snprintf(d->foreign_first, sizeof(d->foreign_first), "%.290s", e.msg);
+	tcfg_check(&want_routes, &want_rules, &have_routes, &have_rules, &m);
+	d->missing = m.total;
+	if (m.n)
+		snprintf(d->missing_first, sizeof(d->missing_first), "%s", m.what[0]);
+}
+
+int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d)
+{
+	static struct tcfg_spec s;
+	const char *dev[2];
+	struct tcfg_err e;
+	struct nl nl;
+	int i, ifindex;
+
+	memset(d, 0, sizeof(*d));
+	if (nl_open(&nl))
+		return -errno;
+	d->recorded = !tcfg_record_read(&s, &e);
+	d->kernel_dscp = tcfg_rules_dscp_supported(&nl, d->recorded ? s.table_long :
+							      TCFG_DEFAULT_TABLE_LONG);
+	if (!d->recorded) {
+		nl_close(&nl);
+		return 0;
+	}
+	d->ecmp = s.mode == MODE_ECMP;
+	d->dscp_long = s.dscp_long;
+	d->dscp_selector = s.selector == SEL_DSCP;
+	for (i = 0; i < s.nprefixes; i++)
+		d->ipv6 |= s.prefixes[i].family == AF_INET6;
+	for (i = 0; i < s.nlan && i < 8; i++)
+		snprintf(d->lan[d->nlan++], sizeof(d->lan[0]), "%s", s.lan[i]);
+	dev[0] = s.short_dev;
+	dev[1] = s.long_dev;
+	for (i = 0; i < 2; i++) {
+		ifindex = if_nametoindex(dev[i]);
+		if (ifindex)
+			tcfg_tunnel_details(&nl, ifindex, &d->t[i]);
+	}
+	doctor_missing(&nl, &s, &ctx->in_force, d);
+	nl_close(&nl);
+	return 0;
 }
 
 int tcfg_tunnel_traffic(struct tcfg_tunnel_traffic t[2])

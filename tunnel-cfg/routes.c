@@ -48,6 +48,53 @@ void tcfg_routes_wanted(const struct tcfg_spec *s, int short_if, int long_if,
 	}
 }
 
+/* ---- comparisons ---------------------------------------------------------------- */
+bool tcfg_route_same_dst(const struct tcfg_route *a, const struct tcfg_route *b)
+{
+	return a->family == b->family && a->table == b->table && a->dst.len == b->dst.len &&
+	       !memcmp(a->dst.addr, b->dst.addr, tcfg_alen(a->family));
+}
+
+static bool same_nexthop(const struct tcfg_nexthop *a, const struct tcfg_nexthop *b, int family)
+{
+	return a->oif == b->oif && a->via.family == b->via.family &&
+	       (!a->via.family || !memcmp(a->via.addr, b->via.addr, tcfg_alen(family)));
+}
+
+bool tcfg_route_same(const struct tcfg_route *a, const struct tcfg_route *b)
+{
+	int i, j;
+
+	if (!tcfg_route_same_dst(a, b) || a->nnh != b->nnh)
+		return false;
+	for (i = 0; i < a->nnh; i++) {
+		for (j = 0; j < b->nnh && !same_nexthop(&a->nh[i], &b->nh[j], a->family); j++)
+			;
+		if (j == b->nnh)
+			return false;
+	}
+	return true;
+}
+
+void tcfg_fmt_route(const struct tcfg_route *rt, char *buf, size_t len)
+{
+	size_t off;
+	int i;
+
+	tcfg_fmt_prefix(&rt->dst, buf, len);
+	off = strlen(buf);
+	for (i = 0; i < rt->nnh && off < len; i++) {
+		char dev[IF_NAMESIZE] = "?", via[INET6_ADDRSTRLEN] = "";
+
+		if (rt->nh[i].oif)
+			if_indextoname(rt->nh[i].oif, dev);
+		if (rt->nh[i].via.family)
+			inet_ntop(rt->nh[i].via.family, rt->nh[i].via.addr, via, sizeof(via));
+		off += snprintf(buf + off, len - off, "%s%s%s dev %s", i ? "," : "",
+				via[0] ? " via " : "", via, dev);
+	}
+}
+
 static int route_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct tcfg_routes *routes = data;

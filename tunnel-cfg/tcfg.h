@@ -10,10 +10,7 @@
  *   routes.c       our routes: wanted set, dump, install, remove
  *   hash_policy.c  the fib_multipath_hash_policy record of ECMP mode
  *   record.c       the record of what "route up" installed; the lock
- *   plan.c         the routes of a health plan; converge; degraded check
- *   failover.c     the agent's failover object (failover.h)
- *   linkmon.c      the agent's netlink link monitor (failover.h)
- *   health_file.c  the agent's published tunnel health (failover.h)
+ *   plan.c         the routes of a plan (plan.h); converge; degraded check
  *   route.c        route up / down (the actions)
  *   route_show.c   route show
  *   tunnel.c       tunnel add / del / show
@@ -33,15 +30,13 @@
 #include <sys/socket.h>
 #include <linux/types.h>
 
-#include "health.h"
 #include "nl.h"
 #include "params.h"
+#include "plan.h"
 #include "tunnel_cfg.h"
 
 struct json_object;
 
-#define TCFG_MAX_PREFIXES 32
-#define TCFG_MAX_LAN 8
 #define TCFG_MAX_OBJS 256	/* rules or routes of ours read back from the kernel */
 
 /* The classic rule selector matches the TOS byte within this mask: DSCP 1..7. */
@@ -57,24 +52,9 @@ int tcfg_fail(struct tcfg_err *e, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /* ---- spec.c ---------------------------------------------------------------- */
-enum tcfg_mode { MODE_NONE, MODE_SPLIT, MODE_ECMP };
-enum tcfg_selector { SEL_AUTO, SEL_DSCP, SEL_TOS };
-
-/* Addresses and prefixes are lib's struct sc_prefix (params.h), parsed by
+/* struct tcfg_spec and its option table are tunnel_cfg.h's. Addresses and
+ * prefixes are lib's struct sc_prefix (params.h), parsed by
  * sc_parse_prefix() only; a zeroed one (family 0) is "unset". */
-
-struct tcfg_spec {
-	enum tcfg_mode mode;
-	char short_dev[IF_NAMESIZE], long_dev[IF_NAMESIZE];
-	struct sc_prefix prefixes[TCFG_MAX_PREFIXES];
-	int nprefixes;
-	char lan[TCFG_MAX_LAN][IF_NAMESIZE];
-	int nlan;
-	struct sc_prefix via_short[2], via_long[2];	/* [0] IPv4, [1] IPv6 */
-	__u32 table_short, table_long, priority;
-	int dscp_long;		/* -1: from splitctl's live config */
-	enum tcfg_selector selector;
-};
 
 /* Index of a family in the [IPv4, IPv6] pairs; address length in bytes. */
 static inline int tcfg_fam_idx(int family)
@@ -182,6 +162,11 @@ int tcfg_rules_remove_all(struct nl *nl, struct tcfg_err *e);
 bool tcfg_rules_dscp_supported(struct nl *nl, __u32 table);
 
 /* ---- routes.c ----------------------------------------------------------------- */
+/* Same destination and table; same next hops (a set: order ignored). */
+bool tcfg_route_same_dst(const struct tcfg_route *a, const struct tcfg_route *b);
+bool tcfg_route_same(const struct tcfg_route *a, const struct tcfg_route *b);
+/* "10.2.0.0/24 via 192.168.101.2 dev vxs[, via ... dev ...]" */
+void tcfg_fmt_route(const struct tcfg_route *rt, char *buf, size_t len);
 void tcfg_routes_wanted(const struct tcfg_spec *s, int short_if, int long_if,
 			struct tcfg_routes *want);
 int tcfg_routes_dump(struct nl *nl, struct tcfg_routes *have, struct tcfg_err *e);
@@ -207,17 +192,6 @@ int tcfg_hash_policy_set(bool fresh, struct tcfg_err *e);
 int tcfg_hash_policy_restore(struct tcfg_err *e);
 
 /* ---- tunnel.c ------------------------------------------------------------------ */
-struct tcfg_tunnel {
-	char name[IF_NAMESIZE];
-	char kind[16];			/* "vxlan", "gre", "ipip", "wireguard" */
-	__u32 vni;			/* VXLAN network identifier, 0 unset */
-	struct sc_prefix local, remote;	/* outer addresses; family 0 unset */
-	char dev[IF_NAMESIZE];		/* underlay, "" unset */
-	__u16 dstport;			/* UDP port, host byte order */
-	__u32 mtu;			/* 0: underlay MTU - overhead */
-	struct sc_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
-};
-
 /*
  * The owner tag of the tunnels "tunnel add" creates: their interface alias
  * (IFLA_IFALIAS, "ip link" shows it). "tunnel del" and "down" delete only
@@ -228,8 +202,6 @@ struct tcfg_tunnel {
 
 /* The VXLAN details of tunnel ifindex (underlay, MTUs, overhead): 0 or -errno. */
 int tcfg_tunnel_details(struct nl *nl, int ifindex, struct tcfg_doctor_tunnel *t);
-/* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
-int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e);
 
 /* The global addresses of a dump (RTM_GETADDR), for tunnel show. */
 #define TCFG_MAX_ADDRS 64
@@ -245,8 +217,6 @@ int tcfg_tunnel_show_link(const struct nlmsghdr *nlh, void *data);
 /* ---- route_show.c ---------------------------------------------------------------- */
 /* The "rules" array of route show. */
 void tcfg_show_rules(const struct tcfg_rules *rules);
-/* The "routes" array of route show: destination, next hops (dev, gateway). */
-void tcfg_show_routes(const struct tcfg_routes *routes);
 
 /* ---- record.c ---------------------------------------------------------------------- */
 /* State outside the kernel, one file per network namespace. */
@@ -254,9 +224,6 @@ void tcfg_show_routes(const struct tcfg_routes *routes);
 /* TCFG_STATE_DIR/NAME-<netns inode>SUFFIX into buf */
 int tcfg_state_path(char *buf, size_t len, const char *name, const char *suffix,
 		    struct tcfg_err *e);
-/* This network namespace's cookie (never reused while the system runs), 0
- * where the kernel has none. */
-__u64 tcfg_netns_cookie(void);
 /* Serialise changes of our routes (route up/down, the agent): an exclusive
  * flock on TCFG_STATE_DIR. Returns the fd to pass to tcfg_unlock(). */
 int tcfg_lock(struct tcfg_err *e);
@@ -279,9 +246,12 @@ int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e);
 int tcfg_record_remove(struct tcfg_err *e);
 
 /* ---- plan.c ------------------------------------------------------------------------ */
-/* The health mode of a spec, and its plan with both tunnels up. */
+/* The mode of a spec, and its plan with both tunnels up. */
 enum health_mode tcfg_health_mode(const struct tcfg_spec *s);
 struct health_plan tcfg_plan_normal(const struct tcfg_spec *s);
+/* The plan in force for spec s: the one a running agent has in force when
+ * it steers the same tunnels (f may be NULL), else the normal plan. */
+struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s, const struct tcfg_in_force *f);
 /*
  * The routes plan puts in place (ROUTE: every prefix in each table over the
  * tunnels the plan names; MAIN: none). False for WAIT and KEEP, which
@@ -292,11 +262,6 @@ bool tcfg_routes_for_plan(const struct tcfg_spec *s, int short_if, int long_if,
 			  const struct health_plan *plan, struct tcfg_routes *want);
 /* Rules of a recorded spec (resolved dscp_long and selector). */
 void tcfg_rules_recorded(const struct tcfg_spec *s, struct tcfg_rules *want);
-/* Same destination and table; same next hops (a set: order ignored). */
-bool tcfg_route_same_dst(const struct tcfg_route *a, const struct tcfg_route *b);
-bool tcfg_route_same(const struct tcfg_route *a, const struct tcfg_route *b);
-/* "10.2.0.0/24 via 192.168.101.2 dev vxs[, via ... dev ...]" */
-void tcfg_fmt_route(const struct tcfg_route *rt, char *buf, size_t len);
 
 /* What the kernel lacks of what is wanted (the degraded state). */
 #define TCFG_MAX_MISSING 16
@@ -319,42 +284,5 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 			 struct tcfg_err *e);
 /* The ifindexes of the spec's tunnels (0 for a missing device). */
 void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_if);
-
-/* ---- health_file.c --------------------------------------------------------------------- */
-/* What a running agent published (health-<netns inode>.json). */
-struct tcfg_health_tunnel {
-	char dev[IF_NAMESIZE];
-	enum health_state state;
-	__u64 since_mono_ns;	/* CLOCK_MONOTONIC of the last change */
-	__u64 rtt_last_ns, rtt_ewma_ns;
-	__u64 timeout_ns;	/* of a probe sent now (adaptive) */
-	double loss;		/* 0..1 over the loss window */
-	__u64 flaps, probes, missed;
-	bool link_down;		/* the last down came from a link event */
-};
-struct tcfg_health_file {
-	int pid;				/* the agent */
-	__u64 updated_mono_ns;
-	enum health_mode mode;
-	enum health_both_down both_down;
-	struct tcfg_health_tunnel t[HEALTH_TUNNELS];
-	struct health_plan plan;		/* of the current states */
-	/* the states whose plan is in force (a WAIT or KEEP plan leaves the
-	 * last ROUTE/MAIN plan in force) */
-	enum health_state in_force_state[HEALTH_TUNNELS];
-	struct health_plan in_force;
-};
-/* Publish (whole or not at all) / withdraw the agent's file. */
-int tcfg_health_write(const struct tcfg_health_file *hf, struct tcfg_err *e);
-int tcfg_health_remove(void);
-/* 0; -ENOENT: no agent publishes here (no file, another namespace's, or
- * its agent is gone); -EINVAL unreadable. */
-int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e);
-/* The plan in force for spec s: the published one when a live agent runs
- * for the same mode, else the normal plan. */
-struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s,
-				      const struct tcfg_health_file *hf, bool monitored);
-/* The "health" object of route show (and status). */
-void tcfg_show_health(const struct tcfg_health_file *hf, bool monitored);
 
 #endif /* TCFG_H */

@@ -29,16 +29,16 @@
 #define TUNNEL_MIN_MTU 1280		/* IPv6's minimum */
 #define TUNNEL_MAX_MTU 65535
 
-static const char *const tunnel_kinds[] = { "vxlan", "gre", "ipip", "wireguard" };
+static const struct sc_enum tunnel_kinds[] = {
+	{ "vxlan", 0 }, { "gre", 0 }, { "ipip", 0 }, { "wireguard", 0 }, { NULL, 0 },
+};
 
+/* A kind "tunnel add" makes (lib's enum check; the value is unused). */
 static bool kind_known(const char *kind)
 {
-	size_t i;
+	int v;
 
-	for (i = 0; i < sizeof(tunnel_kinds) / sizeof(tunnel_kinds[0]); i++)
-		if (!strcmp(kind, tunnel_kinds[i]))
-			return true;
-	return false;
+	return !sc_parse_enum(tunnel_kinds, kind, &v);
 }
 
 /* ---- the tunnel's settings ------------------------------------------------ */
@@ -59,7 +59,9 @@ struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 		return NULL;
 	}
 	if (!kind_known(kind)) {
-		snprintf(err, errlen, "unknown kind '%s': accepted: vxlan, gre, ipip, wireguard", kind);
+		snprintf(err, errlen, "unknown kind '%s': accepted: ", kind);
+		sc_option_accepted(&(struct sc_option){ .type = SC_OPT_ENUM, .values = tunnel_kinds },
+				   err + strlen(err), errlen - strlen(err));
 		return NULL;
 	}
 	t = calloc(1, sizeof(*t));
@@ -78,77 +80,32 @@ void tcfg_tunnel_free(struct tcfg_tunnel *t)
 	free(t);
 }
 
-/* A number option in [min, max]; the messages name the command-line option. */
-static int set_number(const char *key, const char *value, uint64_t min, uint64_t max,
-		      uint64_t *out, char *err, size_t errlen)
-{
-	if (parse_u64(value, min, max, out)) {
-		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %llu..%llu", key, value,
-			 (unsigned long long)min, (unsigned long long)max);
-		return -1;
-	}
-	return 0;
-}
-
-static int set_addr(const char *key, const char *value, struct sc_prefix *a,
-		    char *err, size_t errlen)
-{
-	if (sc_parse_prefix(value, 0, SC_PFX_ADDR, a)) {
-		snprintf(err, errlen, "--%s: invalid address '%s'", key, value);
-		return -1;
-	}
-	return 0;
-}
-
-int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
-		    char *err, size_t errlen)
-{
-	uint64_t v;
-
-	if (!strcmp(key, "vni")) {
-		if (set_number(key, value, 1, VXLAN_MAX_VNI, &v, err, errlen))
-			return -1;
-		t->vni = v;
-	} else if (!strcmp(key, "dstport")) {
-		if (set_number(key, value, 1, 65535, &v, err, errlen))
-			return -1;
-		t->dstport = v;
-	} else if (!strcmp(key, "mtu")) {
-		if (set_number(key, value, TUNNEL_MIN_MTU, TUNNEL_MAX_MTU, &v, err, errlen))
-			return -1;
-		t->mtu = v;
-	} else if (!strcmp(key, "local")) {
-		return set_addr(key, value, &t->local, err, errlen);
-	} else if (!strcmp(key, "remote")) {
-		return set_addr(key, value, &t->remote, err, errlen);
-	} else if (!strcmp(key, "address")) {
-		struct sc_prefix a;
-
-		if (sc_parse_prefix(value, 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &a)) {
-			snprintf(err, errlen, "--address: invalid value '%s': accepted: ADDR/LEN, IPv4 or IPv6",
-				 value);
-			return -1;
-		}
-		if (t->addr[tcfg_fam_idx(a.family)].family) {
-			snprintf(err, errlen, "--address: '%s': one address per family", value);
-			return -1;
-		}
-		t->addr[tcfg_fam_idx(a.family)] = a;
-	} else if (!strcmp(key, "dev")) {
-		if (!sc_valid_ifname(value)) {
-			snprintf(err, errlen, "--dev: invalid interface name '%s': accepted: ",
-				 value);
-			ifname_accepted(err + strlen(err), errlen - strlen(err));
-			return -1;
-		}
-		snprintf(t->dev, sizeof(t->dev), "%s", value);
-	} else {
-		snprintf(err, errlen, "unknown tunnel setting '%s': accepted: vni, local, remote, dev, dstport, mtu, address",
-			 key);
-		return -1;
-	}
-	return 0;
-}
+#define TCFG_STR_(x) #x
+#define TCFG_STR(x) TCFG_STR_(x)
+#define TUNNEL_OPT(_name, _type, m, ...) SC_OPTION(_name, _type, struct tcfg_tunnel, m, __VA_ARGS__)
+const struct sc_option tcfg_tunnel_opts[] = {
+	TUNNEL_OPT("vni", SC_OPT_UINT, vni, .lo = 1, .hi = VXLAN_MAX_VNI,
+		   .accepted = "1.." TCFG_STR(VXLAN_MAX_VNI), .metavar = "N",
+		   .help = "VXLAN network identifier (vxlan: required)"),
+	TUNNEL_OPT("local", SC_OPT_ADDR, local, .noun = "address", .metavar = "ADDR",
+		   .help = "local underlay address (IPv4 or IPv6)"),
+	TUNNEL_OPT("remote", SC_OPT_ADDR, remote, .noun = "address", .metavar = "ADDR",
+		   .help = "remote underlay address, same family as --local"),
+	TUNNEL_OPT("dev", SC_OPT_IFNAME, dev, .noun = "interface name", .metavar = "UNDERLAY",
+		   .help = "underlay interface"),
+	TUNNEL_OPT("dstport", SC_OPT_UINT, dstport, .lo = 1, .hi = 65535,
+		   .accepted = "1..65535", .metavar = "P",
+		   .help = "UDP destination port (default " TCFG_STR(VXLAN_DEFAULT_PORT) ")"),
+	TUNNEL_OPT("mtu", SC_OPT_UINT, mtu, .lo = TUNNEL_MIN_MTU, .hi = TUNNEL_MAX_MTU,
+		   .accepted = TCFG_STR(TUNNEL_MIN_MTU) ".." TCFG_STR(TUNNEL_MAX_MTU),
+		   .metavar = "M",
+		   .help = "tunnel MTU (default: the underlay's minus the encapsulation)"),
+	SC_OPTION_PER_FAMILY("address", SC_OPT_IFADDR, struct tcfg_tunnel, addr,
+			     SC_PER_FAMILY_ONCE, .metavar = "CIDR",
+			     .accepted = "ADDR/LEN, IPv4 or IPv6",
+			     .help = "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
+	SC_OPTIONS_END,
+};
 
 /* ---- add -------------------------------------------------------------------- */
 /* Complete and consistent? Exit code, the error printed. */
@@ -409,7 +366,8 @@ static int ours_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
+/* Delete every tunnel of ours (owner tag), names into r; 0 or -errno. */
+static int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tcfg_err *e)
 {
 	struct ours_list o = { .n = 0 };
 	int i, ret = 0;
@@ -425,6 +383,24 @@ int tcfg_tunnels_remove_all(struct nl *nl, struct tcfg_down_result *r, struct tc
 		}
 		snprintf(r->tunnels[r->ntunnels++], sizeof(r->tunnels[0]), "%s", o.name[i]);
 	}
+	return ret;
+}
+
+int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	struct nl nl;
+	int ret;
+
+	if (nl_open(&nl)) {
+		ret = -errno;
+		snprintf(err, errlen, "netlink: %s", strerror(-ret));
+		return ret;
+	}
+	ret = tcfg_tunnels_remove_all(&nl, r, &e);
+	nl_close(&nl);
+	if (ret)
+		snprintf(err, errlen, "%s", e.msg);
 	return ret;
 }
 

@@ -4,10 +4,11 @@
  *
  * tunnel-cfg installs policy routing towards the SHORT and LONG tunnels with
  * netlink (libmnl) and creates lab tunnels. It knows nothing about BPF maps
- * and nothing about the command line: splitctl's option table parses the
- * options and hands each one over as a key/value pair (the long option name
- * without the dashes), and passes in what it knows of the running splitter
- * (the long code point) through struct tcfg_ctx.
+ * and nothing about the command line, but exports the option tables of its
+ * commands (tcfg_route_opts, tcfg_tunnel_opts: lib/params.h rows that parse
+ * and check each value into its structs), which splitctl's commands use as
+ * their own; splitctl passes in what it knows of the running splitter and
+ * the agent through struct tcfg_ctx.
  *
  * Output goes through lib/json_print.h (the caller has called
  * print_begin()); errors are printed once, as one line, with pr_err()
@@ -19,9 +20,19 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <net/if.h>
+#include <linux/types.h>
 
+#include "params.h"
+#include "plan.h"
+
+/* What splitctl knows that tunnel-cfg does not look up itself. */
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
+	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none) */
+	/* route show: the members the caller adds at the end of its object
+	 * (splitctl: the agent's tunnel health); NULL for none */
+	void (*show_more)(void);
 };
 
 /* Defaults of "route up", for splitctl's help text. */
@@ -30,12 +41,35 @@ struct tcfg_ctx {
 #define TCFG_DEFAULT_PRIORITY 1000
 
 /* ---- route up|down|show ---------------------------------------------------- */
-struct tcfg_spec;
+#define TCFG_MAX_PREFIXES 32
+#define TCFG_MAX_LAN 8
+enum tcfg_mode { MODE_NONE, MODE_SPLIT, MODE_ECMP };
+enum tcfg_selector { SEL_AUTO, SEL_DSCP, SEL_TOS };
+
+/* The settings of "route up": the rows of tcfg_route_opts fill it (the
+ * options of route up, the [route] keys of a config file, the record). */
+struct tcfg_spec {
+	__u32 given;
+	enum tcfg_mode mode;
+	char short_dev[IF_NAMESIZE], long_dev[IF_NAMESIZE];
+	int nprefixes;
+	struct sc_prefix prefixes[TCFG_MAX_PREFIXES];
+	int nlan;
+	char lan[TCFG_MAX_LAN][IF_NAMESIZE];
+	struct sc_prefix via_short[2], via_long[2];	/* [0] IPv4, [1] IPv6 */
+	__u32 table_short, table_long, priority;
+	int dscp_long;		/* -1: from splitctl's live config */
+	enum tcfg_selector selector;
+};
+/* Its option table (spec.c), and its values before any is given. */
+extern const struct sc_option tcfg_route_opts[];
+extern const struct tcfg_spec tcfg_spec_defaults;
 struct tcfg_spec *tcfg_spec_new(void);
 void tcfg_spec_free(struct tcfg_spec *spec);
-/* One "route up" option (key = long name: "mode", "short-dev", "prefix",
- * ...; list keys may repeat). 0 ok; -1 bad key or value, with a one-line
- * reason (naming the value and what is accepted) in err. */
+/* One "route up" setting by its key (its row's name: "mode", "short-dev",
+ * "prefix", ...; list keys may repeat), as the record holds them. 0 ok;
+ * -1 bad key or value, with a one-line reason (naming the value and what
+ * is accepted) in err. */
 int tcfg_spec_set(struct tcfg_spec *spec, const char *key, const char *value,
 		  char *err, size_t errlen);
 /* 0 when complete and consistent; -1 with a reason in err */
@@ -55,25 +89,34 @@ int tcfg_route_check(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx,
 		     char *err, size_t errlen);
 int tcfg_route_up(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
 /*
- * The splitter's long code point becomes dscp_long: the split-mode routes
- * of the last "route up" follow it (nothing to do without such routes).
- * dry_run: only check that they can (reason in err); else re-install them
- * (errors printed, as by tcfg_route_up). An exit code.
+ * The splitter's long code point becomes ctx->dscp_long: the split-mode
+ * routes of the last "route up" follow it (nothing to do without such
+ * routes). dry_run: only check that they can (reason in err); else
+ * re-install them (errors printed, as by tcfg_route_up). An exit code.
  */
-int tcfg_route_follow(int dscp_long, bool dry_run, char *err, size_t errlen);
+int tcfg_route_follow(const struct tcfg_ctx *ctx, bool dry_run, char *err, size_t errlen);
 int tcfg_route_down(const struct tcfg_ctx *ctx);
 int tcfg_route_show(const struct tcfg_ctx *ctx);
 
 /* ---- tunnel add|del|show --------------------------------------------------- */
-struct tcfg_tunnel;
+/* A lab tunnel: name and kind from tcfg_tunnel_new(), the rest from the
+ * rows of tcfg_tunnel_opts (the options of "tunnel add"). */
+struct tcfg_tunnel {
+	__u32 given;
+	char name[IF_NAMESIZE];
+	char kind[16];			/* "vxlan", "gre", "ipip", "wireguard" */
+	__u32 vni;			/* VXLAN network identifier, 0 unset */
+	struct sc_prefix local, remote;	/* outer addresses; family 0 unset */
+	char dev[IF_NAMESIZE];		/* underlay, "" unset */
+	__u16 dstport;			/* UDP port, host byte order */
+	__u32 mtu;			/* 0: underlay MTU - overhead */
+	struct sc_prefix addr[2];	/* the tunnel's own: [0] IPv4, [1] IPv6 */
+};
+extern const struct sc_option tcfg_tunnel_opts[];
 /* kind: "vxlan", ... ; NULL with a reason in err when kind or name is bad */
 struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 				    char *err, size_t errlen);
 void tcfg_tunnel_free(struct tcfg_tunnel *t);
-/* One "tunnel add" option (key = long name: "vni", "local", "remote",
- * "dev", "dstport", "mtu", ...). 0 ok; -1 with a reason in err. */
-int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
-		    char *err, size_t errlen);
 int tcfg_tunnel_add(const struct tcfg_tunnel *t);
 int tcfg_tunnel_del(const char *name);
 int tcfg_tunnel_show(void);
@@ -112,7 +155,7 @@ struct tcfg_doctor {
 };
 /* Fill d (prints nothing): 0 or -errno. Probes the kernel's DSCP rule
  * selector with a rule that can never match (added and removed). */
-int tcfg_doctor(struct tcfg_doctor *d);
+int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d);
 
 /* ---- down: everything of tunnel-cfg's in this network namespace ------------ */
 #define TCFG_MAX_DOWN_TUNNELS 32
@@ -122,11 +165,14 @@ struct tcfg_down_result {
 	int ntunnels;
 };
 /*
- * Remove every rule and route of ours (as "route down"), the route record
- * and the replaced hash policy, then delete every tunnel "tunnel add"
- * created (its owner tag). Goes on after an error (removes what it can),
- * prints that error once and returns an exit code; r counts what went.
+ * "splitctl down", its two parts here. tcfg_routes_down(): every rule and
+ * route of ours (as "route down"), the route record and the replaced hash
+ * policy, counted into r. tcfg_tunnels_down(): every tunnel "tunnel add"
+ * created (its owner tag), named in r. Each goes on after an error
+ * (removes what it can) and returns the first one (-errno, the reason in
+ * err); nothing is printed.
  */
-int tcfg_down(struct tcfg_down_result *r);
+int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen);
+int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen);
 
 #endif /* TUNNEL_CFG_H */

@@ -3,7 +3,7 @@
 """apps_report.py [--demo] [--include-flagged] RUNSET_DIR
 
 Summarise the runs of `run-experiment apps` (or `testbed/demo`): real
-applications (wrk, pgbench) under long-lived iperf3 bulk, per mode.
+applications (wrk, pgbench, redis) under long-lived iperf3 bulk, per mode.
 
 RUNSET_DIR holds one directory per run (testbed/apps run): meta.json,
 app.json, bulk.json, nstat.json; the directory name ends in -REP.
@@ -21,9 +21,22 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
   reorder:   the endpoints' TCP counters over the run, client + server:
              TcpExtTCPSACKReorder, TcpExtTCPDSACKRecv, TcpRetransSegs (per
              1000 segments sent, TcpOutSegs)
+  fct-tap:   with --tap yes: retransmissions seen at the WAN side of the
+             routers (retrans_a) and packets lost between them, all flows
+  bulk on SHORT: the bulk's data flows (iperf3's data streams, by their
+             client ports) in the routers' flow tables (flows-warmup.json
+             at the end of the warm-up, flows.json after the bulk stopped):
+             a data flow re-shorted at a message boundary sends at most one
+             threshold of packets on SHORT per re-short, so its bytes on
+             SHORT after its first threshold are at most re-shorts x
+             threshold x 1448 B (a full segment; 0 when it never re-shorted);
+             given as a share of the bytes iperf3 moved in that period
+             (warm-up: slow start and the first losses; job: steady state)
+  app re-shorts: message boundaries counted on the application's flows
   CPU:       the busiest CPU over the job (/proc/stat); a run above its
              cpu_flag_pct (80 %) is flagged and left out of every figure,
-             as is a job that did not complete
+             as is a job that did not complete or whose bulk lost a
+             direction's report (iperf3 died: meta.json bulk_ok false)
   no bulk:   bulk demand 0: one ECMP run per repetition, the job's limit
 
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
@@ -40,6 +53,8 @@ import os
 import re
 import sys
 
+from common import read_json
+
 try:
     import numpy as np
     from scipy import stats
@@ -53,16 +68,13 @@ MODE_ORDER = ("ecmp", "split", "paper", "reshort20")
 COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
         "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",
         "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
-        "dsack_recv", "retrans_segs", "out_segs", "cpu_busy_max_pct", "delayline_cpu_pct",
-        "cpu_flagged", "used")
-
-
-def read_json(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
+        "dsack_recv", "retrans_segs", "out_segs", "tap_retrans", "tap_lost", "tap_drops",
+        "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
+        "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
+        "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
+SEG_BYTES = 1448	# payload of a full segment (MTU 1500, TCP timestamps)
+APP_PORTS = {"wrk": 80, "pgbench": 5432, "redis": 6379}
+BULK_PORTS = {"up": 5201, "down": 5202}	# testbed/apps: iperf3 servers
 
 
 def ci(xs):
@@ -89,6 +101,60 @@ def num(v):
     return NAN if v is None else float(v)
 
 
+def bulk_on_short(d, meta):
+    """the bulk's data flows in the flow tables: (flows expected, found,
+    re-shorts in the warm-up, in the job, bound of bytes on SHORT after
+    the first threshold as % of the bytes moved, warm-up and job), or None
+    without bulk or flow tables"""
+    thr = (meta.get("splitter") or {}).get("threshold")
+    warm = read_json(os.path.join(d, "flows-warmup.json"))
+    end = read_json(os.path.join(d, "flows.json"))
+    if not thr or not warm or not end or "ra" not in end:
+        return None
+    at = float(meta.get("bulk_warmup_at_s") or meta.get("bulk_warmup_s") or 0)
+    expected = found = n_warm = n_end = 0
+    bytes_warm = bytes_job = 0.0
+    for direction, port in BULK_PORTS.items():
+        ip = read_json(os.path.join(d, "iperf3-%s.json" % direction))
+        if not ip or "start" not in ip:
+            continue
+        ports = {c["local_port"] for c in ip["start"].get("connected", [])}
+        router = "ra" if direction == "up" else "rb"
+
+        def data_flows(snap):
+            # up: client -> server:5201 at rA's LAN; down: server:5202 -> client at rB's
+            if direction == "up":
+                return [f for f in snap.get(router) or [] if f["dport"] == port and f["sport"] in ports]
+            return [f for f in snap.get(router) or [] if f["sport"] == port and f["dport"] in ports]
+        expected += len(ports)
+        found += len(data_flows(end))
+        n_warm += sum(f["boundaries"] for f in data_flows(warm))
+        n_end += sum(f["boundaries"] for f in data_flows(end))
+        for iv in ip.get("intervals", []):
+            b = iv["sum"]["bytes"]
+            if iv["sum"]["end"] <= at + 0.5:
+                bytes_warm += b
+            else:
+                bytes_job += b
+    if not expected:
+        return None
+
+    def pct(n, total):
+        return 100.0 * n * thr * SEG_BYTES / total if total else NAN
+    return (expected, found, n_warm, n_end - n_warm, pct(n_warm, bytes_warm),
+            pct(n_end - n_warm, bytes_job), thr, pct(n_end, bytes_warm + bytes_job))
+
+
+def app_reshorts(d, app):
+    """message boundaries on the application's flows (both routers)"""
+    end = read_json(os.path.join(d, "flows.json"))
+    port = APP_PORTS.get(app)
+    if not end or "ra" not in end or not port:
+        return NAN
+    return sum(f["boundaries"] for r in ("ra", "rb") for f in end.get(r) or []
+               if port in (f["sport"], f["dport"]))
+
+
 def load_run(d, include_flagged=False):
     meta = read_json(os.path.join(d, "meta.json"))
     app = read_json(os.path.join(d, "app.json"))
@@ -104,8 +170,12 @@ def load_run(d, include_flagged=False):
     def mbit(direction):
         return num((bulk.get(direction) or {}).get("mbit"))
 
-    complete = bool(app.get("complete"))
+    complete = bool(app.get("complete")) and meta.get("bulk_ok") is not False
     flagged = bool(meta.get("cpu_flagged"))
+    tap = (read_json(os.path.join(d, "tap", "summary.json"), {}) or {}).get("counters") or {}
+    bs = bulk_on_short(d, meta) if str(meta["bulk_demand"]) != "0" else None
+    bs = bs or (NAN,) * 8
+    drops = meta.get("tap_port_drops")
     return {
         "run": os.path.basename(d), "mode": meta["mode"], "app": meta["app"],
         "rep": int(m.group(1)) if m else 1, "delays": meta["delays"], "rtt_ms": meta["rtt_ms"],
@@ -118,10 +188,34 @@ def load_run(d, include_flagged=False):
         "bulk_up_mbit": mbit("up"), "bulk_down_mbit": mbit("down"),
         "sack_reorder": tcp("TcpExtTCPSACKReorder"), "dsack_recv": tcp("TcpExtTCPDSACKRecv"),
         "retrans_segs": tcp("TcpRetransSegs"), "out_segs": tcp("TcpOutSegs"),
+        "tap_retrans": num(tap.get("retrans_a")), "tap_lost": num(tap.get("lost")),
+        "tap_drops": num(drops),
+        "bulk_flows": bs[0], "bulk_flows_found": bs[1], "bulk_reshorts_warmup": bs[2],
+        "bulk_reshorts_job": bs[3], "bulk_short_pct_warmup": bs[4], "bulk_short_pct_job": bs[5],
+        "threshold": bs[6], "bulk_short_pct": bs[7], "app_reshorts": app_reshorts(d, meta["app"]),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
     }
+
+
+def _real(xs):
+    return [x for x in xs if x is not None and not math.isnan(x)]
+
+
+def mean_of(xs):
+    xs = _real(xs)
+    return sum(xs) / len(xs) if xs else NAN
+
+
+def sum_of(xs):
+    xs = _real(xs)
+    return sum(xs) if xs else NAN
+
+
+def max_of(xs):
+    xs = _real(xs)
+    return max(xs) if xs else NAN
 
 
 def group_key(r):
@@ -146,6 +240,7 @@ def summarise(runs):
     for (delays, app, demand, cc), rs in groups.items():
         if demand_sort(demand) == 0:
             nobulk[(delays, app)] = ci([r["runtime_s"] for r in rs if r["used"]])
+            nobulk[(delays, app, "p99")] = ci([r["p99_ms"] for r in rs if r["used"]])
     out = []
     for key in sorted(groups, key=lambda k: (delays_sort(k[0]), k[1], demand_sort(k[2]), k[3])):
         delays, app, demand, cc = key
@@ -175,11 +270,21 @@ def summarise(runs):
                 row["bulk_%s_ratio" % d], row["bulk_%s_ratio_ci" % d] = ci(
                     [r[k] / b[k] for b, r in pairs if b[k] and not math.isnan(b[k])])
                 row["bulk_%s_capacity" % d] = row[k] / (2 * rate) if rate else NAN
-            for k in ("sack_reorder", "dsack_recv", "retrans_segs"):
-                row[k] = sum(r[k] for r in used) / len(used) if used else NAN
+            for k in ("sack_reorder", "dsack_recv", "retrans_segs", "tap_retrans", "tap_lost",
+                      "app_reshorts"):
+                row[k] = mean_of([r[k] for r in used])
+            for k in ("bulk_reshorts_warmup", "bulk_reshorts_job"):
+                row[k] = sum_of([r[k] for r in used])
+            for k in ("bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct"):
+                row[k] = max_of([r[k] for r in used])
+            row["bulk_flows_missing"] = sum_of([r["bulk_flows"] - r["bulk_flows_found"] for r in used])
             segs = sum(r["out_segs"] for r in used)
             row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
             row["nobulk_runtime_s"] = nobulk.get((delays, app), (NAN, NAN))[0]
+            row["nobulk_p99_ms"] = nobulk.get((delays, app, "p99"), (NAN, NAN))[0]
+            # against the limit: run-time and p99 over the no-bulk runs' means
+            row["vs_nobulk"] = row["runtime_s"] / row["nobulk_runtime_s"]
+            row["p99_vs_nobulk"] = row["p99_ms"] / row["nobulk_p99_ms"]
             out.append(row)
     return out
 
@@ -187,29 +292,31 @@ def summarise(runs):
 def tables(rows):
     lines = [
         "| tunnels one-way | app | bulk | cc | mode | runs used | run-time s | speedup ECMP/mode "
-        "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s / p99 ms | run-time / no-bulk "
+        "| p99 / no-bulk p99 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         bulk = "none" if demand_sort(r["bulk_demand"]) == 0 else r["bulk_demand"] + " x"
-        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s / %s | %s | %s |" % (
             r["delays"], r["app"], bulk, r["bulk_cc"], r["mode"], r["used"], r["runs"],
-            fmt(r["runtime_s"], r["runtime_s_ci"], "%.1f"),
+            fmt(r["runtime_s"], r["runtime_s_ci"], "%.2f"),
             fmt(r["speedup"], r["speedup_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
             fmt(r["p50_ms"], f="%.0f"), fmt(r["p99_ms"], f="%.0f"),
             fmt(r["p99_ratio"], r["p99_ratio_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
-            fmt(r["nobulk_runtime_s"], f="%.1f")))
+            fmt(r["nobulk_runtime_s"], f="%.2f"), fmt(r["nobulk_p99_ms"], f="%.0f"),
+            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["p99_vs_nobulk"], f="%.2f")))
     lines += [
         "",
         "| tunnels one-way | app | bulk | cc | mode | bulk up / down Mbit/s | mode/ECMP up | "
         "mode/ECMP down | share of capacity up / down | SACK reorder | DSACK | retrans / 1000 segs "
-        "| busiest CPU % |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| fct-tap retrans / lost | busiest CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if demand_sort(r["bulk_demand"]) == 0:
             continue
-        lines.append("| %s ms | %s | %s x | %s | %s | %s / %s | %s | %s | %s / %s | %s | %s | %s | %s |" % (
+        lines.append("| %s ms | %s | %s x | %s | %s | %s / %s | %s | %s | %s / %s | %s | %s | %s | %s | %s |" % (
             r["delays"], r["app"], r["bulk_demand"], r["bulk_cc"], r["mode"],
             fmt(r["bulk_up_mbit"], f="%.1f"), fmt(r["bulk_down_mbit"], f="%.1f"),
             fmt(r["bulk_up_ratio"], r["bulk_up_ratio_ci"], "%.2f") if r["mode"] != BASE else "1",
@@ -217,7 +324,30 @@ def tables(rows):
             fmt(100 * r["bulk_up_capacity"], f="%.0f", unit=" %"),
             fmt(100 * r["bulk_down_capacity"], f="%.0f", unit=" %"),
             fmt(r["sack_reorder"], f="%.1f"), fmt(r["dsack_recv"], f="%.1f"),
-            fmt(r["retrans_per_1000"], f="%.2f"), fmt(r["cpu_busy_max_pct"], f="%.0f")))
+            fmt(r["retrans_per_1000"], f="%.2f"),
+            "–" if math.isnan(r["tap_retrans"]) else "%s / %s" % (
+                fmt(r["tap_retrans"], f="%.0f"), fmt(r["tap_lost"], f="%.0f")),
+            fmt(r["cpu_busy_max_pct"], f="%.0f")))
+    lines += [
+        "",
+        "Bulk on SHORT (flow tables; bound: re-shorts x threshold x 1448 B, as a share of the "
+        "bytes moved; warm-up = slow start and its first losses, job = steady state; "
+        "the application's re-shorts for comparison):",
+        "",
+        "| tunnels one-way | app | bulk | cc | mode | bulk data flows missing | bulk re-shorts "
+        "warm-up / job | bulk bytes on SHORT after threshold, max % warm-up / job / whole run | "
+        "app re-shorts per run |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if demand_sort(r["bulk_demand"]) == 0 or r["mode"] == BASE:
+            continue
+        lines.append("| %s ms | %s | %s x | %s | %s | %s | %s / %s | %s / %s / %s | %s |" % (
+            r["delays"], r["app"], r["bulk_demand"], r["bulk_cc"], r["mode"],
+            fmt(r["bulk_flows_missing"], f="%.0f"), fmt(r["bulk_reshorts_warmup"], f="%.0f"),
+            fmt(r["bulk_reshorts_job"], f="%.0f"), fmt(r["bulk_short_pct_warmup"], f="%.2f"),
+            fmt(r["bulk_short_pct_job"], f="%.2f"), fmt(r["bulk_short_pct"], f="%.2f"),
+            fmt(r["app_reshorts"], f="%.0f")))
     return "\n".join(lines)
 
 
@@ -245,13 +375,16 @@ def plots(rows, outdir):
                 if not pts:
                     continue
                 xs = [p[0] for p in pts]
-                line = ax.errorbar(xs, [p[1][key] for p in pts],
-                                   yerr=[0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts],
+                ys = [p[1][key] for p in pts]
+                hw = [0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts]
+                # log axis: an interval reaching below 0 is drawn down to 5 % of the mean
+                line = ax.errorbar(xs, ys, yerr=[[min(h, 0.95 * y) for h, y in zip(hw, ys)], hw],
                                    marker="o", capsize=3, label="%s, bulk %s x" % (mode, demand))
                 if name == "bulk":
                     ax.plot(xs, [p[1]["bulk_up_ratio"] for p in pts], linestyle="--",
                             color=line[0].get_color())
             ax.axhline(1, color="grey", linewidth=0.8)
+            ax.set_yscale("log")
             ax.set_title("%s, bulk %s" % (app, cc))
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
@@ -344,9 +477,18 @@ def main(argv):
             why.append("job incomplete")
         notes.append("- %s: %s" % (r["run"], ", ".join(why)))
     first = runs[0]
-    md = ["# Real applications under long-lived bulk", "",
-          "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs, pgbench = "
-          "transactions (simple-update, 5 round trips), over %s persistent connections; bulk: "
+    exp = read_json(os.path.join(top, "experiment.json"), {}) or {}
+    design = []
+    if exp.get("design"):
+        design = ["Design `%s` (`testbed/run-experiment apps --design %s`), %d repetitions unless "
+                  "a block says otherwise, one cross product per block (no-bulk runs: ECMP only):"
+                  % (exp["design"], exp["design"], exp.get("reps", 0)), ""]
+        design += ["- `%s`" % b for b in exp.get("blocks") or []]
+        design += ["", "Job sizes: %s (requests; pgbench: transactions)." % exp.get("requests", "?"), ""]
+    md = ["# Real applications under long-lived bulk", ""] + design + [
+          "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs of 1 KB, pgbench = "
+          "transactions (simple-update, 5 round trips), redis = GETs of 64 B by redis-benchmark, "
+          "over %s persistent connections; bulk: "
           "iperf3, %s streams per direction for the whole run, demand x one tunnel's rate "
           "per direction (max: unpaced). Speedup and ratios paired by repetition, ± = 95 %% "
           "t-interval; runs whose busiest CPU was above 80 %% are left out "

@@ -25,6 +25,8 @@ import json
 import math
 import os
 
+from common import pct as _pct
+
 CONFIGS = (("split", "yes", "split + health"), ("ecmp", "yes", "ECMP + health"),
            ("split", "no", "split, no health"))
 SHORT_KINDS = ("listing",)
@@ -34,13 +36,6 @@ NAN = float("nan")
 
 def _mean(xs):
     return sum(xs) / len(xs) if xs else NAN
-
-
-def _pct(xs, p):
-    if not xs:
-        return NAN
-    s = sorted(xs)
-    return s[max(0, min(len(s) - 1, int(math.ceil(p / 100.0 * len(s) - 1e-9)) - 1))]
 
 
 def _median(xs):

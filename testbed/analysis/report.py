@@ -39,6 +39,8 @@ import math
 import os
 import sys
 
+from common import pct, read_json
+
 try:
     import numpy as np
     from scipy import stats
@@ -83,14 +85,6 @@ def std(xs):
     return math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
-def pct(xs, p):
-    """nearest-rank percentile: the smallest value with >= p % at or below"""
-    if not xs:
-        return NAN
-    s = sorted(xs)
-    return s[max(0, min(len(s) - 1, int(math.ceil(p / 100.0 * len(s) - 1e-9)) - 1))]
-
-
 def ci(xs):
     """(mean, half-width of the two-sided 95 % Student-t interval) over the
     finite values; NaN half-width for n < 2"""
@@ -102,14 +96,6 @@ def ci(xs):
 
 def fnum(v, fmt="%.1f"):
     return "" if v is None or (isinstance(v, float) and math.isnan(v)) else fmt % v
-
-
-def read_json(path, default=None):
-    try:
-        with open(path) as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return default
 
 
 def tunnel_packets(d):
@@ -430,6 +416,20 @@ def write_md(top, exp, runs, varied, text, short_max, long_min, plots_made):
             f.write("\n## Plots\n\n" + "".join("- `%s`: %s\n" % p for p in plots_made))
 
 
+def save_cdf(fig, ax, top, name, xlabel, what, made):
+    """label, grid and write a CDF figure as top/name; list it in made"""
+    import matplotlib.pyplot as plt
+
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("CDF")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(os.path.join(top, name), dpi=120)
+    plt.close(fig)
+    made.append((name, what))
+
+
 def plots(top, groups, values, varied, rows):
     import matplotlib
     matplotlib.use("Agg")
@@ -456,14 +456,8 @@ def plots(top, groups, values, varied, rows):
             ax.plot(xs, [(i + 1) / len(xs) for i in range(len(xs))], label=mode,
                     color=colors.get(mode))
     ax.set_xscale("log")
-    ax.set_xlabel("short-flow network FCT (ms)")
-    ax.set_ylabel("CDF")
-    ax.legend()
-    ax.grid(alpha=0.3)
-    fig.tight_layout()
-    fig.savefig(os.path.join(top, "fct_cdf.png"), dpi=120)
-    plt.close(fig)
-    made.append(("fct_cdf.png", "CDF of short-flow network FCT per mode, log x"))
+    save_cdf(fig, ax, top, "fct_cdf.png", "short-flow network FCT (ms)",
+             "CDF of short-flow network FCT per mode, log x", made)
 
     # Fig. 5: PDFs of short-flow FCT and jitter, one panel per varied value
     for key, unit, name, xlabel, what in (
@@ -511,14 +505,8 @@ def plots(top, groups, values, varied, rows):
         if len(pen) == 1 and not math.isnan(pen[0]["ratio"][0]):
             ax.set_title("long-flow penalty split / ECMP = %.2f ± %s" % (
                 pen[0]["ratio"][0], fnum(pen[0]["ratio"][1], "%.2f")))
-        ax.set_xlabel("long-flow network FCT (ms)")
-        ax.set_ylabel("CDF")
-        ax.legend()
-        ax.grid(alpha=0.3)
-        fig.tight_layout()
-        fig.savefig(os.path.join(top, "long_fct.png"), dpi=120)
-        plt.close(fig)
-        made.append(("long_fct.png", "CDF of long-flow network FCT per mode"))
+        save_cdf(fig, ax, top, "long_fct.png", "long-flow network FCT (ms)",
+                 "CDF of long-flow network FCT per mode", made)
 
     # Fig. 4a / 4b: speedup vs the varied parameter
     numeric = varied and all(isinstance(v, (int, float)) for v in values)

@@ -78,3 +78,19 @@ fs_wait_for() {
 		sleep 0.05
 	done
 }
+
+# expect CODE PATTERN -- CMD...: exit code CODE, one line of output
+# containing PATTERN; in a suite that defines state() and took $BEFORE,
+# the state unchanged too
+expect() {
+	local code=$1 pattern=$2
+	shift 3
+	run "$@"
+	echo "exit $status: $output"
+	[ "$status" -eq "$code" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$pattern"* ]]
+	if [ -n "${BEFORE+x}" ] && declare -F state >/dev/null; then
+		[ "$(state)" = "$BEFORE" ]
+	fi
+}

@@ -4,6 +4,11 @@
 # The router forwards; the splitter goes on rc and/or rs. $BPF is a private
 # bpffs (visible inside ip netns exec); $SC runs splitctl in the router
 # namespace with that pin directory. Load after lib/common (FS_PREFIX set).
+#
+# Loading it gives a suite its setup() and teardown(): the topology and a
+# private bpffs per test, $D the test's directory, everything removed
+# afterwards ("route down" first, and fd 7 closed, which a test may hold
+# open on a FIFO). A suite that needs more defines its own after the load.
 
 fs_router_setup() {
 	local id=$$-$BATS_TEST_NUMBER
@@ -48,4 +53,77 @@ fs_stat() {
 fs_sink() {
 	fs_bg ip netns exec "$S" socat -u TCP-LISTEN:"$1",reuseaddr OPEN:"$2",creat,trunc
 	fs_wait_for 5 ip netns exec "$S" sh -c "ss -ltn | grep -q ':$1 '"
+}
+
+setup() {
+	fs_router_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	exec 7>&- 2>/dev/null || true
+	# the route record of "route up" (and an agent's files) live in
+	# /run/flowsplit, per netns: gone before the namespace goes
+	fs_sc route down >/dev/null 2>&1 || true
+	fs_teardown
+}
+
+# transfer BYTES PORT: BYTES of random data from $C to $S:PORT, waited for
+# until all arrived intact
+transfer() {
+	local bytes=$1 port=$2
+	head -c "$bytes" /dev/urandom >"$D/src"
+	fs_sink "$port" "$D/dst.$port"
+	ip netns exec "$C" socat -u OPEN:"$D/src" TCP:10.77.2.1:"$port"
+	fs_wait_for 10 cmp -s "$D/src" "$D/dst.$port"
+}
+
+# one_line CODE PATTERN: $status and $output of "run" (stdout and stderr):
+# exit CODE, one line containing PATTERN
+one_line() {
+	echo "exit $status: $output"
+	[ "$status" -eq "$1" ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$2"* ]]
+}
+
+config() { # the live config, compact
+	fs_sc -j status | jq -c .config
+}
+
+# tunnels: two stand-in "tunnel" devices in the router namespace, up (veth:
+# this kernel has no dummy driver)
+tunnels() {
+	local t
+	for t in ts tl; do
+		ip -n "$R" link add "$t" type veth peer name "${t}p"
+		ip -n "$R" link set "$t" up
+		ip -n "$R" link set "${t}p" up
+	done
+}
+
+# lab_routes: two lab tunnels of splitctl's over rs, and the routes over them
+lab_routes() {
+	fs_sc tunnel add vx1 vxlan --vni 11 --local 10.77.2.254 --remote 10.77.2.1 --dev rs
+	fs_sc tunnel add vx2 vxlan --vni 12 --local 10.77.2.254 --remote 10.77.2.1 --dev rs --dstport 4790
+	ip -n "$R" addr add 192.168.201.1/30 dev vx1
+	ip -n "$R" addr add 192.168.202.1/30 dev vx2
+	fs_sc route up --mode split --short-dev vx1 --long-dev vx2 --prefix 10.9.0.0/24 \
+		--lan-dev rc --via-short 192.168.201.2 --via-long 192.168.202.2
+}
+
+# bad_conf LINE PATTERN: the config on stdin is refused by check (exit 2,
+# one line) naming LINE, or with LINE "-" the file without a line (a rule
+# across its keys)
+bad_conf() {
+	cat >"$D/bad.conf"
+	run ip netns exec "$R" "$SPLITCTL" check -c "$D/bad.conf"
+	echo "$output"
+	[ "$status" -eq 2 ]
+	[ "${#lines[@]}" -eq 1 ]
+	if [ "$1" = - ]; then
+		[[ "$output" == *"$D/bad.conf: $2"* ]]
+	else
+		[[ "$output" == *"$D/bad.conf:$1: $2"* ]]
+	fi
 }

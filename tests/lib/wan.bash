@@ -6,7 +6,9 @@
 #                       vxl (LONG,  over a2/b2, 192.168.102.0/30, fd10:2::/64)
 # Tunnels are created with "splitctl tunnel add"; the splitter is not attached
 # and no route is installed (wan_route / wan_attach do that).
-# Load after lib/common (FS_PREFIX set); call wan_teardown from teardown().
+# Load after lib/common (FS_PREFIX set). Loading it gives a suite its
+# setup() (the five namespaces, $D the test's directory) and teardown()
+# (wan_teardown); a suite that needs more defines its own after the load.
 
 wan_setup() {
 	local id=$$-$BATS_TEST_NUMBER
@@ -182,4 +184,13 @@ wan_underlay_drop() {
 # wan_underlay_heal NS DEV: undo wan_underlay_drop
 wan_underlay_heal() {
 	ip netns exec "$1" nft delete table inet "${FS_PREFIX}drop$2"
+}
+
+setup() {
+	wan_setup
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	wan_teardown
 }

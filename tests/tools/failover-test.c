@@ -26,7 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "agent_lock.h"
 #include "failover.h"
+#include "linkmon.h"
 #include "probe.h"
 #include "util.h"
 
@@ -68,19 +70,19 @@ static void synth_health(struct health *h, enum health_state st, uint64_t now)
 		health_miss(h, now);
 }
 
-static const char *kind_name(enum tcfg_link_kind k)
+static const char *kind_name(enum health_link_kind k)
 {
 	static const char *const names[] = { "up", "down", "deleted", "route-lost", "overrun" };
 
-	return k <= TCFG_MON_OVERRUN ? names[k] : "?";
+	return k <= HEALTH_MON_OVERRUN ? names[k] : "?";
 }
 
-static int publish(struct tcfg_failover *fo, struct health h[HEALTH_TUNNELS])
+static int publish(struct health_failover *fo, struct health h[HEALTH_TUNNELS])
 {
 	const struct health *const hp[HEALTH_TUNNELS] = { &h[0], &h[1] };
 	char err[512];
 
-	if (tcfg_failover_publish(fo, hp, mono_ns(), err, sizeof(err))) {
+	if (health_failover_publish(fo, hp, mono_ns(), err, sizeof(err))) {
 		pr_err("publish: %s", err);
 		return -1;
 	}
@@ -88,21 +90,21 @@ static int publish(struct tcfg_failover *fo, struct health h[HEALTH_TUNNELS])
 }
 
 /* One link event: the tunnel's health, then the plan or a re-converge. */
-static int on_event(struct tcfg_failover *fo, const struct tcfg_failover_info *info,
-		    struct health h[HEALTH_TUNNELS], const struct tcfg_link_event *ev)
+static int on_event(struct health_failover *fo, const struct health_failover_info *info,
+		    struct health h[HEALTH_TUNNELS], const struct health_link_event *ev)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	char err[512];
 	int t, ret;
-	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
+	bool lost = ev->kind == HEALTH_LINK_DOWN || ev->kind == HEALTH_LINK_DELETED;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		if (lost && !strcmp(ev->dev, info->dev[t]))
 			health_link_down(&h[t], mono_ns());
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		st[t] = h[t].state;
-	ret = lost ? tcfg_failover_apply(fo, st, err, sizeof(err)) :
-		     tcfg_failover_reconverge(fo, err, sizeof(err));
+	ret = lost ? health_failover_apply(fo, st, err, sizeof(err)) :
+		     health_failover_reconverge(fo, err, sizeof(err));
 	if (ret < 0)
 		pr_warn("event %s %s: %s", kind_name(ev->kind), ev->dev, err);
 	printf("event kind=%s dev=%s changed=%d\n", kind_name(ev->kind), ev->dev, ret);
@@ -110,31 +112,31 @@ static int on_event(struct tcfg_failover *fo, const struct tcfg_failover_info *i
 	return publish(fo, h);
 }
 
-static int agent(struct tcfg_failover *fo, struct health h[HEALTH_TUNNELS])
+static int agent(struct health_failover *fo, struct health h[HEALTH_TUNNELS])
 {
-	struct tcfg_failover_info info;
-	struct tcfg_link_event ev[16];
-	struct tcfg_linkmon *mon;
+	struct health_failover_info info;
+	struct health_link_event ev[16];
+	struct health_linkmon *mon;
 	char err[512];
 	int t, n, i, ret = 0;
 
-	if (tcfg_failover_info(fo, &info, err, sizeof(err)) ||
-	    tcfg_linkmon_open(&mon, err, sizeof(err))) {
+	if (health_failover_info(fo, &info, err, sizeof(err)) ||
+	    health_linkmon_open(&mon, err, sizeof(err))) {
 		pr_err("%s", err);
 		return FS_EXIT_RUNTIME;
 	}
 	for (t = 0; t < HEALTH_TUNNELS; t++)
-		tcfg_linkmon_watch(mon, info.dev[t]);
+		health_linkmon_watch(mon, info.dev[t]);
 	if (publish(fo, h))
 		ret = FS_EXIT_RUNTIME;
 	printf("agent ready short=%s long=%s\n", info.dev[0], info.dev[1]);
 	fflush(stdout);
 	while (!ret && !fs_stop) {
-		struct pollfd pfd = { .fd = tcfg_linkmon_fd(mon), .events = POLLIN };
+		struct pollfd pfd = { .fd = health_linkmon_fd(mon), .events = POLLIN };
 
 		if (poll(&pfd, 1, 1000) <= 0)
 			continue;
-		n = tcfg_linkmon_read(mon, ev, 16);
+		n = health_linkmon_read(mon, ev, 16);
 		if (n < 0) {
 			pr_err("netlink monitor: %s", strerror(-n));
 			ret = FS_EXIT_RUNTIME;
@@ -143,12 +145,12 @@ static int agent(struct tcfg_failover *fo, struct health h[HEALTH_TUNNELS])
 			if (on_event(fo, &info, h, &ev[i]))
 				ret = FS_EXIT_RUNTIME;
 	}
-	tcfg_linkmon_close(mon);
+	health_linkmon_close(mon);
 	return ret;
 }
 
 /* Prober state changes: the plan of the new states. */
-static int on_health(struct tcfg_failover *fo, struct health_prober *pr)
+static int on_health(struct health_failover *fo, struct health_prober *pr)
 {
 	const struct health *h[HEALTH_TUNNELS];
 	enum health_state st[HEALTH_TUNNELS];
@@ -167,29 +169,29 @@ static int on_health(struct tcfg_failover *fo, struct health_prober *pr)
 			h[t] = health_prober_tunnel(pr, t);
 			st[t] = h[t]->state;
 		}
-		ret = tcfg_failover_apply(fo, st, err, sizeof(err));
+		ret = health_failover_apply(fo, st, err, sizeof(err));
 		if (ret < 0)
 			pr_warn("apply: %s", err);
-		plan = tcfg_failover_in_force(fo);
+		plan = health_failover_in_force(fo);
 		health_plan_format(&plan, text, sizeof(text));
 		printf("health tunnel=%u to=%s mono_ns=%llu plan=%s changed=%d\n", ev[i].tunnel,
 		       health_state_name(ev[i].to), (unsigned long long)ev[i].at_ns, text, ret);
 		fflush(stdout);
-		if (tcfg_failover_publish(fo, h, mono_ns(), err, sizeof(err)))
+		if (health_failover_publish(fo, h, mono_ns(), err, sizeof(err)))
 			pr_warn("publish: %s", err);
 	}
 	return 0;
 }
 
-static int probe_agent(struct tcfg_failover *fo)
+static int probe_agent(struct health_failover *fo)
 {
-	struct tcfg_failover_info info;
+	struct health_failover_info info;
 	struct health_params params;
 	struct health_prober *pr;
 	char err[512];
 	int t, ret = 0;
 
-	if (tcfg_failover_info(fo, &info, err, sizeof(err))) {
+	if (health_failover_info(fo, &info, err, sizeof(err))) {
 		pr_err("%s", err);
 		return FS_EXIT_RUNTIME;
 	}
@@ -226,7 +228,7 @@ int main(int argc, char **argv)
 	enum health_both_down both_down = HEALTH_BOTH_DOWN_KEEP;
 	enum health_state st[HEALTH_TUNNELS];
 	struct health h[HEALTH_TUNNELS];
-	struct tcfg_failover *fo;
+	struct health_failover *fo;
 	struct health_plan plan;
 	char err[512], text[64];
 	int i = 1, ret, lock = -1, holder;
@@ -243,42 +245,42 @@ int main(int argc, char **argv)
 		return usage();
 	/* the agents publish health: one per namespace, as splitctl run */
 	if (!strcmp(argv[i], "probe") || !strcmp(argv[i], "agent")) {
-		lock = tcfg_agent_lock("failover-test", &holder, err, sizeof(err));
+		lock = agent_lock_take("failover-test", &holder, err, sizeof(err));
 		if (lock < 0) {
 			pr_err("%s", err);
 			return FS_EXIT_RUNTIME;
 		}
 	}
 	if (!strcmp(argv[i], "probe") && argc == i + 1) {
-		if (tcfg_failover_open(&fo, both_down, err, sizeof(err))) {
+		if (health_failover_open(&fo, both_down, err, sizeof(err))) {
 			pr_err("%s", err);
 			return FS_EXIT_RUNTIME;
 		}
 		ret = probe_agent(fo);
-		tcfg_failover_close(fo);
-		tcfg_agent_unlock(lock);
+		health_failover_close(fo);
+		agent_lock_release(lock);
 		return ret;
 	}
 	if (!strcmp(argv[i], "reconverge") ? argc != i + 1 :
 	    (strcmp(argv[i], "apply") && strcmp(argv[i], "agent")) || argc != i + 3 ||
 	    parse_state(argv[i + 1], &st[0]) || parse_state(argv[i + 2], &st[1]))
 		return usage();
-	if (tcfg_failover_open(&fo, both_down, err, sizeof(err))) {
+	if (health_failover_open(&fo, both_down, err, sizeof(err))) {
 		pr_err("%s", err);
 		return FS_EXIT_RUNTIME;
 	}
 	if (!strcmp(argv[i], "reconverge")) {
-		ret = tcfg_failover_reconverge(fo, err, sizeof(err));
+		ret = health_failover_reconverge(fo, err, sizeof(err));
 	} else {
-		ret = tcfg_failover_apply(fo, st, err, sizeof(err));
-		plan = tcfg_failover_in_force(fo);
+		ret = health_failover_apply(fo, st, err, sizeof(err));
+		plan = health_failover_in_force(fo);
 		health_plan_format(&plan, text, sizeof(text));
 		if (ret >= 0)
 			printf("applied plan=%s changed=%d\n", text, ret);
 	}
 	if (ret < 0) {
 		pr_err("%s", err);
-		tcfg_failover_close(fo);
+		health_failover_close(fo);
 		return FS_EXIT_RUNTIME;
 	}
 	if (!strcmp(argv[i], "reconverge"))
@@ -289,7 +291,7 @@ int main(int argc, char **argv)
 		synth_health(&h[1], st[1], mono_ns());
 		ret = agent(fo, h);
 	}
-	tcfg_failover_close(fo);
-	tcfg_agent_unlock(lock);
+	health_failover_close(fo);
+	agent_lock_release(lock);
 	return ret;
 }

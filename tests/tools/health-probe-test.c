@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * health-probe-test - drive the tunnel prober (tunnel-cfg/probe.h) against
+ * health-probe-test - drive the tunnel prober (health/probe.h) against
  * real peers, for tests/health-probe.bats. Not installed.
  *
  *   health-probe-test [--interval T] [--timeout T] [--adaptive-timeout yes|no]
@@ -9,7 +9,8 @@
  *                     [--half-life T] [--loss-window N]
  *                     [--socket auto|dgram|raw] [--duration T]
  *                     DEV,TARGET[,udp:PORT]...
- * T: a duration with its unit, "100ms", "1.5s" (health_params_set()).
+ * T: a duration with its unit, "100ms", "1.5s"; the settings are the
+ * [health] keys of the agent (health_settings_opts, health_agent.h).
  *
  * One line per event on stdout (line buffered), key=value words:
  *   start  tunnel=I dev=D target=A socket=raw|dgram|udp
@@ -26,12 +27,14 @@
  * Exit 0, 1 (runtime), 2 (usage).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "health_agent.h"
+#include "params.h"
 #include "probe.h"
+#include "probe_int.h"
 #include "util.h"
 
 #define MAX_TUNNELS 8
@@ -51,73 +54,72 @@ static uint64_t wall_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
-/* --KEY VALUE for a [health] setting; exits 2 on a bad value. */
-static void opt_param(struct health_params *p, const char *key,
-		      const char *val)
+/* The counters of tunnel idx, and the ICMP socket it got ("udp" for UDP),
+ * read from the prober's state (probe_int.h): nothing the agent uses. */
+static void prober_stats(const struct health_prober *p, unsigned int idx,
+			 struct health_probe_stats *st)
 {
-	if (health_params_set(p, key, val)) {
-		pr_err("--%s: bad value '%s' (%s)", key, val,
-		       health_param_range(key));
-		exit(FS_EXIT_USAGE);
-	}
+	*st = p->t[idx].stats;
 }
 
-static void parse_args(int argc, char **argv, struct health_params *params,
-		       enum health_icmp_socket *sock, uint64_t *duration_ns)
+static const char *prober_socket_name(const struct health_prober *p, unsigned int idx)
 {
-	static const struct option opts[] = {
-		{ "interval", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 'p' },
-		{ "adaptive-timeout", required_argument, NULL, 'p' },
-		{ "down-misses", required_argument, NULL, 'p' },
-		{ "up-successes", required_argument, NULL, 'p' },
-		{ "hold-min", required_argument, NULL, 'p' },
-		{ "hold-max", required_argument, NULL, 'p' },
-		{ "half-life", required_argument, NULL, 'p' },
-		{ "loss-window", required_argument, NULL, 'p' },
-		{ "socket", required_argument, NULL, 's' },
-		{ "duration", required_argument, NULL, 'D' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *field;
-	int c, idx;
+	if (p->t[idx].kind == HEALTH_PROBE_UDP)
+		return "udp";
+	return p->t[idx].raw ? "raw" : "dgram";
+}
 
-	while ((c = getopt_long(argc, argv, "", opts, &idx)) != -1) {
-		switch (c) {
-		case 'p':
-			opt_param(params, opts[idx].name, optarg);
-			break;
-		case 's':
-			if (!strcmp(optarg, "auto"))
-				*sock = HEALTH_ICMP_AUTO;
-			else if (!strcmp(optarg, "dgram"))
-				*sock = HEALTH_ICMP_DGRAM;
-			else if (!strcmp(optarg, "raw"))
-				*sock = HEALTH_ICMP_RAW;
-			else
-				goto bad_socket;
-			break;
-		case 'D':
-			if (health_parse_duration(optarg, duration_ns)) {
-				pr_err("--duration: bad value '%s' (0s..3600s)",
-				       optarg);
-				exit(FS_EXIT_USAGE);
-			}
-			break;
-		default:
+static const struct sc_enum socket_values[] = {
+	{ "auto", HEALTH_ICMP_AUTO }, { "dgram", HEALTH_ICMP_DGRAM }, { "raw", HEALTH_ICMP_RAW },
+	{ NULL, 0 },
+};
+
+/* The tool's own options; the [health] keys come from the agent's table. */
+struct tool_args {
+	__u32 given;
+	int socket;		/* enum health_icmp_socket */
+	__u64 duration_ns;
+};
+static const struct sc_option tool_opts[] = {
+	SC_OPTION("socket", SC_OPT_ENUM, struct tool_args, socket, .values = socket_values),
+	SC_OPTION("duration", SC_OPT_DURATION, struct tool_args, duration_ns,
+		  .unit = SC_UNIT_MS, .unit_suffix = true, .lo = 0, .hi = 3600000),
+	SC_OPTIONS_END,
+};
+
+/* --KEY VALUE pairs: [health] keys (health_settings_opts, by key) and the
+ * tool's own; then the positional arguments from *first. Exits 2 with
+ * one line on a bad one. */
+static void parse_args(int argc, char **argv, struct health_params *params,
+		       enum health_icmp_socket *sock, uint64_t *duration_ns, int *first)
+{
+	struct health_settings s;
+	struct tool_args t = { .socket = HEALTH_ICMP_AUTO, .duration_ns = *duration_ns };
+	struct sc_opt_ref r;
+	char err[512];
+	int i;
+
+	health_settings_default(&s);
+	s.params = *params;
+	for (i = 1; i < argc && !strncmp(argv[i], "--", 2); i += 2) {
+		if (sc_option_find(health_settings_opts, &s, argv[i] + 2, false, &r) &&
+		    sc_option_find(tool_opts, &t, argv[i] + 2, true, &r)) {
 			fprintf(stderr, "%s\n", usage);
 			exit(FS_EXIT_USAGE);
 		}
+		if (i + 1 == argc || sc_option_set(&r, argv[i + 1], "", err, sizeof(err))) {
+			pr_err("--%s", i + 1 == argc ? argv[i] + 2 : err);
+			exit(FS_EXIT_USAGE);
+		}
 	}
-	if (health_params_check(params, &field)) {
-		pr_err("--%s: out of range together with the other settings "
-		       "(%s)", field, health_param_range(field));
+	if (health_settings_check(&s, NULL, err, sizeof(err))) {
+		pr_err("--%s", err);
 		exit(FS_EXIT_USAGE);
 	}
-	return;
-bad_socket:
-	pr_err("--socket: bad value '%s' (auto, dgram, raw)", optarg);
-	exit(FS_EXIT_USAGE);
+	*params = s.params;
+	*sock = t.socket;
+	*duration_ns = t.duration_ns;
+	*first = i;
 }
 
 /* DEV,TARGET[,udp:PORT] -> cfg (pointing into arg, which is modified). */
@@ -152,7 +154,7 @@ static void print_stats(const struct health_prober *p, unsigned int i,
 	const struct health *h = health_prober_tunnel(p, i);
 	struct health_probe_stats st;
 
-	health_prober_stats(p, i, &st);
+	prober_stats(p, i, &st);
 	printf("stats tunnel=%u dev=%s state=%s sent=%llu answers=%llu "
 	       "late=%llu foreign=%llu send_errors=%llu probes=%llu "
 	       "missed=%llu loss=%.4f rtt_last_ns=%llu rtt_ewma_ns=%llu "
@@ -174,7 +176,7 @@ static void print_event(const struct health_prober *p,
 	const struct health *h = health_prober_tunnel(p, ev->tunnel);
 	struct health_probe_stats st;
 
-	health_prober_stats(p, ev->tunnel, &st);
+	prober_stats(p, ev->tunnel, &st);
 	printf("event tunnel=%u dev=%s from=%s to=%s mono_ns=%llu "
 	       "wall_ns=%llu flaps=%llu hold_ns=%llu misses=%u successes=%u "
 	       "last_answer_sent_ns=%llu\n",
@@ -193,19 +195,19 @@ int main(int argc, char **argv)
 	struct health_event ev[16];
 	struct health_params params;
 	struct health_prober *p;
-	int i, n, ntun, r;
+	int i, n, ntun, r, first;
 
 	fs_log_init("health-probe-test", FS_LOG_INFO);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	health_params_default(&params);
-	parse_args(argc, argv, &params, &sock, &duration_ns);
-	ntun = argc - optind;
+	parse_args(argc, argv, &params, &sock, &duration_ns, &first);
+	ntun = argc - first;
 	if (ntun < 1 || ntun > MAX_TUNNELS) {
 		fprintf(stderr, "%s\n", usage);
 		return FS_EXIT_USAGE;
 	}
 	for (i = 0; i < ntun; i++)
-		parse_tunnel(argv[optind + i], &cfg[i]);
+		parse_tunnel(argv[first + i], &cfg[i]);
 	p = health_prober_new(&params, sock);
 	if (!p) {
 		pr_err("prober: %s", strerror(errno));
@@ -222,7 +224,7 @@ int main(int argc, char **argv)
 		}
 		printf("start tunnel=%d dev=%s target=%s socket=%s\n", r,
 		       cfg[i].dev, cfg[i].target,
-		       health_prober_socket_name(p, r));
+		       prober_socket_name(p, r));
 	}
 	fs_signals_install(false);
 	end = mono_ns() + duration_ns;

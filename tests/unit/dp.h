@@ -31,6 +31,9 @@ struct dp {
  * Returns 0 or -errno.
  */
 int dp_open(struct dp *dp, __u32 flows);
+/* dp_open() for a TAP test binary, libbpf quiet: on failure the one
+ * failing TAP case and the plan are printed, and -errno returned. */
+int dp_open_tap(struct dp *dp, __u32 flows);
 void dp_close(struct dp *dp);
 
 const char *dp_hook_name(enum dp_hook hook);

@@ -450,16 +450,10 @@ static void test_gro(void)
 int main(void)
 {
 	static const char *const prefix[DP_HOOKS] = { "xdp: ", "tc: " };
-	int err, h;
+	int h;
 
-	libbpf_set_print(NULL);
-	err = dp_open(&dp, TEST_FLOWS);
-	if (err) {
-		printf("not ok 1 - load build/bpf/splitter.bpf.o: %s\n",
-		       strerror(-err));
-		printf("1..1\n");
+	if (dp_open_tap(&dp, TEST_FLOWS))
 		return 1;
-	}
 	for (h = 0; h < DP_HOOKS; h++) {
 		dp.hook = h;
 		tap_prefix = prefix[h];

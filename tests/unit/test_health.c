@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * test_health.c - unit tests of the tunnel health state machine
- * (tunnel-cfg/health.c), TAP output: transitions at exact miss/answer
+ * (health/health.c), TAP output: transitions at exact miss/answer
  * counts, hold-down growth, cap and decay, the flapping bounds stated in
  * docs/health.md, the routing plan for every mode x state x policy, RTT and
  * loss accounting. Time is simulated: no clock is read.
@@ -12,7 +12,10 @@
 #include <string.h>
 
 #include "health.h"
+#include "health_agent.h"
+#include "params.h"
 #include "tap.h"
+#include "util.h"
 
 #define MS HEALTH_NS_PER_MS
 #define SEC HEALTH_NS_PER_S
@@ -24,6 +27,73 @@ static struct health_params defaults(void)
 
 	health_params_default(&p);
 	return p;
+}
+
+/*
+ * The [health] settings, one key at a time, through the agent's table
+ * (health_settings_opts) and lib's validators, as the agent and a config
+ * file read them: 0, -ENOENT (unknown key), -EINVAL (not a value of the
+ * row's kind: the validator refuses it without the row's range) or
+ * -ERANGE (outside the row's range); p is left alone on an error.
+ */
+#define HEALTH_PARAM_KEYS                                                   \
+	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
+	"half-life, loss-window, adaptive-timeout"
+
+static int health_params_set(struct health_params *p, const char *key, const char *value)
+{
+	struct health_settings s = { .params = *p };
+	struct sc_opt_ref r;
+	uint64_t u;
+	__u64 ns;
+	char err[256];
+
+	if (sc_option_find(health_settings_opts, &s, key, false, &r))
+		return -ENOENT;
+	if (!value)
+		return -EINVAL;
+	if (!sc_option_set(&r, value, "", err, sizeof(err))) {
+		*p = s.params;
+		return 0;
+	}
+	switch (r.opt->type) {
+	case SC_OPT_DURATION:
+		return sc_parse_duration(value, 0, 9, &ns) ? -EINVAL : -ERANGE;
+	case SC_OPT_UINT:
+		return parse_u64(value, 0, UINT64_MAX, &u) == -ERANGE ||
+		       !parse_u64(value, 0, UINT64_MAX, &u) ? -ERANGE : -EINVAL;
+	default:
+		return -EINVAL;
+	}
+}
+
+/* What a key accepts: lib's words for its row, the bare range of a count. */
+static const char *health_param_range(const char *key)
+{
+	static char buf[128];
+	struct health_settings s;
+	struct sc_opt_ref r;
+
+	if (sc_option_find(health_settings_opts, &s, key, false, &r))
+		return NULL;
+	if (r.opt->type == SC_OPT_UINT)
+		snprintf(buf, sizeof(buf), "%.0f..%.0f", r.opt->lo, r.opt->hi);
+	else
+		sc_option_accepted(r.opt, buf, sizeof(buf));
+	return buf;
+}
+
+/* A duration with its unit (lib's syntax), at most an hour. */
+static int health_parse_duration(const char *s, uint64_t *ns)
+{
+	__u64 v;
+
+	if (!s || sc_parse_duration(s, 0, 9, &v))
+		return -EINVAL;
+	if (v > HEALTH_MAX_HOLD_NS)
+		return -ERANGE;
+	*ns = v;
+	return 0;
 }
 
 /* Case i of the bad-value table: spoil one field, return its name. */
@@ -748,7 +818,7 @@ static void test_rto_formula(void)
 }
 
 /*
- * The prober's order of work (tunnel-cfg/probe.c, probe_run()), simulated
+ * The prober's order of work (health/probe.c, probe_run()), simulated
  * from event to event (an answer arriving, a deadline, a send, the end of
  * a hold-down): read the answers that arrived (one after its probe was
  * counted as a miss is a late answer), feed outcomes in send order (an

@@ -17,25 +17,9 @@
 #include "params.h"
 #include "util.h"
 #include "tap.h"
+#include "capture.h"
 
 #define ok tap_ok
-
-/* Run fn with output captured in a memory stream; returns the text. */
-static char *capture(void (*fn)(void), bool json)
-{
-	static char *buf;
-	size_t len;
-	FILE *f;
-
-	free(buf);
-	buf = NULL;
-	f = open_memstream(&buf, &len);
-	print_begin(f, json);
-	fn();
-	print_end();
-	fclose(f);
-	return buf;
-}
 
 static const char *odd_name = "a\"b\\c\n\x01/";
 

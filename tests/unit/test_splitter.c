@@ -1047,16 +1047,10 @@ static void test_random(void)
 int main(void)
 {
 	static const char *const prefix[DP_HOOKS] = { "xdp: ", "tc: " };
-	int err, h;
+	int h;
 
-	libbpf_set_print(NULL);
-	err = dp_open(&dp, TEST_FLOWS);
-	if (err) {
-		printf("not ok 1 - load build/bpf/splitter.bpf.o: %s\n",
-		       strerror(-err));
-		printf("1..1\n");
+	if (dp_open_tap(&dp, TEST_FLOWS))
 		return 1;
-	}
 	tap_ok(dp.hz > 0, "datapath clock readable (HZ %u)", dp.hz);
 	for (h = 0; h < DP_HOOKS; h++) {
 		dp.hook = h;

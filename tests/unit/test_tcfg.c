@@ -19,11 +19,13 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 
-#include "failover.h"
+#include "health_file.h"
 #include "json_print.h"
+#include "linkmon.h"
 #include "tcfg.h"
 #include "util.h"
 #include "tap.h"
+#include "capture.h"
 
 #ifndef FRA_DSCP
 #define FRA_DSCP 25
@@ -204,6 +206,20 @@ static void test_multipath_msg(void)
 	ok(good == 2, "multipath: ifindex 7 and 8, each with its 16-byte RTA_GATEWAY");
 	ok(tcfg_parse_route(nlh, &back) && back.nnh == 2 && back.nh[0].oif == 7 &&
 	   back.nh[1].oif == 8, "multipath parses back to two next hops");
+}
+
+/* One "tunnel add" option by its key, through tunnel-cfg's table, named as
+ * on the command line ("--vni: ..."); 0 or -1 with the reason in err. */
+static int tcfg_tunnel_set(struct tcfg_tunnel *t, const char *key, const char *value,
+			   char *err, size_t errlen)
+{
+	struct sc_opt_ref r;
+
+	if (sc_option_find(tcfg_tunnel_opts, t, key, true, &r)) {
+		snprintf(err, errlen, "unknown tunnel setting '%s'", key);
+		return -1;
+	}
+	return sc_option_set(&r, value, "--", err, errlen) ? -1 : 0;
 }
 
 /* ---- links -------------------------------------------------------------------- */
@@ -587,28 +603,28 @@ static void test_link_events(void)
 {
 	struct tcfg_route rt = { .family = AF_INET, .table = 101, .dst = pfx("10.2.0.0/24"),
 				 .nh = { { .oif = 7 } }, .nnh = 1 };
-	struct tcfg_link_event ev;
+	struct health_link_event ev;
 	struct nlmsghdr *nlh;
 
-	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, "vxl"), &ev) == 1 &&
-	   ev.kind == TCFG_LINK_UP && ev.ifindex == 7 && !strcmp(ev.dev, "vxl"),
+	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, "vxl"), &ev) == 1 &&
+	   ev.kind == HEALTH_LINK_UP && ev.ifindex == 7 && !strcmp(ev.dev, "vxl"),
 	   "RTM_NEWLINK up and running: LINK_UP, name and index");
-	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP, "vxl"), &ev) == 1 &&
-	   ev.kind == TCFG_LINK_DOWN, "up without carrier: LINK_DOWN");
-	ok(tcfg_link_event_parse(link_msg(RTM_NEWLINK, 7, 0, "vxl"), &ev) == 1 &&
-	   ev.kind == TCFG_LINK_DOWN, "administratively down: LINK_DOWN");
-	ok(tcfg_link_event_parse(link_msg(RTM_DELLINK, 7, 0, "vxl"), &ev) == 1 &&
-	   ev.kind == TCFG_LINK_DELETED && !strcmp(ev.dev, "vxl"), "RTM_DELLINK: LINK_DELETED");
+	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP, "vxl"), &ev) == 1 &&
+	   ev.kind == HEALTH_LINK_DOWN, "up without carrier: LINK_DOWN");
+	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, 0, "vxl"), &ev) == 1 &&
+	   ev.kind == HEALTH_LINK_DOWN, "administratively down: LINK_DOWN");
+	ok(health_link_event_parse(link_msg(RTM_DELLINK, 7, 0, "vxl"), &ev) == 1 &&
+	   ev.kind == HEALTH_LINK_DELETED && !strcmp(ev.dev, "vxl"), "RTM_DELLINK: LINK_DELETED");
 	nlh = link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, NULL);
 	nlh->nlmsg_len = NLMSG_HDRLEN + 4;
-	ok(tcfg_link_event_parse(nlh, &ev) == 0, "a truncated link message is ignored");
+	ok(health_link_event_parse(nlh, &ev) == 0, "a truncated link message is ignored");
 
 	nlh = tcfg_msg_route(buf, RTM_DELROUTE, &rt);
-	ok(tcfg_link_event_parse(nlh, &ev) == 1 && ev.kind == TCFG_ROUTE_LOST,
+	ok(health_link_event_parse(nlh, &ev) == 1 && ev.kind == HEALTH_ROUTE_LOST,
 	   "RTM_DELROUTE of ours: ROUTE_LOST");
 	((struct rtmsg *)mnl_nlmsg_get_payload(nlh))->rtm_protocol = RTPROT_STATIC;
-	ok(tcfg_link_event_parse(nlh, &ev) == 0, "someone else's route deleted: no event");
-	ok(tcfg_link_event_parse(tcfg_msg_route(buf, RTM_NEWROUTE, &rt), &ev) == 0,
+	ok(health_link_event_parse(nlh, &ev) == 0, "someone else's route deleted: no event");
+	ok(health_link_event_parse(tcfg_msg_route(buf, RTM_NEWROUTE, &rt), &ev) == 0,
 	   "RTM_NEWROUTE: no event");
 }
 
@@ -642,13 +658,13 @@ static void test_record(void)
 
 /* ---- tunnel health in route show --------------------------------------------------- */
 static char *capture_json(void (*fn)(void));
-static struct tcfg_health_file shown_hf;
+static struct health_file shown_hf;
 static bool shown_monitored;
 
 static void emit_health(void)
 {
 	open_json_object(NULL);
-	tcfg_show_health(&shown_hf, shown_monitored);
+	health_file_show(&shown_hf, shown_monitored);
 	close_json_object();
 }
 
@@ -665,7 +681,7 @@ static void test_health_json(void)
 	json_object_put(o);
 
 	shown_monitored = true;
-	shown_hf = (struct tcfg_health_file){ .pid = 42, .mode = HEALTH_MODE_SPLIT,
+	shown_hf = (struct health_file){ .pid = 42, .mode = HEALTH_MODE_SPLIT,
 		.t = { { .dev = "vxs", .state = HEALTH_DOWN, .since_mono_ns = mono_ns(),
 			 .rtt_last_ns = 250000, .timeout_ns = 540000000, .loss = 0.25, .flaps = 3,
 			 .link_down = true },
@@ -780,18 +796,7 @@ static const char *odd = "a\"b\\c";
 
 static char *capture_json(void (*fn)(void))
 {
-	static char *out;
-	size_t len;
-	FILE *f;
-
-	free(out);
-	out = NULL;
-	f = open_memstream(&out, &len);
-	print_begin(f, true);
-	fn();
-	print_end();
-	fclose(f);
-	return out;
+	return capture(fn, true);
 }
 
 static void emit_rules(void)

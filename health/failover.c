@@ -2,7 +2,8 @@
 /*
  * failover.c - the agent's failover object (failover.h): the record of
  * "route up" (re-read when it changes), the tunnel states whose plan is in
- * force, and the converge of plan.c under the lock of record.c.
+ * force, and the converge of tunnel-cfg's plan.c under the lock of its
+ * record.c.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -13,10 +14,10 @@
 #include <json-c/json.h>
 
 #include "failover.h"
-#include "json_print.h"
+#include "health_file.h"
 #include "tcfg.h"
 
-struct tcfg_failover {
+struct health_failover {
 	struct tcfg_spec spec;		/* the record */
 	enum health_both_down both_down;
 	/* the states whose plan is in force (a WAIT/KEEP plan keeps them) */
@@ -31,7 +32,7 @@ struct tcfg_failover {
 };
 
 /* Whether the record file differs from the one last looked at. */
-static bool record_moved(struct tcfg_failover *fo)
+static bool record_moved(struct health_failover *fo)
 {
 	struct tcfg_err ignored;
 	struct stat st = { 0 };
@@ -49,7 +50,7 @@ static bool record_moved(struct tcfg_failover *fo)
 	return moved;
 }
 
-int tcfg_failover_record_changed(struct tcfg_failover *fo)
+int health_failover_record_changed(struct health_failover *fo)
 {
 	return record_moved(fo);
 }
@@ -62,7 +63,7 @@ static int fail_out(const struct tcfg_err *e, int ret, char *err, size_t errlen)
 }
 
 /* The record as it is now: "route up" may have run again since. */
-static int reload(struct tcfg_failover *fo, struct tcfg_err *e)
+static int reload(struct health_failover *fo, struct tcfg_err *e)
 {
 	int ret = tcfg_record_read(&fo->spec, e);
 
@@ -71,10 +72,10 @@ static int reload(struct tcfg_failover *fo, struct tcfg_err *e)
 	return ret;
 }
 
-int tcfg_failover_open(struct tcfg_failover **out, enum health_both_down both_down,
+int health_failover_open(struct health_failover **out, enum health_both_down both_down,
 		       char *err, size_t errlen)
 {
-	struct tcfg_failover *fo = calloc(1, sizeof(*fo));
+	struct health_failover *fo = calloc(1, sizeof(*fo));
 	struct tcfg_err e = { "" };
 	int ret;
 
@@ -94,17 +95,17 @@ int tcfg_failover_open(struct tcfg_failover **out, enum health_both_down both_do
 	return 0;
 }
 
-void tcfg_failover_close(struct tcfg_failover *fo)
+void health_failover_close(struct health_failover *fo)
 {
 	if (!fo)
 		return;
 	if (fo->published)
-		tcfg_health_remove();
+		health_file_remove();
 	nl_close(&fo->nl);
 	free(fo);
 }
 
-int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info,
+int health_failover_info(struct health_failover *fo, struct health_failover_info *info,
 		       char *err, size_t errlen)
 {
 	const struct sc_prefix *via[HEALTH_TUNNELS] = { fo->spec.via_short, fo->spec.via_long };
@@ -132,13 +133,13 @@ int tcfg_failover_info(struct tcfg_failover *fo, struct tcfg_failover_info *info
 	return 0;
 }
 
-struct health_plan tcfg_failover_in_force(const struct tcfg_failover *fo)
+struct health_plan health_failover_in_force(const struct health_failover *fo)
 {
 	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, fo->in_force);
 }
 
 /* Install the plan in force (and the missing rules), under the lock. */
-static int converge(struct tcfg_failover *fo, bool rules, struct tcfg_err *e)
+static int converge(struct health_failover *fo, bool rules, struct tcfg_err *e)
 {
 	static struct tcfg_routes want;
 	static struct tcfg_rules want_rules, have_rules;
@@ -152,7 +153,7 @@ static int converge(struct tcfg_failover *fo, bool rules, struct tcfg_err *e)
 	ret = reload(fo, e);
 	if (ret)
 		goto out;
-	plan = tcfg_failover_in_force(fo);
+	plan = health_failover_in_force(fo);
 	tcfg_tunnel_ifindexes(&fo->spec, &short_if, &long_if);
 	if (!tcfg_routes_for_plan(&fo->spec, short_if, long_if, &plan, &want))
 		goto out;	/* cannot happen: the plan in force is ROUTE or MAIN */
@@ -175,7 +176,7 @@ out:
 	return ret ? ret : changed;
 }
 
-int tcfg_failover_apply(struct tcfg_failover *fo, const enum health_state state[HEALTH_TUNNELS],
+int health_failover_apply(struct health_failover *fo, const enum health_state state[HEALTH_TUNNELS],
 			char *err, size_t errlen)
 {
 	struct health_plan plan = health_plan(tcfg_health_mode(&fo->spec), fo->both_down, state);
@@ -188,17 +189,17 @@ int tcfg_failover_apply(struct tcfg_failover *fo, const enum health_state state[
 	return fail_out(&e, converge(fo, false, &e), err, errlen);
 }
 
-int tcfg_failover_reconverge(struct tcfg_failover *fo, char *err, size_t errlen)
+int health_failover_reconverge(struct health_failover *fo, char *err, size_t errlen)
 {
 	struct tcfg_err e = { "" };
 
 	return fail_out(&e, converge(fo, true, &e), err, errlen);
 }
 
-int tcfg_failover_publish(struct tcfg_failover *fo, const struct health *const h[HEALTH_TUNNELS],
+int health_failover_publish(struct health_failover *fo, const struct health *const h[HEALTH_TUNNELS],
 			  uint64_t now_ns, char *err, size_t errlen)
 {
-	static struct tcfg_health_file hf;
+	static struct health_file hf;
 	struct tcfg_err e = { "" };
 	int t;
 
@@ -208,7 +209,7 @@ int tcfg_failover_publish(struct tcfg_failover *fo, const struct health *const h
 	hf.mode = tcfg_health_mode(&fo->spec);
 	hf.both_down = fo->both_down;
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		struct tcfg_health_tunnel *o = &hf.t[t];
+		struct health_file_tunnel *o = &hf.t[t];
 
 		snprintf(o->dev, sizeof(o->dev), "%s",
 			 t == HEALTH_SHORT ? fo->spec.short_dev : fo->spec.long_dev);
@@ -225,13 +226,5 @@ int tcfg_failover_publish(struct tcfg_failover *fo, const struct health *const h
 		hf.in_force_state[t] = fo->in_force[t];
 	}
 	fo->published = true;
-	return fail_out(&e, tcfg_health_write(&hf, &e), err, errlen);
-}
-
-void tcfg_health_status(void)
-{
-	static struct tcfg_health_file hf;
-	struct tcfg_err e;
-
-	tcfg_show_health(&hf, !tcfg_health_read(&hf, &e));
+	return fail_out(&e, health_file_write(&hf, &e), err, errlen);
 }

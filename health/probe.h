@@ -9,8 +9,8 @@
  * timerfd on CLOCK_MONOTONIC) that an agent drives from its own main loop
  * with health_poll(). Errors: 0 or a negative errno; nothing here prints.
  */
-#ifndef TCFG_PROBE_H
-#define TCFG_PROBE_H
+#ifndef HEALTH_PROBE_H
+#define HEALTH_PROBE_H
 
 #include "health.h"
 
@@ -54,9 +54,6 @@ void health_prober_free(struct health_prober *p);
  */
 int health_prober_add(struct health_prober *p,
 		      const struct health_probe_cfg *cfg);
-/* "dgram" or "raw": the ICMP socket tunnel idx got ("udp" for UDP). */
-const char *health_prober_socket_name(const struct health_prober *p,
-				      unsigned int idx);
 /*
  * A file descriptor that becomes readable when health_poll() has work: an
  * agent puts it in its own poll/epoll set and calls health_poll(p, 0, ...)
@@ -87,17 +84,4 @@ int health_prober_link_down(struct health_prober *p, unsigned int idx,
 /* The state machine of tunnel idx (read only; NULL when out of range). */
 const struct health *health_prober_tunnel(const struct health_prober *p,
 					  unsigned int idx);
-/* Counters of one tunnel's prober. */
-struct health_probe_stats {
-	uint64_t sent;		/* probes handed to the kernel (or tried) */
-	uint64_t send_errors;	/* refused by the kernel: counted as misses */
-	uint64_t answers;	/* matched in time */
-	uint64_t late;		/* after their probe was counted as a miss */
-	uint64_t foreign;	/* datagrams on the socket that were not ours */
-	uint64_t last_answer_sent_ns;	/* send time of the newest answered
-					 * probe: the path was alive then */
-};
-int health_prober_stats(const struct health_prober *p, unsigned int idx,
-			struct health_probe_stats *st);
-
-#endif /* TCFG_PROBE_H */
+#endif /* HEALTH_PROBE_H */

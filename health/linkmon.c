@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * linkmon.c - the agent's netlink monitor (failover.h): link up/down/
+ * linkmon.c - the agent's netlink monitor (linkmon.h): link up/down/
  * deleted of the tunnel devices, and routes of ours the kernel (or
  * someone) deleted. A tunnel device going down makes the kernel drop the
  * IPv4 routes through it, without an RTM_DELROUTE notification, and they
@@ -14,7 +14,7 @@
 #include <sys/ioctl.h>
 #include <linux/rtnetlink.h>
 
-#include "failover.h"
+#include "linkmon.h"
 #include "tcfg.h"
 
 #define LINKMON_MAX_DEVS 8
@@ -24,14 +24,14 @@ struct watched {
 	int known;		/* -1 unknown, else the last kind reported */
 };
 
-struct tcfg_linkmon {
+struct health_linkmon {
 	struct mnl_socket *sock;
 	struct watched dev[LINKMON_MAX_DEVS];
 	int ndev;
 	char buf[32768];
 };
 
-int tcfg_link_event_parse(const struct nlmsghdr *nlh, struct tcfg_link_event *ev)
+int health_link_event_parse(const struct nlmsghdr *nlh, struct health_link_event *ev)
 {
 	memset(ev, 0, sizeof(*ev));
 	if (nlh->nlmsg_type == RTM_NEWLINK || nlh->nlmsg_type == RTM_DELLINK) {
@@ -46,10 +46,10 @@ int tcfg_link_event_parse(const struct nlmsghdr *nlh, struct tcfg_link_event *ev
 			    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
 				snprintf(ev->dev, sizeof(ev->dev), "%s", mnl_attr_get_str(a));
 		if (nlh->nlmsg_type == RTM_DELLINK)
-			ev->kind = TCFG_LINK_DELETED;
+			ev->kind = HEALTH_LINK_DELETED;
 		else
 			ev->kind = (ifi->ifi_flags & IFF_UP) && (ifi->ifi_flags & IFF_RUNNING) ?
-				   TCFG_LINK_UP : TCFG_LINK_DOWN;
+				   HEALTH_LINK_UP : HEALTH_LINK_DOWN;
 		return 1;
 	}
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
@@ -57,15 +57,15 @@ int tcfg_link_event_parse(const struct nlmsghdr *nlh, struct tcfg_link_event *ev
 
 		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)) || rtm->rtm_protocol != TCFG_PROTO)
 			return 0;
-		ev->kind = TCFG_ROUTE_LOST;
+		ev->kind = HEALTH_ROUTE_LOST;
 		return 1;
 	}
 	return 0;
 }
 
-int tcfg_linkmon_open(struct tcfg_linkmon **out, char *err, size_t errlen)
+int health_linkmon_open(struct health_linkmon **out, char *err, size_t errlen)
 {
-	struct tcfg_linkmon *m = calloc(1, sizeof(*m));
+	struct health_linkmon *m = calloc(1, sizeof(*m));
 	unsigned int groups[] = { RTNLGRP_LINK, RTNLGRP_IPV4_ROUTE, RTNLGRP_IPV6_ROUTE };
 	size_t i;
 
@@ -91,7 +91,7 @@ fail:
 	return -(int)i;
 }
 
-void tcfg_linkmon_close(struct tcfg_linkmon *m)
+void health_linkmon_close(struct health_linkmon *m)
 {
 	if (!m)
 		return;
@@ -99,12 +99,12 @@ void tcfg_linkmon_close(struct tcfg_linkmon *m)
 	free(m);
 }
 
-int tcfg_linkmon_fd(const struct tcfg_linkmon *m)
+int health_linkmon_fd(const struct health_linkmon *m)
 {
 	return mnl_socket_get_fd(m->sock);
 }
 
-int tcfg_linkmon_watch(struct tcfg_linkmon *m, const char *dev)
+int health_linkmon_watch(struct health_linkmon *m, const char *dev)
 {
 	struct watched *w;
 
@@ -121,17 +121,17 @@ int tcfg_linkmon_watch(struct tcfg_linkmon *m, const char *dev)
 		snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
 		if (fd >= 0 && !ioctl(fd, SIOCGIFFLAGS, &ifr))
 			w->known = (ifr.ifr_flags & IFF_UP) && (ifr.ifr_flags & IFF_RUNNING) ?
-				   TCFG_LINK_UP : TCFG_LINK_DOWN;
+				   HEALTH_LINK_UP : HEALTH_LINK_DOWN;
 		if (fd >= 0)
 			close(fd);
 	} else {
-		w->known = TCFG_LINK_DELETED;
+		w->known = HEALTH_LINK_DELETED;
 	}
 	return 0;
 }
 
 /* A change of a watched device's state: true to report ev. */
-static bool watched_change(struct tcfg_linkmon *m, const struct tcfg_link_event *ev)
+static bool watched_change(struct health_linkmon *m, const struct health_link_event *ev)
 {
 	int i;
 
@@ -146,7 +146,7 @@ static bool watched_change(struct tcfg_linkmon *m, const struct tcfg_link_event 
 	return false;
 }
 
-int tcfg_linkmon_read(struct tcfg_linkmon *m, struct tcfg_link_event *ev, unsigned int max)
+int health_linkmon_read(struct health_linkmon *m, struct health_link_event *ev, unsigned int max)
 {
 	unsigned int n = 0;
 	bool route_lost = false;
@@ -163,7 +163,7 @@ int tcfg_linkmon_read(struct tcfg_linkmon *m, struct tcfg_link_event *ev, unsign
 				return -errno;
 			/* the socket overflowed: events are lost, the caller
 			 * re-converges from what the kernel has */
-			ev[n].kind = TCFG_MON_OVERRUN;
+			ev[n].kind = HEALTH_MON_OVERRUN;
 			ev[n].dev[0] = '\0';
 			ev[n++].ifindex = 0;
 			continue;
@@ -171,17 +171,17 @@ int tcfg_linkmon_read(struct tcfg_linkmon *m, struct tcfg_link_event *ev, unsign
 		left = len;
 		for (nlh = (const void *)m->buf; mnl_nlmsg_ok(nlh, left);
 		     nlh = mnl_nlmsg_next(nlh, &left)) {
-			struct tcfg_link_event one;
+			struct health_link_event one;
 
-			if (!tcfg_link_event_parse(nlh, &one))
+			if (!health_link_event_parse(nlh, &one))
 				continue;
-			if (one.kind == TCFG_ROUTE_LOST ? route_lost : !watched_change(m, &one))
+			if (one.kind == HEALTH_ROUTE_LOST ? route_lost : !watched_change(m, &one))
 				continue;
-			route_lost |= one.kind == TCFG_ROUTE_LOST;
+			route_lost |= one.kind == HEALTH_ROUTE_LOST;
 			if (n < max)
 				ev[n++] = one;
 			else	/* no room: the last slot says events were lost */
-				ev[max - 1].kind = TCFG_MON_OVERRUN;
+				ev[max - 1].kind = HEALTH_MON_OVERRUN;
 		}
 	}
 	return n;

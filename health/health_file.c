@@ -16,7 +16,7 @@
  * "route up" switching the mode) derives the plan for its own mode.
  * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
  * plan leaves the one before in force. A file whose agent is gone (it
- * no longer holds the agent lock of record.c) counts as absent. Times are CLOCK_MONOTONIC, which every
+ * no longer holds the agent lock of agent_lock.c) counts as absent. Times are CLOCK_MONOTONIC, which every
  * process of the system shares.
  */
 #include <errno.h>
@@ -26,7 +26,8 @@
 #include <unistd.h>
 #include <json-c/json.h>
 
-#include "failover.h"
+#include "agent_lock.h"
+#include "health_file.h"
 #include "json_print.h"
 #include "tcfg.h"
 #include "util.h"
@@ -56,7 +57,7 @@ static struct json_object *states_json(const enum health_state st[HEALTH_TUNNELS
 	return a;
 }
 
-static struct json_object *tunnel_json(int role, const struct tcfg_health_tunnel *t)
+static struct json_object *tunnel_json(int role, const struct health_file_tunnel *t)
 {
 	struct json_object *o = json_object_new_object();
 
@@ -75,7 +76,7 @@ static struct json_object *tunnel_json(int role, const struct tcfg_health_tunnel
 	return o;
 }
 
-int tcfg_health_write(const struct tcfg_health_file *hf, struct tcfg_err *e)
+int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	struct json_object *o, *a;
@@ -103,7 +104,7 @@ int tcfg_health_write(const struct tcfg_health_file *hf, struct tcfg_err *e)
 	return tcfg_json_file_write(path, o, e);
 }
 
-int tcfg_health_remove(void)
+int health_file_remove(void)
 {
 	struct tcfg_err ignored;
 	char path[128];
@@ -143,7 +144,7 @@ static int get_states(struct json_object *o, const char *key, enum health_state 
 	return 0;
 }
 
-static int get_tunnel(struct json_object *o, struct tcfg_health_tunnel *t)
+static int get_tunnel(struct json_object *o, struct health_file_tunnel *t)
 {
 	struct json_object *v;
 
@@ -162,7 +163,7 @@ static int get_tunnel(struct json_object *o, struct tcfg_health_tunnel *t)
 	return 0;
 }
 
-static int parse_health(struct json_object *o, struct tcfg_health_file *hf)
+static int parse_health(struct json_object *o, struct health_file *hf)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	struct json_object *a;
@@ -187,7 +188,9 @@ static int parse_health(struct json_object *o, struct tcfg_health_file *hf)
 	return 0;
 }
 
-int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e)
+/* 0; -ENOENT: no agent publishes here (no file, another namespace's, or
+ * its agent is gone); -EINVAL unreadable. */
+static int health_file_read(struct health_file *hf, struct tcfg_err *e)
 {
 	struct json_object *o;
 	char path[128];
@@ -205,19 +208,27 @@ int tcfg_health_read(struct tcfg_health_file *hf, struct tcfg_err *e)
 	/* an agent that died without removing its file publishes nothing:
 	 * the writer must hold this namespace's agent lock now (a PID alone
 	 * may have been reused) */
-	if (tcfg_agent_running() != hf->pid)
+	if (agent_lock_holder() != hf->pid)
 		return -ENOENT;
 	return 0;
 }
 
-struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s,
-				      const struct tcfg_health_file *hf, bool monitored)
+void health_file_in_force(struct tcfg_in_force *f)
 {
-	/* the agent steers these tunnels: its states, planned for s's mode */
-	if (monitored && !strcmp(hf->t[HEALTH_SHORT].dev, s->short_dev) &&
-	    !strcmp(hf->t[HEALTH_LONG].dev, s->long_dev))
-		return health_plan(tcfg_health_mode(s), hf->both_down, hf->in_force_state);
-	return tcfg_plan_normal(s);
+	static struct health_file hf;
+	struct tcfg_err ignored;
+	enum health_mode m;
+	int t;
+
+	memset(f, 0, sizeof(*f));
+	if (health_file_read(&hf, &ignored))
+		return;
+	f->pid = hf.pid;
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		snprintf(f->dev[t], sizeof(f->dev[t]), "%s", hf.t[t].dev);
+	/* its states, planned for either mode ("route up" may switch it) */
+	for (m = HEALTH_MODE_SPLIT; m <= HEALTH_MODE_ECMP; m++)
+		f->plan[m] = health_plan(m, hf.both_down, hf.in_force_state);
 }
 
 /* ---- route show ------------------------------------------------------------------ */
@@ -226,7 +237,7 @@ static double ms(__u64 ns)
 	return ns / 1e6;
 }
 
-static void show_tunnel(int role, const struct tcfg_health_tunnel *t, __u64 now_mono)
+static void show_tunnel(int role, const struct health_file_tunnel *t, __u64 now_mono)
 {
 	double for_s = now_mono > t->since_mono_ns ? (now_mono - t->since_mono_ns) / 1e9 : 0;
 	struct timespec rt;
@@ -252,7 +263,7 @@ static void show_tunnel(int role, const struct tcfg_health_tunnel *t, __u64 now_
 	close_json_object();
 }
 
-void tcfg_show_health(const struct tcfg_health_file *hf, bool monitored)
+void health_file_show(const struct health_file *hf, bool monitored)
 {
 	char plan[64], in_force[64];
 	int i;
@@ -278,4 +289,12 @@ void tcfg_show_health(const struct tcfg_health_file *hf, bool monitored)
 		show_tunnel(i, &hf->t[i], mono_ns());
 	close_json_array(PRINT_JSON, NULL);
 	close_json_object();
+}
+
+void health_show(void)
+{
+	static struct health_file hf;
+	struct tcfg_err e;
+
+	health_file_show(&hf, !health_file_read(&hf, &e));
 }

@@ -38,67 +38,9 @@
 
 #include "params.h"
 #include "probe.h"
+#include "probe_int.h"
+#include "util.h"
 
-#define PROBE_MAX_TUNNELS 8
-#define PROBE_RING 64		/* > the most probes a timeout keeps pending */
-#define PROBE_EVENTS 64		/* unread state changes kept */
-#define PROBE_MAGIC 0x66736831u	/* "fsh1" */
-#define PROBE_TIMER_TAG UINT32_MAX
-#define PROBE_DRAIN_MAX 256	/* datagrams read per socket per call */
-
-/* Sent after the ICMP header (or alone, over UDP) and echoed back. Host
- * byte order: only this process reads it; the far end just copies it. */
-struct probe_payload {
-	uint32_t magic;
-	uint32_t nonce;
-	uint64_t seq;
-	uint64_t sent_ns;
-};
-
-struct probe_slot {
-	uint64_t seq;
-	uint64_t sent_ns;
-	uint64_t deadline_ns;
-	uint64_t rtt_ns;
-	bool answered;
-};
-
-struct probe_tunnel {
-	struct health health;
-	struct health_probe_stats stats;
-	char dev[IF_NAMESIZE];
-	int fd;
-	int family;
-	enum health_probe_kind kind;
-	bool raw;		/* raw ICMP: we fill identifier and checksum */
-	bool rebind;		/* the device vanished: bind again before sending */
-	uint16_t ident;		/* raw ICMP identifier (ping sockets: kernel's) */
-	uint32_t nonce;
-	struct sockaddr_storage target;
-	socklen_t target_len;
-	uint64_t next_seq;	/* the next probe to send */
-	uint64_t oldest_seq;	/* the oldest probe not yet fed to health */
-	uint64_t next_send_ns;
-	struct probe_slot ring[PROBE_RING];
-};
-
-struct health_prober {
-	struct health_params params;
-	enum health_icmp_socket icmp_socket;
-	int epfd, timerfd;
-	unsigned int n;
-	struct probe_tunnel t[PROBE_MAX_TUNNELS];
-	struct health_event pending[PROBE_EVENTS];
-	unsigned int pending_head, pending_len;
-};
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * HEALTH_NS_PER_S + ts.tv_nsec;
-}
 
 struct health_prober *health_prober_new(const struct health_params *params,
 					enum health_icmp_socket icmp_socket)
@@ -269,7 +211,7 @@ int health_prober_add(struct health_prober *p,
 		return err;
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != sizeof(rnd)) {
 		/* no entropy yet: time and slot still tell our probes apart */
-		rnd[0] = (uint32_t)now_ns() ^ (p->n << 16);
+		rnd[0] = (uint32_t)mono_ns() ^ (p->n << 16);
 		rnd[1] = rnd[0] * 2654435761u;
 	}
 	t->ident = (uint16_t)rnd[0];
@@ -283,19 +225,9 @@ int health_prober_add(struct health_prober *p,
 			close(t->fd);
 		return err;
 	}
-	health_init(&t->health, &p->params, now_ns());
-	t->next_send_ns = now_ns();
+	health_init(&t->health, &p->params, mono_ns());
+	t->next_send_ns = mono_ns();
 	return p->n++;
-}
-
-const char *health_prober_socket_name(const struct health_prober *p,
-				      unsigned int idx)
-{
-	if (idx >= p->n)
-		return NULL;
-	if (p->t[idx].kind == HEALTH_PROBE_UDP)
-		return "udp";
-	return p->t[idx].raw ? "raw" : "dgram";
 }
 
 int health_prober_fd(const struct health_prober *p)
@@ -314,7 +246,7 @@ int health_prober_link_down(struct health_prober *p, unsigned int idx,
 {
 	struct probe_tunnel *t;
 	enum health_state from;
-	uint64_t now = now_ns();
+	uint64_t now = mono_ns();
 
 	if (idx >= p->n)
 		return -ENOENT;
@@ -327,15 +259,6 @@ int health_prober_link_down(struct health_prober *p, unsigned int idx,
 	*ev = (struct health_event){ .tunnel = idx, .from = from,
 				     .to = t->health.state, .at_ns = now };
 	return 1;
-}
-
-int health_prober_stats(const struct health_prober *p, unsigned int idx,
-			struct health_probe_stats *st)
-{
-	if (idx >= p->n)
-		return -ENOENT;
-	*st = p->t[idx].stats;
-	return 0;
 }
 
 static uint16_t inet_csum(const void *data, size_t len)
@@ -367,7 +290,7 @@ static void probe_send(struct probe_tunnel *t, uint64_t timeout_ns)
 	if (t->rebind && !setsockopt(t->fd, SOL_SOCKET, SO_BINDTODEVICE,
 				     t->dev, strlen(t->dev) + 1))
 		t->rebind = false;
-	pl.sent_ns = now_ns();
+	pl.sent_ns = mono_ns();
 	if (t->kind == HEALTH_PROBE_ICMP) {
 		/* ICMPv6 echo has the same layout; the kernel sums ICMPv6 */
 		memset(icmp, 0, sizeof(*icmp));
@@ -491,7 +414,7 @@ static void probe_drain(struct probe_tunnel *t)
 			continue;
 		}
 		slot->answered = true;
-		slot->rtt_ns = now_ns() - slot->sent_ns;
+		slot->rtt_ns = mono_ns() - slot->sent_ns;
 		if (pl.seq < t->oldest_seq) {
 			/* after its probe was counted as a miss: still a
 			 * miss, but its RTT lets the timeout grow */
@@ -578,7 +501,7 @@ static int probe_run(struct health_prober *p)
 	for (i = 0; i < p->n; i++) {
 		t = &p->t[i];
 		probe_drain(t);
-		now = now_ns();
+		now = mono_ns();
 		probe_resolve(p, i, now);
 		if (now >= t->next_send_ns) {
 			/* every RTT sample so far is in t->health now */

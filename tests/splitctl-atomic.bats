@@ -1,54 +1,24 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# splitctl all or nothing, and one truth: pin directories others may write,
-# link pins gone behind our back, marks and routes that agree (set, attach,
+# All or nothing, and one truth: pin directories others may write, link
+# pins gone behind our back, marks and routes that agree (set, attach,
 # route up, apply), config files checked before anything changes and laid
-# over the defaults, the INI reader's edges, and refusals that leave
-# nothing behind. Every refusal: exact exit code, one line, state unchanged.
-# Flows that lose their entry mid-transfer are counted and classed by
-# `midstream`.
+# over the defaults, refusals that leave nothing behind. Every refusal:
+# exact exit code, one line, state unchanged. Flows that lose their entry
+# mid-transfer are counted and classed by `midstream`.
 FS_PREFIX=fstk
 load lib/common
 load lib/router
-
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	# the route record of "route up" lives in /run/flowsplit, per netns
-	fs_sc route down >/dev/null 2>&1 || true
-	fs_teardown
-}
-
-# one_line CODE PATTERN: $status and $output of "run" (stdout and stderr)
-one_line() {
-	echo "exit $status: $output"
-	[ "$status" -eq "$1" ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$2"* ]]
-}
-
-config() { # the live config, compact
-	fs_sc -j status | jq -c .config
-}
-
-# tunnels: two stand-in "tunnel" devices in the router namespace, up (veth:
-# this kernel has no dummy driver)
-tunnels() {
-	local t
-	for t in ts tl; do
-		ip -n "$R" link add "$t" type veth peer name "${t}p"
-		ip -n "$R" link set "$t" up
-		ip -n "$R" link set "${t}p" up
-	done
-}
 
 # long_match: the code point our IPv4 rule to the LONG table (101) matches
 long_match() {
 	fs_sc -j route show | jq -r '[.rules[] | select(.family == "ipv4" and .table == 101)][0] |
 		if .dscp >= 0 then .dscp else .tos / 4 end'
+}
+
+# flow_present PORT: the flow to PORT is in the table
+flow_present() {
+	$SC -j flows | jq -e "[.[] | select(.dport == $1)] | length == 1" >/dev/null
 }
 
 # ---- item 3: the pin directory ------------------------------------------------
@@ -223,39 +193,6 @@ long_match() {
 	[ "$status" -eq 2 ]
 }
 
-# ---- item 8: the INI reader -------------------------------------------------------
-
-# bad FILE-CONTENT LINE PATTERN: check --offline names FILE:LINE, exit 2
-bad() {
-	printf "$1" >"$D/bad.conf"
-	run "$SPLITCTL" check --offline -c "$D/bad.conf"
-	one_line 2 "$D/bad.conf:$2: $3"
-}
-
-@test "INI: a long comment stays a comment; a line over 4096 characters is an error" {
-	# 199 characters of comment, then what inih read as a line of its own
-	{ printf '[splitter]\ninterfaces = rc\n# '; head -c 197 /dev/zero | tr '\0' x; printf 'threshold = 7\n'; } >"$D/l.conf"
-	run fs_sc apply -c "$D/l.conf"
-	[ "$status" -eq 0 ]
-	[ "$(config | jq .threshold)" -eq 20 ]
-	{ printf '[splitter]\ninterfaces = rc\nthreshold = 7 ; '; head -c 4100 /dev/zero | tr '\0' x; printf '\n'; } >"$D/l.conf"
-	run "$SPLITCTL" check --offline -c "$D/l.conf"
-	one_line 2 "l.conf:3: line too long: at most 4096 characters"
-}
-
-@test "INI: line numbers after a syntax error, duplicates, hex, directory, FIFO" {
-	bad '[splitter]\ninterfaces = rc\nthreshold = 3\nthreshold = 4\n' 4 "threshold: given twice (first on line 3)"
-	bad '[splitter]\nthis is bad\ninterfaces = rc\nthreshold = x\n' 2 "syntax error"
-	bad '[splitter]\ninterfaces = rc\n\n\nthreshold = x\n' 5 "threshold: invalid value 'x'"
-	bad '[splitter]\ninterfaces = rc\n[agent]\ninterval = 0x10\n' 4 "interval: invalid value '0x10'"
-	bad '[splitter\ninterfaces = rc\n' 1 "syntax error"
-	run "$SPLITCTL" check -c "$D"
-	one_line 1 "$D: cannot read: Is a directory"
-	mkfifo "$D/fifo"
-	run timeout 5 "$SPLITCTL" check -c "$D/fifo"
-	one_line 1 "fifo: cannot read"
-}
-
 # ---- item 9: refusals that leave nothing behind -------------------------------------
 
 @test "run -c with the listen port in use exits 1 before applying anything" {
@@ -283,25 +220,9 @@ s = socket.socket(); s.bind(("127.0.0.1", 9437)); s.listen(); time.sleep(60)'
 	[ -z "$(ls -A "$BPF")" ]
 }
 
-@test "route up: a prefix list over 1023 characters is refused, not cut" {
-	tunnels
-	long=$(for i in $(seq 0 90); do printf '64.0.%d.0/24 ' "$i"; done)
-	[ "${#long}" -gt 1023 ]
-	run fs_sc route up --mode split --short-dev ts --long-dev tl --prefix "$long"
-	one_line 2 "--prefix: value of ${#long} characters: accepted: at most 1023"
-	[ "$(fs_sc -j route show | jq '.rules | length')" -eq 0 ]
-	run fs_sc route up --mode split --short-dev ts --long-dev tl --via-short "$long"
-	one_line 2 "via-short: value of ${#long} characters"
-}
-
 @test "set with an unknown name and nothing attached is a usage error" {
 	run fs_sc set foo 1
 	one_line 2 "unknown setting 'foo'"
-}
-
-# flow_present PORT: the flow to PORT is in the table
-flow_present() {
-	$SC -j flows | jq -e "[.[] | select(.dport == $1)] | length == 1" >/dev/null
 }
 
 @test "a flow that loses its entry mid-transfer: flows_midstream, marked in flows; midstream long keeps it long" {

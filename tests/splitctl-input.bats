@@ -1,7 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The bad-input matrix: each case checks the exit code (2 usage, 1 runtime),
-# a one-line message naming the bad value, and that the state is unchanged.
+# Bad input, one matrix: each case checks the exit code (2 usage, 1 runtime),
+# a one-line message naming the bad value and what is accepted, and that
+# the state is unchanged (expect, lib/common.bash, compares state() with
+# the $BEFORE setup() took).
 FS_PREFIX=fstc
 load lib/common
 load lib/router
@@ -12,10 +14,6 @@ setup() {
 	BEFORE=$(state)
 }
 
-teardown() {
-	fs_teardown
-}
-
 # everything an error must not change: config, interfaces, pins, XDP
 state() {
 	fs_sc -j status | jq -c '{config, ifs: [.interfaces[] | {name, mode, prog_id}]}'
@@ -23,129 +21,152 @@ state() {
 	ip -n "$R" -d link show rs | grep -c 'prog/xdp' || true
 }
 
-# expect CODE PATTERN -- CMD...: exit code, one line naming PATTERN, no change
-expect() {
-	local code=$1 pattern=$2
-	shift 3
-	run "$@"
-	echo "exit $status: $output"
-	[ "$status" -eq "$code" ]
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"$pattern"* ]]
-	[ "$(state)" = "$BEFORE" ]
-}
-
 @test "unknown interface" {
 	expect 1 "interface 'nosuch0' does not exist" -- fs_sc attach nosuch0
 }
+
 @test "interface name too long" {
 	expect 2 "invalid interface name 'abcdefghijklmnopq'" -- fs_sc attach abcdefghijklmnopq
 }
+
 @test "attach on a down interface" {
 	ip -n "$R" link set rs down
 	BEFORE=$(state)
 	expect 1 "interface 'rs' is down" -- fs_sc attach rs
 }
+
 @test "threshold not numeric" {
 	expect 2 "threshold: invalid value 'abc': accepted: an integer 0..1000000000" -- fs_sc set threshold abc
 }
+
 @test "threshold negative" {
 	expect 2 "threshold: invalid value '-5'" -- fs_sc set threshold -5
 }
+
 @test "threshold out of range" {
 	expect 2 "threshold: invalid value '1000000001'" -- fs_sc set threshold 1000000001
 }
+
 @test "threshold out of range on attach leaves the other interface alone" {
 	expect 2 "threshold: invalid value '99999999999'" -- fs_sc attach rs --threshold 99999999999
 }
+
 @test "dscp above 63" {
 	expect 2 "dscp-long: invalid DSCP '64': accepted: an integer 0..63" -- fs_sc set dscp-long 64
 }
+
 @test "dscp negative" {
 	expect 2 "dscp-short: invalid DSCP '-1'" -- fs_sc set dscp-short -1
 }
+
 @test "dscp short equal to long" {
 	expect 2 "dscp-short and dscp-long would both be 1" -- fs_sc set dscp-short 1
 }
+
 @test "idle-timeout zero" {
 	expect 2 "idle-timeout: invalid value '0'" -- fs_sc set idle-timeout 0
 }
+
 @test "idle-timeout with too many decimals" {
 	expect 2 "idle-timeout: invalid value '0.0001'" -- fs_sc set idle-timeout 0.0001
 }
+
 @test "unknown setting, and a valid one in the same call is not applied" {
 	expect 2 "unknown setting 'speed'" -- fs_sc set threshold 3 speed 9
 }
+
 @test "set with a missing value" {
 	expect 2 "expected NAME VALUE pairs" -- fs_sc set threshold
 }
+
 @test "unknown subcommand" {
 	expect 2 "unknown command 'atach'" -- fs_sc atach rs
 }
+
 @test "unknown option" {
 	expect 2 "unknown option '--fast'" -- fs_sc attach rs --fast
 }
+
 @test "option without its value" {
 	expect 2 "option '--mode' needs a value" -- fs_sc attach rs --mode
 }
+
 @test "bad attach mode" {
 	expect 2 "--mode: invalid value 'turbo': accepted: native, generic, auto" -- fs_sc attach rs --mode turbo
 }
+
 @test "flows out of range" {
 	expect 2 "--flows: invalid value '10': accepted: an integer 64..67108864" -- fs_sc attach rs --flows 10
 }
+
 @test "resizing a live flow table is refused" {
 	expect 1 "--flows 4096: the pinned flow table" -- fs_sc attach rs --flows 4096
 }
+
 @test "changing the mode on upgrade is refused" {
 	expect 2 "runs the splitter in native mode" -- fs_sc attach rc --mode generic
 }
+
 @test "foreign XDP program on the interface" {
 	ip -n "$R" link set dev rs xdpgeneric obj "$FS_BUILD/bpf/xdp_pass.bpf.o" sec xdp
 	BEFORE=$(state)
 	expect 1 "interface 'rs' already runs XDP program 'xdp_pass' (id" -- fs_sc attach rs --hook xdp
 }
+
 @test "changing the hook on upgrade is refused" {
 	expect 2 "interface 'rc' runs the splitter at hook xdp: an upgrade keeps the hook" -- fs_sc attach rc --hook tc
 }
+
 @test "unknown hook" {
 	expect 2 "--hook: invalid value 'bpf': accepted: auto, xdp, tc" -- fs_sc attach rs --hook bpf
 }
+
 @test "an XDP mode with the TC hook" {
 	expect 2 "--mode is an XDP attach mode: it cannot be combined with --hook tc" -- fs_sc attach rs --hook tc --mode native
 }
+
 @test "detach an interface that does not run the splitter" {
 	expect 1 "the splitter is not attached to 'rs'" -- fs_sc detach rs
 }
+
 @test "detach when nothing is attached" {
 	expect 1 "nothing attached" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-other" detach --all
 }
+
 @test "missing privileges" {
 	expect 1 "permission denied" -- ip netns exec "$R" setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all --bounding-set=-all "$SPLITCTL" --pin-dir "$BPF" set threshold 3
 }
+
 @test "pin directory not on bpffs" {
 	mkdir -p "/run/$FS_PREFIX-$$-tmpfs"
 	expect 1 "no bpffs at '/run/$FS_PREFIX-$$-tmpfs'" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "/run/$FS_PREFIX-$$-tmpfs/fs" attach rs
 	rmdir "/run/$FS_PREFIX-$$-tmpfs"
 }
+
 @test "stats --watch with a bad interval" {
 	expect 2 "--watch: invalid interval '0'" -- fs_sc stats --watch 0
 }
+
 @test "flows --sort with a bad key" {
 	expect 2 "--sort: invalid value 'size'" -- fs_sc flows --sort size
 }
+
 @test "set enabled with a bad value" {
 	expect 2 "enabled: invalid value 'maybe': accepted: yes, no, 1, 0" -- fs_sc set enabled maybe
 }
+
 @test "set ack-short with a bad value" {
 	expect 2 "ack-short: invalid value 'on': accepted: yes, no, 1, 0" -- fs_sc set ack-short on
 }
+
 @test "set midstream with a bad value" {
 	expect 2 "midstream: invalid value 'yes': accepted: short, long" -- fs_sc set midstream yes
 }
+
 @test "status with an unexpected argument" {
 	expect 2 "unexpected argument 'rc'" -- fs_sc status rc
 }
+
 @test "a pinned map with another layout is refused, never recreated" {
 	other=$BPF-old
 	mkdir "$other"
@@ -156,9 +177,11 @@ expect() {
 	[ "$(bpftool -j map show pinned "$other/fs_config" | jq .id)" -eq "$id" ]
 	[ "$(ls "$other")" = fs_config ]
 }
+
 @test "detach with an interface name the kernel cannot have" {
 	expect 2 "invalid interface name 'r:0'" -- fs_sc detach r:0
 }
+
 @test "route up refuses a device name the kernel cannot have, as attach does, in the same words" {
 	local acc="accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space"
 	expect 2 "attach: invalid interface name 'a:b': $acc" -- fs_sc attach a:b
@@ -171,6 +194,7 @@ expect() {
 	expect 2 "route.conf:6: long-dev: invalid interface name '..': $acc" -- \
 		fs_sc check --offline -c "$BATS_TEST_TMPDIR/route.conf"
 }
+
 @test "health yes/no takes 1 and 0, as every other switch (set enabled 1) does" {
 	# the value is accepted: the error names the next option, not --health
 	expect 2 "run: --health-interval: invalid value '0ms'" -- fs_sc run --health 1 --health-interval 0ms
@@ -181,14 +205,17 @@ expect() {
 	[ "$status" -eq 0 ]
 	[[ "$output" == *"health.conf: valid (offline: the file alone)" ]]
 }
+
 @test "pin directory whose parent does not exist" {
 	expect 1 "its parent '$BPF-none' does not exist" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-none/fs" attach rs
 }
+
 @test "detach --all on an empty pin directory" {
 	mkdir "$BPF-empty"
 	expect 1 "nothing attached: no flowsplit pins in '$BPF-empty'" -- ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-empty" detach --all
 	[ -d "$BPF-empty" ]	# the operator's directory stays
 }
+
 @test "a failed attach on a second interface changes no setting" {
 	# lo has no native XDP: the attach fails after loading; the shared
 	# config must keep threshold 7

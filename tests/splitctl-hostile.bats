@@ -1,27 +1,13 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# splitctl against hostile names and clients: JSON and Prometheus output for
-# interfaces named with quotes and backslashes, bounded argv handling, the
-# agent's textfile, SIGHUP and its HTTP endpoint under slow clients.
+# Hostile input and clients: an option repeated past any fixed array,
+# config files past the INI reader's limits (long lines, hex, a directory,
+# a FIFO), a prefix list longer than its buffer, an empty table under
+# UBSan, and the agent's textfile, SIGHUP and HTTP endpoint under planted
+# links and slow clients.
 FS_PREFIX=fstc
 load lib/common
 load lib/router
-
-setup() {
-	fs_router_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
-}
-
-# odd_iface NAME PEER: a veth pair inside the router namespace, up
-odd_iface() {
-	ip -n "$R" link add "$1" type veth peer name "$2"
-	ip -n "$R" link set "$1" up
-	ip -n "$R" link set "$2" up
-}
 
 # agent ARGS...: "splitctl run" in the router namespace, stderr to $D/agent.err
 agent() {
@@ -30,31 +16,54 @@ agent() {
 	AGENT=$!
 }
 
-@test "every -j output is valid JSON for an interface named a\"b\\c" {
-	name='a"b\c'
-	odd_iface "$name" fstc-peer0
-	run fs_sc -j attach "$name"
-	[ "$status" -eq 0 ]
-	echo "$output" | jq -e --arg n "$name" '.interface == $n'
-	fs_sc -j status | jq -e --arg n "$name" '.interfaces[0].name == $n'
-	for cmd in status stats flows "flows --top 1" flush gc; do
-		# shellcheck disable=SC2086
-		fs_sc -j $cmd >"$D/out"
-		jq -e . "$D/out" >/dev/null || { echo "invalid: -j $cmd"; cat "$D/out"; false; }
-	done
-	run fs_sc -j set threshold 5
-	[ "$status" -eq 0 ]
-	echo "$output" | jq -e '.config.threshold == 5'
-	printf '[splitter]\ninterfaces = %s\n' "$name" >"$D/we\"ird.conf"
-	fs_sc -j check -c "$D/we\"ird.conf" | jq -e --arg f "$D/we\"ird.conf" '.file == $f and .valid == true'
-	# route and tunnel (tunnel-cfg's output, through the same layer)
-	ip -n "$R" link add 'v"x\1' type vxlan id 7 dstport 4789 local 10.77.1.254
-	fs_sc -j route show | jq -e '.rules | type == "array"'
-	fs_sc -j tunnel show | jq -e 'map(.name) | index("v\"x\\1") != null'
-	# --watch: one document per line
-	timeout 3 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j stats --watch 0.2 >"$D/watch" || true
-	[ "$(wc -l <"$D/watch")" -ge 2 ]
-	while read -r line; do echo "$line" | jq -e . >/dev/null; done <"$D/watch"
+# write_client: $D/client.py, a client of 127.0.0.1:9435 (run it in $R)
+write_client() {
+	cat >"$D/client.py" <<'EOF'
+import socket, sys, time
+mode = sys.argv[1]
+def conn():
+    s = socket.create_connection(("127.0.0.1", 9435), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return s
+def read_all(s):
+    data = b""
+    while True:
+        b = s.recv(65536)
+        if not b:
+            return data
+        data += b
+if mode == "split":
+    # one request in two TCP segments, 300 ms apart
+    s = conn()
+    s.sendall(b"GET /met")
+    time.sleep(0.3)
+    s.sendall(b"rics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+    r = read_all(s)
+    assert r.startswith(b"HTTP/1.1 200"), r[:100]
+    assert b"flowsplit_flows_new_total" in r
+elif mode == "hold":
+    # N idle connections, or N clients that send a request and never read,
+    # held open until killed
+    n, what = int(sys.argv[2]), sys.argv[3]
+    socks = []
+    for i in range(n):
+        s = conn()
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
+        if what == "noread":
+            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
+        socks.append(s)
+    print("ready", flush=True)
+    time.sleep(60)
+EOF
+}
+
+# ---- item 8: the INI reader -------------------------------------------------------
+
+# bad FILE-CONTENT LINE PATTERN: check --offline names FILE:LINE, exit 2
+bad() {
+	printf "$1" >"$D/bad.conf"
+	run "$SPLITCTL" check --offline -c "$D/bad.conf"
+	one_line 2 "$D/bad.conf:$2: $3"
 }
 
 @test "an option repeated past any fixed array (100 x -t) is taken once, the last value" {
@@ -80,17 +89,6 @@ agent() {
 	[ "$output" = "[]" ]
 	run ip netns exec "$R" "$ub/splitctl" --pin-dir "$BPF" flows --sort bytes
 	[ "$status" -eq 0 ]
-}
-
-@test "Prometheus label values are escaped (interfaces q\"x and b\\s)" {
-	odd_iface 'q"x' 'b\s'
-	fs_sc attach 'q"x'
-	fs_sc attach 'b\s' --mode generic
-	fs_sc stats --prometheus >"$D/m"
-	promtool check metrics <"$D/m"
-	# defaults on a veth: TC (hook.c); --mode: XDP
-	grep -qF 'flowsplit_attached{interface="q\"x",hook="tc",mode="tcx"} 1' "$D/m"
-	grep -qF 'flowsplit_attached{interface="b\\s",hook="xdp",mode="generic"} 1' "$D/m"
 }
 
 @test "run: the textfile never follows a link planted at its temporary name" {
@@ -138,47 +136,6 @@ agent() {
 	[ "$rc" -eq 0 ]
 }
 
-# write_client: $D/client.py, a client of 127.0.0.1:9435 (run it in $R)
-write_client() {
-	cat >"$D/client.py" <<'EOF'
-import socket, sys, time
-mode = sys.argv[1]
-def conn():
-    s = socket.create_connection(("127.0.0.1", 9435), timeout=10)
-    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    return s
-def read_all(s):
-    data = b""
-    while True:
-        b = s.recv(65536)
-        if not b:
-            return data
-        data += b
-if mode == "split":
-    # one request in two TCP segments, 300 ms apart
-    s = conn()
-    s.sendall(b"GET /met")
-    time.sleep(0.3)
-    s.sendall(b"rics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-    r = read_all(s)
-    assert r.startswith(b"HTTP/1.1 200"), r[:100]
-    assert b"flowsplit_flows_new_total" in r
-elif mode == "hold":
-    # N idle connections, or N clients that send a request and never read,
-    # held open until killed
-    n, what = int(sys.argv[2]), sys.argv[3]
-    socks = []
-    for i in range(n):
-        s = conn()
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1)
-        if what == "noread":
-            s.sendall(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n" * 50)
-        socks.append(s)
-    print("ready", flush=True)
-    time.sleep(60)
-EOF
-}
-
 @test "run: HTTP metrics survive split requests, idle and non-reading clients" {
 	fs_sc attach rc
 	agent --interval 0.1 --textfile "$D/m.prom" --listen 127.0.0.1:9435
@@ -199,4 +156,39 @@ EOF
 	ino=$(stat -c %i "$D/m.prom")
 	fs_wait_for 5 sh -c "[ \"\$(stat -c %i '$D/m.prom')\" != $ino ]"
 	kill -0 "$AGENT"
+}
+
+@test "INI: a long comment stays a comment; a line over 4096 characters is an error" {
+	# 199 characters of comment, then what inih read as a line of its own
+	{ printf '[splitter]\ninterfaces = rc\n# '; head -c 197 /dev/zero | tr '\0' x; printf 'threshold = 7\n'; } >"$D/l.conf"
+	run fs_sc apply -c "$D/l.conf"
+	[ "$status" -eq 0 ]
+	[ "$(config | jq .threshold)" -eq 20 ]
+	{ printf '[splitter]\ninterfaces = rc\nthreshold = 7 ; '; head -c 4100 /dev/zero | tr '\0' x; printf '\n'; } >"$D/l.conf"
+	run "$SPLITCTL" check --offline -c "$D/l.conf"
+	one_line 2 "l.conf:3: line too long: at most 4096 characters"
+}
+
+@test "INI: line numbers after a syntax error, duplicates, hex, directory, FIFO" {
+	bad '[splitter]\ninterfaces = rc\nthreshold = 3\nthreshold = 4\n' 4 "threshold: given twice (first on line 3)"
+	bad '[splitter]\nthis is bad\ninterfaces = rc\nthreshold = x\n' 2 "syntax error"
+	bad '[splitter]\ninterfaces = rc\n\n\nthreshold = x\n' 5 "threshold: invalid value 'x'"
+	bad '[splitter]\ninterfaces = rc\n[agent]\ninterval = 0x10\n' 4 "interval: invalid value '0x10'"
+	bad '[splitter\ninterfaces = rc\n' 1 "syntax error"
+	run "$SPLITCTL" check -c "$D"
+	one_line 1 "$D: cannot read: Is a directory"
+	mkfifo "$D/fifo"
+	run timeout 5 "$SPLITCTL" check -c "$D/fifo"
+	one_line 1 "fifo: cannot read"
+}
+
+@test "route up: a prefix list over 1023 characters is refused, not cut" {
+	tunnels
+	long=$(for i in $(seq 0 90); do printf '64.0.%d.0/24 ' "$i"; done)
+	[ "${#long}" -gt 1023 ]
+	run fs_sc route up --mode split --short-dev ts --long-dev tl --prefix "$long"
+	one_line 2 "--prefix: value of ${#long} characters: accepted: at most 1023"
+	[ "$(fs_sc -j route show | jq '.rules | length')" -eq 0 ]
+	run fs_sc route up --mode split --short-dev ts --long-dev tl --via-short "$long"
+	one_line 2 "via-short: value of ${#long} characters"
 }

@@ -3,7 +3,7 @@
  * health_agent.c - the agent's tunnel health loop (health_agent.h): after
  * "route up" recorded its routes, both tunnels are probed (SHORT index 0,
  * LONG 1), their links watched, and every change of the tunnels' states
- * applied as a routing plan (tcfg_failover_apply); link up, a lost route or
+ * applied as a routing plan (health_failover_apply); link up, a lost route or
  * lost events re-converge. Without a record it looks again every few
  * seconds, quietly.
  */
@@ -22,115 +22,115 @@
 
 static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
 
-void sc_health_agent_init(struct sc_health_agent *ha)
-{
-	memset(ha, 0, sizeof(*ha));
-	pthread_mutex_init(&ha->lock, NULL);
-	health_params_default(&ha->params);
-	ha->both_down = HEALTH_BOTH_DOWN_KEEP;
-}
-
-/* An IPv4 or IPv6 address (sc_parse_prefix()) that fits target[]. */
-static bool is_address(const char *s)
-{
-	struct sc_prefix p;
-
-	return strlen(s) < sizeof(((struct sc_health_agent *)0)->target[0]) &&
-	       !sc_parse_prefix(s, 0, SC_PFX_ADDR, &p);
-}
-
+/* both-down: the value selects enum health_both_down */
 static const struct sc_enum both_down_values[] = {
 	{ "keep", HEALTH_BOTH_DOWN_KEEP }, { "main", HEALTH_BOTH_DOWN_MAIN }, { NULL, 0 },
 };
 
-/* health (yes/no) and both-down (keep|main) through lib's validators */
-static int configure_choice(struct sc_health_agent *next, const char *key,
-			    const char *value, char *err, size_t errlen)
-{
-	bool yesno = !strcmp(key, "health"), on = false;
-	const struct sc_option row = { .type = yesno ? SC_OPT_YESNO : SC_OPT_ENUM,
-				       .values = both_down_values };
-	char acc[64];
-	int v = 0;
+/* One row of the settings: the [health] key _name, the "run" option
+ * --_cli (the ranges: docs/health.md; the rules across rows:
+ * health_params_check()). */
+#define HEALTH_OPT(_name, _cli, _type, m, ...)					\
+	SC_OPTION(_name, _type, struct health_settings, m, .cli_name = _cli,	\
+		  __VA_ARGS__)
+#define HEALTH_DURATION(_name, _cli, m, _lo_ms, _hi_ms, _help)		\
+	HEALTH_OPT(_name, _cli, SC_OPT_DURATION, params.m, .unit = SC_UNIT_MS,	\
+		   .unit_suffix = true, .lo = _lo_ms, .hi = _hi_ms, .metavar = "DUR",	\
+		   .help = _help)
+#define HEALTH_MS(ns) ((double)(ns) / HEALTH_NS_PER_MS)
+const struct sc_option health_settings_opts[] = {
+	HEALTH_OPT("enabled", "health", SC_OPT_YESNO, enabled, .metavar = "yes|no",
+		   .help = "probe the tunnels of route up and steer its routes (default yes)"),
+	HEALTH_DURATION("interval", "health-interval", interval_ns,
+			HEALTH_MS(HEALTH_MIN_INTERVAL_NS), HEALTH_MS(HEALTH_MAX_INTERVAL_NS),
+			"between two probes of a tunnel (default 100ms)"),
+	HEALTH_DURATION("timeout", "health-timeout", timeout_ns, 1, HEALTH_MS(HEALTH_MAX_HOLD_NS),
+			"a probe unanswered this long is a miss; the floor when adaptive (default: the interval)"),
+	HEALTH_OPT("adaptive-timeout", "health-adaptive-timeout", SC_OPT_YESNO,
+		   params.adaptive_timeout, .metavar = "yes|no",
+		   .help = "timeout from the probes' RTT, as TCP's RTO (default yes)"),
+	HEALTH_OPT("down-misses", "health-down-misses", SC_OPT_UINT, params.down_misses,
+		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+		   .help = "consecutive misses: tunnel down (default 3)"),
+	HEALTH_OPT("up-successes", "health-up-successes", SC_OPT_UINT, params.up_successes,
+		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+		   .help = "consecutive answers: tunnel up again (default 5)"),
+	HEALTH_DURATION("hold-min", "health-hold-min", hold_min_ns, 0, HEALTH_MS(HEALTH_MAX_HOLD_NS),
+			"hold-down after a first flap (default 1s)"),
+	HEALTH_DURATION("hold-max", "health-hold-max", hold_max_ns, 0, HEALTH_MS(HEALTH_MAX_HOLD_NS),
+			"hold-down ceiling (default 32s)"),
+	HEALTH_DURATION("half-life", "health-half-life", half_life_ns,
+			HEALTH_MS(HEALTH_NS_PER_S / 10), HEALTH_MS(HEALTH_MAX_HOLD_NS),
+			"flap penalty half-life (default 60s)"),
+	HEALTH_OPT("loss-window", "health-loss-window", SC_OPT_UINT, params.loss_window,
+		   .lo = 1, .hi = HEALTH_MAX_LOSS_WINDOW, .metavar = "N",
+		   .help = "probes in the loss ratio (default 100)"),
+	HEALTH_OPT("both-down", NULL, SC_OPT_ENUM, both_down, .values = both_down_values,
+		   .metavar = "keep|main",
+		   .help = "both tunnels down: keep our routes, or withdraw them (default keep)"),
+	HEALTH_OPT("target-short", NULL, SC_OPT_ADDR, target[HEALTH_SHORT], .noun = "address",
+		   .metavar = "ADDR",
+		   .help = "probe target through the SHORT tunnel (default: its gateway)"),
+	HEALTH_OPT("target-long", NULL, SC_OPT_ADDR, target[HEALTH_LONG], .noun = "address",
+		   .metavar = "ADDR",
+		   .help = "probe target through the LONG tunnel (default: its gateway)"),
+	SC_OPTIONS_END,
+};
 
-	if (yesno ? sc_parse_yesno(value, &on) : sc_parse_enum(row.values, value, &v)) {
-		sc_option_accepted(&row, acc, sizeof(acc));
-		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value, acc);
-		return -EINVAL;
-	}
-	if (yesno)
-		next->disabled = !on;
-	else
-		next->both_down = v;
-	return 0;
+void health_settings_default(struct health_settings *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->enabled = true;
+	health_params_default(&s->params);
+	s->both_down = HEALTH_BOTH_DOWN_KEEP;
 }
 
-/* One option into next; 0 or -EINVAL with the reason in err. */
-static int configure_one(struct sc_health_agent *next, const char *key, const char *value,
-			 char *err, size_t errlen)
+/* The rule across rows a field of health_params_check() broke. */
+static const char *cross_rule(const char *field)
 {
-	const char *param = key + strlen("health-");
-	int t, ret;
-
-	if (!strcmp(key, "health") || !strcmp(key, "both-down"))
-		return configure_choice(next, key, value, err, errlen);
-	t = !strcmp(key, "target-short") ? HEALTH_SHORT : !strcmp(key, "target-long") ?
-	    HEALTH_LONG : -1;
-	if (t >= 0) {
-		if (!is_address(value)) {
-			snprintf(err, errlen, "--%s: invalid address '%s': accepted: an IPv4 or IPv6 address",
-				 key, value);
-			return -EINVAL;
-		}
-		strcpy(next->target[t], value);
-		return 0;
-	}
-	ret = strncmp(key, "health-", 7) ? -ENOENT : health_params_set(&next->params, param, value);
-	if (ret == -ENOENT) {
-		snprintf(err, errlen, "--%s: unknown health setting: accepted: %s", key,
-			 HEALTH_PARAM_KEYS);
-		return -EINVAL;
-	}
-	if (ret) {
-		snprintf(err, errlen, "--%s: invalid value '%s': accepted: %s", key, value,
-			 health_param_range(param));
-		return -EINVAL;
-	}
-	return 0;
+	return !strcmp(field, "timeout") ? " (interval/10 .. 32 x interval)" :
+	       !strcmp(field, "hold-min") ? " (at most hold-max)" :
+	       !strcmp(field, "hold-max") ? " (at least hold-min)" : "";
 }
 
-int sc_health_agent_configure(struct sc_health_agent *ha, const struct sc_pass_list *opts,
-			      char *err, size_t errlen)
+int health_settings_check(const struct health_settings *s, const struct health_settings *cli,
+			  char *err, size_t errlen)
 {
-	struct sc_health_agent next = *ha;
+	struct sc_opt_ref r;
 	const char *field;
-	unsigned int i;
-	int ret;
+	bool opt;
+	char acc[128];
 
-	for (i = 0; i < opts->n; i++) {
-		ret = configure_one(&next, opts->kv[i].key, opts->kv[i].value, err, errlen);
-		if (ret)
-			return ret;
-	}
-	if (health_params_check(&next.params, &field)) {
-		snprintf(err, errlen, "--health-%s: out of range with the other settings: accepted: %s%s",
-			 field, health_param_range(field),
-			 !strcmp(field, "timeout") ? " (interval/10 .. 32 x interval)" : "");
+	if (!health_params_check(&s->params, &field))
+		return 0;
+	if (sc_option_find(health_settings_opts, (void *)s, field, false, &r)) {
+		snprintf(err, errlen, "%s: out of range with the other settings", field);
 		return -EINVAL;
 	}
-	*ha = next;
-	return 0;
+	sc_option_accepted(r.opt, acc, sizeof(acc));
+	/* named as the user gave it: an option, or a key of the file */
+	opt = cli && sc_option_given(health_settings_opts, (void *)cli, field);
+	snprintf(err, errlen, "%s%s: out of range with the other settings: accepted: %s%s",
+		 opt ? "--" : "", opt ? r.opt->cli_name : field, acc, cross_rule(field));
+	return -EINVAL;
 }
 
-int sc_health_agent_settings(struct sc_health_agent *next, const struct sc_pass_list *file,
-			     const struct sc_pass_list *cli, char *err, size_t errlen)
+int health_settings_resolve(struct health_settings *out, const struct health_settings *file,
+			    const struct health_settings *cli, char *err, size_t errlen)
 {
-	memset(next, 0, sizeof(*next));
-	health_params_default(&next->params);
-	next->both_down = HEALTH_BOTH_DOWN_KEEP;
-	if (file && sc_health_agent_configure(next, file, err, errlen))
-		return -EINVAL;
-	return sc_health_agent_configure(next, cli, err, errlen);
+	health_settings_default(out);
+	if (file)
+		sc_options_merge(health_settings_opts, out, file);
+	if (cli)
+		sc_options_merge(health_settings_opts, out, cli);
+	return health_settings_check(out, cli, err, errlen);
+}
+
+void health_agent_init(struct health_agent *ha, const struct health_settings *s)
+{
+	memset(ha, 0, sizeof(*ha));
+	pthread_mutex_init(&ha->lock, NULL);
+	ha->s = *s;
 }
 
 static bool same_params(const struct health_params *a, const struct health_params *b)
@@ -142,30 +142,27 @@ static bool same_params(const struct health_params *a, const struct health_param
 	       a->adaptive_timeout == b->adaptive_timeout;
 }
 
-static void stop_probing(struct sc_health_agent *ha);
+static void stop_probing(struct health_agent *ha);
 
-bool sc_health_agent_switch(struct sc_health_agent *ha, const struct sc_health_agent *next)
+bool health_agent_switch(struct health_agent *ha, const struct health_settings *next)
 {
 	bool probing = ha->fo != NULL;
 
-	if (same_params(&ha->params, &next->params) && ha->both_down == next->both_down &&
-	    ha->disabled == next->disabled && !memcmp(ha->target, next->target, sizeof(ha->target)))
+	if (same_params(&ha->s.params, &next->params) && ha->s.both_down == next->both_down &&
+	    ha->s.enabled == next->enabled && !memcmp(ha->s.target, next->target, sizeof(ha->s.target)))
 		return false;
-	ha->params = next->params;
-	ha->both_down = next->both_down;
-	ha->disabled = next->disabled;
-	memcpy(ha->target, next->target, sizeof(ha->target));
+	ha->s = *next;
 	/* a new prober with the new settings; the routes in force stay until
 	 * both tunnels have a verdict again */
 	stop_probing(ha);
 	ha->next_open_ns = 0;
 	ha->open_failing = false;
 	if (probing)
-		pr_info("run: health: new settings: probing %s", ha->disabled ? "stops" : "restarts");
+		pr_info("run: health: new settings: probing %s", ha->s.enabled ? "restarts" : "stops");
 	return true;
 }
 
-void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metrics *m)
+void health_agent_metrics(struct health_agent *ha, struct health_metrics *m)
 {
 	pthread_mutex_lock(&ha->lock);
 	*m = ha->metrics;
@@ -173,9 +170,9 @@ void sc_health_agent_metrics(struct sc_health_agent *ha, struct sc_health_metric
 }
 
 /* The metrics from the prober (or none while not probing). */
-static void update_metrics(struct sc_health_agent *ha)
+static void update_metrics(struct health_agent *ha)
 {
-	struct sc_health_metrics m = { .probing = ha->pr != NULL, .failovers = ha->failovers };
+	struct health_metrics m = { .probing = ha->pr != NULL, .failovers = ha->failovers };
 	const struct health *h;
 	int t;
 
@@ -192,51 +189,49 @@ static void update_metrics(struct sc_health_agent *ha)
 	pthread_mutex_unlock(&ha->lock);
 }
 
-int sc_health_agent_check(const struct sc_pass_list *opts, char *err, size_t errlen)
-{
-	struct sc_health_agent ha;
-
-	memset(&ha, 0, sizeof(ha));
-	health_params_default(&ha.params);
-	return sc_health_agent_configure(&ha, opts, err, errlen);
-}
-
-static void stop_prober(struct sc_health_agent *ha)
+static void stop_prober(struct health_agent *ha)
 {
 	if (ha->mon)
-		tcfg_linkmon_close(ha->mon);
+		health_linkmon_close(ha->mon);
 	if (ha->pr)
 		health_prober_free(ha->pr);
 	ha->mon = NULL;
 	ha->pr = NULL;
 }
 
-static void stop_probing(struct sc_health_agent *ha)
+static void stop_probing(struct health_agent *ha)
 {
 	stop_prober(ha);
 	if (ha->fo)
-		tcfg_failover_close(ha->fo);
+		health_failover_close(ha->fo);
 	ha->mon = NULL;
 	ha->pr = NULL;
 	ha->fo = NULL;
 	update_metrics(ha);
 }
 
-void sc_health_agent_close(struct sc_health_agent *ha)
+void health_agent_close(struct health_agent *ha)
 {
 	stop_probing(ha);
 	pthread_mutex_destroy(&ha->lock);
 }
 
-static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
+static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 {
 	int t, idx;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct sc_prefix *given = &ha->s.target[t];
+		char target[INET6_ADDRSTRLEN];
 		struct health_probe_cfg cfg = {
 			.dev = ha->info.dev[t],
-			.target = ha->target[t][0] ? ha->target[t] : ha->info.target[t],
+			.target = ha->info.target[t],
 		};
+
+		if (given->family) {
+			inet_ntop(given->family, given->addr, target, sizeof(target));
+			cfg.target = target;
+		}
 
 		if (!cfg.target[0]) {
 			snprintf(err, errlen, "no probe target for %s (%s): no gateway recorded",
@@ -251,27 +246,27 @@ static int add_tunnels(struct sc_health_agent *ha, char *err, size_t errlen)
 				 " (needs CAP_NET_RAW, or this group in net.ipv4.ping_group_range): no failover" : "");
 			return idx < 0 ? idx : -EINVAL;
 		}
-		tcfg_linkmon_watch(ha->mon, cfg.dev);
+		health_linkmon_watch(ha->mon, cfg.dev);
 	}
 	return 0;
 }
 
 /* The prober and the link monitor for the tunnels of the record (the
  * failover open); 0 or -errno, nothing left open on failure. */
-static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
+static int start_prober(struct health_agent *ha, char *err, size_t errlen)
 {
 	int ret;
 
-	ret = tcfg_failover_info(ha->fo, &ha->info, err, errlen);
+	ret = health_failover_info(ha->fo, &ha->info, err, errlen);
 	if (ret)
 		return ret;
-	ha->pr = health_prober_new(&ha->params, HEALTH_ICMP_AUTO);
+	ha->pr = health_prober_new(&ha->s.params, HEALTH_ICMP_AUTO);
 	if (!ha->pr) {
 		ret = -errno;
 		snprintf(err, errlen, "prober: %s", strerror(errno));
 		return ret;
 	}
-	ret = tcfg_linkmon_open(&ha->mon, err, errlen);
+	ret = health_linkmon_open(&ha->mon, err, errlen);
 	if (ret)
 		ha->mon = NULL;
 	else
@@ -282,11 +277,11 @@ static int start_prober(struct sc_health_agent *ha, char *err, size_t errlen)
 }
 
 /* Open the failover, the prober and the link monitor; 0 or -errno. */
-static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
+static int start_probing(struct health_agent *ha, char *err, size_t errlen)
 {
 	int ret;
 
-	ret = tcfg_failover_open(&ha->fo, ha->both_down, err, errlen);
+	ret = health_failover_open(&ha->fo, ha->s.both_down, err, errlen);
 	if (ret) {
 		ha->fo = NULL;
 		return ret;
@@ -297,7 +292,7 @@ static int start_probing(struct sc_health_agent *ha, char *err, size_t errlen)
 	return ret;
 }
 
-static bool same_tunnels(const struct tcfg_failover_info *a, const struct tcfg_failover_info *b)
+static bool same_tunnels(const struct health_failover_info *a, const struct health_failover_info *b)
 {
 	return a->mode == b->mode && !memcmp(a->dev, b->dev, sizeof(a->dev)) &&
 	       !memcmp(a->target, b->target, sizeof(a->target));
@@ -310,15 +305,15 @@ static bool same_tunnels(const struct tcfg_failover_info *a, const struct tcfg_f
  * (nothing to do), 1 (a new prober, or none when it failed) or -ENOENT
  * (the record is gone).
  */
-static int follow_record(struct sc_health_agent *ha)
+static int follow_record(struct health_agent *ha)
 {
-	struct tcfg_failover_info now, before = ha->info;
+	struct health_failover_info now, before = ha->info;
 	char err[256];
 	int ret;
 
-	if (!tcfg_failover_record_changed(ha->fo))
+	if (!health_failover_record_changed(ha->fo))
 		return 0;
-	ret = tcfg_failover_info(ha->fo, &now, err, sizeof(err));
+	ret = health_failover_info(ha->fo, &now, err, sizeof(err));
 	if (ret == -ENOENT)
 		return -ENOENT;
 	if (ret) {
@@ -343,7 +338,7 @@ static int follow_record(struct sc_health_agent *ha)
 	return 1;
 }
 
-static void publish(struct sc_health_agent *ha)
+static void publish(struct health_agent *ha)
 {
 	const struct health *h[HEALTH_TUNNELS] = {
 		health_prober_tunnel(ha->pr, HEALTH_SHORT),
@@ -351,14 +346,14 @@ static void publish(struct sc_health_agent *ha)
 	};
 	char err[256];
 
-	if (tcfg_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
+	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
 	update_metrics(ha);
 	ha->next_publish_ns = mono_ns() + HA_PUBLISH_NS;
 }
 
 /* The plan of the tunnels' current states; false when the record is gone. */
-static bool apply(struct sc_health_agent *ha, bool after_down)
+static bool apply(struct health_agent *ha, bool after_down)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	struct health_plan plan;
@@ -367,7 +362,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		st[t] = health_prober_tunnel(ha->pr, t)->state;
-	ret = tcfg_failover_apply(ha->fo, st, err, sizeof(err));
+	ret = health_failover_apply(ha->fo, st, err, sizeof(err));
 	if (ret == -ENOENT)
 		return false;
 	if (ret < 0) {
@@ -375,7 +370,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 		return true;
 	}
 	if (ret > 0) {
-		plan = tcfg_failover_in_force(ha->fo);
+		plan = health_failover_in_force(ha->fo);
 		health_plan_format(&plan, text, sizeof(text));
 		pr_info("run: health: routes now %s (%d changed)", text, ret);
 		if (after_down)
@@ -384,7 +379,7 @@ static bool apply(struct sc_health_agent *ha, bool after_down)
 	return true;
 }
 
-static void log_transition(struct sc_health_agent *ha, unsigned int t, enum health_state from)
+static void log_transition(struct health_agent *ha, unsigned int t, enum health_state from)
 {
 	char line[256];
 
@@ -393,7 +388,7 @@ static void log_transition(struct sc_health_agent *ha, unsigned int t, enum heal
 }
 
 /* Prober events: one log line each, then the plan; false: record gone. */
-static bool on_probes(struct sc_health_agent *ha)
+static bool on_probes(struct health_agent *ha)
 {
 	struct health_event ev[HA_MAX_EVENTS];
 	bool down = false;
@@ -417,15 +412,15 @@ static bool on_probes(struct sc_health_agent *ha)
 }
 
 /* A link event of a tunnel device: down at once, or re-converge. */
-static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev)
+static bool on_link(struct health_agent *ha, const struct health_link_event *ev)
 {
-	bool lost = ev->kind == TCFG_LINK_DOWN || ev->kind == TCFG_LINK_DELETED;
+	bool lost = ev->kind == HEALTH_LINK_DOWN || ev->kind == HEALTH_LINK_DELETED;
 	struct health_event down;
 	char err[256];
 	int t, ret;
 
 	if (!lost) {
-		ret = tcfg_failover_reconverge(ha->fo, err, sizeof(err));
+		ret = health_failover_reconverge(ha->fo, err, sizeof(err));
 		if (ret == -ENOENT)
 			return false;
 		if (ret < 0)
@@ -441,13 +436,13 @@ static bool on_link(struct sc_health_agent *ha, const struct tcfg_link_event *ev
 	return apply(ha, true);
 }
 
-static bool on_links(struct sc_health_agent *ha)
+static bool on_links(struct health_agent *ha)
 {
-	struct tcfg_link_event ev[HA_MAX_EVENTS];
+	struct health_link_event ev[HA_MAX_EVENTS];
 	bool changed = false;
 	int n, i;
 
-	n = tcfg_linkmon_read(ha->mon, ev, HA_MAX_EVENTS);
+	n = health_linkmon_read(ha->mon, ev, HA_MAX_EVENTS);
 	if (n < 0) {
 		pr_warn("run: health: link monitor: %s", strerror(-n));
 		return true;
@@ -473,7 +468,7 @@ static int ms_until(uint64_t now, uint64_t when)
 }
 
 /* Without a route record: wait, and look for one every few seconds. */
-static void idle_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 {
 	char err[256];
 	uint64_t now = mono_ns();
@@ -501,7 +496,7 @@ static void idle_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 	poll(NULL, 0, ms_until(now, deadline_ns));
 }
 
-void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
+void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 {
 	struct pollfd pfd[2];
 	uint64_t now, wake;
@@ -509,7 +504,7 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 	int ret;
 
 	while (!fs_stop && !fs_reload && (now = mono_ns()) < deadline_ns) {
-		if (ha->disabled) {
+		if (!ha->s.enabled) {
 			poll(NULL, 0, ms_until(now, deadline_ns));
 			continue;
 		}
@@ -521,7 +516,7 @@ void sc_health_agent_run_until(struct sc_health_agent *ha, uint64_t deadline_ns)
 			publish(ha);
 		wake = deadline_ns < ha->next_publish_ns ? deadline_ns : ha->next_publish_ns;
 		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
-		pfd[1] = (struct pollfd){ .fd = tcfg_linkmon_fd(ha->mon), .events = POLLIN };
+		pfd[1] = (struct pollfd){ .fd = health_linkmon_fd(ha->mon), .events = POLLIN };
 		if (poll(pfd, 2, ms_until(now, wake)) < 0)
 			continue;	/* a signal */
 		ret = follow_record(ha);

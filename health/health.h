@@ -16,12 +16,14 @@
  *
  * Errors: 0 or a negative errno; nothing here prints.
  */
-#ifndef TCFG_HEALTH_H
-#define TCFG_HEALTH_H
+#ifndef HEALTH_HEALTH_H
+#define HEALTH_HEALTH_H
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "plan.h"
 
 #define HEALTH_NS_PER_MS 1000000ull
 #define HEALTH_NS_PER_S 1000000000ull
@@ -64,33 +66,12 @@ struct health_params {
 void health_params_default(struct health_params *p);
 /*
  * 0, or -EINVAL with *field set to the name of the first bad field (the
- * [health] INI key, e.g. "interval", "down-misses"); ranges in the
+ * [health] key, e.g. "interval", "down-misses", of health_settings_opts,
+ * health_agent.h, which parses each one); ranges in the
  * HEALTH_MIN_/MAX_ macros, and hold_min <= hold_max, and timeout (when
  * set) within [interval / 10, 32 x interval].
  */
 int health_params_check(const struct health_params *p, const char **field);
-/*
- * One setting from text, as the [health] INI section and the command-line
- * flags give it: key is the field name above ("interval", "timeout",
- * "down-misses", "up-successes", "hold-min", "hold-max", "half-life",
- * "loss-window", "adaptive-timeout"); durations are a decimal number with a
- * unit, "ms" or "s" ("100ms", "1.5s"), counts a plain decimal number,
- * switches "yes" or "no". Returns 0, -ENOENT
- * (unknown key), -EINVAL (not a duration / number) or -ERANGE (outside
- * health_param_range(key)); then health_params_check() for the limits that
- * involve two fields.
- */
-int health_params_set(struct health_params *p, const char *key,
-		      const char *value);
-/* What key accepts, for error messages ("10ms..60s"); NULL if unknown. */
-const char *health_param_range(const char *key);
-/* Every key health_params_set() knows, for an "unknown key" message. */
-#define HEALTH_PARAM_KEYS                                                   \
-	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
-	"half-life, loss-window, adaptive-timeout"
-/* "100ms", "1.5s", "0s": digits, an optional fraction (exact to the ns),
- * then "ms" or "s"; at most 3600 s. 0, -EINVAL or -ERANGE. */
-int health_parse_duration(const char *s, uint64_t *ns);
 /* The configured probe timeout (timeout_ns, or interval_ns when 0): the
  * fixed timeout, or the floor of the adaptive one. */
 uint64_t health_timeout_ns(const struct health_params *p);
@@ -183,46 +164,17 @@ double health_loss_ratio(const struct health *h);
 int health_transition_format(const struct health *h, enum health_state from,
 			     char *buf, size_t len);
 
-/* ---- routing plan ------------------------------------------------------- */
-enum health_tunnel { HEALTH_SHORT, HEALTH_LONG, HEALTH_TUNNELS };
-#define HEALTH_VIA(t) (1u << (t))
-#define HEALTH_VIA_SHORT HEALTH_VIA(HEALTH_SHORT)
-#define HEALTH_VIA_LONG HEALTH_VIA(HEALTH_LONG)
-
-enum health_mode { HEALTH_MODE_SPLIT, HEALTH_MODE_ECMP };
+/* ---- the plan of two tunnels' states -------------------------------------- */
 /* What to do when both tunnels are down. */
 enum health_both_down {
 	HEALTH_BOTH_DOWN_KEEP,	/* leave the routes in force (default) */
 	HEALTH_BOTH_DOWN_MAIN,	/* withdraw ours: the main table decides */
 };
 
-enum health_plan_action {
-	HEALTH_PLAN_WAIT,	/* a tunnel has no verdict yet: change nothing */
-	HEALTH_PLAN_ROUTE,	/* install short_via / long_via */
-	HEALTH_PLAN_KEEP,	/* both down, keep: change nothing */
-	HEALTH_PLAN_MAIN,	/* both down, main: remove our routes */
-};
-
-struct health_plan {
-	enum health_plan_action action;
-	/* ROUTE only (0 otherwise), HEALTH_VIA() bits:
-	 * split: short_via = the one tunnel carrying table SHORT,
-	 *        long_via  = the one tunnel carrying table LONG;
-	 * ecmp:  short_via = the members of table SHORT's multipath route
-	 *        (one bit = a plain route), long_via = 0 (no LONG table). */
-	unsigned int short_via;
-	unsigned int long_via;
-};
-
-/* The plan for these states; state[HEALTH_SHORT], state[HEALTH_LONG]. */
+/* The plan (tunnel-cfg/plan.h) for these states; state[HEALTH_SHORT],
+ * state[HEALTH_LONG]. */
 struct health_plan health_plan(enum health_mode mode,
 			       enum health_both_down both_down,
 			       const enum health_state state[HEALTH_TUNNELS]);
-bool health_plan_equal(const struct health_plan *a,
-		       const struct health_plan *b);
-/* "short=SHORT long=LONG", "short=SHORT+LONG", "wait", "keep", "main";
- * returns what snprintf returns. */
-int health_plan_format(const struct health_plan *plan, char *buf,
-		       size_t len);
 
-#endif /* TCFG_HEALTH_H */
+#endif /* HEALTH_HEALTH_H */

@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * failover.h - what the agent ("splitctl run") calls to steer the routes
+ * "route up" installed by tunnel health (health.h, probe.h): apply the
+ * plan of the two tunnels' states, re-converge after link events, watch
+ * link events, and publish the health that "route show" and "status" print.
+ *
+ * The agent's loop, in this order:
+ *
+ *   health_failover_open(&fo, both_down, err)      after "route up" (config)
+ *   health_failover_info(fo, &info)                devices, mode, targets
+ *   health_prober_new(), health_prober_add() for info.dev[HEALTH_SHORT],
+ *                                           then info.dev[HEALTH_LONG]
+ *   health_linkmon_open(&mon, err); health_linkmon_watch(mon, info.dev[i])
+ *   poll on health_prober_fd() and health_linkmon_fd():
+ *     health_poll() events       -> health_failover_apply(fo, states)
+ *     health_linkmon_read() events:
+ *       LINK_DOWN / LINK_DELETED of a tunnel -> health_prober_link_down(),
+ *                                    then health_failover_apply(fo, states)
+ *       LINK_UP, ROUTE_LOST, OVERRUN -> health_failover_reconverge(fo)
+ *     after either, and every few seconds: health_failover_publish(fo, h)
+ *   on exit: health_failover_close(fo) (withdraws the published health; the
+ *            routes in force stay), health_linkmon_close(mon)
+ *
+ * Every route change uses NLM_F_REPLACE (never delete-then-add), owner-
+ * tagged like "route up"; applying the same states twice changes nothing.
+ * Functions return 0 or a negative errno with a one-line reason in err
+ * (errlen bytes); nothing here prints. Not thread-safe.
+ */
+#ifndef HEALTH_FAILOVER_H
+#define HEALTH_FAILOVER_H
+
+#include <net/if.h>
+#include <stddef.h>
+
+#include "health.h"
+
+struct nlmsghdr;
+struct health_failover;
+
+/*
+ * Start steering the routes of the last "route up" in this network
+ * namespace (its record). -ENOENT when "route up" has not run (or "route
+ * down" ran since). The plan in force starts as both tunnels up.
+ */
+int health_failover_open(struct health_failover **fo, enum health_both_down both_down,
+		       char *err, size_t errlen);
+/* Withdraw the published health (the routes stay as they are). */
+void health_failover_close(struct health_failover *fo);
+
+struct health_failover_info {
+	enum health_mode mode;
+	char dev[HEALTH_TUNNELS][IF_NAMESIZE];	/* [HEALTH_SHORT], [HEALTH_LONG] */
+	/* each tunnel's gateway (--via-*), IPv4 first, else IPv6, else "":
+	 * the default probe target */
+	char target[HEALTH_TUNNELS][46];
+};
+/*
+ * Whether the record file was replaced (a new "route up") or removed since
+ * open or the last call: 1 or 0. The agent then asks _info() again and,
+ * when the tunnels, targets or mode differ, probes the new ones.
+ */
+int health_failover_record_changed(struct health_failover *fo);
+/* What the record says now (re-read when "route up" ran again). When the
+ * tunnel devices differ from the last call's, the plan in force becomes
+ * both tunnels up, as "route up" installed it. */
+int health_failover_info(struct health_failover *fo, struct health_failover_info *info,
+		       char *err, size_t errlen);
+
+/*
+ * The tunnels' states changed: install the routes of
+ * health_plan(recorded mode, both_down, state). A WAIT or KEEP plan
+ * changes nothing (the plan in force stays); ROUTE and MAIN become the
+ * plan in force. Returns the number of route requests that changed
+ * something (0: already in place), -ENOENT when the record is gone
+ * ("route down": nothing to steer, nothing changed), or another -errno
+ * (the routes that could be installed are).
+ */
+int health_failover_apply(struct health_failover *fo, const enum health_state state[HEALTH_TUNNELS],
+			char *err, size_t errlen);
+/*
+ * Put the plan in force back in place after the kernel dropped routes (a
+ * link went down and up) or rules went missing: routes as
+ * health_failover_apply(), missing rules added. Same returns.
+ */
+int health_failover_reconverge(struct health_failover *fo, char *err, size_t errlen);
+/* The plan in force (after open: both tunnels up). */
+struct health_plan health_failover_in_force(const struct health_failover *fo);
+
+/*
+ * Publish both tunnels' health (h[HEALTH_SHORT], h[HEALTH_LONG]) and the
+ * plan in force for "route show" / "status" (and for "route up", which
+ * keeps a failover in force): TCFG_STATE_DIR/health-<netns inode>.json,
+ * written whole or not at all. now_ns: CLOCK_MONOTONIC.
+ */
+int health_failover_publish(struct health_failover *fo, const struct health *const h[HEALTH_TUNNELS],
+			  uint64_t now_ns, char *err, size_t errlen);
+
+#endif /* HEALTH_FAILOVER_H */

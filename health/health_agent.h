@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * health_agent.h - tunnel health in "splitctl run": probes both tunnels of
+ * the last "route up" and steers its routes (failover.h, in the call
+ * order documented there and in docs/health.md).
+ */
+#ifndef HEALTH_HEALTH_AGENT_H
+#define HEALTH_HEALTH_AGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "failover.h"
+#include "linkmon.h"
+#include "params.h"
+#include "probe.h"
+
+/* The agent's tunnel health, as the metrics show it. */
+struct health_metrics {
+	bool probing;			/* false: no tunnel series */
+	char dev[2][IF_NAMESIZE];	/* [0] SHORT, [1] LONG */
+	bool up[2];
+	double rtt_s[2];		/* EWMA; 0 before the first answer */
+	double timeout_s[2];		/* the probe timeout now (adaptive) */
+	double loss[2];			/* over the loss window */
+	__u64 failovers;		/* route changes after a tunnel went down */
+};
+
+/*
+ * The agent's tunnel health settings: the [health] keys of a config file
+ * and, by their cli_name, options of "run" (--health, --health-KEY,
+ * --both-down, --target-short, --target-long): one table, each value
+ * checked once (lib/params.h); health_settings_check() adds the rules
+ * across them.
+ */
+struct health_settings {
+	__u32 given;
+	bool enabled;				/* probe and steer */
+	struct health_params params;
+	int both_down;				/* enum health_both_down */
+	struct sc_prefix target[HEALTH_TUNNELS];	/* family 0: the recorded
+							 * gateway */
+};
+extern const struct sc_option health_settings_opts[];
+
+/* The defaults: enabled, health_params_default(), both-down keep. */
+void health_settings_default(struct health_settings *s);
+/* The rules across settings: 0, or -EINVAL with one line in err naming
+ * the setting (its option when cli gave it, else its key) and what is
+ * accepted. */
+int health_settings_check(const struct health_settings *s, const struct health_settings *cli,
+			  char *err, size_t errlen);
+/* The defaults, a config file's [health] (file, may be NULL) and the
+ * command line (cli, may be NULL) on top, then checked. */
+int health_settings_resolve(struct health_settings *out, const struct health_settings *file,
+			    const struct health_settings *cli, char *err, size_t errlen);
+
+struct health_agent {
+	struct health_settings s;
+	struct health_failover *fo;	/* NULL: no route record (yet) */
+	struct health_failover_info info;
+	struct health_prober *pr;
+	struct health_linkmon *mon;
+	uint64_t next_open_ns;		/* no record: when to look again */
+	uint64_t next_publish_ns;
+	bool open_failing;		/* an open error was logged */
+	uint64_t failovers;		/* route changes after a tunnel went down */
+	/* what the metrics show: written by the loop, read by the HTTP
+	 * thread */
+	pthread_mutex_t lock;
+	struct health_metrics metrics;
+};
+/* A copy of the metrics (any thread). */
+void health_agent_metrics(struct health_agent *ha, struct health_metrics *m);
+
+/* Steer when a route record exists, with settings s (resolved). */
+void health_agent_init(struct health_agent *ha, const struct health_settings *s);
+/* Switch ha to next's settings; when they differ, probing restarts with
+ * them (the routes in force stay). True when they differed. */
+bool health_agent_switch(struct health_agent *ha, const struct health_settings *next);
+/*
+ * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:
+ * never blocks past deadline_ns. Errors are logged, never fatal.
+ */
+void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns);
+/* Withdraw the published health; the routes in force stay. */
+void health_agent_close(struct health_agent *ha);
+
+#endif /* HEALTH_HEALTH_AGENT_H */

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * health_file.h - the tunnel health a running agent publishes
+ * (TCFG_STATE_DIR/health-<netns inode>.json, health_file.c), read by
+ * "route show", "status", "doctor" and "route up" (through the plan in
+ * force it gives tunnel-cfg, struct tcfg_in_force).
+ */
+#ifndef HEALTH_HEALTH_FILE_H
+#define HEALTH_HEALTH_FILE_H
+
+#include <stdbool.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "health.h"
+#include "plan.h"
+
+struct tcfg_err;
+
+/* What a running agent published (health-<netns inode>.json). */
+struct health_file_tunnel {
+	char dev[IF_NAMESIZE];
+	enum health_state state;
+	__u64 since_mono_ns;	/* CLOCK_MONOTONIC of the last change */
+	__u64 rtt_last_ns, rtt_ewma_ns;
+	__u64 timeout_ns;	/* of a probe sent now (adaptive) */
+	double loss;		/* 0..1 over the loss window */
+	__u64 flaps, probes, missed;
+	bool link_down;		/* the last down came from a link event */
+};
+struct health_file {
+	int pid;				/* the agent */
+	__u64 updated_mono_ns;
+	enum health_mode mode;
+	enum health_both_down both_down;
+	struct health_file_tunnel t[HEALTH_TUNNELS];
+	struct health_plan plan;		/* of the current states */
+	/* the states whose plan is in force (a WAIT or KEEP plan leaves the
+	 * last ROUTE/MAIN plan in force) */
+	enum health_state in_force_state[HEALTH_TUNNELS];
+	struct health_plan in_force;
+};
+/* Publish (whole or not at all) / withdraw the agent's file. */
+int health_file_write(const struct health_file *hf, struct tcfg_err *e);
+int health_file_remove(void);
+/* The plan the running agent has in force, for tunnel-cfg (f->pid 0 when
+ * no agent publishes one). */
+void health_file_in_force(struct tcfg_in_force *f);
+/* The "health" object of route show and status (json_print). */
+void health_file_show(const struct health_file *hf, bool monitored);
+/* The same for the published file, read now ("not monitored" without an
+ * agent). */
+void health_show(void);
+
+#endif /* HEALTH_HEALTH_FILE_H */

@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * cmd_status.c - "status": the instance (pin directory, network
+ * namespace), its interfaces (hook, mode, program, observer, what the hook
+ * costs), the config, when a long flow counts as short again, the clock,
+ * the table fill, the pinned memory, the agent and the tunnels' health.
+ * Without a usable instance: the one error line, and under -j a document
+ * saying so. It opens the instance itself (SC_STATE_NONE) for that
+ * document.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent_lock.h"
+#include "bpfutil.h"
+#include "commands.h"
+#include "health_file.h"
+
+/* Generic XDP sees skbs after GRO: one call per merged packet. */
+static bool iface_undercounts(const struct sc_iface *ifc)
+{
+	return ifc->hook == SC_HOOK_XDP && !strcmp(ifc->mode, "generic");
+}
+
+/* An attached interface whose link pin is gone: not attached any more. */
+static void print_missing(int ifindex)
+{
+	char name[IF_NAMESIZE] = "?";
+
+	if_indextoname(ifindex, name);
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "name", "interface: %s", name);
+	print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifindex);
+	print_string(PRINT_JSON, "hook", NULL, "?");
+	print_string(PRINT_ANY, "mode", " %s: its link pin is gone, the splitter no longer runs there\n",
+		     "missing");
+	print_uint(PRINT_JSON, "prog_id", NULL, 0);
+	print_uint(PRINT_JSON, "link_id", NULL, 0);
+	print_bool(PRINT_JSON, "gro_undercount", NULL, false);
+	close_json_object();
+}
+
+static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
+			 int nmissing)
+{
+	char cost[256];
+	int i;
+
+	if (!n && !nmissing)
+		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
+	open_json_array(PRINT_JSON, "interfaces");
+	for (i = 0; i < n; i++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "name", "interface: %s", ifs[i].name);
+		print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifs[i].ifindex);
+		print_string(PRINT_ANY, "hook", " hook %s,", sc_hook_name(ifs[i].hook));
+		print_string(PRINT_ANY, "mode", " %s mode", ifs[i].mode);
+		print_uint(PRINT_ANY, "prog_id", ", prog id %llu", ifs[i].prog_id);
+		print_uint(PRINT_ANY, "link_id", ", link id %llu", ifs[i].link_id);
+		print_bool(PRINT_JSON, "gro_undercount", NULL, iface_undercounts(&ifs[i]));
+		print_nl();
+		open_json_object("observer");
+		print_bool(PRINT_JSON, "attached", NULL, ifs[i].observer);
+		print_uint(PRINT_JSON, "prog_id", NULL, ifs[i].observer_prog_id);
+		print_uint(PRINT_JSON, "link_id", NULL, ifs[i].observer_link_id);
+		if (ifs[i].observer)
+			print_uint(PRINT_FP, NULL, "  observer: tcx egress, prog id %llu",
+				   ifs[i].observer_prog_id);
+		if (ifs[i].observer)
+			print_uint(PRINT_FP, NULL, ", link id %llu\n", ifs[i].observer_link_id);
+		else
+			print_string(PRINT_FP, NULL, "  observer: missing at tcx egress: no message boundaries for flows entering on %s ('splitctl attach' attaches it again)\n",
+				     ifs[i].name);
+		close_json_object();
+		sc_hook_cost(&ifs[i], cost, sizeof(cost));
+		print_string(PRINT_JSON, "cost", NULL, cost);
+		if (cost[0] && !iface_undercounts(&ifs[i]))
+			print_string(PRINT_FP, NULL, "  cost: %s\n", cost);
+		if (iface_undercounts(&ifs[i]))
+			print_string(PRINT_FP, NULL,
+				     "warning: %s: generic XDP runs after GRO and counts a merged packet as one: packet counts are too low under GRO (attach with --hook tc to count every packet)\n",
+				     ifs[i].name);
+		close_json_object();
+	}
+	for (i = 0; i < nmissing; i++)
+		print_missing(missing[i]);
+	close_json_array(PRINT_JSON, NULL);
+}
+
+/*
+ * When a long flow counts as short again, as configured and as the
+ * observers allow, and why: "reshort" in status.
+ */
+static void print_reshort(const struct split_config *c, const struct sc_iface *ifs,
+			  int n)
+{
+	bool boundary = c->flags & FS_CFG_F_RESHORT_BOUNDARY;
+	char why[512];
+	int i, missing = 0;
+
+	for (i = 0; i < n; i++)
+		missing += !ifs[i].observer;
+	open_json_object("reshort");
+	print_bool(PRINT_JSON, "boundary", NULL, boundary);
+	print_uint(PRINT_JSON, "gap_ms", NULL, c->reshort_gap_ms);
+	print_uint(PRINT_JSON, "observers_missing", NULL, missing);
+	if (boundary && c->reshort_gap_ms)
+		snprintf(why, sizeof(why), "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms);
+	else if (boundary)
+		snprintf(why, sizeof(why), "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
+	else if (c->reshort_gap_ms)
+		snprintf(why, sizeof(why), "after a silence over %u ms only (reshort off, reshort-gap %u: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms, c->reshort_gap_ms);
+	else
+		snprintf(why, sizeof(why), "never: a long flow stays long until idle-timeout (reshort off, reshort-gap 0)");
+	print_string(PRINT_ANY, "effective", "reshort: %s\n", why);
+	close_json_object();
+	if (boundary && missing)
+		print_uint(PRINT_FP, NULL, "warning: the observer is missing on %llu interface(s): their flows never see a message boundary\n",
+			   missing);
+}
+
+/* What the pinned maps hold in kernel memory (most of it the flow tables,
+ * allocated in full when created). */
+static void print_memory(const struct sc_state *st)
+{
+	__u64 f4 = sc_map_memlock(st->flows4_fd), f6 = sc_map_memlock(st->flows6_fd);
+	__u64 total = f4 + f6 + sc_map_memlock(st->config_fd) + sc_map_memlock(st->stats_fd);
+
+	open_json_object("memory");
+	print_uint(PRINT_JSON, "bytes", NULL, total);
+	print_uint(PRINT_JSON, "flows4_bytes", NULL, f4);
+	print_uint(PRINT_JSON, "flows6_bytes", NULL, f6);
+	print_float(PRINT_FP, NULL, "memory: %.1f MB pinned", total / 1e6);
+	print_float(PRINT_FP, NULL, " (flow tables %.1f", f4 / 1e6);
+	print_float(PRINT_FP, NULL, " + %.1f MB)\n", f6 / 1e6);
+	close_json_object();
+}
+
+static void print_agent(const char *dir)
+{
+	int pid = agent_lock_holder_of(dir);
+
+	open_json_object("agent");
+	print_bool(PRINT_JSON, "running", NULL, pid > 0);
+	print_int(PRINT_JSON, "pid", NULL, pid);
+	if (pid)
+		print_int(PRINT_FP, NULL, "agent: running (pid %lld)\n", pid);
+	else
+		print_text("agent: not running (no idle sweep, no metrics: 'systemctl start flowsplit' or 'splitctl run')\n");
+	close_json_object();
+}
+
+static void print_fill(const struct sc_state *st, __u64 n4, __u64 n6)
+{
+	open_json_object("flows");
+	print_uint(PRINT_ANY, "ipv4", "flows: ipv4 %llu", n4);
+	print_uint(PRINT_ANY, "ipv4_capacity", " / %llu", fs_map__capacity(st->flows4_fd));
+	print_uint(PRINT_ANY, "ipv6", ", ipv6 %llu", n6);
+	print_uint(PRINT_ANY, "ipv6_capacity", " / %llu", fs_map__capacity(st->flows6_fd));
+	print_nl();
+	close_json_object();
+}
+
+/* The namespace of the instance, "net:[INO] ('NAME')"; "" when unknown. */
+static void instance_netns(const char *dir, char *buf, size_t len)
+{
+	struct sc_netns ns;
+
+	buf[0] = '\0';
+	if (!sc_netns_pinned(dir, &ns))
+		sc_netns_describe(&ns, buf, len);
+}
+
+/*
+ * status without a usable instance: the one error line, and under -j a
+ * document saying so ({"pin_dir", "attached": false, "error"}; an instance
+ * of another network namespace is attached, and named in "netns").
+ */
+static int status_unavailable(const struct sc_opts *o, int err)
+{
+	char msg[PATH_MAX + 512], netns[160];
+	const char *dir = sc_pin_dir(o);
+
+	sc_state_strerror(err, dir, msg, sizeof(msg));
+	pr_err("%s", msg);
+	instance_netns(dir, netns, sizeof(netns));
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "pin_dir", NULL, dir);
+	print_bool(PRINT_JSON, "attached", NULL, err == -EXDEV);
+	if (err == -EXDEV) {
+		print_string(PRINT_JSON, "netns", NULL, netns);
+		print_bool(PRINT_JSON, "other_netns", NULL, true);
+	}
+	print_string(PRINT_JSON, "error", NULL, msg);
+	close_json_object();
+	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
+}
+
+static int cmd_status(const struct sc_call *c)
+{
+	const struct sc_opts *o = c->o;
+	struct sc_iface ifs[SC_MAX_IFACES];
+	int missing[SC_MAX_IFACES], nmissing;
+	struct split_config cfg;
+	struct sc_state st;
+	__u64 n4, n6, now;
+	unsigned int hz;
+	char netns[160];
+	int n, ret;
+
+	ret = sc_state_open(o, &st, 0);
+	if (ret)
+		return status_unavailable(o, ret);
+	ret = FS_EXIT_RUNTIME;
+	if ((n = sc_config_read(&st, &cfg)) || (n = sc_clock_now(&st, &now, &hz)) ||
+	    (n = fs_map__count(st.flows4_fd, &n4)) || (n = fs_map__count(st.flows6_fd, &n6)) ||
+	    (n = nmissing = sc_links_missing(st.dir, missing, SC_MAX_IFACES)) < 0 ||
+	    (n = sc_ifaces_list(st.dir, ifs, SC_MAX_IFACES)) < 0) {
+		pr_err("cannot read the instance '%s': %s", st.dir, strerror(-n));
+		goto out;
+	}
+	instance_netns(st.dir, netns, sizeof(netns));
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "pin_dir", "instance: %s", st.dir);
+	print_bool(PRINT_JSON, "attached", NULL, true);
+	print_string(PRINT_ANY, "netns", ", network namespace %s", netns[0] ? netns : "not recorded");
+	print_nl();
+	print_ifaces(ifs, n, missing, nmissing);
+	sc_print_config(&cfg, PRINT_FP);
+	print_reshort(&cfg, ifs, n);
+	/* HZ only: status stays comparable before/after a change */
+	open_json_object("clock");
+	print_uint(PRINT_ANY, "hz", "clock: HZ %llu\n", hz);
+	close_json_object();
+	print_fill(&st, n4, n6);
+	print_memory(&st);
+	print_agent(st.dir);
+	/* the tunnels' health as the agent publishes it ("not monitored"
+	 * without an agent) */
+	health_show();
+	close_json_object();
+	ret = FS_EXIT_OK;
+	if (nmissing) {
+		char name[IF_NAMESIZE] = "?";
+
+		if_indextoname(missing[0], name);
+		pr_err("interface '%s' (ifindex %d): its link pin '%s/" SC_PIN_LINK_FMT "' is gone: the splitter no longer runs there ('splitctl attach %s' attaches it again, 'splitctl detach %s' forgets it)",
+		       name, missing[0], st.dir, missing[0], name, name);
+		ret = FS_EXIT_RUNTIME;
+	}
+out:
+	sc_state_close(&st);
+	return ret;
+}
+
+const struct sc_cmd sc_cmd_status =
+	SC_CMD("status", cmd_status, "", "interfaces, mode, program, config, table fill",
+	       sc_no_opts, struct sc_no_args);

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ifaces.c - the interfaces an instance is attached to, from its link
+ * pins: hook, mode, program and link ids, the observer at TCX egress, and
+ * the attached interfaces whose link pin is gone (splitctl.h).
+ */
+#include <errno.h>
+#include <dirent.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/if_link.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "bpfutil.h"
+#include "splitctl.h"
+
+int sc_link_ifindex(const char *path)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	int fd = bpf_obj_get(path), ret = -1;
+
+	if (fd < 0)
+		return -1;
+	memset(&info, 0, sizeof(info));
+	/* a TCX link's info starts with its ifindex too (tcx.ifindex, not
+	 * in these 6.1 headers): the same offset as xdp.ifindex */
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len) &&
+	    sc_hook_of_link_type(info.type) != SC_HOOK_AUTO)
+		ret = info.xdp.ifindex;
+	close(fd);
+	return ret;
+}
+
+int sc_links_missing(const char *dir, int *ifindex, int max)
+{
+	char path[PATH_MAX], link[64];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int n = 0, idx;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) && n < max) {
+		if (sscanf(de->d_name, SC_PIN_ATTACHED_FMT, &idx) != 1)
+			continue;
+		snprintf(link, sizeof(link), SC_PIN_LINK_FMT, idx);
+		snprintf(path, sizeof(path), "%s/%s", dir, link);
+		if (access(path, F_OK))
+			ifindex[n++] = idx;
+	}
+	closedir(d);
+	return n;
+}
+
+/* The observer link of an interface (SC_PIN_OBSERVER_FMT), into ifc. */
+static void observer_info(const char *dir, struct sc_iface *ifc)
+{
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[PATH_MAX], name[32];
+	int fd;
+
+	snprintf(name, sizeof(name), SC_PIN_OBSERVER_FMT, ifc->ifindex);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return;
+	memset(&info, 0, sizeof(info));
+	if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+		ifc->observer_prog_id = info.prog_id;
+		ifc->observer_link_id = info.id;
+		ifc->observer = info.xdp.ifindex == (__u32)ifc->ifindex &&
+				sc_hook_observer_attached(ifc->ifindex, info.prog_id);
+	}
+	close(fd);
+}
+
+int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
+{
+	struct bpf_link_info info;
+	__u32 len;
+	struct dirent *de;
+	char path[PATH_MAX];
+	DIR *d = opendir(dir);
+	int n = 0, fd, ifindex;
+
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d)) && n < max) {
+		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &ifindex) != 1)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		fd = bpf_obj_get(path);
+		if (fd < 0)
+			continue;
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		memset(&out[n], 0, sizeof(out[n]));
+		out[n].ifindex = ifindex;
+		out[n].mode = "?";
+		if (!bpf_obj_get_info_by_fd(fd, &info, &len)) {
+			out[n].prog_id = info.prog_id;
+			out[n].link_id = info.id;
+			out[n].hook = sc_hook_of_link_type(info.type);
+			/* the kernel clears the link's ifindex when the
+			 * interface is unregistered: the ifindex may be
+			 * reused, so never look up a name for it then */
+			if (!info.xdp.ifindex)
+				out[n].mode = "gone";
+		}
+		close(fd);
+		if (!strcmp(out[n].mode, "gone") ||
+		    !if_indextoname(out[n].ifindex, out[n].name))
+			strcpy(out[n].name, "?");
+		else if (out[n].hook == SC_HOOK_TC)
+			out[n].mode = "tcx";
+		else {
+			LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+			if (!bpf_xdp_query(out[n].ifindex, 0, &q))
+				out[n].mode = q.attach_mode ?
+					      fs_xdp_mode_name(q.attach_mode) : "?";
+		}
+		observer_info(dir, &out[n]);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
