@@ -324,10 +324,11 @@ static __always_inline void flow_set_class(struct flow_state *st,
  * take one: a download's ACK stream would waste it. @was_long: the flow's
  * previous packet was long, so its packets may still queue in the LONG
  * tunnel (counted in moved; the agent holds the scavenger class for that).
+ * A grant taken counts in flows_spilled.
  * A new entry (v->st NULL) takes nothing with its first packet.
  */
 static __always_inline int flow_spill(const struct flow_view *v,
-				      int was_long)
+				      int was_long, struct fs_stats *s)
 {
 	struct flow_state *st = v->st;
 	struct fs_spill *a, *d;
@@ -350,6 +351,7 @@ static __always_inline int flow_spill(const struct flow_view *v,
 	    __sync_val_compare_and_swap(&d->taken, t, t + 1) != t)
 		return 0;
 	st->policy.spill = a->gen;
+	s->v[FS_STAT_FLOWS_SPILLED]++;
 	if (was_long)
 		__sync_fetch_and_add(&d->moved, 1);
 	d->taken_jiffies = v->now;
@@ -431,8 +433,11 @@ static __always_inline int fs_classify(const struct split_config *cfg,
 	}
 	s->v[FS_STAT_PKTS_LONG] += segs;
 	s->v[FS_STAT_BYTES_LONG] += bytes;
-	if ((cfg->flags & FS_CFG_F_SPILL) && flow_spill(&v, was_long))
+	if ((cfg->flags & FS_CFG_F_SPILL) && flow_spill(&v, was_long, s)) {
+		s->v[FS_STAT_PKTS_SPILL] += segs;
+		s->v[FS_STAT_BYTES_SPILL] += bytes;
 		return cfg->dscp_spill;
+	}
 	return cfg->dscp_long;
 }
 

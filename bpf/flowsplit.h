@@ -228,7 +228,7 @@ _Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
  * spills without an agent: it opens a generation and hands out grants. */
 #define FS_CFG_F_SPILL		(1U << 4)
 #define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT | \
-				 FS_CFG_F_RESHORT_BOUNDARY)
+				 FS_CFG_F_RESHORT_BOUNDARY | FS_CFG_F_SPILL)
 
 struct split_config {
 	__u32 threshold;	/* packets 1..threshold short, threshold+1.. long */
@@ -343,7 +343,10 @@ _Static_assert(sizeof(struct fs_spill) == 40, "fs_spill layout");
 	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule") \
 	X(FLOWS_MIDSTREAM, "flows_midstream",  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, asymmetric routing)") \
 	X(RESHORT_GAP,    "flows_reshort_gap", "flows counted as short again after a silence longer than reshort-gap") \
-	X(RESHORT_BOUNDARY, "flows_reshort_boundary", "flows counted as short again at a message boundary (all data acknowledged)")
+	X(RESHORT_BOUNDARY, "flows_reshort_boundary", "flows counted as short again at a message boundary (all data acknowledged)") \
+	X(PKTS_SPILL,     "packets_spill",     "long TCP packets marked with the spill code point (also counted as long)") \
+	X(BYTES_SPILL,    "bytes_spill",       "bytes of the packets marked with the spill code point") \
+	X(FLOWS_SPILLED,  "flows_spilled",     "spill grants taken: long flows moved to the SHORT tunnel's scavenger class")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

@@ -121,6 +121,14 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 	case SC_OPT_NUMBER:
 		snprintf(buf, len, "a number %.15g..%.15g", o->lo, o->hi);
 		break;
+	case SC_OPT_RATE: {
+		char lo[32], hi[32];
+
+		sc_rate_text(bound(o->lo), lo, sizeof(lo));
+		sc_rate_text(bound(o->hi), hi, sizeof(hi));
+		snprintf(buf, len, "a rate %s..%s (bit, kbit, mbit, gbit)", lo, hi);
+		break;
+	}
 	case SC_OPT_YESNO:
 		snprintf(buf, len, "yes, no, 1, 0");
 		break;
@@ -281,6 +289,44 @@ int sc_parse_number(const char *s, double lo, double hi, double *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+static const struct { const char *unit; double scale; } rate_units[] = {
+	{ "gbit", 1e9 }, { "mbit", 1e6 }, { "kbit", 1e3 }, { "bit", 1 },
+};
+
+int sc_parse_rate(const char *s, __u64 *bps)
+{
+	size_t i, n = strlen(s), ul;
+	char num[32];
+	double v;
+
+	for (i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++) {
+		ul = strlen(rate_units[i].unit);
+		if (n <= ul || n - ul >= sizeof(num) || strcmp(s + n - ul, rate_units[i].unit))
+			continue;
+		memcpy(num, s, n - ul);
+		num[n - ul] = '\0';
+		if (sc_parse_number(num, 0, 1e12, &v))
+			return -EINVAL;
+		v *= rate_units[i].scale;
+		if (v != (double)(__u64)v)
+			return -EINVAL;		/* finer than a bit/s */
+		*bps = (__u64)v;
+		return 0;
+	}
+	return -EINVAL;
+}
+
+void sc_rate_text(__u64 bps, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++)
+		if (bps >= rate_units[i].scale || rate_units[i].scale == 1) {
+			snprintf(buf, len, "%.9g%s", bps / rate_units[i].scale, rate_units[i].unit);
+			return;
+		}
 }
 
 bool sc_prefix_host_bits(struct sc_prefix *p)
@@ -478,6 +524,11 @@ static int set_scalar(const struct sc_option *o, enum sc_opt_type type,
 		if (sc_parse_number(v, o->lo, o->hi, &d))
 			return -EINVAL;
 		*(double *)p = d;
+		return 0;
+	case SC_OPT_RATE:
+		if (sc_parse_rate(v, &ns) || ns < bound(o->lo) || ns > bound(o->hi))
+			return -EINVAL;
+		*(__u64 *)p = ns;	/* bit/s */
 		return 0;
 	case SC_OPT_YESNO:
 		return sc_parse_yesno(v, &b) ? -EINVAL : set_bool(o, b, p);
@@ -960,6 +1011,12 @@ static bool value_text(const struct sc_option *o, const void *base, char *buf,
 			return true;
 		}
 		break;
+	case SC_OPT_RATE:
+		u = *(const __u64 *)p;
+		if (u < bound(o->lo) || u > bound(o->hi))
+			return false;
+		sc_rate_text(u, buf, len);
+		return true;
 	case SC_OPT_MSEC:
 		d = *(const __u32 *)p / 1000.0;
 		break;
@@ -990,7 +1047,8 @@ static bool value_text(const struct sc_option *o, const void *base, char *buf,
 static bool shows_range(enum sc_opt_type type)
 {
 	return type == SC_OPT_UINT || type == SC_OPT_DSCP || type == SC_OPT_DURATION ||
-	       type == SC_OPT_MSEC || type == SC_OPT_SECONDS || type == SC_OPT_NUMBER;
+	       type == SC_OPT_MSEC || type == SC_OPT_SECONDS || type == SC_OPT_NUMBER ||
+	       type == SC_OPT_RATE;
 }
 
 static void help_line(FILE *f, const struct sc_option *o, const void *defaults)

@@ -48,6 +48,9 @@ enum sc_opt_type {
 	SC_OPT_SECONDS,		/* the same in seconds lo..hi, into double s */
 	SC_OPT_NUMBER,		/* a decimal number lo..hi into double
 				 * (sc_parse_number()) */
+	SC_OPT_RATE,		/* a rate with its unit ("20mbit", "1.5gbit";
+				 * sc_parse_rate()), lo..hi in bit/s, into
+				 * __u64 bit/s */
 	SC_OPT_YESNO,		/* yes|no|1|0 (sc_parse_yesno()) into bit `bit`
 				 * of a __u32, or into a bool when bit is 0 */
 	SC_OPT_ENUM,		/* one of `values` into int; with `bit`, a value
@@ -279,6 +282,12 @@ int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
 		      __u64 *ns);
 /* A number in the same syntax, lo..hi. 0, -EINVAL or -ERANGE. */
 int sc_parse_number(const char *s, double lo, double hi, double *out);
+/* A rate: a number in the same syntax followed by its unit, "bit",
+ * "kbit", "mbit" or "gbit" (powers of 1000, as tc's), into bit/s (whole:
+ * "1.5bit" is refused). 0 or -EINVAL. */
+int sc_parse_rate(const char *s, __u64 *bps);
+/* bps as a rate with its unit ("20mbit", "1.5gbit", "800bit"). */
+void sc_rate_text(__u64 bps, char *buf, size_t len);
 /* Flags of sc_parse_prefix(). */
 enum {
 	SC_PFX_ADDR = 1,	/* an address: no /LEN */

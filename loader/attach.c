@@ -4,7 +4,7 @@
  *
  * Pin layout in the instance directory (all mode 0600):
  *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
- *   fs_rules4 fs_rules6                      interface of the instance
+ *   fs_rules4 fs_rules6 fs_spill             interface of the instance
  *   prog_splitter prog_splitter_tc prog_clock the loaded programs
  *   prog_observer
  *   link_if<ifindex>                         one bpf_link per interface: XDP
@@ -350,7 +350,7 @@ static int count_links(const char *dir)
 
 static const char *const pin_names[] = {
 	FS_MAP_FLOWS4, FS_MAP_FLOWS6, FS_MAP_CONFIG, FS_MAP_STATS,
-	FS_MAP_RULES4, FS_MAP_RULES6, SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
+	FS_MAP_RULES4, FS_MAP_RULES6, FS_MAP_SPILL, SC_PIN_PROG, SC_PIN_PROG_TC, SC_PIN_CLOCK,
 	SC_PIN_OBSERVER,
 };
 
@@ -437,7 +437,7 @@ struct attach_ctx {
 	char why[256];
 	struct splitter *skel;
 	/* per map: 1 reused from its pin, 0 created by this load */
-	int r4, r6, rc, rs, rr4, rr6;
+	int r4, r6, rc, rs, rr4, rr6, rsp;
 	struct split_config cfg;	/* to be written */
 	int link_fd;
 	int obs_fd;		/* a new observer link, pinned last */
@@ -544,7 +544,8 @@ static int attach_load(struct attach_ctx *c)
 	    (c->rc = reuse_map(c->skel->maps.fs_config, c->dir, 0, 0)) < 0 ||
 	    (c->rs = reuse_map(c->skel->maps.fs_stats, c->dir, 0, 0)) < 0 ||
 	    (c->rr4 = reuse_map(c->skel->maps.fs_rules4, c->dir, 0, 0)) < 0 ||
-	    (c->rr6 = reuse_map(c->skel->maps.fs_rules6, c->dir, 0, 0)) < 0)
+	    (c->rr6 = reuse_map(c->skel->maps.fs_rules6, c->dir, 0, 0)) < 0 ||
+	    (c->rsp = reuse_map(c->skel->maps.fs_spill, c->dir, 0, 0)) < 0)
 		return FS_EXIT_RUNTIME;
 	if (!c->r4)
 		bpf_map__set_max_entries(c->skel->maps.fs_flows4, flows ? flows : FS_DEFAULT_FLOWS);
@@ -614,7 +615,8 @@ static int attach_pin_new(struct attach_ctx *c)
 	    (!c->rc && pin_map(k->maps.fs_config, c->dir)) ||
 	    (!c->rs && pin_map(k->maps.fs_stats, c->dir)) ||
 	    (!c->rr4 && pin_map(k->maps.fs_rules4, c->dir)) ||
-	    (!c->rr6 && pin_map(k->maps.fs_rules6, c->dir)))
+	    (!c->rr6 && pin_map(k->maps.fs_rules6, c->dir)) ||
+	    (!c->rsp && pin_map(k->maps.fs_spill, c->dir)))
 		return FS_EXIT_RUNTIME;
 	if (!c->rc && commit_instance(k, c->dir, &c->cfg))
 		return FS_EXIT_RUNTIME;

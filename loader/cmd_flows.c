@@ -162,11 +162,20 @@ static const char *class_name(const struct flow_row *r)
 	return r->s.class == FS_CLASS_LONG ? "long" : "short";
 }
 
+/* A long flow spilled now: it holds a grant of the agent's generation in
+ * force (spill_gen, 0: none), so its long packets use the SHORT tunnel. */
+static bool flow_spilled(const struct flow_row *r, bool expired, __u16 spill_gen)
+{
+	return !expired && spill_gen && r->s.class == FS_CLASS_LONG &&
+	       r->s.policy.spill == spill_gen;
+}
+
 static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
-		       __u64 idle_jiffies)
+		       __u64 idle_jiffies, __u16 spill_gen)
 {
 	bool expired = flow_expired(&r->s, now, idle_jiffies);
 	bool midstream = r->s.policy.flags & FS_POLICY_F_MIDSTREAM;
+	bool spilled = flow_spilled(r, expired, spill_gen);
 
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "family", "%s ", r->family == 6 ? "ipv6" : "ipv4");
@@ -183,7 +192,9 @@ static void print_flow(const struct flow_row *r, __u64 now, unsigned int hz,
 	print_string(PRINT_JSON, "class", NULL, class_name(r));
 	print_bool(PRINT_JSON, "expired", NULL, expired);
 	print_bool(PRINT_JSON, "midstream", NULL, midstream);
+	print_bool(PRINT_JSON, "spilled", NULL, spilled);
 	print_string(PRINT_FP, NULL, "%s", expired ? "expired" : class_name(r));
+	print_string(PRINT_FP, NULL, "%s", spilled ? " spilled" : "");
 	print_string(PRINT_FP, NULL, "%s\n", midstream ? " midstream" : "");
 	close_json_object();
 }
@@ -193,6 +204,7 @@ static int cmd_flows(const struct sc_call *c)
 	const struct sc_flows_args *a = c->args;
 	struct flow_dump d = { .class = a->class };
 	const struct sc_state *st = c->st;
+	struct fs_spill agent = { 0 }, dp;
 	struct split_config cfg;
 	int ret = FS_EXIT_RUNTIME, err;
 	unsigned int hz;
@@ -209,6 +221,9 @@ static int cmd_flows(const struct sc_call *c)
 		pr_err("cannot read the config map: %s", strerror(-err));
 		goto out;
 	}
+	/* spilled flows: those of the agent's generation, while spill is on */
+	if (!(cfg.flags & FS_CFG_F_SPILL) || sc_spill_read(st, &agent, &dp))
+		agent.gen = 0;
 	d.now = now;
 	d.idle_jiffies = cfg.idle_jiffies;
 	err = dump_table(st->flows4_fd, 4, &d);
@@ -225,7 +240,7 @@ static int cmd_flows(const struct sc_call *c)
 		   "destination", "packets", "bytes", "age_s", "idle_s", "class");
 	open_json_array(PRINT_JSON, NULL);
 	for (i = 0; i < d.n && (!a->top || i < a->top); i++)
-		print_flow(&d.rows[i], now, hz, cfg.idle_jiffies);
+		print_flow(&d.rows[i], now, hz, cfg.idle_jiffies, agent.gen);
 	close_json_array(PRINT_JSON, NULL);
 	ret = FS_EXIT_OK;
 out:

@@ -60,6 +60,12 @@ const struct sc_option sc_setting_opts[] = {
 		v.flags, .bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
 		.metavar = "boundary|off",
 		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
+	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_SPILL, .metavar = "yes|no",
+		.help = "yes (default): long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run, route up)"),
+	[SC_SET_DSCP_SPILL] = SC_OPTION("dscp-spill", SC_OPT_DSCP, struct sc_settings,
+		v.dscp_spill, .metavar = "V", .noun = "DSCP",
+		.help = "code point of spilled long flows (default 2; must differ from dscp-short and dscp-long)"),
 	SC_OPTIONS_END,
 };
 
@@ -71,6 +77,7 @@ void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 	split_config_set_idle(cfg, FS_DEFAULT_IDLE_MS, hz);
 	cfg->dscp_short = FS_DEFAULT_DSCP_SHORT;
 	cfg->dscp_long = FS_DEFAULT_DSCP_LONG;
+	cfg->dscp_spill = FS_DEFAULT_DSCP_SPILL;
 	cfg->flags = FS_DEFAULT_CFG_FLAGS;
 }
 
@@ -106,6 +113,9 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	merge_flag(&c.flags, s, SC_SET_ACK_SHORT);
 	merge_flag(&c.flags, s, SC_SET_MIDSTREAM);
 	merge_flag(&c.flags, s, SC_SET_RESHORT_BOUNDARY);
+	merge_flag(&c.flags, s, SC_SET_SPILL);
+	if (given(s, SC_SET_DSCP_SPILL))
+		c.dscp_spill = s->v.dscp_spill;
 	if (given(s, SC_SET_THRESHOLD_BYTES))
 		c.threshold_bytes = s->v.threshold_bytes;
 	if (given(s, SC_SET_RESHORT))
@@ -123,6 +133,13 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	if (c.dscp_short == c.dscp_long) {
 		snprintf(err, errlen, "dscp-short and dscp-long would both be %u: they must differ",
 			 c.dscp_short);
+		return -EINVAL;
+	}
+	/* spilled packets are told from both by theirs (even with spill off:
+	 * turning it on changes no code point) */
+	if (c.dscp_spill == c.dscp_short || c.dscp_spill == c.dscp_long) {
+		snprintf(err, errlen, "dscp-spill and dscp-%s would both be %u: they must differ (give dscp-spill another code point)",
+			 c.dscp_spill == c.dscp_short ? "short" : "long", c.dscp_spill);
 		return -EINVAL;
 	}
 	*cfg = c;
@@ -156,6 +173,10 @@ void sc_print_config(const struct split_config *c, enum output_type text)
 	print_string(text, NULL, "%s", c->reshort_gap_ms ? "" : " (off)");
 	print_uint(any, "rules_ipv4", ", rules: ipv4 %llu", c->rules4);
 	print_uint(any, "rules_ipv6", ", ipv6 %llu", c->rules6);
+	if (text)
+		print_nl();
+	print_bool(any, "spill", "config: spill %s", c->flags & FS_CFG_F_SPILL);
+	print_uint(any, "dscp_spill", ", dscp-spill %llu", c->dscp_spill);
 	if (text)
 		print_nl();
 	close_json_object();

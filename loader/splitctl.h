@@ -47,6 +47,8 @@ struct sc_state {
 	int flows6_fd;
 	int config_fd;
 	int stats_fd;
+	int spill_fd;		/* fs_spill (the agent's grants); -1 when an
+				 * instance pinned before it has none */
 	int clock_prog_fd;	/* FS_PROG_CLOCK, to read bpf_jiffies64() */
 };
 
@@ -166,6 +168,10 @@ int sc_config_read(const struct sc_state *st, struct split_config *cfg);
 int sc_config_write(const struct sc_state *st, const struct split_config *cfg);
 /* Sum the per-CPU counters into out[FS_STAT_MAX]. */
 int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX]);
+/* fs_spill: the agent's entry (its generation and grants) and the
+ * datapath's (grants taken, moved): 0, -ENOENT (an instance without it),
+ * or -errno. */
+int sc_spill_read(const struct sc_state *st, struct fs_spill *agent, struct fs_spill *dp);
 /* Add to one per-CPU counter from user space (e.g. FLOWS_SWEPT). */
 int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n);
 /* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */
@@ -239,7 +245,7 @@ int sc_links_missing(const char *dir, int *ifindex, int max);
 enum sc_setting {
 	SC_SET_THRESHOLD, SC_SET_IDLE, SC_SET_DSCP_SHORT, SC_SET_DSCP_LONG,
 	SC_SET_ENABLED, SC_SET_ACK_SHORT, SC_SET_THRESHOLD_BYTES, SC_SET_RESHORT,
-	SC_SET_MIDSTREAM, SC_SET_RESHORT_BOUNDARY,
+	SC_SET_MIDSTREAM, SC_SET_RESHORT_BOUNDARY, SC_SET_SPILL, SC_SET_DSCP_SPILL,
 	SC_SET_MAX
 };
 struct sc_settings {
@@ -251,8 +257,9 @@ extern const struct sc_option sc_setting_opts[];
 void sc_config_defaults(struct split_config *cfg, unsigned int hz);
 /*
  * cfg with the given settings on top (idle_jiffies, reshort_jiffies from
- * hz), then the rules across fields (dscp-short != dscp-long, reshort-gap
- * < idle-timeout), the only place they are checked.
+ * hz), then the rules across fields (dscp-short, dscp-long and
+ * dscp-spill differ, reshort-gap < idle-timeout), the only place they are
+ * checked.
  * 0, or -EINVAL with the reason in err and cfg unchanged.
  */
 int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,

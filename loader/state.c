@@ -120,7 +120,7 @@ static int open_pin(const char *dir, const char *name)
 void sc_state_close(struct sc_state *st)
 {
 	int *fds[] = { &st->flows4_fd, &st->flows6_fd, &st->config_fd,
-		       &st->stats_fd, &st->clock_prog_fd, &st->lock_fd };
+		       &st->stats_fd, &st->spill_fd, &st->clock_prog_fd, &st->lock_fd };
 	size_t i;
 
 	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++) {
@@ -137,7 +137,7 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 
 	memset(st, 0, sizeof(*st));
 	st->lock_fd = st->flows4_fd = st->flows6_fd = st->config_fd = -1;
-	st->stats_fd = st->clock_prog_fd = -1;
+	st->stats_fd = st->spill_fd = st->clock_prog_fd = -1;
 	snprintf(st->dir, sizeof(st->dir), "%s", dir);
 
 	err = sc_check_privileges();
@@ -160,6 +160,7 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 	st->flows6_fd = open_pin(dir, FS_MAP_FLOWS6);
 	st->config_fd = open_pin(dir, FS_MAP_CONFIG);
 	st->stats_fd = open_pin(dir, FS_MAP_STATS);
+	st->spill_fd = open_pin(dir, FS_MAP_SPILL);	/* optional */
 	st->clock_prog_fd = open_pin(dir, SC_PIN_CLOCK);
 	if (st->flows4_fd < 0 || st->flows6_fd < 0 || st->config_fd < 0 ||
 	    st->stats_fd < 0 || st->clock_prog_fd < 0) {
@@ -194,6 +195,18 @@ int sc_config_write(const struct sc_state *st, const struct split_config *cfg)
 	/* One array element written whole: the datapath sees the old or the
 	 * new config, per field never a torn value of its own width. */
 	return bpf_map_update_elem(st->config_fd, &key, cfg, BPF_ANY) ? -errno : 0;
+}
+
+int sc_spill_read(const struct sc_state *st, struct fs_spill *agent, struct fs_spill *dp)
+{
+	__u32 key = FS_SPILL_KEY_AGENT;
+
+	if (st->spill_fd < 0)
+		return -ENOENT;
+	if (bpf_map_lookup_elem(st->spill_fd, &key, agent))
+		return -errno;
+	key = FS_SPILL_KEY_DATAPATH;
+	return bpf_map_lookup_elem(st->spill_fd, &key, dp) ? -errno : 0;
 }
 
 /* fs_stats: per-CPU struct fs_stats, one entry per writer (flowsplit.h). */

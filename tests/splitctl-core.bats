@@ -132,7 +132,7 @@ client_out_segs() {
 	command -v tcpdump >/dev/null || skip "tcpdump not installed"
 	ip netns exec "$R" ethtool -K rc gro on
 	ip netns exec "$C" ethtool -K cv tso on gso on
-	fs_sc attach rc --hook tc --threshold 2 --dscp-short 2 --dscp-long 5
+	fs_sc attach rc --hook tc --threshold 2 --dscp-short 2 --dscp-long 5 --dscp-spill 3
 	fs_sc set ack-short no
 	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'ip6 and tcp dst port 5021' >$D/cap 2>$D/cap.err"
 	dump=$!
@@ -172,7 +172,7 @@ client_out_segs() {
 @test "the code points reach the wire: first T packets DSCP short, the rest DSCP long" {
 	command -v tcpdump >/dev/null || skip "tcpdump not installed"
 	# XDP: one call per wire packet, as tcpdump at the server sees them
-	fs_sc attach rc --hook xdp --threshold 3 --dscp-short 2 --dscp-long 5
+	fs_sc attach rc --hook xdp --threshold 3 --dscp-short 2 --dscp-long 5 --dscp-spill 3
 	fs_sc set ack-short no		# the closing pure ACK would be short
 	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5011' >$D/cap 2>$D/cap.err"
 	dump=$!
@@ -291,9 +291,9 @@ client_out_segs() {
 	m1=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[0].prog_id')" | jq -c '.map_ids | sort')
 	m2=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[1].prog_id')" | jq -c '.map_ids | sort')
 	[ "$m1" = "$m2" ]
-	# 6 maps, 4 programs (XDP, TC, clock, observer), per interface the
+	# 7 maps, 4 programs (XDP, TC, clock, observer), per interface the
 	# splitter's link and the observer's
-	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 14 ]
+	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 15 ]
 	[ "$(find "$BPF" -maxdepth 1 -type f -name 'observer_if*' | wc -l)" -eq 2 ]
 	[ -z "$(find "$BPF" -maxdepth 1 -type f ! -perm 0600)" ]
 	[ "$(stat -c %a "$BPF")" = 700 ]

@@ -165,7 +165,7 @@ doctor_status() {
 	[ "$(complete_words attach -m "''")" = "auto generic native" ]
 	[ "$(complete_words attach --hook "''")" = "auto tc xdp" ]
 	[ "$(complete_words run --both-down "''")" = "keep main" ]
-	[ "$(complete_words set "''")" = "ack-short dscp-long dscp-short enabled idle-timeout midstream reshort reshort-gap threshold threshold-bytes" ]
+	[ "$(complete_words set "''")" = "ack-short dscp-long dscp-short dscp-spill enabled idle-timeout midstream reshort reshort-gap spill threshold threshold-bytes" ]
 	[ "$(complete_words set enabled "''")" = "no yes" ]
 	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
 	[ "$(complete_words set midstream "''")" = "long short" ]

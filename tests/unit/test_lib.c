@@ -104,6 +104,29 @@ static void test_parse(void)
 	ok(sc_parse_number("0x1p3", 0, 100, &d) == -EINVAL, "number refuses hex");
 	ok(sc_parse_number("1e3", 0, 1e300, &d) == -EINVAL, "number refuses an exponent");
 	ok(sc_parse_number("2", 0, 1, &d) == -ERANGE && d == 0.25, "number range");
+	{
+		__u64 r = 0;
+
+		ok(sc_parse_rate("20mbit", &r) == 0 && r == 20000000, "rate 20mbit");
+		ok(sc_parse_rate("1.5gbit", &r) == 0 && r == 1500000000, "rate 1.5gbit");
+		ok(sc_parse_rate("100kbit", &r) == 0 && r == 100000, "rate 100kbit");
+		ok(sc_parse_rate("8bit", &r) == 0 && r == 8, "rate 8bit");
+		ok(sc_parse_rate("1.5bit", &r) == -EINVAL, "rate refuses a fraction of a bit");
+		ok(sc_parse_rate("20", &r) == -EINVAL, "rate needs its unit");
+		ok(sc_parse_rate("20mbps", &r) == -EINVAL, "rate refuses an unknown unit");
+		ok(sc_parse_rate("-1mbit", &r) == -EINVAL, "rate refuses a sign");
+		ok(sc_parse_rate("mbit", &r) == -EINVAL, "rate refuses a unit alone");
+		{
+			char t[32];
+
+			sc_rate_text(20000000, t, sizeof(t));
+			ok(!strcmp(t, "20mbit"), "rate text 20mbit (%s)", t);
+			sc_rate_text(1500000000, t, sizeof(t));
+			ok(!strcmp(t, "1.5gbit"), "rate text 1.5gbit (%s)", t);
+			sc_rate_text(800, t, sizeof(t));
+			ok(!strcmp(t, "800bit"), "rate text 800bit (%s)", t);
+		}
+	}
 	ok(sc_parse_yesno("yes", &b) == 0 && b, "yes/no yes");
 	ok(sc_parse_yesno("0", &b) == 0 && !b, "yes/no 0");
 	ok(sc_parse_yesno("off", &b) == -EINVAL, "yes/no refuses off");

@@ -192,26 +192,44 @@ static struct pkt_spec flow6(__u16 sport)
 }
 
 /* Send @what on @s; check the marks, the grants taken and moved since
- * @d0, and the generation left in the flow's entry. */
+ * @d0, the generation left in the flow's entry, and the spill counters
+ * (packets_spill: one per 'P'; flows_spilled: one per grant taken;
+ * bytes_spill: a frame of at least 54 bytes per 'P'). */
 static void expect(struct pkt_spec *s, const char *what, const char *want,
 		   const struct fs_spill *d0, __u64 dtaken, __u64 dmoved,
 		   __u16 gen, const char *desc)
 {
+	__u64 v0[FS_STAT_MAX], v1[FS_STAT_MAX], np = 0, dp_pk, dp_by, dp_fl;
 	char got[MAX_PKTS + 1];
 	struct flow_state st = {};
-	struct fs_spill d;
+	struct fs_spill d, before = taken();
+	size_t i;
 
+	for (i = 0; want[i]; i++)
+		np += want[i] == 'P';
+	if (dp_stats(&dp, v0))
+		die("stats read");
 	send_seq(s, what, got);
 	d = taken();
+	if (dp_stats(&dp, v1))
+		die("stats read");
+	dp_pk = v1[FS_STAT_PKTS_SPILL] - v0[FS_STAT_PKTS_SPILL];
+	dp_by = v1[FS_STAT_BYTES_SPILL] - v0[FS_STAT_BYTES_SPILL];
+	dp_fl = v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED];
 	if (!tap_ok(!strcmp(got, want) && d.taken - d0->taken == dtaken &&
 		    d.moved - d0->moved == dmoved && !flow_get(s, &st) &&
-		    st.policy.spill == gen, "%s: %s", desc, want))
-		tap_diag("marks %s, want %s; taken +%llu (want %llu), moved +%llu (want %llu), entry gen %u (want %u)",
+		    st.policy.spill == gen && dp_pk == np &&
+		    dp_fl == d.taken - before.taken &&
+		    (np ? dp_by >= 54 * np : dp_by == 0),
+		    "%s: %s", desc, want))
+		tap_diag("marks %s, want %s; taken +%llu (want %llu), moved +%llu (want %llu), entry gen %u (want %u); packets_spill +%llu (want %llu), bytes_spill +%llu, flows_spilled +%llu",
 			 got, want,
 			 (unsigned long long)(d.taken - d0->taken),
 			 (unsigned long long)dtaken,
 			 (unsigned long long)(d.moved - d0->moved),
-			 (unsigned long long)dmoved, st.policy.spill, gen);
+			 (unsigned long long)dmoved, st.policy.spill, gen,
+			 (unsigned long long)dp_pk, (unsigned long long)np,
+			 (unsigned long long)dp_by, (unsigned long long)dp_fl);
 }
 
 static void test_off(void)
@@ -458,12 +476,15 @@ static void test_concurrency(void)
 	struct flow_state st;
 	struct pkt_spec s;
 	struct fs_spill d0, d;
+	__u64 v0[FS_STAT_MAX], v1[FS_STAT_MAX];
 	pthread_t th[2];
 	int i, n = dp.ncpus > 1 ? 2 : 1, spilled = 0, failed = 0;
 
 	dp_flush(&dp);
 	config(FLAGS, 0);
 	d0 = taken();
+	if (dp_stats(&dp, v0))
+		die("stats read");
 	agent(9, d0.taken + CONC_GRANTS);
 	for (i = 0; i < n; i++) {
 		args[i] = (struct conc_arg){ .cpu = i, .base = 39000,
@@ -480,12 +501,17 @@ static void test_concurrency(void)
 			spilled++;
 	}
 	d = taken();
+	if (dp_stats(&dp, v1))
+		die("stats read");
 	if (!tap_ok(!failed && spilled == CONC_GRANTS &&
-		    d.taken - d0.taken == CONC_GRANTS,
-		    "%d threads on %d CPUs, %d long flows, %d grants: exactly %d flows spilled, taken %d",
-		    n, n, CONC_FLOWS, CONC_GRANTS, CONC_GRANTS, CONC_GRANTS))
-		tap_diag("spilled %d, taken +%llu, a run failed: %d", spilled,
-			 (unsigned long long)(d.taken - d0.taken), failed);
+		    d.taken - d0.taken == CONC_GRANTS &&
+		    v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED] == CONC_GRANTS,
+		    "%d threads on %d CPUs, %d long flows, %d grants: exactly %d flows spilled, taken %d, flows_spilled %d",
+		    n, n, CONC_FLOWS, CONC_GRANTS, CONC_GRANTS, CONC_GRANTS, CONC_GRANTS))
+		tap_diag("spilled %d, taken +%llu, flows_spilled +%llu, a run failed: %d", spilled,
+			 (unsigned long long)(d.taken - d0.taken),
+			 (unsigned long long)(v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED]),
+			 failed);
 	config(FLAGS, THRESHOLD);
 }
 
