@@ -169,6 +169,8 @@ doctor_status() {
 	[ "$(complete_words set enabled "''")" = "no yes" ]
 	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
 	[ "$(complete_words set midstream "''")" = "long short" ]
+	[ "$(complete_words set spill "''")" = "off on" ]
+	[ "$(complete_words attach rc --spill "''")" = "off on" ]
 	[ "$(complete_words set reshort "''")" = "boundary off" ]
 	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout midstream reshort reshort-gap threshold threshold-bytes" ]
 	[ "$(complete_words set threshold "''")" = "" ]
