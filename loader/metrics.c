@@ -61,7 +61,7 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
 	      cfg->reshort_gap_ms / 1000.0);
 	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);
-	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill on; the agent grants)",
+	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill yes; the agent grants)",
 	      cfg->flags & FS_CFG_F_SPILL ? 1 : 0);
 	gauge(f, "dscp_spill", "DSCP code point of spilled long flows", cfg->dscp_spill);
 }
