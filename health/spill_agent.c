@@ -283,6 +283,16 @@ static void dp_refresh(struct spill_agent *sa, uint64_t now)
 	sa->dp_failing = false;
 	close_fd(&sa->dp.spill_fd);
 	sa->dp = dp;
+	if (sa->dp_fresh) {
+		uint64_t taken = 0;
+
+		/* an earlier agent's generation (killed before it ended it)
+		 * ends: nothing spills before our first grant */
+		sa->dp_fresh = false;
+		sa->dp_ops->taken(sa->dp.spill_fd, &taken);
+		if (sa->dp_ops->write(sa->dp.spill_fd, 0, taken))
+			pr_warn("run: spill: fs_spill: %s", strerror(errno));
+	}
 }
 
 static int dummy_open(struct spill_agent *sa)
@@ -452,6 +462,11 @@ void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF
 	sa->interval_ns = interval_ns;
 	spill_settings_params(&sa->s, interval_ns, &p);
 	spill_init(&sa->ctl, &p, now);
+	/* generations continue from the wall clock's seconds, not from 1: a
+	 * flow an earlier agent spilled keeps its generation in its entry, and
+	 * must not count as spilled again in ours (spill.c wraps past 0) */
+	sa->ctl.gen = (uint16_t)(realtime_ns() / SPILL_NS_PER_S);
+	sa->dp_fresh = true;
 	sa->running = true;
 	sa->next_dp_ns = 0;
 	sa->retry_ns = 0;

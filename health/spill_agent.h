@@ -105,6 +105,7 @@ struct spill_agent {
 	struct tcfg_scav *scav;
 	struct spill_dp dp;
 	uint64_t next_dp_ns;		/* re-read the splitter */
+	bool dp_fresh;			/* not yet opened since the start */
 	bool dp_failing, scav_failing;
 	uint64_t next_tick_ns, next_ts_ns, retry_ns;
 	int ts_fd[HEALTH_TUNNELS], dummy_fd;
