@@ -96,6 +96,10 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 	case -ENODATA:
 		snprintf(buf, len, "nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl attach')", dir);
 		break;
+	case -EOPNOTSUPP:
+		snprintf(buf, len, "the instance in '%s' has no %s map (attached by a splitctl without spill): attach its interfaces again",
+			 dir, FS_MAP_SPILL);
+		break;
 	case -EAGAIN:
 		snprintf(buf, len, "pin directory '%s' keeps disappearing (concurrent detach?)", dir);
 		break;
@@ -130,7 +134,9 @@ void sc_state_close(struct sc_state *st)
 	}
 }
 
-int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
+/* Everything sc_state_open() and sc_spill_open() check before opening a
+ * pin: privileges, the directory, its namespace, and the lock if asked. */
+static int state_begin(const struct sc_opts *o, struct sc_state *st, int lock)
 {
 	const char *dir = sc_pin_dir(o);
 	int err;
@@ -156,18 +162,43 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 		if (st->lock_fd < 0)
 			return st->lock_fd;
 	}
-	st->flows4_fd = open_pin(dir, FS_MAP_FLOWS4);
-	st->flows6_fd = open_pin(dir, FS_MAP_FLOWS6);
-	st->config_fd = open_pin(dir, FS_MAP_CONFIG);
-	st->stats_fd = open_pin(dir, FS_MAP_STATS);
-	st->spill_fd = open_pin(dir, FS_MAP_SPILL);	/* optional */
-	st->clock_prog_fd = open_pin(dir, SC_PIN_CLOCK);
+	return 0;
+}
+
+int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
+{
+	int err = state_begin(o, st, lock);
+
+	if (err)
+		return err;
+	st->flows4_fd = open_pin(st->dir, FS_MAP_FLOWS4);
+	st->flows6_fd = open_pin(st->dir, FS_MAP_FLOWS6);
+	st->config_fd = open_pin(st->dir, FS_MAP_CONFIG);
+	st->stats_fd = open_pin(st->dir, FS_MAP_STATS);
+	st->spill_fd = open_pin(st->dir, FS_MAP_SPILL);	/* optional */
+	st->clock_prog_fd = open_pin(st->dir, SC_PIN_CLOCK);
 	if (st->flows4_fd < 0 || st->flows6_fd < 0 || st->config_fd < 0 ||
 	    st->stats_fd < 0 || st->clock_prog_fd < 0) {
 		sc_state_close(st);
 		return -ENODATA;
 	}
 	return 0;
+}
+
+int sc_spill_open(const struct sc_opts *o, struct sc_state *st)
+{
+	int err = state_begin(o, st, 0);
+
+	if (err)
+		return err;
+	st->config_fd = open_pin(st->dir, FS_MAP_CONFIG);
+	st->stats_fd = open_pin(st->dir, FS_MAP_STATS);
+	st->spill_fd = open_pin(st->dir, FS_MAP_SPILL);
+	err = st->config_fd < 0 || st->stats_fd < 0 ? -ENODATA :
+	      st->spill_fd < 0 ? -EOPNOTSUPP : 0;
+	if (err)
+		sc_state_close(st);
+	return err;
 }
 
 int sc_state_open_cmd(const struct sc_opts *o, struct sc_state *st, int lock)
@@ -202,11 +233,22 @@ int sc_spill_read(const struct sc_state *st, struct fs_spill *agent, struct fs_s
 	__u32 key = FS_SPILL_KEY_AGENT;
 
 	if (st->spill_fd < 0)
-		return -ENOENT;
+		return -EOPNOTSUPP;
 	if (bpf_map_lookup_elem(st->spill_fd, &key, agent))
 		return -errno;
 	key = FS_SPILL_KEY_DATAPATH;
 	return bpf_map_lookup_elem(st->spill_fd, &key, dp) ? -errno : 0;
+}
+
+int sc_spill_write(const struct sc_state *st, __u16 gen, __u64 grants)
+{
+	/* the agent's entry written whole (pad zero), never the datapath's */
+	struct fs_spill a = { .gen = gen, .grants = grants };
+	__u32 key = FS_SPILL_KEY_AGENT;
+
+	if (st->spill_fd < 0)
+		return -EOPNOTSUPP;
+	return bpf_map_update_elem(st->spill_fd, &key, &a, BPF_ANY) ? -errno : 0;
 }
 
 /* fs_stats: per-CPU struct fs_stats, one entry per writer (flowsplit.h). */
