@@ -236,11 +236,11 @@ static int spill_dp_open(void *arg, struct spill_dp *dp)
 	struct sc_state st;
 	int err;
 
-	err = sc_state_open(o, &st, 0);
+	err = sc_spill_open(o, &st);
 	if (err)
 		return err;
 	dp->spill_fd = -1;
-	err = st.spill_fd < 0 ? -ENOENT : sc_config_read(&st, &c);
+	err = sc_config_read(&st, &c);
 	if (!err) {
 		dp->spill_fd = dup(st.spill_fd);
 		err = dp->spill_fd < 0 ? -errno : 0;
