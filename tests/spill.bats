@@ -42,7 +42,9 @@ spill_setup() {
 	wan_sc "$A" set spill yes
 	wan_sc "$B" set spill yes
 	wan_route split
+	# bulk on 5201, the short traffic's UDP on 5202 (a server runs one test)
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
+	ip netns exec "$S" iperf3 -s -D -p 5202 --logfile "$D/iperf-s2.log"
 	agent "$A" --textfile "$D/m.prom" "$@"
 	AGENT_A=$AGENT_PID
 	running() { grep -q 'spill: class on vxs' "$D/agent-$A"; }
@@ -67,9 +69,9 @@ median_rtt() {
 		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
 }
 
-# tbf_rate: the spill class's TBF rate on A's vxs, bit/s
+# tbf_rate: the spill class's TBF rate on A's vxs, bit/s (tc -j: bytes/s)
 tbf_rate() {
-	ip netns exec "$A" tc -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .options.rate'
+	ip netns exec "$A" tc -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .options.rate * 8'
 }
 
 @test "spill: bad settings exit 2 with one line, nothing started" {
@@ -170,8 +172,10 @@ tbf_rate() {
 	# short traffic returns: 8 Mbit/s of UDP (never long) on SHORT; the
 	# class's rate gives room within about a second
 	local before after t0 t
-	before=$(tbf_rate)
-	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -u -b 8M -t 5 --cport 5999 >/dev/null 2>&1 || true
+	# from a spilled rate of more than 8 Mbit/s, not held
+	spilling() { before=$(tbf_rate); [ "$before" -gt 8000000 ] && [ "$(spill_field state)" = run ]; }
+	fs_wait_for 10 spilling
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5202 -u -b 8M -t 5
 	t0=$(date +%s%N)
 	cut_by() { after=$(tbf_rate); [ "$after" -le $((before - 4000000)) ]; }
 	fs_wait_for 3 cut_by
