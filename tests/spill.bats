@@ -39,8 +39,8 @@ wan_shape() {
 spill_setup() {
 	wan_shape
 	wan_attach 10
-	wan_sc "$A" set spill yes
-	wan_sc "$B" set spill yes
+	wan_sc "$A" set spill on
+	wan_sc "$B" set spill on
 	wan_route split
 	# bulk on 5201, the short traffic's UDP on 5202 (a server runs one test)
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
