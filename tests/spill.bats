@@ -104,6 +104,7 @@ tbf_rate() {
 
 @test "spill: a root qdisc of the operator's on SHORT is refused with one line, and left alone" {
 	wan_attach 10
+	wan_sc "$A" set spill on
 	wan_route split
 	ip netns exec "$A" tc qdisc add dev vxs root handle 1: htb default 1
 	agent "$A"
