@@ -314,6 +314,18 @@ spilled() {
 	close_stream
 }
 
+# killed_after DELAY ARGS...: splitctl ARGS in the router namespace, killed
+# (SIGKILL) DELAY seconds in unless it has ended by then
+killed_after() {
+	local delay=$1 pid
+	shift
+	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" "$@" &
+	pid=$!
+	sleep "$delay"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" || true
+}
+
 @test "kill -9 of a running splitctl and of attaches in progress: datapath keeps counting" {
 	fs_sc attach rc --threshold 3
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF stats --watch 0.2 >$D/watch"
@@ -321,11 +333,7 @@ spilled() {
 	fs_wait_for 5 grep -q packets_short "$D/watch"
 	kill -9 "$watcher"
 	for delay in 0 0.005 0.02 0.05; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rs &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rs
 		# the instance is consistent: status works, rc still attached
 		run fs_sc -j status
 		[ "$status" -eq 0 ]
@@ -334,11 +342,7 @@ spilled() {
 	# upgrades of rc killed at many points: never an instance without
 	# its pins (status opens maps and the clock program)
 	for delay in 0.002 0.005 0.008 0.011 0.014 0.017 0.02 0.025 0.03; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rc
 		run fs_sc -j status
 		[ "$status" -eq 0 ]
 		[ "$(echo "$output" | jq '.config.threshold')" -eq 3 ]
@@ -355,11 +359,7 @@ spilled() {
 	# the first attach preallocates the tables (0.1-1 s): kill it early,
 	# midway and late; each time a new attach must succeed on what is left
 	for delay in 0.01 0.04 0.08 0.15 0.3 0.6; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rc
 		run fs_sc attach rc
 		[ "$status" -eq 0 ]
 		[ "$(fs_sc -j status | jq -r '[.interfaces[].name] | join(",")')" = rc ]

@@ -3,8 +3,8 @@
 # The apps harness (testbed/apps) on a small testbed: a wrk job under unpaced
 # bulk, a pgbench job under paced bulk and a redis-benchmark job under
 # unpaced bulk, all complete with run-times and percentiles that respect
-# the propagation delay, bulk, the endpoints' TCP counters and the flow
-# tables recorded, the report built, bad values refused, the designs of
+# the propagation delay, bulk, the endpoints' TCP counters, the flow
+# tables and the paths' bottleneck load recorded, the report built, bad values refused, the designs of
 # run-experiment listed, and testbed down leaves no nginx, PostgreSQL,
 # Redis, iperf3 or wrk behind.
 FS_PREFIX=fsta
@@ -88,6 +88,30 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	done
 }
 
+@test "paths.json: each path's bottleneck over the job; the bulk fills LONG" {
+	for r in ecmp-wrk-1 split-pgbench-1 split-redis-1; do
+		p=$OUTDIR/$r/paths.json
+		jq -c . "$p"
+		for w in w1 w2; do
+			for d in up down; do
+				jq -e --arg w "$w" --arg d "$d" '.[$w][$d] | (.bytes >= 0 and .packets >= 0 and
+					.drops >= 0 and .overlimits >= 0 and .mbit >= 0 and .load >= 0)' "$p"
+			done
+		done
+	done
+	# split: the job's messages cross SHORT (path 1) both ways; the
+	# unpaced bulk keeps LONG (path 2) busy, well above what paced or
+	# no bulk would (a share of the tunnel rate, not a time)
+	p=$OUTDIR/split-redis-1/paths.json
+	jq -e '.w1.up.packets >= 1 and .w1.down.packets >= 1' "$p"
+	jq -e '.w2.up.load > 0.5 and .w2.down.load > 0.5' "$p"
+	# the report carries the loads
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["run"] == "split-redis-1" { ok = ($h["path2_up_load"] > 0.5 && $h["path2_down_load"] > 0.5) }
+		END { exit !ok }' "$OUTDIR/apps.csv"
+}
+
 @test "the modes route as they say: ECMP and split" {
 	jq -e '.mode == "ecmp"' "$OUTDIR/ecmp-wrk-1/tunnels.json"
 	jq -e '.mode == "split"' "$OUTDIR/split-pgbench-1/tunnels.json"
@@ -161,11 +185,15 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
 	grep -q '^d30_10-wrk-bulk1.5-cubic-split-3$' <<<"$runs"
 	grep -q '^d40_40-wrk-bulk1.5-bbr-paper-1$' <<<"$runs"
-	! grep -q -- '-bulk0-cubic-split-' <<<"$runs"	# no bulk: ECMP only
+	# no bulk: the limit once per routing, ECMP's and the split's, per repetition
+	grep -q '^d0_0-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
+	grep -q '^d0_0-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	! grep -q -- '-bulk0-cubic-paper-' <<<"$runs"
+	! grep -q -- '-bulk0-bbr-' <<<"$runs"
 	run "$FS_ROOT/testbed/run-experiment" apps --design persistent --rtts 40 --apps redis --list
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 9 ]
-	[ "$(grep -c '^d' <<<"$output")" -eq 9 ]
+	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 12 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 12 ]
 }
 
 @test "testbed down: no server, client or cluster left behind" {
