@@ -16,15 +16,6 @@ TARGET_MS=5		# the default target-delay
 # the health settings' bound on detection: interval x down-misses + timeout
 DETECT_BOUND_MS=400
 
-setup() {
-	wan_setup
-	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	wan_teardown
-}
-
 # the WAN: A's underlay egresses shaped; GSO/TSO off on the path
 wan_shape() {
 	local l
@@ -61,12 +52,6 @@ bulk() {
 	shift
 	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -t "$t" -J "$@" >"$D/bulk.json"
 	BULK_PID=$!
-}
-
-# median of the RTTs (ms) of a ping log (the first reply left out: ARP)
-median_rtt() {
-	grep -o 'time=[0-9.]*' "$1" | tail -n +2 | cut -d= -f2 | sort -g |
-		awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
 }
 
 # tbf_rate: the spill class's TBF rate on A's vxs, bit/s (tc -j: bytes/s)
@@ -145,9 +130,9 @@ tbf_rate() {
 	fs_bg ip netns exec "$C" ping -i 0.05 -c 60 -Q 0x04 10.2.0.1 >"$D/ping-long"
 	ip netns exec "$C" ping -i 0.05 -c 60 10.2.0.1 >"$D/ping-bulk"
 	local idle busy long
-	idle=$(median_rtt "$D/ping-idle")
-	busy=$(median_rtt "$D/ping-bulk")
-	long=$(median_rtt "$D/ping-long")
+	idle=$(fs_median_rtt <"$D/ping-idle")
+	busy=$(fs_median_rtt <"$D/ping-bulk")
+	long=$(fs_median_rtt <"$D/ping-long")
 	echo "# spill: SHORT ping median ${idle} ms idle, ${busy} ms with bulk spilled; LONG ping ${long} ms" >&3
 	# SHORT's queue stays within the target (twice, for the probes' own
 	# filter), far below LONG's, which the bulk fills
