@@ -172,7 +172,7 @@ doctor_status() {
 	[ "$(complete_words set spill "''")" = "off on" ]
 	[ "$(complete_words attach rc --spill "''")" = "off on" ]
 	[ "$(complete_words set reshort "''")" = "boundary off" ]
-	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout midstream reshort reshort-gap threshold threshold-bytes" ]
+	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short dscp-spill enabled idle-timeout midstream reshort reshort-gap spill threshold threshold-bytes" ]
 	[ "$(complete_words set threshold "''")" = "" ]
 	[ "$(complete_words -P "''")" = "FILES" ]
 	[ "$(complete_words --pin-dir /x stats -w 1 "''")" = "" ]
