@@ -217,18 +217,27 @@ void health_file_in_force(struct tcfg_in_force *f)
 {
 	static struct health_file hf;
 	struct tcfg_err ignored;
+	enum health_state st[HEALTH_TUNNELS];
 	enum health_mode m;
-	int t;
+	int t, s_down, l_down;
 
 	memset(f, 0, sizeof(*f));
 	if (health_file_read(&hf, &ignored))
 		return;
 	f->pid = hf.pid;
-	for (t = 0; t < HEALTH_TUNNELS; t++)
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		snprintf(f->dev[t], sizeof(f->dev[t]), "%s", hf.t[t].dev);
-	/* its states, planned for either mode ("route up" may switch it) */
+		f->down[t] = hf.in_force_state[t] == HEALTH_DOWN;
+	}
+	/* every pair of states planned for either mode: "route up" may
+	 * switch the mode, or give the devices other roles */
 	for (m = HEALTH_MODE_SPLIT; m <= HEALTH_MODE_ECMP; m++)
-		f->plan[m] = health_plan(m, hf.both_down, hf.in_force_state);
+		for (s_down = 0; s_down < 2; s_down++)
+			for (l_down = 0; l_down < 2; l_down++) {
+				st[HEALTH_SHORT] = s_down ? HEALTH_DOWN : HEALTH_UP;
+				st[HEALTH_LONG] = l_down ? HEALTH_DOWN : HEALTH_UP;
+				f->plan[m][s_down][l_down] = health_plan(m, hf.both_down, st);
+			}
 }
 
 /* ---- route show ------------------------------------------------------------------ */

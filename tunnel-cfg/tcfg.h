@@ -249,8 +249,9 @@ int tcfg_record_remove(struct tcfg_err *e);
 /* The mode of a spec, and its plan with both tunnels up. */
 enum health_mode tcfg_health_mode(const struct tcfg_spec *s);
 struct health_plan tcfg_plan_normal(const struct tcfg_spec *s);
-/* The plan in force for spec s: the one a running agent has in force when
- * it steers the same tunnels (f may be NULL), else the normal plan. */
+/* The plan in force for spec s: the plan of the states a running agent
+ * has in force for s's tunnel devices, whatever their roles (f may be
+ * NULL; without an agent: the normal plan). */
 struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s, const struct tcfg_in_force *f);
 /*
  * The routes plan puts in place (ROUTE: every prefix in each table over the
