@@ -192,7 +192,7 @@ static void check_routing(struct doctor *d)
 	      t->missing ? t->missing_first : "");
 	check(d, t->foreign ? FAIL : PASS, "route owners",
 	      "remove the route, or route up with free --table-short/--table-long",
-	      t->foreign ? "%s" : "no route of someone else in our tables at our prefixes%s",
+	      t->foreign ? "%s" : "no route of someone else in our tables overlaps our prefixes%s",
 	      t->foreign ? t->foreign_first : "");
 	for (i = 0; i < t->nlan; i++) {
 		snprintf(fix, sizeof(fix), "splitctl attach %s", t->lan[i]);

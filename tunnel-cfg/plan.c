@@ -228,7 +228,7 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 		/* someone's route there since: never replaced */
 		one.n = 1;
 		one.r[0] = want->r[i];
-		ret = cur ? 0 : tcfg_routes_foreign(nl, &one, NULL, e);
+		ret = cur ? 0 : tcfg_routes_foreign(nl, &one, false, NULL, e);
 		if (ret) {
 			if (!err) {
 				err = ret;

@@ -139,14 +139,17 @@ bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt);
 int tcfg_parse_route_any(const struct nlmsghdr *nlh, struct tcfg_route *rt);
 
 /*
- * Routes splitctl did not create (protocol other than TCFG_PROTO) at the
- * destination and table of a wanted route: "route up" refuses them, the
- * agent never replaces them. 0 (none), -EEXIST (the first named in e:
- * route, table, owner protocol) or another -errno. foreign, when not
+ * Routes splitctl did not create (protocol other than TCFG_PROTO) in the
+ * table of a wanted route: at its destination, or, with overlap, at any
+ * destination inside or around it (a more specific one takes part of our
+ * prefix's traffic away from the tunnels). "route up" and "doctor" refuse
+ * any overlapping one; the agent's converge never replaces one at its
+ * destination (exact). 0 (none), -EEXIST (the first named in e: route,
+ * table, owner protocol, our prefix) or another -errno. foreign, when not
  * NULL, counts them.
  */
-int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *foreign,
-			struct tcfg_err *e);
+int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, bool overlap,
+			int *foreign, struct tcfg_err *e);
 
 /* ---- rules.c ----------------------------------------------------------------- */
 /* The rules "route up" wants for spec s with long code point dscp. */
