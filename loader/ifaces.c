@@ -35,6 +35,11 @@ int sc_link_ifindex(const char *path)
 	return ret;
 }
 
+bool sc_iface_removed(const struct sc_iface *ifc)
+{
+	return !strcmp(ifc->mode, SC_IFACE_REMOVED);
+}
+
 int sc_links_missing(const char *dir, int *ifindex, int max)
 {
 	char path[PATH_MAX], link[64];
@@ -110,10 +115,10 @@ int sc_ifaces_list(const char *dir, struct sc_iface *out, int max)
 			 * interface is unregistered: the ifindex may be
 			 * reused, so never look up a name for it then */
 			if (!info.xdp.ifindex)
-				out[n].mode = "gone";
+				out[n].mode = SC_IFACE_REMOVED;
 		}
 		close(fd);
-		if (!strcmp(out[n].mode, "gone") ||
+		if (sc_iface_removed(&out[n]) ||
 		    !if_indextoname(out[n].ifindex, out[n].name))
 			strcpy(out[n].name, "?");
 		else if (out[n].hook == SC_HOOK_TC)
