@@ -35,6 +35,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <linux/if_link.h>
@@ -562,6 +563,39 @@ static int attach_load(struct attach_ctx *c)
 	return 0;
 }
 
+/*
+ * A TCX link refused (the observer at TC egress, or the splitter at TC
+ * ingress). Kernels before 6.6 have no TCX and say EINVAL: then the one
+ * line names the requirement, which holds on every hook (the observer is
+ * always attached, with reshort off too).
+ */
+static void tcx_failed(const char *ifname, const char *what, int err)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!uname(&u))
+		sscanf(u.release, "%d.%d", &major, &minor);
+	if ((err == EINVAL || err == EOPNOTSUPP) && major && (major < 6 || (major == 6 && minor < 6)))
+		pr_err("interface '%s': cannot attach %s: kernel %s has no TCX links: splitctl needs kernel 6.6 or later (the observer at TC egress goes with the splitter on every hook, with reshort off too)",
+		       ifname, what, u.release);
+	else
+		pr_err("interface '%s': cannot attach %s (TCX link, kernel 6.6 or later): %s", ifname,
+		       what, strerror(err));
+}
+
+/* The splitter of another instance on the interface, at either hook. */
+static int attach_other_instance(struct attach_ctx *c)
+{
+	__u32 own = sc_flows_map_id(bpf_map__fd(c->skel->maps.fs_flows4));
+	char err[PATH_MAX + 256];
+
+	if (!sc_other_splitter(c->ifname, own, c->dir, err, sizeof(err)))
+		return 0;
+	pr_err("%s", err);
+	return FS_EXIT_RUNTIME;
+}
+
 /* The config's rule counts from the (perhaps reused) rule tries: the
  * datapath looks a family's rules up only while its count is not 0. */
 static int attach_rule_counts(struct attach_ctx *c)
@@ -687,8 +721,7 @@ static int attach_link(struct attach_ctx *c)
 	if (c->hook == SC_HOOK_TC) {
 		c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_TC, 0);
 		if (c->link_fd < 0) {
-			pr_err("interface '%s': cannot attach at TC ingress (TCX link, kernel 6.6 or later): %s",
-			       c->ifname, strerror(-c->link_fd));
+			tcx_failed(c->ifname, "at TC ingress", -c->link_fd);
 			return FS_EXIT_RUNTIME;
 		}
 	} else {
@@ -728,8 +761,7 @@ static int attach_observer(struct attach_ctx *c)
 	}
 	c->obs_fd = sc_hook_observer_create(prog_fd, c->ifindex);
 	if (c->obs_fd < 0) {
-		pr_err("interface '%s': cannot attach the observer at TC egress (TCX link, kernel 6.6 or later): %s",
-		       c->ifname, strerror(-c->obs_fd));
+		tcx_failed(c->ifname, "the observer at TC egress", -c->obs_fd);
 		return FS_EXIT_RUNTIME;
 	}
 	return 0;
@@ -766,6 +798,8 @@ static int attach_locked(struct attach_ctx *c)
 		ret = attach_inspect(c);
 	if (!ret)
 		ret = attach_load(c);
+	if (!ret)
+		ret = attach_other_instance(c);
 	if (!ret)
 		ret = attach_config(c);
 	if (ret)

@@ -231,6 +231,17 @@ bool sc_iface_removed(const struct sc_iface *ifc);
 int sc_link_ifindex(const char *path);
 /* Fill up to max entries; returns the count, or -errno. */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
+/*
+ * Does ifname run the splitter of another flowsplit instance (another pin
+ * directory than dir), at XDP or TC ingress: a program there using a flow
+ * table (FS_MAP_FLOWS4) other than own_flows (a map id)? Both would run,
+ * each marking the flows by its own table and config. 0, or -EBUSY with
+ * the one-line reason (naming its program id) in err.
+ */
+int sc_other_splitter(const char *ifname, __u32 own_flows, const char *dir, char *err,
+		      size_t len);
+/* The id of a map (0 for fd < 0 or an error). */
+__u32 sc_flows_map_id(int map_fd);
 /* The ifindexes attached (SC_PIN_ATTACHED_FMT) whose link pin is gone:
  * the count, or -errno. */
 int sc_links_missing(const char *dir, int *ifindex, int max);

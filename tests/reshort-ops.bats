@@ -107,3 +107,49 @@ veths() {
 	fs_sc attach rc
 	fs_sc -j status | jq -e '.reshort.observers_missing == 0 and (.reshort.effective | startswith("at a message boundary"))'
 }
+
+# alone IF: no program but ours at TC ingress of IF (doctor counts them:
+# bpftool net does not list TCX links), and the same XDP program
+alone() {
+	fs_sc doctor | grep -qx "ok    foreign programs $1: none besides the splitter" &&
+	[ "$(ip -n "$R" -d link show "$1" | grep -o 'prog/xdp id [0-9]*')" = "${2:-}" ]
+}
+
+@test "attach refuses an interface that runs another instance's splitter, at either hook" {
+	fs_sc attach rc --hook tc
+	fs_sc attach rs --hook xdp
+	prc=$(fs_sc -j status | jq '.interfaces[] | select(.name == "rc") | .prog_id')
+	prs=$(fs_sc -j status | jq '.interfaces[] | select(.name == "rs") | .prog_id')
+	alone rc
+	alone rs "prog/xdp id $prs"
+	for hook in tc xdp; do
+		run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-2" attach rc --hook $hook
+		echo "$output"
+		[ "$status" -eq 1 ]
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == *"interface 'rc' runs the splitter of another flowsplit instance (program id $prc at TC ingress), not this one ('$BPF-2')"* ]]
+	done
+	# TC next to the other instance's XDP
+	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-2" attach rs --hook tc
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"interface 'rs' runs the splitter of another flowsplit instance (program id $prs at XDP), not this one ('$BPF-2')"* ]]
+	# check foresees it (apply would refuse it half-way)
+	printf '[splitter]\ninterfaces = rc\nhook = tc\n' >"$D/other.conf"
+	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF-2" check -c "$D/other.conf"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"interfaces: interface 'rc' runs the splitter of another flowsplit instance (program id $prc at TC ingress)"* ]]
+	# nothing changed, nothing left in the other pin directory
+	alone rc
+	alone rs "prog/xdp id $prs"
+	[ ! -e "$BPF-2" ]
+	# the instance's own file checks clean
+	fs_sc check -c "$D/other.conf"
+	# this instance's own upgrade in place is no other instance
+	fs_sc attach rc
+	fs_sc attach rs
+	[ "$(fs_sc -j status | jq '[.interfaces[].prog_id] | length')" -eq 2 ]
+}
