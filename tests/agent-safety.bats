@@ -251,30 +251,29 @@ wide_route() { # route up of the README's wider prefixes, a /16 and a /48
 		--via-long 192.168.102.2 --via-long fd10:2::2
 }
 
+# wide_refused TEXT: wide_route exits 1, one line containing TEXT, and
+# changes nothing
+wide_refused() {
+	local before
+	before=$(wan_dump "$A")
+	run -1 wide_route
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$1"* ]]
+	[ "$(wan_dump "$A")" = "$before" ]
+}
+
 @test "route up refuses a route of the operator inside or around our prefixes; doctor names it; the agent leaves it" {
 	ip -n "$A" route add 10.2.5.0/24 via 10.1.0.1 table 100 proto static
 	ip -n "$A" -6 route add fd02:0:0:5::/64 via fd01::1 table 101 proto static
-	before=$(wan_dump "$A")
-	run -1 wide_route
-	echo "$output"
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"table 100 has a route to 10.2.5.0/24 of protocol static inside our prefix 10.2.0.0/16, not created by splitctl"* ]]
-	[ "$(wan_dump "$A")" = "$before" ]
+	wide_refused "table 100 has a route to 10.2.5.0/24 of protocol static inside our prefix 10.2.0.0/16, not created by splitctl"
 	wan_sc "$A" -j route show | jq -e '.state == "down"'
 	ip -n "$A" route del 10.2.5.0/24 table 100
-	before=$(wan_dump "$A")
-	run -1 wide_route
-	echo "$output"
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"table 101 has a route to fd02:0:0:5::/64 of protocol static inside our prefix fd02::/48"* ]]
-	[ "$(wan_dump "$A")" = "$before" ]
+	wide_refused "table 101 has a route to fd02:0:0:5::/64 of protocol static inside our prefix fd02::/48"
 	ip -n "$A" -6 route del fd02:0:0:5::/64 table 101
 	# one around ours: our rules would send it the LAN's other traffic
 	ip -n "$A" route add 10.0.0.0/8 via 10.1.0.1 table 101 proto static
-	run -1 wide_route
-	echo "$output"
-	[ "${#lines[@]}" -eq 1 ]
-	[[ "$output" == *"table 101 has a route to 10.0.0.0/8 of protocol static around our prefix 10.2.0.0/16"* ]]
+	wide_refused "table 101 has a route to 10.0.0.0/8 of protocol static around our prefix 10.2.0.0/16"
 	ip -n "$A" route del 10.0.0.0/8 table 101
 	# installed, then the operator adds one inside: doctor names it, and
 	# neither a failover nor route down touches it

@@ -235,12 +235,17 @@ void tcfg_unlock(int fd);
  * values checked by the setters and tcfg_spec_check()). */
 struct json_object *tcfg_spec_to_json(const struct tcfg_spec *s);
 int tcfg_spec_from_json(struct json_object *o, struct tcfg_spec *s, struct tcfg_err *e);
-/* A new state document {"version", "netns_cookie"}; write one whole or not
- * at all (consumes o); read one back: -ENOENT when absent or another
- * namespace's. */
+/* The state documents TCFG_STATE_DIR/NAME-<netns inode>.json: a new one
+ * {"version", "netns_cookie"}; write one whole or not at all (consumes o);
+ * read one back (its path into path, TCFG_STATE_PATH_MAX bytes, for the
+ * caller's errors): -ENOENT when absent or another namespace's; remove
+ * one (absent is no error). */
+#define TCFG_STATE_PATH_MAX 128
 struct json_object *tcfg_json_doc_new(void);
-int tcfg_json_file_write(const char *path, struct json_object *o, struct tcfg_err *e);
-int tcfg_json_file_read(const char *path, struct json_object **o, struct tcfg_err *e);
+int tcfg_state_write(const char *name, struct json_object *o, struct tcfg_err *e);
+int tcfg_state_read(const char *name, char *path, size_t len, struct json_object **o,
+		    struct tcfg_err *e);
+int tcfg_state_remove(const char *name, struct tcfg_err *e);
 /* route-<netns inode>.json: the resolved settings of the last good "up"
  * (dscp_long and selector as installed). read: 0, -ENOENT (none) or
  * -EINVAL (unreadable). */
