@@ -37,15 +37,10 @@ struct health_failover {
 /* Whether the record file differs from the one last looked at. */
 static bool record_moved(struct health_failover *fo)
 {
-	struct tcfg_err ignored;
-	struct stat st = { 0 };
-	char path[128];
+	struct stat st;
 	bool moved;
 
-	if (tcfg_state_path(path, sizeof(path), "route", ".json", &ignored))
-		return false;
-	if (stat(path, &st))
-		memset(&st, 0, sizeof(st));
+	tcfg_record_stat(&st);
 	moved = st.st_ino != fo->rec_ino || st.st_mtim.tv_sec != fo->rec_mtime.tv_sec ||
 		st.st_mtim.tv_nsec != fo->rec_mtime.tv_nsec;
 	fo->rec_ino = st.st_ino;

@@ -285,3 +285,13 @@ int tcfg_record_remove(struct tcfg_err *e)
 {
 	return tcfg_state_remove(RECORD_NAME, e);
 }
+
+void tcfg_record_stat(struct stat *st)
+{
+	struct tcfg_err ignored;
+	char path[TCFG_STATE_PATH_MAX];
+
+	if (tcfg_state_path(path, sizeof(path), RECORD_NAME, STATE_SUFFIX, &ignored) ||
+	    stat(path, st))
+		memset(st, 0, sizeof(*st));
+}

@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/types.h>
 
 #include "nl.h"
@@ -252,6 +253,9 @@ int tcfg_state_remove(const char *name, struct tcfg_err *e);
 int tcfg_record_write(const struct tcfg_spec *s, struct tcfg_err *e);
 int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e);
 int tcfg_record_remove(struct tcfg_err *e);
+/* The record file's stat (all zero when there is none): a new "up"
+ * replaces it (rename), so its inode or time changes. */
+void tcfg_record_stat(struct stat *st);
 
 /* ---- plan.c ------------------------------------------------------------------------ */
 /* The mode of a spec, and its plan with both tunnels up. */
