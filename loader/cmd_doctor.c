@@ -112,20 +112,25 @@ static void check_base(struct doctor *d)
 }
 
 /* The observer at TC egress: without it, flows entering here never see a
- * message boundary (reshort boundary). */
+ * message boundary (reshort boundary), only what reshort-gap does (said
+ * as status says it). */
 static void check_observer(struct doctor *d, const struct sc_iface *f)
 {
-	char name[64], fix[128];
+	char name[64], fix[128], without[512];
 
 	snprintf(name, sizeof(name), "observer %s", f->name);
 	snprintf(fix, sizeof(fix), "splitctl attach %s (an upgrade in place attaches it again)",
 		 f->name);
-	if (!(d->cfg.flags & FS_CFG_F_RESHORT_BOUNDARY))
+	if (!(d->cfg.flags & FS_CFG_F_RESHORT_BOUNDARY)) {
 		check(d, SKIP, name, "", "reshort off: message boundaries not used");
+		return;
+	}
+	sc_reshort_text(&d->cfg, false, without, sizeof(without));
+	if (f->observer)
+		check(d, PASS, name, fix, "tcx egress: records the other direction's ACKs (message boundaries)");
 	else
-		check(d, f->observer ? PASS : FAIL, name, fix, "%s",
-		      f->observer ? "tcx egress: records the other direction's ACKs (message boundaries)" :
-		      "missing at tcx egress: flows entering here never start a new message short");
+		check(d, FAIL, name, fix, "missing at tcx egress: flows entering here see no message boundary; they re-short %s",
+		      without);
 }
 
 /* Per attached interface: its hook and what it costs, programs of others. */

@@ -108,25 +108,6 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 	close_json_array(PRINT_JSON, NULL);
 }
 
-/* What reshort does where the observer records ACKs: message boundaries,
- * or only what the config does without them (observer false). */
-static void reshort_text(const struct split_config *c, bool observer, char *buf, size_t len)
-{
-	bool boundary = (c->flags & FS_CFG_F_RESHORT_BOUNDARY) && observer;
-
-	if (boundary && c->reshort_gap_ms)
-		snprintf(buf, len, "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
-			 c->reshort_gap_ms);
-	else if (boundary)
-		snprintf(buf, len, "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
-	else if (c->reshort_gap_ms)
-		snprintf(buf, len, "after a silence over %u ms only (%s, reshort-gap %u: safe only above the tunnels' delay difference)",
-			 c->reshort_gap_ms, observer ? "reshort off" : "no ACKs seen", c->reshort_gap_ms);
-	else
-		snprintf(buf, len, "never: a long flow stays long until idle-timeout (%s, reshort-gap 0)",
-			 observer ? "reshort off" : "no ACKs seen");
-}
-
 /*
  * When a long flow counts as short again, as configured and as the
  * observers allow, and why: "reshort" in status. An interface whose
@@ -153,10 +134,10 @@ static void print_reshort(const struct split_config *c, const struct sc_iface *i
 	print_bool(PRINT_JSON, "boundary", NULL, boundary);
 	print_uint(PRINT_JSON, "gap_ms", NULL, c->reshort_gap_ms);
 	print_uint(PRINT_JSON, "observers_missing", NULL, missing);
-	reshort_text(c, true, with, sizeof(with));
+	sc_reshort_text(c, true, with, sizeof(with));
 	/* flows entering where the observer is missing never see all their
 	 * data acknowledged */
-	reshort_text(c, false, without, sizeof(without));
+	sc_reshort_text(c, false, without, sizeof(without));
 	if (!boundary || !missing)
 		snprintf(why, sizeof(why), "%s", with);
 	else if (missing == live)

@@ -86,17 +86,26 @@ veths() {
 	fs_sc -j status | jq -e '[.interfaces[].name] == ["rc"]'
 }
 
-@test "status: reshort says what happens on an interface whose observer is missing" {
+# observer_doctor IF: doctor's line of IF's observer
+observer_doctor() {
+	fs_sc doctor | grep "^[a-zA-Z]* *observer $1: "
+}
+
+@test "status and doctor: reshort says what happens on an interface whose observer is missing" {
 	fs_sc attach rc --hook tc
 	fs_sc attach rs --hook xdp
 	rm "$BPF/observer_if$(ip -n "$R" -j link show rs | jq '.[0].ifindex')"
 	eff=$(fs_sc -j status | jq -r .reshort.effective)
 	echo "$eff"
 	[[ "$eff" == "at a message boundary: "*"; but on rs (observer missing): never: a long flow stays long until idle-timeout"* ]]
+	observer_doctor rs | grep -qx "FAIL  observer rs: missing at tcx egress: flows entering here see no message boundary; they re-short never: a long flow stays long until idle-timeout (no ACKs seen, reshort-gap 0)"
+	observer_doctor rc | grep -q "^ok    observer rc: tcx egress"
 	fs_sc set reshort-gap 50
 	eff=$(fs_sc -j status | jq -r .reshort.effective)
 	echo "$eff"
 	[[ "$eff" == *"; but on rs (observer missing): after a silence over 50 ms only"* ]]
+	# doctor says what status says: a silence re-shorts there, nothing else
+	observer_doctor rs | grep -q "^FAIL  observer rs: missing at tcx egress: flows entering here see no message boundary; they re-short after a silence over 50 ms only (no ACKs seen, reshort-gap 50"
 	rm "$BPF/observer_if$(ip -n "$R" -j link show rc | jq '.[0].ifindex')"
 	eff=$(fs_sc -j status | jq -r .reshort.effective)
 	echo "$eff"
