@@ -52,6 +52,9 @@ const struct sc_option health_settings_opts[] = {
 	HEALTH_OPT("down-misses", "health-down-misses", SC_OPT_UINT, params.down_misses,
 		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive misses: tunnel down (default 3)"),
+	HEALTH_OPT("congested-misses", "health-congested-misses", SC_OPT_UINT,
+		   params.congested_misses, .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+		   .help = "consecutive misses while the probes see a queue: down (default 10)"),
 	HEALTH_OPT("up-successes", "health-up-successes", SC_OPT_UINT, params.up_successes,
 		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive answers: tunnel up again (default 5)"),
@@ -136,7 +139,8 @@ void health_agent_init(struct health_agent *ha, const struct health_settings *s)
 static bool same_params(const struct health_params *a, const struct health_params *b)
 {
 	return a->interval_ns == b->interval_ns && a->timeout_ns == b->timeout_ns &&
-	       a->down_misses == b->down_misses && a->up_successes == b->up_successes &&
+	       a->down_misses == b->down_misses &&
+	       a->congested_misses == b->congested_misses && a->up_successes == b->up_successes &&
 	       a->hold_min_ns == b->hold_min_ns && a->hold_max_ns == b->hold_max_ns &&
 	       a->half_life_ns == b->half_life_ns && a->loss_window == b->loss_window &&
 	       a->adaptive_timeout == b->adaptive_timeout;
