@@ -98,11 +98,3 @@ $(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) 
 
 ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
 	$(BUILD)/tests/unit-spill-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
-
-# spill-proto: the spill controller driven in a testbed router, the agent's
-# stand-in until the agent drives it (tests/tools/spill-proto.c)
-$(BUILD)/spill-proto: tests/tools/spill-proto.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(LIBBPF_LIBS)
-
-ALL_TARGETS += $(BUILD)/spill-proto
