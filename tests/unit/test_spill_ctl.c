@@ -158,6 +158,20 @@ static void datapath(struct sim *m)
 	}
 }
 
+/* A probe on @t sent now: the path's RTT @base_ns and @q_ns of queue (the
+ * queues are in the router's direction); answered one RTT later with the
+ * RTT, or with the far end's receive time on a clock ONE_WAY_OFFSET_NS
+ * ahead. */
+static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
+{
+	uint64_t rtt = base_ns + q_ns;
+
+	m->pend[m->npend++] = (typeof(m->pend[0])){
+		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t,
+		.value = m->one_way ? ONE_WAY_OFFSET_NS + base_ns / 2 + q_ns
+				    : rtt };
+}
+
 static void step(struct sim *m)
 {
 	double dt = STEP_NS / 1e9, want, sent = 0;
@@ -203,21 +217,8 @@ static void step(struct sim *m)
 		uint64_t qs = (uint64_t)(short_qd_ms(m) * MS),
 			 ql = m->now >= LONG_IDLE_NS ? m->long_qd_ns : 0;
 
-		/* the queues are in the router's direction */
-		m->pend[m->npend++] = (typeof(m->pend[0])){
-			.rtt = m->base_short_ns + qs, .t = SPILL_SHORT,
-			.sent = m->now,
-			.value = m->one_way ? ONE_WAY_OFFSET_NS +
-					      m->base_short_ns / 2 + qs
-					    : m->base_short_ns + qs };
-		m->pend[m->npend - 1].at = m->now + m->pend[m->npend - 1].rtt;
-		m->pend[m->npend++] = (typeof(m->pend[0])){
-			.rtt = m->base_long_ns + ql, .t = SPILL_LONG,
-			.sent = m->now,
-			.value = m->one_way ? ONE_WAY_OFFSET_NS +
-					      m->base_long_ns / 2 + ql
-					    : m->base_long_ns + ql };
-		m->pend[m->npend - 1].at = m->now + m->pend[m->npend - 1].rtt;
+		probe(m, SPILL_SHORT, m->base_short_ns, qs);
+		probe(m, SPILL_LONG, m->base_long_ns, ql);
 		m->next_probe += m->p.interval_ns;
 	}
 	for (i = 0; i < m->npend;) {
@@ -394,6 +395,25 @@ static void test_bursty(void)
 	       sum / n / MBIT, q / n, m.max_q_ms);
 }
 
+/* After a step in SHORT's capacity or in the short traffic, once the rate
+ * has reacted: 3 s later the rate fits beside the short traffic with
+ * SHORT's queue below the target, and it stays low for the 30 s after. */
+static void settles_after_step(struct sim *m)
+{
+	m->max_q_ms = 0;
+	run_for(m, 3 * SEC);
+	tap_ok(short_qd_ms(m) < m->p.target_ns / 1e6 &&
+	       m->act.rate_bps + m->short_bps <= m->cap_bps,
+	       "3 s later: rate %.1f Mbit/s + short %.0f <= capacity %.0f, queue %.2f ms below the target",
+	       m->act.rate_bps / MBIT, m->short_bps / MBIT, m->cap_bps / MBIT,
+	       short_qd_ms(m));
+	m->max_q_ms = 0;
+	run_for(m, 30 * SEC);
+	tap_ok(m->max_q_ms < 2.5 * m->p.target_ns / 1e6,
+	       "the 30 s after: SHORT's queue at most %.1f ms (< 2.5 x target)",
+	       m->max_q_ms);
+}
+
 /* SHORT's capacity drops from 20 to 14 Mbit/s (cross traffic in the
  * underlay, the other router's spill): only the delay tells. The stated
  * bound on the back-off, from the moment SHORT's queue passes the target:
@@ -421,17 +441,7 @@ static void test_backoff_bound(void)
 		    "SHORT's capacity 20 -> 14 Mbit/s: back-off %.0f ms after its queue passed the target (bound: 3 intervals + SHORT's RTT then, %.0f ms)",
 		    t_back / 1e6, bound / 1e6))
 		tap_diag("queue over target after %.0f ms", (t_over - t0) / 1e6);
-	m.max_q_ms = 0;
-	run_for(&m, 3 * SEC);
-	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6 &&
-	       m.act.rate_bps + m.short_bps <= m.cap_bps,
-	       "3 s later: rate %.1f Mbit/s + short 1 <= capacity 14, queue %.2f ms below the target",
-	       m.act.rate_bps / MBIT, short_qd_ms(&m));
-	m.max_q_ms = 0;
-	run_for(&m, 30 * SEC);
-	tap_ok(m.max_q_ms < 2.5 * m.p.target_ns / 1e6,
-	       "the 30 s after: SHORT's queue at most %.1f ms (< 2.5 x target)",
-	       m.max_q_ms);
+	settles_after_step(&m);
 }
 
 /* Short traffic returns, 1 -> 8 Mbit/s: the router measures it, so the
@@ -456,17 +466,7 @@ static void test_short_returns(void)
 	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6,
 	       "a second after the step: SHORT's queue %.2f ms, below the target (at most %.1f ms meanwhile)",
 	       short_qd_ms(&m), m.max_q_ms);
-	m.max_q_ms = 0;
-	run_for(&m, 3 * SEC);
-	tap_ok(short_qd_ms(&m) < m.p.target_ns / 1e6 &&
-	       m.act.rate_bps + m.short_bps <= m.cap_bps,
-	       "3 s later: rate %.1f Mbit/s + short 8 <= capacity 20, queue %.2f ms below the target",
-	       m.act.rate_bps / MBIT, short_qd_ms(&m));
-	m.max_q_ms = 0;
-	run_for(&m, 30 * SEC);
-	tap_ok(m.max_q_ms < 2.5 * m.p.target_ns / 1e6,
-	       "the 30 s after: SHORT's queue at most %.1f ms (< 2.5 x target)",
-	       m.max_q_ms);
+	settles_after_step(&m);
 }
 
 static void test_failover(void)
