@@ -157,6 +157,23 @@ int dp_put_config(struct dp *dp, const struct split_config *c)
 	return bpf_map_update_elem(dp->cfg_fd, &zero, c, BPF_ANY);
 }
 
+int dp_config(struct dp *dp, const struct dp_split *w)
+{
+	struct split_config c;
+
+	if (dp_get_config(dp, &c))
+		return -errno;
+	c.threshold = w->threshold;
+	c.threshold_bytes = w->threshold_bytes;
+	split_config_set_idle(&c, FS_DEFAULT_IDLE_MS, dp->hz);
+	split_config_set_reshort(&c, w->reshort_ms, dp->hz);
+	c.dscp_short = w->dscp_short;
+	c.dscp_long = w->dscp_long;
+	c.dscp_spill = w->dscp_spill;
+	c.flags = w->flags;
+	return dp_put_config(dp, &c) ? -errno : 0;
+}
+
 int dp_stats_fd(int stats_fd, int ncpus, __u64 out[FS_STAT_MAX])
 {
 	struct fs_stats v[ncpus];

@@ -61,6 +61,18 @@ int dp_run(struct dp *dp, const __u8 *in, __u32 len, __u8 *out,
 int dp_set_config(struct dp *dp, __u32 threshold, __u32 idle_ms,
 		  __u8 dscp_short, __u8 dscp_long, __u32 flags);
 int dp_get_config(struct dp *dp, struct split_config *c);
+
+/* What the datapath tests vary in the config. */
+struct dp_split {
+	__u32 threshold;	/* packets */
+	__u32 threshold_bytes;	/* 0: none */
+	__u32 reshort_ms;	/* 0: off */
+	__u8 dscp_short, dscp_long, dscp_spill;
+	__u32 flags;
+};
+/* Read the config, set what @w gives (idle timeout: the default) and write
+ * it back: the rest (the rule counts) is kept. 0, or -errno. */
+int dp_config(struct dp *dp, const struct dp_split *w);
 /* Write a whole config (e.g. one from dp_get_config() with changes). */
 int dp_put_config(struct dp *dp, const struct split_config *c);
 /* Stat counters summed over CPUs and writers */

@@ -167,19 +167,13 @@ static void die(const char *what)
 
 static void config(__u32 flags)
 {
-	struct split_config c;
+	struct dp_split w = {
+		.threshold = THRESHOLD, .dscp_short = DSCP_S,
+		.dscp_long = DSCP_L, .flags = flags,
+	};
 
-	if (dp_get_config(&dp, &c))
-		die("config read");
-	c.threshold = THRESHOLD;
-	c.threshold_bytes = 0;
-	split_config_set_idle(&c, FS_DEFAULT_IDLE_MS, dp.hz);
-	split_config_set_reshort(&c, 0, dp.hz);
-	c.dscp_short = DSCP_S;
-	c.dscp_long = DSCP_L;
-	c.flags = flags;
-	if (dp_put_config(&dp, &c))
-		die("config write");
+	if (dp_config(&dp, &w))
+		die("config");
 }
 
 struct conn {

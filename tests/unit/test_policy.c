@@ -53,19 +53,14 @@ static __u32 cfg_flags = FS_CFG_F_ENABLED;
 
 static void config(__u32 threshold, __u32 threshold_bytes, __u32 reshort_ms)
 {
-	struct split_config c;
+	struct dp_split w = {
+		.threshold = threshold, .threshold_bytes = threshold_bytes,
+		.reshort_ms = reshort_ms, .dscp_short = DSCP_S,
+		.dscp_long = DSCP_L, .flags = cfg_flags,
+	};
 
-	if (dp_get_config(&dp, &c))
-		die("config read");
-	c.threshold = threshold;
-	c.threshold_bytes = threshold_bytes;
-	split_config_set_idle(&c, FS_DEFAULT_IDLE_MS, dp.hz);
-	split_config_set_reshort(&c, reshort_ms, dp.hz);
-	c.dscp_short = DSCP_S;
-	c.dscp_long = DSCP_L;
-	c.flags = cfg_flags;
-	if (dp_put_config(&dp, &c))
-		die("config write");
+	if (dp_config(&dp, &w))
+		die("config");
 }
 
 /* ---- rules ---------------------------------------------------------------- */

@@ -44,20 +44,13 @@ static void die(const char *what)
 
 static void config(__u32 flags, __u32 threshold)
 {
-	struct split_config c;
+	struct dp_split w = {
+		.threshold = threshold, .dscp_short = DSCP_S,
+		.dscp_long = DSCP_L, .dscp_spill = DSCP_P, .flags = flags,
+	};
 
-	if (dp_get_config(&dp, &c))
-		die("config read");
-	c.threshold = threshold;
-	c.threshold_bytes = 0;
-	split_config_set_idle(&c, FS_DEFAULT_IDLE_MS, dp.hz);
-	split_config_set_reshort(&c, 0, dp.hz);
-	c.dscp_short = DSCP_S;
-	c.dscp_long = DSCP_L;
-	c.dscp_spill = DSCP_P;
-	c.flags = flags;
-	if (dp_put_config(&dp, &c))
-		die("config write");
+	if (dp_config(&dp, &w))
+		die("config");
 }
 
 /* The agent's entry: generation @gen, @grants handed out in all. */
