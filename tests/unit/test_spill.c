@@ -63,52 +63,32 @@ static void agent(__u16 gen, __u64 grants)
 		die("fs_spill agent write");
 }
 
+/* The entry FS_SPILL_KEY_DATAPATH or FS_SPILL_KEY_AGENT. */
+static struct fs_spill spill_get(__u32 key)
+{
+	struct fs_spill e;
+
+	if (bpf_map_lookup_elem(spill_fd, &key, &e))
+		die("fs_spill read");
+	return e;
+}
+
 /* The datapath's entry. */
 static struct fs_spill taken(void)
 {
-	struct fs_spill d;
-	__u32 key = FS_SPILL_KEY_DATAPATH;
-
-	if (bpf_map_lookup_elem(spill_fd, &key, &d))
-		die("fs_spill datapath read");
-	return d;
+	return spill_get(FS_SPILL_KEY_DATAPATH);
 }
 
 /* The agent's entry as the datapath sees it. */
 static struct fs_spill agent_get(void)
 {
-	struct fs_spill a;
-	__u32 key = FS_SPILL_KEY_AGENT;
-
-	if (bpf_map_lookup_elem(spill_fd, &key, &a))
-		die("fs_spill agent read");
-	return a;
+	return spill_get(FS_SPILL_KEY_AGENT);
 }
 
 /* Open @n more grants after every grant taken so far. */
 static void grant(__u16 gen, __u64 n)
 {
 	agent(gen, taken().taken + n);
-}
-
-static int flow_get(const struct pkt_spec *s, struct flow_state *st)
-{
-	if (s->family == 4) {
-		struct flow_key4 k = {
-			.saddr = htonl(s->saddr4), .daddr = htonl(s->daddr4),
-			.sport = htons(s->sport), .dport = htons(s->dport),
-			.proto = IPPROTO_TCP,
-		};
-		return bpf_map_lookup_elem(dp.flows4_fd, &k, st);
-	} else {
-		struct flow_key6 k = {
-			.sport = htons(s->sport), .dport = htons(s->dport),
-			.proto = IPPROTO_TCP,
-		};
-		memcpy(k.saddr, s->saddr6, 16);
-		memcpy(k.daddr, s->daddr6, 16);
-		return bpf_map_lookup_elem(dp.flows6_fd, &k, st);
-	}
 }
 
 /*
@@ -164,24 +144,32 @@ static void send_seq(struct pkt_spec *s, const char *what, char *got)
 	got[i] = '\0';
 }
 
-static struct pkt_spec flow4(__u16 sport)
+/* A flow of these tests: DSCP and ECN TOS_IN, its first seq 1000. */
+static struct pkt_spec flow(struct pkt_spec s)
 {
-	struct pkt_spec s = pkt_tcp4(sport, 80);
-
 	s.tos = TOS_IN;
 	s.seq = 1000;
 	s.ack = 1;
 	return s;
 }
 
+static struct pkt_spec flow4(__u16 sport)
+{
+	return flow(pkt_tcp4(sport, 80));
+}
+
 static struct pkt_spec flow6(__u16 sport)
 {
-	struct pkt_spec s = pkt_tcp6(sport, 443);
+	return flow(pkt_tcp6(sport, 443));
+}
 
-	s.tos = TOS_IN;
-	s.seq = 1000;
-	s.ack = 1;
-	return s;
+/* A test's start: no flows, the config @flags and @threshold; the
+ * datapath's entry then. */
+static struct fs_spill fresh(__u32 flags, __u32 threshold)
+{
+	dp_flush(&dp);
+	config(flags, threshold);
+	return taken();
 }
 
 /* Send @what on @s; check the marks, the grants taken and moved since
@@ -210,7 +198,7 @@ static void expect(struct pkt_spec *s, const char *what, const char *want,
 	dp_by = v1[FS_STAT_BYTES_SPILL] - v0[FS_STAT_BYTES_SPILL];
 	dp_fl = v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED];
 	if (!tap_ok(!strcmp(got, want) && d.taken - d0->taken == dtaken &&
-		    d.moved - d0->moved == dmoved && !flow_get(s, &st) &&
+		    d.moved - d0->moved == dmoved && !dp_flow_get(&dp, s, &st) &&
 		    st.policy.spill == gen && dp_pk == np &&
 		    dp_fl == d.taken - before.taken &&
 		    (np ? dp_by >= 54 * np : dp_by == 0),
@@ -230,9 +218,7 @@ static void test_off(void)
 	struct pkt_spec s;
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FS_CFG_F_ENABLED, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FS_CFG_F_ENABLED, THRESHOLD);
 	agent(1, d0.taken + 5);
 	s = flow4(30000);
 	expect(&s, "ydddddd", "SSSLLLL", &d0, 0, 0, 0,
@@ -255,9 +241,7 @@ static void test_promotion(void)
 	struct pkt_spec a = flow4(31000), b = flow4(31001);
 	struct fs_spill d0, d;
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
 	grant(1, 1);
 	expect(&a, "ydddddd", "SSSPPPP", &d0, 1, 0, 1,
 	       "one grant: the promoting packet takes it, every later long packet spills, not moved");
@@ -281,10 +265,8 @@ static void test_moved(void)
 	struct pkt_spec s = flow4(32000);
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	agent(1, taken().taken);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
+	agent(1, d0.taken);
 	expect(&s, "ydddddd", "SSSLLLL", &d0, 0, 0, 0,
 	       "a long flow without a grant");
 	grant(1, 1);
@@ -297,9 +279,7 @@ static void test_acks(void)
 	struct pkt_spec s = flow4(33000), t = flow4(33001);
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
 	grant(1, 1);
 	expect(&s, "yaaaaa", "SSSLLL", &d0, 0, 0, 0,
 	       "ack-short off: a long flow's pure ACKs take no grant");
@@ -320,9 +300,7 @@ static void test_many(void)
 	struct pkt_spec f[3] = { flow4(34000), flow4(34001), flow4(34002) };
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
 	grant(7, 2);
 	expect(&f[0], "yddddd", "SSSPPP", &d0, 1, 0, 7, "two grants: flow 1 takes one");
 	expect(&f[1], "yddddd", "SSSPPP", &d0, 2, 0, 7, "flow 2 the other");
@@ -334,9 +312,7 @@ static void test_generation(void)
 	struct pkt_spec s = flow4(35000);
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
 	grant(1, 1);
 	expect(&s, "ydddd", "SSSPP", &d0, 1, 0, 1, "spilled in generation 1");
 	agent(2, taken().taken);
@@ -359,9 +335,7 @@ static void test_reshort(void)
 	struct fs_spill d0;
 	int len;
 
-	dp_flush(&dp);
-	config(FLAGS | FS_CFG_F_RESHORT_BOUNDARY, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS | FS_CFG_F_RESHORT_BOUNDARY, THRESHOLD);
 	grant(1, 1);
 	expect(&s, "ydddd", "SSSPP", &d0, 1, 0, 1, "a spilled request");
 	/* the reply: acknowledges all the flow sent, carries data */
@@ -386,9 +360,7 @@ static void test_ipv6_gro(void)
 	struct fs_spill d0, d;
 	char got[8];
 
-	dp_flush(&dp);
-	config(FLAGS, THRESHOLD);
-	d0 = taken();
+	d0 = fresh(FLAGS, THRESHOLD);
 	grant(3, 1);
 	expect(&s, "ydddddd", "SSSPPPP", &d0, 1, 0, 3,
 	       "IPv6: the promoting packet takes the grant");
@@ -414,9 +386,7 @@ static void test_new_long(void)
 	struct pkt_spec s = flow4(38000);
 	struct fs_spill d0;
 
-	dp_flush(&dp);
-	config(FLAGS, 0);
-	d0 = taken();
+	d0 = fresh(FLAGS, 0);
 	grant(1, 1);
 	expect(&s, "ddd", "LPP", &d0, 1, 1, 1,
 	       "threshold 0: the first packet (a new entry) long, the next takes the grant, moved");
@@ -473,9 +443,7 @@ static void test_concurrency(void)
 	pthread_t th[2];
 	int i, n = dp.ncpus > 1 ? 2 : 1, spilled = 0, failed = 0;
 
-	dp_flush(&dp);
-	config(FLAGS, 0);
-	d0 = taken();
+	d0 = fresh(FLAGS, 0);
 	if (dp_stats(&dp, v0))
 		die("stats read");
 	agent(9, d0.taken + CONC_GRANTS);
@@ -490,7 +458,7 @@ static void test_concurrency(void)
 	}
 	for (i = 0; i < CONC_FLOWS; i++) {
 		s = flow4(39000 + i);
-		if (!flow_get(&s, &st) && st.policy.spill == 9)
+		if (!dp_flow_get(&dp, &s, &st) && st.policy.spill == 9)
 			spilled++;
 	}
 	d = taken();
