@@ -582,6 +582,16 @@ static void start(struct spill *s, uint64_t now)
 	    s->gen, mbit(s->rate_bps));
 }
 
+/* The grant is closed (taken or withdrawn): hold the class until LONG's
+ * queue has drained. */
+static void close_grant(struct spill *s, uint64_t now)
+{
+	s->hold_ns = hold_for(s, now);
+	s->release_ns = now + s->hold_ns;
+	s->last_close_ns = now;
+	set_state(s, SPILL_HOLD, now);
+}
+
 void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		struct spill_act *a)
 {
@@ -624,10 +634,7 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		if (o->taken > s->taken_at_grant) {
 			s->grants_taken++;
 			s->grants_taken_gen++;
-			s->hold_ns = hold_for(s, now);
-			s->release_ns = now + s->hold_ns;
-			s->last_close_ns = now;
-			set_state(s, SPILL_HOLD, now);
+			close_grant(s, now);
 			say(s, "grant taken: held %.0f ms for LONG's queue to drain",
 			    ms(s->hold_ns));
 		} else if (now - s->state_since_ns >= GRANT_TIMEOUT_NS) {
@@ -635,10 +642,7 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 			 * one took it between our read of taken and now */
 			s->grants = o->taken;
 			s->grants_withdrawn++;
-			s->hold_ns = hold_for(s, now);
-			s->release_ns = now + s->hold_ns;
-			s->last_close_ns = now;
-			set_state(s, SPILL_HOLD, now);
+			close_grant(s, now);
 			say(s, "grant not taken in %.0f ms: withdrawn",
 			    ms(GRANT_TIMEOUT_NS));
 		}
