@@ -84,7 +84,14 @@ static struct json_object *tunnel_json(int role, const struct health_file_tunnel
 
 static struct json_object *spill_json(const struct spill_view *v)
 {
+	/* the grants and the rates, in this order */
+	const struct { const char *key; uint64_t val; } num[] = {
+		{ "grants", v->grants }, { "taken", v->taken },
+		{ "rate_bps", v->rate_bps }, { "capacity_bps", v->cap_bps },
+		{ "short_bps", v->short_bps }, { "spilled_bps", v->used_bps },
+	};
 	struct json_object *o = json_object_new_object(), *a;
+	size_t i;
 	int t;
 
 	json_object_object_add(o, "active", json_object_new_boolean(v->active));
@@ -93,12 +100,8 @@ static struct json_object *spill_json(const struct spill_view *v)
 	json_object_object_add(o, "dev", json_object_new_string(v->dev[HEALTH_SHORT]));
 	json_object_object_add(o, "state", json_object_new_string(spill_state_name(v->state)));
 	json_object_object_add(o, "generation", json_object_new_int(v->gen));
-	json_object_object_add(o, "grants", json_object_new_uint64(v->grants));
-	json_object_object_add(o, "taken", json_object_new_uint64(v->taken));
-	json_object_object_add(o, "rate_bps", json_object_new_uint64(v->rate_bps));
-	json_object_object_add(o, "capacity_bps", json_object_new_uint64(v->cap_bps));
-	json_object_object_add(o, "short_bps", json_object_new_uint64(v->short_bps));
-	json_object_object_add(o, "spilled_bps", json_object_new_uint64(v->used_bps));
+	for (i = 0; i < sizeof(num) / sizeof(num[0]); i++)
+		json_object_object_add(o, num[i].key, json_object_new_uint64(num[i].val));
 	a = json_object_new_array();
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		json_object_array_add(a, v->qd_valid[t] ? json_object_new_uint64(v->qd_ns[t]) : NULL);
