@@ -169,18 +169,26 @@ client_out_segs() {
 	fs_sc status | grep -q '^warning: rc: generic XDP runs after GRO'
 }
 
+# transfer_seen BYTES PORT: transfer BYTES to PORT while tcpdump at the
+# server prints the packets to PORT in $D/cap; sets n to the flow's packet
+# count and returns once tcpdump printed as many
+transfer_seen() {
+	local dump
+	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port $2' >$D/cap 2>$D/cap.err"
+	dump=$!
+	fs_wait_for 5 grep -q listening "$D/cap.err"
+	transfer "$1" "$2"
+	n=$(flow_packets "$2")
+	fs_wait_for 5 sh -c "[ \$(grep -c 'tos 0x' $D/cap) -ge $n ]"
+	kill "$dump"
+}
+
 @test "the code points reach the wire: first T packets DSCP short, the rest DSCP long" {
 	command -v tcpdump >/dev/null || skip "tcpdump not installed"
 	# XDP: one call per wire packet, as tcpdump at the server sees them
 	fs_sc attach rc --hook xdp --threshold 3 --dscp-short 2 --dscp-long 5 --dscp-spill 3
 	fs_sc set ack-short no		# the closing pure ACK would be short
-	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5011' >$D/cap 2>$D/cap.err"
-	dump=$!
-	fs_wait_for 5 grep -q listening "$D/cap.err"
-	transfer 100000 5011
-	n=$(fs_sc -j flows | jq '.[] | select(.dport == 5011) | .packets')
-	fs_wait_for 5 sh -c "[ \$(grep -c 'tos 0x' $D/cap) -ge $n ]"
-	kill "$dump"
+	transfer_seen 100000 5011
 	# TOS byte = DSCP << 2 (ECN bits 0 here): 2 -> 0x8, 5 -> 0x14
 	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | head -n 3 | sort -u)" = "tos 0x8" ]
 	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | tail -n +4 | sort -u)" = "tos 0x14" ]
@@ -214,13 +222,7 @@ spilled() {
 	[ "$(fs_stat spill_flows)" -eq 0 ] && [ "$(fs_stat packets_spill)" -eq 0 ]
 	# generation 1, one grant: the next long data packet takes it
 	spill_grant 1 1
-	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5031' >$D/cap 2>$D/cap.err"
-	dump=$!
-	fs_wait_for 5 grep -q listening "$D/cap.err"
-	transfer 100000 5031
-	n=$(fs_sc -j flows | jq '.[] | select(.dport == 5031) | .packets')
-	fs_wait_for 5 sh -c "[ \$(grep -c 'tos 0x' $D/cap) -ge $n ]"
-	kill "$dump"
+	transfer_seen 100000 5031
 	# TOS byte = DSCP << 2: short 0 -> 0x0, spill 2 -> 0x8 (never LONG's 0x14)
 	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | head -n 3 | sort -u)" = "tos 0x0" ]
 	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | tail -n +4 | sort -u)" = "tos 0x8" ]
