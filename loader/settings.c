@@ -111,13 +111,13 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		c.dscp_short = s->v.dscp_short;
 	if (given(s, SC_SET_DSCP_LONG))
 		c.dscp_long = s->v.dscp_long;
+	if (given(s, SC_SET_DSCP_SPILL))
+		c.dscp_spill = s->v.dscp_spill;
 	merge_flag(&c.flags, s, SC_SET_ENABLED);
 	merge_flag(&c.flags, s, SC_SET_ACK_SHORT);
 	merge_flag(&c.flags, s, SC_SET_MIDSTREAM);
 	merge_flag(&c.flags, s, SC_SET_RESHORT_BOUNDARY);
 	merge_flag(&c.flags, s, SC_SET_SPILL);
-	if (given(s, SC_SET_DSCP_SPILL))
-		c.dscp_spill = s->v.dscp_spill;
 	if (given(s, SC_SET_THRESHOLD_BYTES))
 		c.threshold_bytes = s->v.threshold_bytes;
 	if (given(s, SC_SET_RESHORT))
