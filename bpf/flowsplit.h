@@ -182,19 +182,22 @@ _Static_assert(sizeof(struct flow_state) == 72, "flow_state layout");
 #define FS_RULE_NAME_LEN	32		/* with the NUL */
 #define FS_RULE_PORT_BITS	16
 
+/* Both families' keys have one body but for the address's length, so a
+ * rule_key4 is laid out as the start of a rule_key6 (splitctl keys both
+ * tables through a rule_key6). */
+#define FS_RULE_KEY_FIELDS(addr_bytes)					\
+	__u32 prefixlen;	/* FS_RULE_PORT_BITS + address bits */	\
+	__be16 port;		/* network byte order; 0 = any port */	\
+	__u8 addr[addr_bytes];	/* network byte order */		\
+	__u8 pad[2]		/* must be zero (beyond every prefix) */
+
 struct rule_key4 {
-	__u32 prefixlen;	/* FS_RULE_PORT_BITS + address bits */
-	__be16 port;		/* network byte order; 0 = any port */
-	__u8 addr[4];		/* network byte order */
-	__u8 pad[2];		/* must be zero (beyond every prefix) */
+	FS_RULE_KEY_FIELDS(4);
 };
 _Static_assert(sizeof(struct rule_key4) == 12, "rule_key4 layout");
 
 struct rule_key6 {
-	__u32 prefixlen;	/* FS_RULE_PORT_BITS + address bits */
-	__be16 port;		/* network byte order; 0 = any port */
-	__u8 addr[16];		/* network byte order */
-	__u8 pad[2];		/* must be zero (beyond every prefix) */
+	FS_RULE_KEY_FIELDS(16);
 };
 _Static_assert(sizeof(struct rule_key6) == 24, "rule_key6 layout");
 
