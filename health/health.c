@@ -7,7 +7,7 @@
  *
  *   INIT --N misses--> DOWN      INIT --M answers--> UP
  *   UP   --N misses--> DOWN      (a flap: penalty += 1, hold-down starts)
- *   (N is congested_misses while the last answer waited in a queue)
+ *   (N is congested_misses while the answers wait in a queue)
  *   DOWN --M answers, and the hold-down over--> UP
  *
  * Damping (docs/health.md): the penalty P decays as P x 2^(-dt / half_life);
@@ -269,12 +269,14 @@ static void queue_sample(struct health *h, uint64_t rtt_ns, uint64_t now_ns)
 	}
 	if (rtt_ns < h->rtt_min_cur_ns)
 		h->rtt_min_cur_ns = rtt_ns;
-	h->queue_last_ns = rtt_ns - health_rtt_min_ns(h);
+	/* SRTT, not this sample: one answer delayed by a scheduling hiccup
+	 * moves it by an eighth; a queue that holds moves it all the way */
+	h->queue_ns = h->srtt_ns > health_rtt_min_ns(h) ? h->srtt_ns - health_rtt_min_ns(h) : 0;
 }
 
 bool health_congested(const struct health *h)
 {
-	return h->rtt_samples && h->queue_last_ns > HEALTH_CONGESTED_QUEUE_NS;
+	return h->rtt_samples && h->queue_ns > HEALTH_CONGESTED_QUEUE_NS;
 }
 
 uint32_t health_down_misses(const struct health *h)

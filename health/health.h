@@ -46,8 +46,8 @@
 #define HEALTH_MAX_HOLD_NS (3600 * HEALTH_NS_PER_S)
 #define HEALTH_MAX_LOSS_WINDOW 1024	/* probes */
 
-/* A probe whose RTT is this far above the tunnel's minimum RTT waited in a
- * queue: the tunnel is congested, and its losses are likely a full FIFO's
+/* Probes whose smoothed RTT is this far above the tunnel's minimum RTT wait
+ * in a queue: the tunnel is congested, and its losses are likely a full FIFO's
  * tail drops, not a dead path (docs/health.md, *Congested tunnels*). */
 #define HEALTH_CONGESTED_QUEUE_NS (5 * HEALTH_NS_PER_MS)
 /* The minimum RTT is the least over the current and the previous bucket:
@@ -118,9 +118,9 @@ struct health {
 	uint64_t srtt_ns, rttvar_ns, rtt_samples;
 	/* the least RTT of the current and the previous bucket
 	 * (HEALTH_RTT_MIN_BUCKET_NS), late answers included; UINT64_MAX for
-	 * none; and the last answer's RTT above that least */
+	 * none; and SRTT above that least, as of the last answer */
 	uint64_t rtt_min_cur_ns, rtt_min_prev_ns, rtt_min_bucket_ns;
-	uint64_t queue_last_ns;
+	uint64_t queue_ns;
 	uint64_t probes, answered, missed;	/* totals */
 	uint64_t window[HEALTH_MAX_LOSS_WINDOW / 64];	/* 1 = lost */
 	uint32_t window_len, window_pos, window_lost;
@@ -145,8 +145,8 @@ void health_late_answer(struct health *h, uint64_t rtt_ns);
 /* The tunnel's minimum RTT (0 before any answer). */
 uint64_t health_rtt_min_ns(const struct health *h);
 /*
- * Is the tunnel congested? Its last answer, in time or late, waited in a
- * queue: RTT more than HEALTH_CONGESTED_QUEUE_NS above the minimum. Then
+ * Is the tunnel congested? Its answers, in time or late, wait in a queue:
+ * SRTT more than HEALTH_CONGESTED_QUEUE_NS above the minimum. Then
  * congested_misses consecutive misses, not down_misses, take it down: a
  * bulk transfer filling the tunnel's FIFO drops probes in bursts, but a
  * path that answers with a queue is alive.

@@ -1036,7 +1036,7 @@ static void check_dead(struct psim *s, const char *what)
 	uint64_t timeout = 0, took, bound;
 
 	/* the count in force when the first probe was lost: its last answer
-	 * (queue_last_ns, frozen while probes are lost) decides */
+	 * (queue_ns, frozen while probes are lost) decides */
 	n = health_down_misses(&s->h);
 	for (i = k; i < k + n; i++)
 		if (s->deadline[i] - s->sent[i] > timeout)
@@ -1097,13 +1097,35 @@ static void test_congested(void)
 	       "a 100 ms queue that drops 5 probes in a row of every 20 for "
 	       "60 s: up, never down (%llu misses), congested (queue %.0f ms "
 	       "over %.0f ms)",
-	       (unsigned long long)s.h.missed, (double)s.h.queue_last_ns / MS,
+	       (unsigned long long)s.h.missed, (double)s.h.queue_ns / MS,
 	       (double)health_rtt_min_ns(&s.h) / MS);
 	old.congested_misses = old.down_misses;
 	psim_run(&s, &old, &path, 70 * SEC);
 	tap_ok(s.downs >= 1,
 	       "... with congested-misses = down-misses (3), as before: %d downs",
 	       s.downs);
+
+	/* one answer held up (a scheduling hiccup) is not a queue; answers
+	 * that keep waiting are */
+	{
+		struct health h;
+		uint64_t t = T0;
+		int i;
+
+		health_init(&h, &p, t);
+		for (i = 0; i < 20; i++)
+			health_reply(&h, t += 100 * MS, 1 * MS);
+		health_reply(&h, t += 100 * MS, 21 * MS);
+		tap_ok(!health_congested(&h) && health_down_misses(&h) == 3,
+		       "1 ms path, one answer 20 ms late: not congested (SRTT "
+		       "%.1f ms over %.1f)", (double)h.srtt_ns / MS,
+		       (double)health_rtt_min_ns(&h) / MS);
+		for (i = 0; i < 5; i++)
+			health_reply(&h, t += 100 * MS, 41 * MS);
+		tap_ok(health_congested(&h) && health_down_misses(&h) == 10,
+		       "... then 5 answers 40 ms late: congested (SRTT %.1f ms)",
+		       (double)h.srtt_ns / MS);
+	}
 
 	/* an idle path keeps the fast verdict */
 	psim_run(&s, &p, &(struct path){ .rtt1_ns = 20 * MS, .step_at_ns = UINT64_MAX },
