@@ -5,8 +5,9 @@
 # unpaced bulk, all complete with run-times and percentiles that respect
 # the propagation delay, bulk, the endpoints' TCP counters and the flow
 # tables recorded, the report built, bad values refused, the designs of
-# run-experiment listed, and testbed down leaves no nginx, PostgreSQL,
-# Redis, iperf3 or wrk behind.
+# run-experiment listed, the modes with agents (spill, nospill) start and
+# stop them and record the spill counters, and testbed down leaves no
+# nginx, PostgreSQL, Redis, iperf3, wrk or agent behind.
 FS_PREFIX=fsta
 load lib/common
 
@@ -15,6 +16,7 @@ APPS=$FS_ROOT/testbed/apps
 ONE_WAY_MS=5		# RTT 10 ms on both tunnels
 RATE_MBIT=20
 WRK_N=200 PG_N=40 REDIS_N=200 CONNS=4
+AGENT_N=100		# the jobs of the modes with agents: their plumbing only
 PG_DEMAND=0.5		# x one tunnel's rate per direction
 
 setup_file() {
@@ -34,6 +36,10 @@ setup_file() {
 		--bulk-demand "$PG_DEMAND" --bulk-cc bbr --bulk-warmup 2 --out "$OUTDIR/split-pgbench-1"
 	"$APPS" run --prefix "$P" --mode split --app redis --requests "$REDIS_N" --conns "$CONNS" \
 		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/split-redis-1"
+	for m in spill nospill; do
+		"$APPS" run --prefix "$P" --mode "$m" --app wrk --requests "$AGENT_N" --conns "$CONNS" \
+			--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/$m-wrk-1"
+	done
 }
 
 teardown_file() {
@@ -127,9 +133,41 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" --demo "$OUTDIR"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 3 ]
+	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 5 ]
 	[ -s "$OUTDIR/apps-summary.md" ]
 	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
+}
+
+@test "modes with agents: started for the run, stopped after it, spill counters recorded" {
+	for m in spill nospill; do
+		d=$OUTDIR/$m-wrk-1
+		jq -e '.agents == true and .mode == "'"$m"'"' "$d/meta.json"
+		# both agents ran and were stopped: their logs, no splitctl run left
+		[ -s "$d/agent-ra.log" ] && [ -s "$d/agent-rb.log" ]
+		! pgrep -f -- "--pin-dir /run/$P/bpf/r[ab] run" >/dev/null
+		# at the job's end the agents were up and saw both tunnels up
+		for r in ra rb; do
+			jq -e --arg r "$r" '[.[$r].health.tunnels[].state] == ["up", "up"]' "$d/routes-job.json"
+		done
+		# the counters at the job's start and end, on both routers, in order
+		jq -e '. as $j | all(("ra", "rb"); . as $r | all(("packets_spill", "bytes_spill", "flows_spilled");
+			($j.start[$r][.] | type == "number") and $j.end[$r][.] >= $j.start[$r][.]))' "$d/splitter-job.json"
+	done
+	# without agents: none ran
+	jq -e '.agents == false' "$OUTDIR/split-redis-1/meta.json"
+	[ ! -e "$OUTDIR/split-redis-1/agent-ra.log" ]
+	# spill off in the splitter: not one packet marked for spill
+	jq -e '.splitter.spill == false' "$OUTDIR/nospill-wrk-1/meta.json"
+	jq -e '.splitter.spill == true' "$OUTDIR/spill-wrk-1/meta.json"
+	jq -e '.ra.packets_spill == 0 and .rb.packets_spill == 0 and .ra.flows_spilled == 0' \
+		"$OUTDIR/nospill-wrk-1/splitter.json"
+	# the spill report from these runs
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null
+	# one row per mode of the group (a CPU-flagged run counts, unused)
+	for m in ecmp spill nospill; do
+		grep -Eq "^\| 5/5 ms \| wrk \| max x \| $m \| [01]/1 \|" "$OUTDIR/spill-summary.md"
+	done
+	[ -s "$OUTDIR/spill.png" ]
 }
 
 @test "bad values: one line naming the value, exit 2, nothing run" {
@@ -151,6 +189,13 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 2 ] && [[ $output == *"'0'"* ]]
 	run "$FS_ROOT/testbed/run-experiment" apps --tunnels sideways
 	[ "$status" -eq 2 ] && [[ $output == *"'sideways'"*reverse* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --modes "spill nospil" --list
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"'nospil'"*nospill* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --demands "1.5 lots" --list
+	[ "$status" -eq 2 ] && [[ $output == *"'lots'"*max* ]]
+	run "$APPS" run --prefix "$P" --mode spil --app wrk --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'spil'"*nospill* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 }
 
 @test "run-experiment apps --list: a design's runs, narrowed by the lists" {
@@ -166,6 +211,24 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 9 ]
 	[ "$(grep -c '^d' <<<"$output")" -eq 9 ]
+	# spill: 3 RTTs x 2 apps x 3 repetitions x (1 no-bulk + 3 demands x 4 modes)
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --list
+	[ "$status" -eq 0 ]
+	runs=$(grep '^d' <<<"$output")
+	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (1 + 3 * 4))) ]
+	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
+	grep -q '^d20_20-pgbench-bulkmax-cubic-nospill-3$' <<<"$runs"
+	grep -q '^d0_0-wrk-bulk0.5-cubic-spill-1$' <<<"$runs"
+	grep -q '^d10_10-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
+	! grep -q -- '-bulk0-cubic-spill-' <<<"$runs"	# no bulk: ECMP only
+	! grep -q -- '-split-' <<<"$runs"		# split without agents is not in it
+	# narrowed: the shorter run of the spill table
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --rtts 40 --demands "0 1.5" \
+		--apps wrk --modes "ecmp spill nospill" --reps 2 --list
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^d20_20-wrk-bulk1.5-cubic-\(ecmp\|spill\|nospill\)-[12]$' <<<"$output")" -eq 6 ]
+	[ "$(grep -c '^d20_20-wrk-bulk0-cubic-ecmp-[12]$' <<<"$output")" -eq 2 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 8 ]
 }
 
 @test "testbed down: no server, client or cluster left behind" {
@@ -178,7 +241,7 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	! ip netns list | grep -q "^$P-"
 	[ ! -e "/run/$P" ]
 	! kill -0 "$pg" 2>/dev/null
-	# nothing of this testbed in any process's command line
+	# nothing of this testbed in any process's command line (agents included)
 	! grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null
 	! pgrep -f -- "$P-" >/dev/null
 }
