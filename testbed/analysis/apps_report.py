@@ -421,7 +421,7 @@ def spill_table(rows):
     mode in it, and the no-bulk limit of its testbed and application"""
     keys = {(r["delays"], r["app"]) for r in rows if r["mode"] in SPILL_MODES}
     lines = [
-        "| tunnels one-way | app | bulk | mode | runs used | bulk up / down Mbit/s | bulk / both "
+        "| RTT ms (one-way SHORT/LONG) | app | bulk | mode | runs used | bulk up / down Mbit/s | bulk / both "
         "tunnels' capacity | bulk / offered | run-time s | run-time / no-bulk | p50 ms | p99 ms | p99 / nospill "
         "| SACK reorder / DSACK per run | spilled Mbit/s up / down | grants per job (run) "
         "| agents' spill state | busiest CPU % |",
@@ -431,8 +431,8 @@ def spill_table(rows):
         if (r["delays"], r["app"]) not in keys:
             continue
         nobulk = demand_sort(r["bulk_demand"]) == 0
-        lines.append("| %s ms | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
+        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["rtt_ms"], r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
             r["mode"], r["used"], r["runs"],
             "–" if nobulk else "%s / %s" % (fmt(r["bulk_up_mbit"], f="%.1f"),
                                           fmt(r["bulk_down_mbit"], f="%.1f")),
@@ -468,9 +468,9 @@ def spill_plot(rows, outdir):
     fig, axes = plt.subplots(2, len(apps), figsize=(5.5 * len(apps), 7), squeeze=False)
     styles = {}
     for col, app in enumerate(apps):
-        for row, (key, ylabel, ref) in enumerate((
-                ("bulk_capacity_both", "bulk / both tunnels' capacity (up + down)", 0.85),
-                ("vs_nobulk", "run-time / no-bulk run-time", 1.2))):
+        for row, (key, ylabel, ref, log) in enumerate((
+                ("bulk_capacity_both", "bulk / both tunnels' capacity (up + down)", 0.85, False),
+                ("vs_nobulk", "run-time / no-bulk run-time (log)", 1.2, True))):
             ax = axes[row][col]
             for mode, demand in sorted({(r["mode"], r["bulk_demand"]) for r in mine if r["app"] == app},
                                        key=lambda md: (MODE_ORDER.index(md[0]) if md[0] in MODE_ORDER
@@ -483,12 +483,18 @@ def spill_plot(rows, outdir):
                 hw = [0] * len(pts)
                 if key + "_ci" in pts[0][1]:
                     hw = [0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts]
-                ax.errorbar([p[0] for p in pts], [p[1][key] for p in pts], yerr=hw, color=color,
+                ys = [p[1][key] for p in pts]
+                # an interval reaching below 0 is drawn down to 5 % of the mean
+                ax.errorbar([p[0] for p in pts], ys, yerr=[[min(h, 0.95 * y) for h, y in zip(hw, ys)], hw],
+                            color=color,
                             marker="o" if demand_sort(demand) > 1 else "s", capsize=3,
                             linestyle="-" if demand_sort(demand) > 1 else ":",
                             label="%s, bulk %s x" % (mode, demand))
             ax.axhline(ref, color="grey", linewidth=0.8, linestyle="--")
-            ax.set_ylim(bottom=0)
+            if log:
+                ax.set_yscale("log")
+            else:
+                ax.set_ylim(0, 1.05)
             ax.set_title("%s" % app)
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
