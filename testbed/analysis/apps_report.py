@@ -638,6 +638,10 @@ def main(argv):
                   % (exp["design"], exp["design"], exp.get("reps", 0)), ""]
         design += ["- `%s`" % b for b in exp.get("blocks") or []]
         design += ["", "Job sizes: %s (requests; pgbench: transactions)." % exp.get("requests", "?"), ""]
+    if exp.get("calls"):
+        design += ["The calls that made this run set (a later one resumes the same directory: "
+                   "the runs done stay):", ""]
+        design += ["    " + c for c in exp["calls"]] + [""]
     md = ["# Real applications under long-lived bulk", ""] + design + [
           "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs of 1 KB, pgbench = "
           "transactions (simple-update, 5 round trips), redis = GETs of 64 B by redis-benchmark, "
