@@ -45,7 +45,9 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              upload, rB's: the download) as Mbit/s over the job, grants
              taken (flows_spilled) over the job and the whole run; the
              agents' spill state at the job's end (routes-job.json, `route
-             show -j`, when it has one); bulk as a share of both tunnels'
+             show -j`, when it has one) and the tunnel downs the agents'
+             health counted by then (flaps of LONG and SHORT, rA + rB: a
+             down moves its class onto the other tunnel); bulk as a share of both tunnels'
              capacity in both directions together (4 x rate); run-time and
              p99 against the no-bulk runs and against nospill (paired)
 
@@ -84,7 +86,7 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
         "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
         "agents", "spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
-        "spill_packets", "spill_state",
+        "spill_packets", "spill_state", "downs_long", "downs_short",
         "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
 SEG_BYTES = 1448	# payload of a full segment (MTU 1500, TCP timestamps)
 APP_PORTS = {"wrk": 80, "pgbench": 5432, "redis": 6379}
@@ -172,7 +174,8 @@ def app_reshorts(d, app):
 def spill_counters(d, meta):
     """(spilled Mbit/s up, down over the job; grants over the job, over the
     run; spilled packets over the run; the agents' spill state at the job's
-    end, "ra/rb"); NaN or "" where a file or counter is missing"""
+    end, "ra/rb"; tunnel downs of LONG, of SHORT by then, rA + rB); NaN or
+    "" where a file or counter is missing"""
     job = read_json(os.path.join(d, "splitter-job.json")) or {}
     end = read_json(os.path.join(d, "splitter.json")) or {}
     job_s = num(meta.get("job_s"))
@@ -190,12 +193,16 @@ def spill_counters(d, meta):
         return sum(vals) if all(v is not None for v in vals) else NAN
     routes = read_json(os.path.join(d, "routes-job.json")) or {}
     states = []
+    downs = {"long": NAN, "short": NAN}
     for r in ("ra", "rb"):
         sp = (routes.get(r) or {}).get("spill")
         states.append(str(sp.get("state", "")) if isinstance(sp, dict) else "")
+        for t in ((routes.get(r) or {}).get("health") or {}).get("tunnels") or []:
+            if t.get("role") in downs and t.get("flaps") is not None:
+                downs[t["role"]] = (0 if math.isnan(downs[t["role"]]) else downs[t["role"]]) + t["flaps"]
     return (mbit("ra"), mbit("rb"), diff("ra", "flows_spilled") + diff("rb", "flows_spilled"),
             total("flows_spilled"), total("packets_spill"),
-            "/".join(states) if any(states) else "")
+            "/".join(states) if any(states) else "", downs["long"], downs["short"])
 
 
 def load_run(d, include_flagged=False):
@@ -239,7 +246,7 @@ def load_run(d, include_flagged=False):
         "threshold": bs[6], "bulk_short_pct": bs[7], "app_reshorts": app_reshorts(d, meta["app"]),
         "agents": bool(meta.get("agents")), "spill_up_mbit": sp[0], "spill_down_mbit": sp[1],
         "spill_grants_job": sp[2], "spill_grants": sp[3], "spill_packets": sp[4],
-        "spill_state": sp[5],
+        "spill_state": sp[5], "downs_long": sp[6], "downs_short": sp[7],
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
@@ -328,7 +335,8 @@ def summarise(runs):
             row["bulk_flows_missing"] = sum_of([r["bulk_flows"] - r["bulk_flows_found"] for r in used])
             segs = sum(r["out_segs"] for r in used)
             row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
-            for k in ("spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants"):
+            for k in ("spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
+                      "downs_long", "downs_short"):
                 row[k] = mean_of([r[k] for r in used])
             row["spill_states"] = " ".join(sorted({r["spill_state"] for r in used if r["spill_state"]}))
             # both directions together against both tunnels' capacity
@@ -424,14 +432,14 @@ def spill_table(rows):
         "| RTT ms (one-way SHORT/LONG) | app | bulk | mode | runs used | bulk up / down Mbit/s | bulk / both "
         "tunnels' capacity | bulk / offered | run-time s | run-time / no-bulk | p50 ms | p99 ms | p99 / nospill "
         "| SACK reorder / DSACK per run | spilled Mbit/s up / down | grants per job (run) "
-        "| agents' spill state | busiest CPU % |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| agents' spill state | tunnel downs LONG / SHORT per run | busiest CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if (r["delays"], r["app"]) not in keys:
             continue
         nobulk = demand_sort(r["bulk_demand"]) == 0
-        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["rtt_ms"], r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
             r["mode"], r["used"], r["runs"],
             "–" if nobulk else "%s / %s" % (fmt(r["bulk_up_mbit"], f="%.1f"),
@@ -445,7 +453,9 @@ def spill_table(rows):
             "%s / %s" % (fmt(r["sack_reorder"], f="%.1f"), fmt(r["dsack_recv"], f="%.1f")),
             "%s / %s" % (fmt(r["spill_up_mbit"], f="%.1f"), fmt(r["spill_down_mbit"], f="%.1f")),
             "%s (%s)" % (fmt(r["spill_grants_job"], f="%.1f"), fmt(r["spill_grants"], f="%.1f")),
-            r["spill_states"] or "–", fmt(r["cpu_busy_max_pct"], f="%.0f")))
+            r["spill_states"] or "–",
+            "%s / %s" % (fmt(r["downs_long"], f="%.1f"), fmt(r["downs_short"], f="%.1f")),
+            fmt(r["cpu_busy_max_pct"], f="%.0f")))
     return "\n".join(lines)
 
 
@@ -669,7 +679,9 @@ def main(argv):
             "rate; bulk / offered: up + down over twice the demand per direction (its demand x the "
             "tunnel rate, at most both tunnels; max: both tunnels); run-time / no-bulk: over the no-bulk runs' mean; p99 / nospill: paired by "
             "repetition; ± = 95 %% t-interval; spilled Mbit/s: bytes the routers marked with "
-            "the spill code point during the job (rA: upload, rB: download); runs whose "
+            "the spill code point during the job (rA: upload, rB: download); tunnel downs: "
+            "the agents' health flaps by the job's end (rA + rB; a down moves its class onto "
+            "the other tunnel); runs whose "
             "busiest CPU was above 80 %% are left out (`testbed/analysis/apps_report.py`)." % (
                 os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
                 first["bulk_streams"]), "", st] + notes
