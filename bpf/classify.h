@@ -324,7 +324,7 @@ static __always_inline void flow_set_class(struct flow_state *st,
  * take one: a download's ACK stream would waste it. @was_long: the flow's
  * previous packet was long, so its packets may still queue in the LONG
  * tunnel (counted in moved; the agent holds the scavenger class for that).
- * A grant taken counts in flows_spilled.
+ * A grant taken counts in spill_flows (FS_STAT_FLOWS_SPILLED).
  * A new entry (v->st NULL) takes nothing with its first packet.
  */
 static __always_inline int flow_spill(const struct flow_view *v,

@@ -59,6 +59,9 @@
 #define FS_DSCP_SHIFT		2
 #define FS_ECN_MASK		0x03
 #define FS_DSCP_TO_TOS(d)	((__u8)((d) << FS_DSCP_SHIFT))
+/* The bits of the TOS byte a classic (tos) policy routing rule matches
+ * (the kernel's IPTOS_TOS_MASK): the DSCP's low 3 bits. */
+#define FS_TOS_RULE_MASK	0x1c
 
 /* ---- flow table ---------------------------------------------------------
  * Directional 5-tuple: the two directions of one TCP connection are two
@@ -346,7 +349,7 @@ _Static_assert(sizeof(struct fs_spill) == 40, "fs_spill layout");
 	X(RESHORT_BOUNDARY, "flows_reshort_boundary", "flows counted as short again at a message boundary (all data acknowledged)") \
 	X(PKTS_SPILL,     "packets_spill",     "long TCP packets marked with the spill code point (also counted as long)") \
 	X(BYTES_SPILL,    "bytes_spill",       "bytes of the packets marked with the spill code point") \
-	X(FLOWS_SPILLED,  "flows_spilled",     "spill grants taken: long flows moved to the SHORT tunnel's scavenger class")
+	X(FLOWS_SPILLED,  "spill_flows",       "spill grants taken: long flows moved to the SHORT tunnel's scavenger class")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {

@@ -291,42 +291,52 @@ int sc_parse_number(const char *s, double lo, double hi, double *out)
 	return 0;
 }
 
-static const struct { const char *unit; double scale; } rate_units[] = {
-	{ "gbit", 1e9 }, { "mbit", 1e6 }, { "kbit", 1e3 }, { "bit", 1 },
+/* largest first: sc_rate_text() picks the first that fits */
+static const struct { const char *unit; __u64 scale; } rate_units[] = {
+	{ "gbit", 1000000000 }, { "mbit", 1000000 }, { "kbit", 1000 }, { "bit", 1 },
 };
 
 int sc_parse_rate(const char *s, __u64 *bps)
 {
 	size_t i, n = strlen(s), ul;
 	char num[32];
-	double v;
 
 	for (i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++) {
 		ul = strlen(rate_units[i].unit);
-		if (n <= ul || n - ul >= sizeof(num) || strcmp(s + n - ul, rate_units[i].unit))
+		if (n <= ul || n - ul >= sizeof(num) ||
+		    strcmp(s + n - ul, rate_units[i].unit))
 			continue;
 		memcpy(num, s, n - ul);
 		num[n - ul] = '\0';
-		if (sc_parse_number(num, 0, 1e12, &v))
-			return -EINVAL;
-		v *= rate_units[i].scale;
-		if (v != (double)(__u64)v)
-			return -EINVAL;		/* finer than a bit/s */
-		*bps = (__u64)v;
-		return 0;
+		/* the duration syntax, counted in bits instead of ns:
+		 * exact, whole bits, never beyond 2^64 */
+		return sc_parse_duration(num, rate_units[i].scale, 9, bps);
 	}
 	return -EINVAL;
 }
 
 void sc_rate_text(__u64 bps, char *buf, size_t len)
 {
-	size_t i;
+	size_t i, last = sizeof(rate_units) / sizeof(rate_units[0]) - 1;
+	__u64 scale, frac, t;
+	int digits = 0;
 
-	for (i = 0; i < sizeof(rate_units) / sizeof(rate_units[0]); i++)
-		if (bps >= rate_units[i].scale || rate_units[i].scale == 1) {
-			snprintf(buf, len, "%.9g%s", bps / rate_units[i].scale, rate_units[i].unit);
-			return;
-		}
+	for (i = 0; i < last && bps < rate_units[i].scale; i++)
+		;
+	scale = rate_units[i].scale;
+	frac = bps % scale;
+	if (!frac) {
+		snprintf(buf, len, "%llu%s", (unsigned long long)(bps / scale),
+			 rate_units[i].unit);
+		return;
+	}
+	/* exact: the fraction's digits, without trailing zeros */
+	for (t = scale; t > 1; t /= 10)
+		digits++;
+	for (; frac % 10 == 0; frac /= 10)
+		digits--;
+	snprintf(buf, len, "%llu.%0*llu%s", (unsigned long long)(bps / scale), digits,
+		 (unsigned long long)frac, rate_units[i].unit);
 }
 
 bool sc_prefix_host_bits(struct sc_prefix *p)

@@ -283,10 +283,12 @@ int sc_parse_duration(const char *s, __u64 unit_ns, unsigned int decimals,
 /* A number in the same syntax, lo..hi. 0, -EINVAL or -ERANGE. */
 int sc_parse_number(const char *s, double lo, double hi, double *out);
 /* A rate: a number in the same syntax followed by its unit, "bit",
- * "kbit", "mbit" or "gbit" (powers of 1000, as tc's), into bit/s (whole:
- * "1.5bit" is refused). 0 or -EINVAL. */
+ * "kbit", "mbit" or "gbit" (powers of 1000, as tc's), into bit/s exactly
+ * ("1.5bit", finer than a bit, is refused). 0 or -EINVAL (syntax, unit,
+ * too fine, beyond 2^64 bit/s). */
 int sc_parse_rate(const char *s, __u64 *bps);
-/* bps as a rate with its unit ("20mbit", "1.5gbit", "800bit"). */
+/* bps as a rate in the largest unit it reaches, exact ("20mbit",
+ * "1.5gbit", "800bit", "1.000001mbit"): sc_parse_rate() reads it back. */
 void sc_rate_text(__u64 bps, char *buf, size_t len);
 /* Flags of sc_parse_prefix(). */
 enum {

@@ -20,7 +20,8 @@
 #include "commands.h"
 #include "tunnel_cfg.h"
 
-enum verdict { PASS, FAIL, SKIP };
+/* NOTE: worth knowing, not a failure (not counted) */
+enum verdict { PASS, FAIL, SKIP, NOTE };
 
 struct doctor {
 	const struct sc_opts *o;
@@ -40,7 +41,8 @@ static void check(struct doctor *d, enum verdict v, const char *name, const char
 static void check(struct doctor *d, enum verdict v, const char *name, const char *fix,
 		  const char *fmt, ...)
 {
-	static const char *const status[] = { "ok", "FAIL", "skip" };
+	static const char *const status[] = { "ok", "FAIL", "skip", "note" };
+	static const char *const json[] = { "pass", "fail", "skip", "note" };
 	char detail[512];
 	va_list ap;
 
@@ -49,7 +51,7 @@ static void check(struct doctor *d, enum verdict v, const char *name, const char
 	va_end(ap);
 	d->failed += v == FAIL;
 	open_json_object(NULL);
-	print_string(PRINT_JSON, "status", NULL, v == PASS ? "pass" : v == FAIL ? "fail" : "skip");
+	print_string(PRINT_JSON, "status", NULL, json[v]);
 	print_string(PRINT_FP, NULL, "%-5s ", status[v]);
 	print_string(PRINT_ANY, "name", "%s: ", name);
 	print_string(PRINT_ANY, "detail", "%s\n", detail);
@@ -317,6 +319,49 @@ static void check_probing(struct doctor *d)
 	      pid ? "the agent" : "splitctl run with these privileges", self, gid, lo, hi);
 }
 
+/*
+ * Spill, the datapath's side: on in the config, fs_spill pinned, and an
+ * agent with a generation open (gen 0 in the agent's entry: nothing
+ * spills, which is a fact to know rather than a failure: spill waits for
+ * an agent, both tunnels up and route up's scavenger class).
+ */
+static void check_spill(struct doctor *d, int agent_pid)
+{
+	struct fs_spill a, dp;
+	int err;
+
+	if (!d->instance) {
+		check(d, SKIP, "spill", "", "nothing attached");
+		return;
+	}
+	if (!(d->cfg.flags & FS_CFG_F_SPILL)) {
+		check(d, SKIP, "spill", "", "spill off (splitctl set spill on)");
+		return;
+	}
+	err = sc_spill_read(&d->st, &a, &dp);
+	if (err) {
+		check(d, FAIL, "spill", "splitctl attach IFACE, for each attached interface (pins the map)",
+		      "spill on, but %s: %s", FS_MAP_SPILL,
+		      err == -EOPNOTSUPP ? "not pinned (attached by a splitctl without spill)" :
+		      strerror(-err));
+		return;
+	}
+	if (!agent_pid)
+		check(d, NOTE, "spill", "",
+		      "spill on (dscp-spill %u), but no agent runs: nothing spills (the agent, splitctl run, grants)",
+		      d->cfg.dscp_spill);
+	else if (!a.gen)
+		check(d, NOTE, "spill", "",
+		      "spill on (dscp-spill %u), the agent (pid %d) has no spill generation open: nothing spills now (its spill is off, a tunnel is down, or it waits for route up)",
+		      d->cfg.dscp_spill, agent_pid);
+	else
+		check(d, PASS, "spill", "",
+		      "the agent (pid %d) runs spill: generation %u, %llu of %llu grants taken (%llu moved from LONG), dscp-spill %u",
+		      agent_pid, a.gen, (unsigned long long)dp.taken,
+		      (unsigned long long)a.grants, (unsigned long long)dp.moved,
+		      d->cfg.dscp_spill);
+}
+
 static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
@@ -342,6 +387,7 @@ static int cmd_doctor(const struct sc_call *c)
 	pid = d.instance ? agent_lock_holder_of(d.dir) : 0;
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
 	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
+	check_spill(&d, pid);
 	close_json_array(PRINT_JSON, NULL);
 	print_bool(PRINT_JSON, "ok", NULL, !d.failed);
 	print_uint(PRINT_JSON, "failed", NULL, d.failed);

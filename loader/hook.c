@@ -130,23 +130,29 @@ enum sc_hook sc_hook_of_link_type(__u32 link_type)
 	return SC_HOOK_AUTO;	/* not ours */
 }
 
-/* Is program @prog_id still attached to @ifindex at @hook? */
-bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id)
+/* Is program @prog_id among those attached to @ifindex at TCX hook @type?
+ * (The query's target is the ifindex: the same field as target_fd.) */
+static bool tcx_attached(int ifindex, int type, __u32 prog_id)
 {
 	__u32 ids[64], cnt = 64, i;
 
-	if (hook == SC_HOOK_XDP) {
-		LIBBPF_OPTS(bpf_xdp_query_opts, q);
-
-		return !bpf_xdp_query(ifindex, 0, &q) && q.prog_id == prog_id;
-	}
-	/* TCX: the query's target is the ifindex (same field as target_fd) */
-	if (bpf_prog_query(ifindex, SC_BPF_TCX_INGRESS, 0, NULL, ids, &cnt))
+	if (bpf_prog_query(ifindex, type, 0, NULL, ids, &cnt))
 		return false;
 	for (i = 0; i < cnt && i < 64; i++)
 		if (ids[i] == prog_id)
 			return true;
 	return false;
+}
+
+/* Is program @prog_id still attached to @ifindex at @hook? */
+bool sc_hook_prog_attached(int ifindex, enum sc_hook hook, __u32 prog_id)
+{
+	if (hook == SC_HOOK_XDP) {
+		LIBBPF_OPTS(bpf_xdp_query_opts, q);
+
+		return !bpf_xdp_query(ifindex, 0, &q) && q.prog_id == prog_id;
+	}
+	return tcx_attached(ifindex, SC_BPF_TCX_INGRESS, prog_id);
 }
 
 void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len)
@@ -175,14 +181,7 @@ int sc_hook_observer_create(int prog_fd, int ifindex)
 
 bool sc_hook_observer_attached(int ifindex, __u32 prog_id)
 {
-	__u32 ids[64], cnt = 64, i;
-
-	if (bpf_prog_query(ifindex, SC_BPF_TCX_EGRESS, 0, NULL, ids, &cnt))
-		return false;
-	for (i = 0; i < cnt && i < 64; i++)
-		if (ids[i] == prog_id)
-			return true;
-	return false;
+	return tcx_attached(ifindex, SC_BPF_TCX_EGRESS, prog_id);
 }
 
 int sc_hook_tc_count(int ifindex)

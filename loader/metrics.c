@@ -61,7 +61,7 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
 	      cfg->reshort_gap_ms / 1000.0);
 	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);
-	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (as the agent grants)",
+	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill on; the agent grants)",
 	      cfg->flags & FS_CFG_F_SPILL ? 1 : 0);
 	gauge(f, "dscp_spill", "DSCP code point of spilled long flows", cfg->dscp_spill);
 }
@@ -135,6 +135,20 @@ static void write_tunnel_traffic(FILE *f)
 	}
 }
 
+/* The datapath's side of fs_spill (the agent's gauges are its own). */
+static void write_spill(FILE *f, const struct sc_state *st)
+{
+	struct fs_spill a, d;
+
+	if (sc_spill_read(st, &a, &d))
+		return;
+	fprintf(f, "# HELP flowsplit_spill_moved_total Spill grants taken by a flow whose previous packet was long (moved from LONG behind a hold).\n"
+		   "# TYPE flowsplit_spill_moved_total counter\nflowsplit_spill_moved_total %llu\n",
+		(unsigned long long)d.moved);
+	fprintf(f, "# HELP flowsplit_spill_generation The agent's spill generation in force (0: none, nothing spills).\n"
+		   "# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n", a.gen);
+}
+
 int sc_metrics_write(FILE *f, const struct sc_state *st)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -162,6 +176,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", fs_map__capacity(st->flows6_fd));
 	write_ifaces(f, ifs, n);
 	write_classes(f, v);
+	write_spill(f, st);
 	write_tunnel_traffic(f);
 	return ferror(f) ? -EIO : 0;
 }

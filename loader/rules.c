@@ -5,6 +5,7 @@
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -360,45 +361,36 @@ void sc_rule_maps_close(struct sc_rule_maps *m)
 	}
 }
 
-/* The trie key of a rule; its size. */
-static size_t rule_key(const struct sc_rule *r, void *key)
+/* An IPv4 rule's trie key is the start of an IPv6 one (the same fields,
+ * a shorter address): one key buffer and one way to fill it for both. */
+_Static_assert(offsetof(struct rule_key4, port) == offsetof(struct rule_key6, port) &&
+	       offsetof(struct rule_key4, addr) == offsetof(struct rule_key6, addr),
+	       "rule_key4 is the start of rule_key6");
+
+/* The address bytes of a key of @family */
+static size_t key_addr_len(int family)
 {
-	if (r->family == 4) {
-		struct rule_key4 *k = key;
-
-		memset(k, 0, sizeof(*k));
-		k->prefixlen = FS_RULE_PORT_BITS + r->v.prefixlen;
-		k->port = htons(r->port);
-		memcpy(k->addr, r->addr, sizeof(k->addr));
-		return sizeof(*k);
-	} else {
-		struct rule_key6 *k = key;
-
-		memset(k, 0, sizeof(*k));
-		k->prefixlen = FS_RULE_PORT_BITS + r->v.prefixlen;
-		k->port = htons(r->port);
-		memcpy(k->addr, r->addr, sizeof(k->addr));
-		return sizeof(*k);
-	}
+	return family == 4 ? sizeof(((struct rule_key4 *)0)->addr)
+			   : sizeof(((struct rule_key6 *)0)->addr);
 }
 
-static void rule_from_key(struct sc_rule *r, int family, const void *key,
-			  const struct fs_rule *v)
+/* The trie key of a rule in @k (an IPv4 rule's is its first bytes) */
+static void rule_key(const struct sc_rule *r, struct rule_key6 *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prefixlen = FS_RULE_PORT_BITS + r->v.prefixlen;
+	k->port = htons(r->port);
+	memcpy(k->addr, r->addr, key_addr_len(r->family));
+}
+
+static void rule_from_key(struct sc_rule *r, int family,
+			  const struct rule_key6 *k, const struct fs_rule *v)
 {
 	memset(r, 0, sizeof(*r));
 	r->family = family;
 	r->v = *v;
-	if (family == 4) {
-		const struct rule_key4 *k = key;
-
-		r->port = ntohs(k->port);
-		memcpy(r->addr, k->addr, sizeof(k->addr));
-	} else {
-		const struct rule_key6 *k = key;
-
-		r->port = ntohs(k->port);
-		memcpy(r->addr, k->addr, sizeof(k->addr));
-	}
+	r->port = ntohs(k->port);
+	memcpy(r->addr, k->addr, key_addr_len(family));
 	r->v.name[FS_RULE_NAME_LEN - 1] = '\0';
 }
 

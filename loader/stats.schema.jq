@@ -8,5 +8,5 @@
   "pass_ext_hdr_limit", "pass_disabled", "insert_failures", "acks_short",
   "flows_promoted_packets", "flows_promoted_bytes", "flows_reshort",
   "rule_matches", "flows_midstream", "flows_reshort_gap", "flows_reshort_boundary",
-  "packets_spill", "bytes_spill", "flows_spilled"
+  "packets_spill", "bytes_spill", "spill_flows"
 ] | sort)) and all(.[]; type == "number" and . >= 0 and . == floor)

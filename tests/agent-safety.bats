@@ -16,6 +16,16 @@ in_force_is() { [ "$(wan_sc "$1" -j route show | jq -r '.health.in_force')" = "$
 monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored' >/dev/null; }
 not_monitored() { wan_sc "$1" -j route show | jq -e '.health.monitored | not' >/dev/null; }
 
+# failed_over_agent: route up split and the agent in router A (its pid in
+# AGENT_PID), whose SHORT underlay then dies: both classes over LONG
+failed_over_agent() {
+	wan_route split
+	agent "$A"
+	fs_wait_for 10 both_up "$A"
+	wan_underlay_drop "$A" a1
+	fs_wait_for 10 in_force_is "$A" "short=LONG long=LONG"
+}
+
 # LONG: the TOS byte of the long class. No splitter runs here, so route up
 # matches the default long code point, DSCP 1 (LE: TOS 0x04)
 LONG=0x04
@@ -46,13 +56,11 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	wan_route split
 	agent "$A"
 	agent "$B"
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
+	wan_wait_both 10 both_up
 	swapped_route "$A"
 	swapped_route "$B"
 	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxl (short) via 192.168.102.2, vxs (long)' "$D/agent-$A"
-	fs_wait_for 10 both_up "$A" 4
-	fs_wait_for 10 both_up "$B" 4
+	wan_wait_both 10 both_up 4
 	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].dev == "vxl" and .health.tunnels[1].dev == "vxs"'
 	# the classes take the swapped tunnels
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
@@ -61,8 +69,7 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	# the new LONG tunnel (the old SHORT, vxs) dies
 	wan_underlay_drop "$B" b1
 	wan_underlay_drop "$A" a1
-	fs_wait_for 10 in_force_is "$A" "short=SHORT long=SHORT"
-	fs_wait_for 10 in_force_is "$B" "short=SHORT long=SHORT"
+	wan_wait_both 10 in_force_is "short=SHORT long=SHORT"
 	grep -q 'health: vxs (long) up -> down' "$D/agent-$A"
 	# both classes over the live tunnel, vxl, and the verdict names vxs
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
@@ -137,12 +144,8 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 }
 
 @test "a second agent in the namespace refuses to start, naming the first; the first's health stays" {
-	wan_route split
-	agent "$A"
+	failed_over_agent
 	local first=$AGENT_PID
-	fs_wait_for 10 both_up "$A"
-	wan_underlay_drop "$A" a1
-	fs_wait_for 10 in_force_is "$A" "short=LONG long=LONG"
 	hf=$(wan_health_file "$A")
 	[ -f "$hf" ]
 	# another pin directory changes nothing: the routes are the namespace's
@@ -164,12 +167,8 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 }
 
 @test "a dead agent's health is not trusted, even when its PID lives again; down removes its files" {
-	wan_route split
-	agent "$A"
+	failed_over_agent
 	local first=$AGENT_PID
-	fs_wait_for 10 both_up "$A"
-	wan_underlay_drop "$A" a1
-	fs_wait_for 10 in_force_is "$A" "short=LONG long=LONG"
 	kill -9 "$first"
 	wait "$first" 2>/dev/null || true
 	hf=$(wan_health_file "$A")

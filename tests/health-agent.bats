@@ -8,6 +8,23 @@ load lib/common
 load lib/wan
 
 both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
+# in_force NS: the plan in force the agent of NS publishes
+in_force() { wan_sc "$1" -j route show | jq -r '.health.in_force'; }
+# in_force_is NS PLAN
+in_force_is() { [ "$(in_force "$1")" = "$2" ]; }
+# underlay_dies DEV PLAN: every VXLAN packet arriving at B over its underlay
+# DEV is lost (probes and answers alike; the VXLAN devices stay up): both
+# agents put PLAN in force
+underlay_dies() {
+	wan_underlay_drop "$B" "$1"
+	wan_wait_both 5 in_force_is "$2"
+}
+# underlay_heals DEV: a second later, it heals: both agents split again
+underlay_heals() {
+	sleep 1
+	wan_underlay_heal "$B" "$1"
+	wan_wait_both 10 in_force_is "short=SHORT long=LONG"
+}
 
 @test "run: the SHORT underlay dies under a 100 Hz ping: failover, then split again after the hold-down" {
 	wan_attach 10
@@ -15,19 +32,12 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	agent "$A" --textfile "$D/m.prom"
 	local agent_a=$AGENT_PID
 	agent "$B"
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
+	wan_wait_both 10 both_up
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
-	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
-	pinger=$!
-	sleep 0.5
-	# every VXLAN packet arriving at B over the SHORT underlay is lost
-	# (probes and answers alike); the VXLAN devices stay up
-	wan_underlay_drop "$B" b1
-	failed_over() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=LONG long=LONG"' >/dev/null; }
-	fs_wait_for 5 failed_over "$A"
-	fs_wait_for 5 failed_over "$B"
+	wan_ping_start
+	# the SHORT underlay dies
+	underlay_dies b1 "short=LONG long=LONG"
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	grep -q 'health: vxs (short) up -> down after 3 misses' "$D/agent-$A"
 	wan_sc "$A" status | grep '^health: vxs (short) down'
@@ -43,15 +53,10 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	grep '^flowsplit_tunnel_probe_loss_ratio{tunnel="short",dev="vxs"} 0\.[0-9]*' "$D/m.prom"
 	wan_sc "$A" route show
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
-	sleep 1
-	wan_underlay_heal "$B" b1
-	split_again() { wan_sc "$1" -j route show | jq -e '.health.in_force == "short=SHORT long=LONG"' >/dev/null; }
-	fs_wait_for 10 split_again "$A"
-	fs_wait_for 10 split_again "$B"
+	underlay_heals b1
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
-	rc=0; wait "$pinger" || rc=$?
-	cat "$D/agent-$A" "$D/ping"
+	wan_ping_end
 	local sent got lost
 	sent=$(grep -o '[0-9]* packets transmitted' "$D/ping" | cut -d' ' -f1)
 	got=$(grep -o '[0-9]* received' "$D/ping" | cut -d' ' -f1)
@@ -93,11 +98,6 @@ both_up() { [ "$(grep -c 'health: vx[sl] .* -> up' "$D/agent-$1")" -ge 2 ]; }
 	done
 }
 
-# in_force NS: the plan in force the agent of NS publishes
-in_force() { wan_sc "$1" -j route show | jq -r '.health.in_force'; }
-# in_force_is NS PLAN
-in_force_is() { [ "$(in_force "$1")" = "$2" ]; }
-
 # lost FILE: echo requests a finished ping lost
 lost() {
 	local sent got
@@ -111,29 +111,20 @@ lost() {
 	wan_route split
 	agent "$A"
 	agent "$B"
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
+	wan_wait_both 10 both_up
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	# the LONG class: tos 0x04 (DSCP 1), which the echo replies keep
-	fs_bg ip netns exec "$C" ping -q -Q 0x04 -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
-	pinger=$!
-	sleep 0.5
-	wan_underlay_drop "$B" b2
-	fs_wait_for 5 in_force_is "$A" "short=SHORT long=SHORT"
-	fs_wait_for 5 in_force_is "$B" "short=SHORT long=SHORT"
+	wan_ping_start -Q 0x04
+	underlay_dies b2 "short=SHORT long=SHORT"
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	grep -q 'health: vxl (long) up -> down after 3 misses' "$D/agent-$A"
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
 	ip -n "$A" route show table 101 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
-	sleep 1
-	wan_underlay_heal "$B" b2
-	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
-	fs_wait_for 10 in_force_is "$B" "short=SHORT long=LONG"
+	underlay_heals b2
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	grep -q 'health: vxl (long) down -> up' "$D/agent-$A"
-	rc=0; wait "$pinger" || rc=$?
-	cat "$D/agent-$A" "$D/ping"
+	wan_ping_end
 	echo "# run agent, LONG underlay dies under ping -Q 0x04 -i 0.01: $(lost "$D/ping") echo requests lost (failover and return)" >&3
 	# at most 1 s of lost replies: 100 at the 10 ms interval
 	[ "$(lost "$D/ping")" -le 100 ]
@@ -146,14 +137,12 @@ lost() {
 	wan_route split
 	agent "$A"
 	agent "$B" --both-down main
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
+	wan_wait_both 10 both_up
 	routes_a=$(ip -n "$A" route show table all proto 245)
 	wan_underlay_drop "$B" b1
 	wan_underlay_drop "$B" b2
 	both_down() { wan_sc "$1" -j route show | jq -e '[.health.tunnels[].state] == ["down", "down"]' >/dev/null; }
-	fs_wait_for 5 both_down "$A"
-	fs_wait_for 5 both_down "$B"
+	wan_wait_both 5 both_down
 	# keep (A): the plan is "keep", the routes of the last plan stay in force
 	run wan_sc "$A" -j route show
 	echo "$output"
@@ -168,8 +157,7 @@ lost() {
 	grep -q 'health: routes now main' "$D/agent-$B"
 	wan_underlay_heal "$B" b1
 	wan_underlay_heal "$B" b2
-	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
-	fs_wait_for 10 in_force_is "$B" "short=SHORT long=LONG"
+	wan_wait_both 10 in_force_is "short=SHORT long=LONG"
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and ([.health.tunnels[].state] == ["up", "up"])'
 	wan_sc "$B" -j route show | jq -e '.state == "ok" and (.routes | length) == 4'
 	[ "$(ip -n "$A" route show table all proto 245)" = "$routes_a" ]
@@ -186,11 +174,8 @@ lost() {
 	local agent_a=$AGENT_PID
 	agent "$B"
 	local agent_b=$AGENT_PID
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
-	wan_underlay_drop "$B" b1
-	fs_wait_for 5 in_force_is "$A" "short=LONG long=LONG"
-	fs_wait_for 5 in_force_is "$B" "short=LONG long=LONG"
+	wan_wait_both 10 both_up
+	underlay_dies b1 "short=LONG long=LONG"
 	kill -KILL "$agent_a" "$agent_b"
 	gone() { ! kill -0 "$1" 2>/dev/null; }
 	fs_wait_for 5 gone "$agent_a"
@@ -211,8 +196,7 @@ lost() {
 	agent_a=$AGENT_PID
 	agent "$B"
 	verdict() { grep -q 'health: vxs (short) init -> down' "$D/agent-$1" && grep -q 'health: vxl (long) init -> up' "$D/agent-$1"; }
-	fs_wait_for 10 verdict "$A"
-	fs_wait_for 10 verdict "$B"
+	wan_wait_both 10 verdict
 	rc=0; wait "$pinger" || rc=$?
 	cat "$D/agent-$A" "$D/ping"
 	echo "# restart while failed over under ping -i 0.01: $(lost "$D/ping") echo requests lost" >&3

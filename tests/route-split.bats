@@ -283,12 +283,29 @@ refused() {
 	wan_sc "$A" -j tunnel show | jq -e 'map(select(.name == "vxs")) | .[0].mtu == 1500 and .[0].vni == 101'
 }
 
+# vias SHORT_DEV LONG_DEV: router A sends the short class (tos 0) to the
+# server over SHORT_DEV, the long class (tos 0x04) over LONG_DEV
+vias() {
+	[ "$(wan_via "$A" 10.2.0.1)" = "$1" ]
+	[ "$(wan_via "$A" 10.2.0.1 0x04)" = "$2" ]
+}
+
+# applied_both SHORT LONG PLAN: the harness applies the verdicts SHORT and
+# LONG (up/down) in both routers; each changes both tables to PLAN
+applied_both() {
+	local ns
+	for ns in "$A" "$B"; do
+		run fo "$ns" apply "$1" "$2"
+		[ "$status" -eq 0 ]
+		[ "$output" = "applied plan=$3 changed=2" ]
+	done
+}
+
 @test "failover: plans switch tables in place; 100 Hz pings of both classes lose nothing" {
 	[ -x "$FAILOVER" ] || { echo "$FAILOVER not built" >&2; false; }
 	wan_route split
 	one=$(wan_dump "$A")
-	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
-	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+	vias vxs vxl
 	# the SHORT class (tos 0) and the LONG class (tos 0x04: DSCP 1, whose
 	# echo replies keep it), 100 packets per second each
 	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 600 -w 30 10.2.0.1 >"$D/ping1"
@@ -298,28 +315,17 @@ refused() {
 	local n=0 ns
 	for i in 1 2 3; do
 		# SHORT down: both classes over LONG, in both routers
-		for ns in "$A" "$B"; do
-			run fo "$ns" apply down up
-			[ "$status" -eq 0 ]
-			[ "$output" = "applied plan=short=LONG long=LONG changed=2" ]
-		done
-		[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
-		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+		applied_both down up "short=LONG long=LONG"
+		vias vxl vxl
 		# the same plan again changes nothing
 		[ "$(fo "$A" apply down up)" = "applied plan=short=LONG long=LONG changed=0" ]
 		sleep 0.3
 		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
-		[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
-		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
+		vias vxs vxl
 		sleep 0.3
 		# LONG down: both over SHORT
-		for ns in "$A" "$B"; do
-			run fo "$ns" apply up down
-			[ "$status" -eq 0 ]
-			[ "$output" = "applied plan=short=SHORT long=SHORT changed=2" ]
-		done
-		[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
-		[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
+		applied_both up down "short=SHORT long=SHORT"
+		vias vxs vxs
 		sleep 0.3
 		for ns in "$A" "$B"; do fo "$ns" apply up up >/dev/null; done
 		n=$((n + 4))
@@ -465,18 +471,14 @@ refused() {
 	fo_agent "$A" probe
 	fo_agent "$B" probe
 	both_up() { [ "$(grep -c '^health .* to=up ' "$D/agent-$1")" -ge 2 ]; }
-	fs_wait_for 10 both_up "$A"
-	fs_wait_for 10 both_up "$B"
+	wan_wait_both 10 both_up
 	grep -q 'plan=short=SHORT long=LONG changed=0' "$D/agent-$A"
-	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 10.2.0.1 >"$D/ping"
-	pinger=$!
-	sleep 0.5
+	wan_ping_start
 	# every VXLAN packet arriving at B over the SHORT underlay is lost:
 	# A's probes and B's probe answers alike, the devices stay up
 	wan_underlay_drop "$B" b1
 	down() { grep -q '^health tunnel=0 to=down .* plan=short=LONG long=LONG changed=2' "$D/agent-$1"; }
-	fs_wait_for 5 down "$A"
-	fs_wait_for 5 down "$B"
+	wan_wait_both 5 down
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
 	run wan_sc "$A" -j route show
@@ -485,11 +487,9 @@ refused() {
 	sleep 1
 	wan_underlay_heal "$B" b1
 	back() { grep -q '^health tunnel=0 to=up .* plan=short=SHORT long=LONG changed=2' "$D/agent-$1"; }
-	fs_wait_for 10 back "$A"
-	fs_wait_for 10 back "$B"
+	wan_wait_both 10 back
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
-	rc=0; wait "$pinger" || rc=$?
-	cat "$D/agent-$A" "$D/ping"
+	wan_ping_end
 	local sent got
 	sent=$(grep -o '[0-9]* packets transmitted' "$D/ping" | cut -d' ' -f1)
 	got=$(grep -o '[0-9]* received' "$D/ping" | cut -d' ' -f1)

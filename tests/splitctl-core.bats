@@ -187,6 +187,97 @@ client_out_segs() {
 	[ "$(grep -c 'tos 0x' "$D/cap")" -eq "$n" ]
 }
 
+# spill_grant GEN GRANTS: the agent's entry of fs_spill, as "splitctl run"
+# writes it (grants: u64, gen: u16, the rest zero; flowsplit.h struct fs_spill)
+spill_grant() {
+	local gen=$1 grants=$2 i v=()
+	for i in 0 1 2 3 4 5 6 7; do v+=($(( (grants >> (8 * i)) & 255 ))); done
+	v+=($(( gen & 255 )) $(( gen >> 8 )))
+	for i in $(seq 30); do v+=(0); done
+	bpftool map update pinned "$BPF/fs_spill" key 0 0 0 0 value "${v[@]}"
+}
+
+# spilled PORT: the "spilled" of the client->server flow to PORT
+spilled() {
+	fs_sc -j flows | jq -r ".[] | select(.dport == $1) | .spilled"
+}
+
+@test "spill: a granted flow carries dscp-spill on the wire, flows/stats/metrics show it, spill off ends it at the next packet" {
+	command -v tcpdump >/dev/null || skip "tcpdump not installed"
+	fs_sc attach rc --hook xdp --threshold 3 --dscp-long 5
+	fs_sc set ack-short no		# every packet after the third long
+	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[true,2]' ]
+	fs_sc status | grep -qx 'config: spill on, dscp-spill 2'
+	# no generation: nothing spills, whatever the flows
+	transfer 50000 5030
+	[ "$(spilled 5030)" = false ]
+	[ "$(fs_stat spill_flows)" -eq 0 ] && [ "$(fs_stat packets_spill)" -eq 0 ]
+	# generation 1, one grant: the next long data packet takes it
+	spill_grant 1 1
+	fs_bg sh -c "exec ip netns exec $S tcpdump -l -n -v -i sv 'tcp dst port 5031' >$D/cap 2>$D/cap.err"
+	dump=$!
+	fs_wait_for 5 grep -q listening "$D/cap.err"
+	transfer 100000 5031
+	n=$(fs_sc -j flows | jq '.[] | select(.dport == 5031) | .packets')
+	fs_wait_for 5 sh -c "[ \$(grep -c 'tos 0x' $D/cap) -ge $n ]"
+	kill "$dump"
+	# TOS byte = DSCP << 2: short 0 -> 0x0, spill 2 -> 0x8 (never LONG's 0x14)
+	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | head -n 3 | sort -u)" = "tos 0x0" ]
+	[ "$(grep -o 'tos 0x[0-9a-f]*' "$D/cap" | tail -n +4 | sort -u)" = "tos 0x8" ]
+	[ "$(spilled 5031)" = true ] && [ "$(spilled 5030)" = false ]
+	fs_sc flows --class long | grep -q ':5031 .* long spilled$'
+	[ "$(fs_stat spill_flows)" -eq 1 ]
+	[ "$(fs_stat packets_spill)" -eq $((n - 3)) ]
+	[ "$(fs_stat bytes_spill)" -gt 100000 ]
+	[ "$(fs_stat packets_long)" -ge $((n - 3)) ]
+	fs_sc stats --prometheus >"$D/m"
+	grep -qx 'flowsplit_spill_flows_total 1' "$D/m"
+	grep -qx 'flowsplit_spill_moved_total 0' "$D/m"	# it took it at promotion
+	grep -qx 'flowsplit_spill_generation 1' "$D/m"
+	grep -qx "flowsplit_packets_spill_total $((n - 3))" "$D/m"
+	# the grant is used: a new flow turns long and stays LONG...
+	open_stream 5032
+	for i in $(seq 4); do chunk 5032; done
+	[ "$(fs_sc -j flows | jq -r '.[] | select(.dport == 5032) | .class')" = long ]
+	[ "$(spilled 5032)" = false ]
+	p0=$(fs_stat packets_spill)
+	# ...until one more grant: its next data packet takes it, moved from LONG
+	spill_grant 1 2
+	chunk 5032
+	[ "$(spilled 5032)" = true ]
+	[ "$(fs_stat spill_flows)" -eq 2 ]
+	[ "$(fs_stat packets_spill)" -gt "$p0" ]
+	fs_sc stats --prometheus | grep -qx 'flowsplit_spill_moved_total 1'
+	# spill off: from the next packet nothing carries the spill code point
+	fs_sc set spill off
+	fs_sc status | grep -qx 'config: spill off, dscp-spill 2'
+	p1=$(fs_stat packets_spill) l1=$(fs_stat packets_long)
+	chunk 5032
+	[ "$(fs_stat packets_spill)" -eq "$p1" ]
+	[ "$(fs_stat packets_long)" -gt "$l1" ]
+	[ "$(spilled 5032)" = false ] && [ "$(spilled 5031)" = false ]
+	# a new generation (0: none) ends every grant of the old one
+	fs_sc set spill on
+	spill_grant 2 2
+	[ "$(spilled 5032)" = false ]
+	close_stream
+}
+
+@test "a pinned fs_spill of another layout is refused, nothing changed" {
+	fs_sc attach rc
+	rm "$BPF/fs_spill"
+	bpftool map create "$BPF/fs_spill" type array key 4 value 8 entries 2 name fs_spill
+	before=$(fs_sc -j status)
+	run fs_sc attach rc --threshold 9
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"pinned map '$BPF/fs_spill' has another layout (array, key 4 B, value 8 B, 2 entries)"* ]]
+	[ "$(fs_sc -j status)" = "$before" ]
+	rm "$BPF/fs_spill"
+	fs_sc attach rc
+	[ "$(bpftool -j map show pinned "$BPF/fs_spill" | jq -c '[.type, .bytes_key, .bytes_value, .max_entries]')" = '["array",4,40,2]' ]
+}
+
 @test "set threshold during a transfer reclassifies later packets without resetting the flow" {
 	fs_sc attach rc --threshold 1000
 	open_stream 5001
@@ -223,6 +314,18 @@ client_out_segs() {
 	close_stream
 }
 
+# killed_after DELAY ARGS...: splitctl ARGS in the router namespace, killed
+# (SIGKILL) DELAY seconds in unless it has ended by then
+killed_after() {
+	local delay=$1 pid
+	shift
+	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" "$@" &
+	pid=$!
+	sleep "$delay"
+	kill -9 "$pid" 2>/dev/null || true
+	wait "$pid" || true
+}
+
 @test "kill -9 of a running splitctl and of attaches in progress: datapath keeps counting" {
 	fs_sc attach rc --threshold 3
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF stats --watch 0.2 >$D/watch"
@@ -230,11 +333,7 @@ client_out_segs() {
 	fs_wait_for 5 grep -q packets_short "$D/watch"
 	kill -9 "$watcher"
 	for delay in 0 0.005 0.02 0.05; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rs &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rs
 		# the instance is consistent: status works, rc still attached
 		run fs_sc -j status
 		[ "$status" -eq 0 ]
@@ -243,11 +342,7 @@ client_out_segs() {
 	# upgrades of rc killed at many points: never an instance without
 	# its pins (status opens maps and the clock program)
 	for delay in 0.002 0.005 0.008 0.011 0.014 0.017 0.02 0.025 0.03; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rc
 		run fs_sc -j status
 		[ "$status" -eq 0 ]
 		[ "$(echo "$output" | jq '.config.threshold')" -eq 3 ]
@@ -264,11 +359,7 @@ client_out_segs() {
 	# the first attach preallocates the tables (0.1-1 s): kill it early,
 	# midway and late; each time a new attach must succeed on what is left
 	for delay in 0.01 0.04 0.08 0.15 0.3 0.6; do
-		ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" attach rc &
-		pid=$!
-		sleep "$delay"
-		kill -9 "$pid" 2>/dev/null || true
-		wait "$pid" || true
+		killed_after "$delay" attach rc
 		run fs_sc attach rc
 		[ "$status" -eq 0 ]
 		[ "$(fs_sc -j status | jq -r '[.interfaces[].name] | join(",")')" = rc ]

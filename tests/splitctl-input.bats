@@ -63,6 +63,24 @@ state() {
 	expect 2 "dscp-short and dscp-long would both be 1" -- fs_sc set dscp-short 1
 }
 
+@test "spill takes on or off" {
+	expect 2 "spill: invalid value 'yes': accepted: off, on" -- fs_sc set spill yes
+}
+
+@test "dscp-spill equal to dscp-long, or to dscp-short" {
+	expect 2 "dscp-spill and dscp-long would both be 1: they must differ" -- fs_sc set dscp-spill 1
+	expect 2 "dscp-spill and dscp-short would both be 0: they must differ" -- fs_sc set dscp-spill 0
+	# the last pair wins the check, not only the value: short moved onto spill's
+	expect 2 "dscp-spill and dscp-short would both be 2: they must differ" -- fs_sc set dscp-short 2
+}
+
+@test "dscp-spill that a tos rule could not tell from dscp-long (modulo 8)" {
+	expect 2 "dscp-spill 9 and dscp-long 1 look alike to a tos rule selector (TOS & 0x1c: the same value modulo 8)" -- fs_sc set dscp-spill 9
+	expect 2 "dscp-spill 2 and dscp-long 10 look alike to a tos rule selector" -- fs_sc set dscp-long 10
+	# both in one call: checked together, nothing applied
+	expect 2 "dscp-spill 12 and dscp-long 4 look alike" -- fs_sc set dscp-long 4 dscp-spill 12
+}
+
 @test "idle-timeout zero" {
 	expect 2 "idle-timeout: invalid value '0'" -- fs_sc set idle-timeout 0
 }

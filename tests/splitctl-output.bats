@@ -169,6 +169,8 @@ doctor_status() {
 	[ "$(complete_words set enabled "''")" = "no yes" ]
 	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
 	[ "$(complete_words set midstream "''")" = "long short" ]
+	[ "$(complete_words set spill "''")" = "off on" ]
+	[ "$(complete_words attach rc --spill "''")" = "off on" ]
 	[ "$(complete_words set reshort "''")" = "boundary off" ]
 	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout midstream reshort reshort-gap threshold threshold-bytes" ]
 	[ "$(complete_words set threshold "''")" = "" ]
@@ -312,6 +314,32 @@ doctor_status() {
 	echo "$output" | jq -e '([.checks[] | select(.name == "instance")][0].status == "fail") and ([.checks[] | select(.name == "routes")][0].status == "fail")'
 }
 
+@test "doctor: spill is a note while nothing can spill, skip when off, a failure without fs_spill" {
+	fs_sc attach rc
+	spill_check() { fs_sc -j doctor | jq -r '[.checks[] | select(.name == "spill")][0] | "\(.status): \(.detail)"'; }
+	[[ "$(spill_check)" == "note: spill on (dscp-spill 2), but no agent runs: nothing spills"* ]]
+	run fs_sc doctor
+	grep -q '^note  spill: spill on' <<<"$output"
+	# a note is no failure: it adds nothing to the count
+	fs_sc -j doctor | jq -e --argjson f "$(fs_sc -j doctor | jq '[.checks[] | select(.status == "fail")] | length')" '.failed == $f'
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.2 --health no
+	agent=$!
+	fs_wait_for 5 sh -c "$SC -j status | jq -e '.agent.running' >/dev/null"
+	[[ "$(spill_check)" == "note: "*"the agent (pid $agent) has no spill generation open"* ]]
+	kill -TERM "$agent"
+	wait "$agent" || true
+	fs_sc set spill off
+	[ "$(spill_check)" = "skip: spill off (splitctl set spill on)" ]
+	fs_sc set spill on
+	# an instance without the map (pinned by a splitctl without spill)
+	rm "$BPF/fs_spill"
+	[ "$(doctor_status spill)" = fail ]
+	fs_sc -j doctor | jq -e '[.checks[] | select(.name == "spill")][0].fix | test("splitctl attach")'
+	fs_sc attach rc			# pins it again
+	[ -e "$BPF/fs_spill" ]
+	[[ "$(spill_check)" == note:* ]]
+}
+
 @test "stats --prometheus passes promtool check metrics" {
 	fs_sc attach rc
 	fs_sink 6003 /dev/null
@@ -321,5 +349,13 @@ doctor_status() {
 	grep -q '^flowsplit_packets_short_total [1-9]' "$D/m"
 	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
 	grep -q '^flowsplit_attached{interface="rc",hook="tc",mode="tcx"} 1$' "$D/m"
+	# spill: the settings, its counters and fs_spill's state (no agent: none)
+	grep -qx 'flowsplit_spill 1' "$D/m"
+	grep -qx 'flowsplit_dscp_spill 2' "$D/m"
+	grep -qx 'flowsplit_packets_spill_total 0' "$D/m"
+	grep -qx 'flowsplit_bytes_spill_total 0' "$D/m"
+	grep -qx 'flowsplit_spill_flows_total 0' "$D/m"
+	grep -qx 'flowsplit_spill_moved_total 0' "$D/m"
+	grep -qx 'flowsplit_spill_generation 0' "$D/m"
 	[ "$(grep -c '^# TYPE' "$D/m")" -ge 20 ]
 }

@@ -10,15 +10,11 @@ load lib/common
 load tap/live
 
 setup() {
-	[ -x "$FS_BUILD/fct-tap" ] || skip "build/fct-tap not built"
+	fs_need "$FS_BUILD/fct-tap"
 	ls /usr/lib/*/dpdk/pmds-*/librte_net_af_packet.so >/dev/null 2>&1 ||
 		skip "DPDK net_af_packet PMD not installed"
 	D=$BATS_TEST_TMPDIR
 	live_topo "fstt$$" 50mbit
-}
-
-teardown() {
-	fs_teardown
 }
 
 # live_fct SOURCE TOL_US TOL_PCT [fct-tap options]: 4 transfers (live_run);
@@ -63,15 +59,22 @@ live_fct() {
 	[ "$ok" -eq 4 ]
 }
 
+# live_fct_own_cpu PMD SOURCE TOL_US TOL_PCT [fct-tap options]: live_fct
+# with the tap (net_PMD) alone on the last CPU, the transfers and tcpdump
+# on the others; skipped with fewer than 2 CPUs
+live_fct_own_cpu() {
+	local pmd=$1 n
+	shift
+	n=$(nproc)
+	[ "$n" -ge 2 ] || skip "needs 2 CPUs: one of its own for the tap"
+	LIVE_PMD=$pmd LIVE_LCORE=$((n - 1)) LIVE_GEN_CPUS=0-$((n - 2)) live_fct "$@"
+}
+
 # Kernel stamps do not depend on when the tap polls, but its capture ring
 # does: on a loaded machine a tap sharing a CPU with the transfers dropped
 # packets (imissed), so it runs on a CPU of its own too.
 @test "tap-live: net_pcap rx_iface (kernel stamps): FCT per flow = tcpdump's at the same points (200 us or 2 %)" {
-	local n
-	n=$(nproc)
-	[ "$n" -ge 2 ] || skip "needs 2 CPUs: one of its own for the tap"
-	LIVE_PMD=pcap LIVE_LCORE=$((n - 1)) LIVE_GEN_CPUS=0-$((n - 2)) \
-		live_fct kernel 200 2 --rt-priority 50
+	live_fct_own_cpu pcap kernel 200 2 --rt-priority 50
 	# per-packet stamps: no stamp uncertainty added to the tolerance
 	! awk -F, 'NR > 1 && $NF != "0.000"' "$LIVE_DIR/out/flows.csv" | grep . || false
 }
@@ -85,13 +88,9 @@ live_fct() {
 # 20 us back-off, tcpdump and the transfers on the other CPUs (measured:
 # tests/tap/live-accuracy.sh, README "Accuracy").
 @test "tap-live: net_af_packet (TSC stamps, own core, SCHED_FIFO): FCT per flow = tcpdump's (200 us or 2 %, + the tap's stamp bound)" {
-	local n
-	n=$(nproc)
-	[ "$n" -ge 2 ] || skip "needs 2 CPUs: one of its own for the tap"
-	LIVE_PMD=af_packet LIVE_LCORE=$((n - 1)) LIVE_GEN_CPUS=0-$((n - 2)) \
-		live_fct tsc 200 2 --rt-priority 50
+	live_fct_own_cpu af_packet tsc 200 2 --rt-priority 50
 	[ "$(jq -r .rt_priority "$LIVE_DIR/out/summary.json")" -eq 50 ]
-	[ "$(jq -r .lcore "$LIVE_DIR/out/summary.json")" -eq $((n - 1)) ]
+	[ "$(jq -r .lcore "$LIVE_DIR/out/summary.json")" -eq $(($(nproc) - 1)) ]
 }
 
 @test "tap-live: SIGTERM with no traffic writes an empty but complete summary, exit 0" {

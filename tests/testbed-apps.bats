@@ -3,11 +3,12 @@
 # The apps harness (testbed/apps) on a small testbed: a wrk job under unpaced
 # bulk, a pgbench job under paced bulk and a redis-benchmark job under
 # unpaced bulk, all complete with run-times and percentiles that respect
-# the propagation delay, bulk, the endpoints' TCP counters and the flow
-# tables recorded, the report built, bad values refused, the designs of
-# run-experiment listed, the modes with agents (spill, nospill) start and
-# stop them and record the spill counters, and testbed down leaves no
-# nginx, PostgreSQL, Redis, iperf3, wrk or agent behind.
+# the propagation delay, bulk, the endpoints' TCP counters, the flow
+# tables and the paths' bottleneck load recorded, the report built, bad
+# values refused, the designs of run-experiment listed, the modes with
+# agents (spill, nospill) start and stop them and record the spill
+# counters, and testbed down leaves no nginx, PostgreSQL, Redis, iperf3,
+# wrk or agent behind.
 FS_PREFIX=fsta
 load lib/common
 
@@ -94,6 +95,30 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	done
 }
 
+@test "paths.json: each path's bottleneck over the job; the bulk fills LONG" {
+	for r in ecmp-wrk-1 split-pgbench-1 split-redis-1; do
+		p=$OUTDIR/$r/paths.json
+		jq -c . "$p"
+		for w in w1 w2; do
+			for d in up down; do
+				jq -e --arg w "$w" --arg d "$d" '.[$w][$d] | (.bytes >= 0 and .packets >= 0 and
+					.drops >= 0 and .overlimits >= 0 and .mbit >= 0 and .load >= 0)' "$p"
+			done
+		done
+	done
+	# split: the job's messages cross SHORT (path 1) both ways; the
+	# unpaced bulk keeps LONG (path 2) busy, well above what paced or
+	# no bulk would (a share of the tunnel rate, not a time)
+	p=$OUTDIR/split-redis-1/paths.json
+	jq -e '.w1.up.packets >= 1 and .w1.down.packets >= 1' "$p"
+	jq -e '.w2.up.load > 0.5 and .w2.down.load > 0.5' "$p"
+	# the report carries the loads
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) h[$i] = i; next }
+		$h["run"] == "split-redis-1" { ok = ($h["path2_up_load"] > 0.5 && $h["path2_down_load"] > 0.5) }
+		END { exit !ok }' "$OUTDIR/apps.csv"
+}
+
 @test "the modes route as they say: ECMP and split" {
 	jq -e '.mode == "ecmp"' "$OUTDIR/ecmp-wrk-1/tunnels.json"
 	jq -e '.mode == "split"' "$OUTDIR/split-pgbench-1/tunnels.json"
@@ -144,7 +169,7 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 		jq -e '.agents == true and .mode == "'"$m"'"' "$d/meta.json"
 		# both agents ran and were stopped: their logs, no splitctl run left
 		[ -s "$d/agent-ra.log" ] && [ -s "$d/agent-rb.log" ]
-		! pgrep -f -- "--pin-dir /run/$P/bpf/r[ab] run" >/dev/null
+		[ -z "$(pgrep -f -- "--pin-dir /run/$P/bpf/r[ab] run")" ]
 		# at the job's end the agents were up and saw both tunnels up
 		for r in ra rb; do
 			jq -e --arg r "$r" '[.[$r].health.tunnels[].state] == ["up", "up"]' "$d/routes-job.json"
@@ -206,29 +231,37 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
 	grep -q '^d30_10-wrk-bulk1.5-cubic-split-3$' <<<"$runs"
 	grep -q '^d40_40-wrk-bulk1.5-bbr-paper-1$' <<<"$runs"
-	! grep -q -- '-bulk0-cubic-split-' <<<"$runs"	# no bulk: ECMP only
+	# no bulk: the limit once per routing, ECMP's and the split's, per repetition
+	grep -q '^d0_0-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
+	grep -q '^d0_0-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	[ "$(grep -c -- '-bulk0-cubic-paper-' <<<"$runs")" -eq 0 ]
+	[ "$(grep -c -- '-bulk0-bbr-' <<<"$runs")" -eq 0 ]
 	run "$FS_ROOT/testbed/run-experiment" apps --design persistent --rtts 40 --apps redis --list
 	[ "$status" -eq 0 ]
-	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 9 ]
-	[ "$(grep -c '^d' <<<"$output")" -eq 9 ]
-	# spill: 3 RTTs x 2 apps x 3 repetitions x (1 no-bulk + 3 demands x 4 modes)
+	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 12 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 12 ]
+	# spill: 3 RTTs x 2 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
+	# ECMP and split, the limit per routing)
 	run "$FS_ROOT/testbed/run-experiment" apps --design spill --list
 	[ "$status" -eq 0 ]
 	runs=$(grep '^d' <<<"$output")
-	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (1 + 3 * 4))) ]
+	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (3 * 4 + 2))) ]
 	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
 	grep -q '^d20_20-pgbench-bulkmax-cubic-nospill-3$' <<<"$runs"
 	grep -q '^d0_0-wrk-bulk0.5-cubic-spill-1$' <<<"$runs"
 	grep -q '^d10_10-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
-	! grep -q -- '-bulk0-cubic-spill-' <<<"$runs"	# no bulk: ECMP only
-	! grep -q -- '-split-' <<<"$runs"		# split without agents is not in it
+	grep -q '^d10_10-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	# no bulk: ECMP and split only; split without agents only there
+	# (counted: a "! cmd" before a test's last line fails nothing)
+	[ "$(grep -c -- '-bulk0-cubic-spill-' <<<"$runs")" -eq 0 ]
+	[ "$(grep -v -- '-bulk0-' <<<"$runs" | grep -c -- '-split-')" -eq 0 ]
 	# narrowed: the shorter run of the spill table
 	run "$FS_ROOT/testbed/run-experiment" apps --design spill --rtts 40 --demands "0 1.5" \
-		--apps wrk --modes "ecmp spill nospill" --reps 2 --list
+		--apps wrk --modes "ecmp split spill nospill" --reps 2 --list
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^d20_20-wrk-bulk1.5-cubic-\(ecmp\|spill\|nospill\)-[12]$' <<<"$output")" -eq 6 ]
-	[ "$(grep -c '^d20_20-wrk-bulk0-cubic-ecmp-[12]$' <<<"$output")" -eq 2 ]
-	[ "$(grep -c '^d' <<<"$output")" -eq 8 ]
+	[ "$(grep -c '^d20_20-wrk-bulk0-cubic-\(ecmp\|split\)-[12]$' <<<"$output")" -eq 4 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 10 ]
 }
 
 @test "testbed down: no server, client or cluster left behind" {
@@ -237,11 +270,11 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	rd=$(cat "/run/$P/redis/redis.pid")
 	kill -0 "$rd"
 	"$TB" down --prefix "$P"
-	! kill -0 "$rd" 2>/dev/null
-	! ip netns list | grep -q "^$P-"
+	# ("! cmd" fails a bats test only as its last command: tested as values)
+	[ ! -e "/proc/$rd" ] && [ ! -e "/proc/$pg" ]
+	[ -z "$(ip netns list | grep "^$P-")" ]
 	[ ! -e "/run/$P" ]
-	! kill -0 "$pg" 2>/dev/null
 	# nothing of this testbed in any process's command line (agents included)
-	! grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null
-	! pgrep -f -- "$P-" >/dev/null
+	[ -z "$(grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null)" ]
+	[ -z "$(pgrep -f -- "$P-")" ]
 }

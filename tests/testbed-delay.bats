@@ -7,22 +7,15 @@
 # knobs are refused; down leaves no delay line behind.
 FS_PREFIX=fstw
 load lib/common
-
-TB=$FS_ROOT/testbed/testbed
+load lib/testbed
 
 setup_file() {
-	export P=fstw$(($$ % 10000))
-	"$TB" down --prefix "$P"
-	"$TB" up --prefix "$P" --delay-ms 20
+	tb_up --delay-ms 20
 }
 
 teardown_file() {
 	"$TB" down --prefix "$P"
 	[ -z "${P0:-}" ] || "$TB" down --prefix "$P0"
-}
-
-teardown() {
-	fs_teardown
 }
 
 # stalled RUN: a delay line read or sent some frame more than 5 ms late during RUN,
@@ -50,8 +43,7 @@ stalled() {
 		run ip netns exec "$P-ra" ping -c 40 -i 0.05 172.16.$n.6
 		echo "$output" | tail -n 3
 		[ "$status" -eq 0 ]
-		med=$(echo "$output" | awk -F'time=' '/time=/ { split($2, t, " "); print t[1] }' | sort -n |
-			awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+		med=$(echo "$output" | fs_median_rtt)
 		echo "path $n: median RTT $med ms"
 		awk -v m="$med" 'BEGIN { exit !(m >= 39.5 && m <= 40.5) }'
 	done

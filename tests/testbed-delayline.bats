@@ -11,12 +11,8 @@ DL=$FS_BUILD/delayline
 PROBE=$FS_BUILD/dlprobe
 
 setup() {
-	[ -x "$DL" ] && [ -x "$PROBE" ] || skip "build/delayline, build/dlprobe not built (make)"
+	fs_need "$DL" "$PROBE"
 	D=$BATS_TEST_TMPDIR
-}
-
-teardown() {
-	fs_teardown
 }
 
 # topo: namespaces A (a0 10.79.0.1) -- DN (d0, d1) -- B (b0 10.79.0.2)
@@ -108,17 +104,26 @@ stalled() {
 		jq -e '.late_reads > .received / 100' "$D/rx.json" >/dev/null
 }
 
-@test "delay: every datagram 20 ms later (mean within 0.5 ms), in order, counted" {
-	topo
+# unstalled COUNT PPS SIZE DL_ARGS...: dl_start DL_ARGS, probe COUNT PPS
+# SIZE, dl_stop, until a run in which the delay line was not stalled (3
+# runs at most; three stalled runs measured the machine, not the delay
+# line: the test is skipped, saying so)
+unstalled() {
+	local count=$1 pps=$2 size=$3 attempt
+	shift 3
 	for attempt in 1 2 3; do
-		dl_start --line in=d0,out=d1,delay-ms=20 --line in=d1,out=d0,delay-ms=0
-		probe 2000 1000 200
+		dl_start "$@"
+		probe "$count" "$pps" "$size"
 		dl_stop
-		stalled || { clean=1; break; }
+		stalled || return 0
 		echo "attempt $attempt: the delay line was stalled (machine load), again"
 	done
-	# three stalled runs measured the machine, not the delay line: say so
-	[ "${clean:-0}" -eq 1 ] || skip "the delay line was held off the CPU in 3 runs (machine overloaded)"
+	skip "the delay line was held off the CPU in 3 runs (machine overloaded)"
+}
+
+@test "delay: every datagram 20 ms later (mean within 0.5 ms), in order, counted" {
+	topo
+	unstalled 2000 1000 200 --line in=d0,out=d1,delay-ms=20 --line in=d1,out=d0,delay-ms=0
 	jq -e '.received == 2000 and .lost == 0 and .reordered == 0 and .duplicates == 0' "$D/rx.json"
 	jq -e '.owd_mean_us >= 19500 and .owd_mean_us <= 20500' "$D/rx.json"
 	# never early beyond the wake-up compensation (<= 0.25 ms) plus the age
@@ -143,15 +148,8 @@ stalled() {
 @test "holds a bandwidth-delay product (100 Mbit/s x 80 ms) without a drop; a smaller buffer overflows, counted" {
 	topo
 	# 8333 frames/s of 1514 bytes = 100 Mbit/s; BDP = 1.0 MB; buffer 2.5 MB
-	for attempt in 1 2 3; do
-		dl_start --line in=d0,out=d1,delay-ms=80 --line in=d1,out=d0,delay-ms=0 --limit-bytes 2500000
-		probe 10000 8333 1472
-		dl_stop
-		stalled || { clean=1; break; }
-		echo "attempt $attempt: the delay line was stalled (machine load), again"
-	done
-	# three stalled runs measured the machine, not the delay line: say so
-	[ "${clean:-0}" -eq 1 ] || skip "the delay line was held off the CPU in 3 runs (machine overloaded)"
+	unstalled 10000 8333 1472 --line in=d0,out=d1,delay-ms=80 --line in=d1,out=d0,delay-ms=0 \
+		--limit-bytes 2500000
 	jq -e '.received == 10000 and .lost == 0 and .reordered == 0' "$D/rx.json"
 	jq -e '.lines[0] | .rx == 10000 and .tx == 10000 and .overflow == 0 and .sock_drops == 0' "$D/dl.json"
 	# it did hold about a BDP at once (1 MB of frames + 16 B per record)
@@ -182,10 +180,7 @@ stalled() {
 	run ip netns exec "$A" ping -c 40 -i 0.05 10.79.0.2
 	echo "$output"
 	[ "$status" -eq 0 ]
-	# the median: one scheduling stall of a loaded 2-core machine moves the
-	# mean of 40 samples, not the median
-	med=$(echo "$output" | awk -F'time=' '/time=/ { split($2, t, " "); print t[1] }' | sort -n |
-		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	med=$(echo "$output" | fs_median_rtt)
 	echo "median RTT $med ms"
 	awk -v m="$med" 'BEGIN { exit !(m >= 19.5 && m <= 20.5) }'
 	dl_stop

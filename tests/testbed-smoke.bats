@@ -5,16 +5,10 @@
 # says, nothing left behind.
 FS_PREFIX=fstb
 load lib/common
-
-TB=$FS_ROOT/testbed/testbed
+load lib/testbed
 
 setup_file() {
-	# a prefix of its own per run (still under fstb for the residue check):
-	# concurrent runs of this suite cannot collide. Exported here, since each
-	# test runs in a process of its own (a $$ at file level differs per test).
-	export P=fstb$(($$ % 10000))
-	"$TB" down --prefix "$P"
-	"$TB" up --prefix "$P" --rate-mbit 20 --queue 200
+	tb_up --rate-mbit 20 --queue 200
 	export OUTDIR=$BATS_FILE_TMPDIR/runs
 	"$TB" run --prefix "$P" --mode split --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/split-1"
 	"$TB" run --prefix "$P" --mode ecmp --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/ecmp-1"

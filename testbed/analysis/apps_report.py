@@ -37,7 +37,23 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              cpu_flag_pct (80 %) is flagged and left out of every figure,
              as is a job that did not complete or whose bulk lost a
              direction's report (iperf3 died: meta.json bulk_ok false)
-  no bulk:   bulk demand 0: one ECMP run per repetition, the job's limit
+  no bulk:   bulk demand 0: the job's limit, per repetition one ECMP run
+             (both tunnels) and, when the design has it, one split run (the
+             split's routing: every message of the job on one tunnel).
+             "run-time / no-bulk" is over ECMP's no-bulk run-time;
+             "/ no-bulk, same routing" over the no-bulk run of the routing
+             the mode uses (ECMP for ecmp, split for every split mode): the
+             bulk's cost alone, where a job is bound by a tunnel's rate (RTT
+             0) and the split's limit is one tunnel's
+  path load: what each WAN path's bottleneck sent during the job
+             (paths.json: load = Mbit/s over the tunnel rate, per direction,
+             over the window of its two counter reads); path 1 carries
+             SHORT, path 2 LONG. The table gives, per path and for its busier
+             direction, the time the tunnel's rate needs for those bytes
+             over the job's run-time (bytes x 8 / rate / run-time): near or
+             above 1, that tunnel's rate, not the RTT, bounded what it
+             carried (the window holds a few tens of ms of harness around
+             the job, so a path carrying bulk shows above 1 for short jobs)
   spill:     with the spill modes (spill: agents at their defaults, spill on;
              nospill: agents, spill off): the routers' counters over the job
              (splitter-job.json, `splitctl -j stats` at its start and end):
@@ -47,13 +63,15 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              agents' spill state at the job's end (routes-job.json, `route
              show -j`, when it has one) and the tunnel downs the agents'
              health counted by then (flaps of LONG and SHORT, rA + rB: a
-             down moves its class onto the other tunnel); bulk as a share of both tunnels'
-             capacity in both directions together (4 x rate); run-time and
-             p99 against the no-bulk runs and against nospill (paired)
+             down moves its class onto the other tunnel); bulk as a share
+             of both tunnels' capacity in both directions together (4 x
+             rate); run-time and p99 against the no-bulk runs and against
+             nospill (paired)
 
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
 apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR, and
-with spill-mode runs spill-summary.md and spill.png; prints the tables. --demo: also the one-line headline (testbed/demo).
+with spill-mode runs spill-summary.md and spill.png; prints the tables.
+--demo: also the one-line headline (testbed/demo).
 --include-flagged: count CPU-flagged runs too (a shared machine's
 preview; the summary says so on its first line).
 Exit: 0 done, 1 no usable run, 2 usage error.
@@ -87,6 +105,8 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
         "agents", "spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
         "spill_packets", "spill_state", "downs_long", "downs_short",
+        "path1_up_load", "path1_down_load", "path2_up_load", "path2_down_load",
+        "path1_time_ratio", "path2_time_ratio",
         "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
 SEG_BYTES = 1448	# payload of a full segment (MTU 1500, TCP timestamps)
 APP_PORTS = {"wrk": 80, "pgbench": 5432, "redis": 6379}
@@ -111,6 +131,11 @@ def fmt(m, h=NAN, f="%.2f", unit=""):
     if not math.isnan(h):
         s += " ± " + f % h
     return s + unit
+
+
+def fmt_ms(m):
+    """a latency: 0.1 ms resolution below 10 ms (RTT 0), 1 ms above"""
+    return fmt(m, f="%.1f" if not math.isnan(m) and m < 10 else "%.0f")
 
 
 def num(v):
@@ -227,6 +252,17 @@ def load_run(d, include_flagged=False):
     bs = bs or (NAN,) * 8
     drops = meta.get("tap_port_drops")
     sp = spill_counters(d, meta)
+    paths = read_json(os.path.join(d, "paths.json"), {}) or {}
+
+    def load(path, direction):
+        return num(((paths.get(path) or {}).get(direction) or {}).get("load"))
+
+    def time_ratio(path):
+        """the busier direction's bytes at the tunnel rate, over the run-time"""
+        p = paths.get(path) or {}
+        b = max([(p.get(x) or {}).get("bytes", 0) for x in ("up", "down")] or [0])
+        rt, rate = num(app.get("runtime_s")), meta.get("rate_mbit")
+        return b * 8 / (rate * 1e6) / rt if p and rate and rt > 0 else NAN
     return {
         "run": os.path.basename(d), "mode": meta["mode"], "app": meta["app"],
         "rep": int(m.group(1)) if m else 1, "delays": meta["delays"], "rtt_ms": meta["rtt_ms"],
@@ -247,6 +283,9 @@ def load_run(d, include_flagged=False):
         "agents": bool(meta.get("agents")), "spill_up_mbit": sp[0], "spill_down_mbit": sp[1],
         "spill_grants_job": sp[2], "spill_grants": sp[3], "spill_packets": sp[4],
         "spill_state": sp[5], "downs_long": sp[6], "downs_short": sp[7],
+        "path1_up_load": load("w1", "up"), "path1_down_load": load("w1", "down"),
+        "path2_up_load": load("w2", "up"), "path2_down_load": load("w2", "down"),
+        "path1_time_ratio": time_ratio("w1"), "path2_time_ratio": time_ratio("w2"),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
@@ -285,16 +324,24 @@ def delays_sort(d):
     return (s != l, s + l, s)
 
 
+def routing(mode):
+    """the routing a mode uses: ECMP, or the split's (every split mode)"""
+    return BASE if mode == BASE else "split"
+
+
 def summarise(runs):
     """rows of apps-speedups.csv: one per (group, mode)"""
     groups = {}
     for r in runs:
         groups.setdefault(group_key(r), []).append(r)
+    # the no-bulk limit per routing: (delays, app, routing) -> mean run-time, p99
     nobulk = {}
     for (delays, app, demand, cc), rs in groups.items():
         if demand_sort(demand) == 0:
-            nobulk[(delays, app)] = ci([r["runtime_s"] for r in rs if r["used"]])
-            nobulk[(delays, app, "p99")] = ci([r["p99_ms"] for r in rs if r["used"]])
+            for rt in {routing(r["mode"]) for r in rs}:
+                mine = [r for r in rs if r["used"] and routing(r["mode"]) == rt]
+                nobulk[(delays, app, rt)] = (mean_of([r["runtime_s"] for r in mine]),
+                                             mean_of([r["p99_ms"] for r in mine]))
     out = []
     for key in sorted(groups, key=lambda k: (delays_sort(k[0]), k[1], demand_sort(k[2]), k[3])):
         delays, app, demand, cc = key
@@ -353,11 +400,17 @@ def summarise(runs):
                 [r["p99_ms"] / b["p99_ms"] for b, r in sp_pairs])
             row["runtime_vs_nospill"], row["runtime_vs_nospill_ci"] = ci(
                 [r["runtime_s"] / b["runtime_s"] for b, r in sp_pairs])
-            row["nobulk_runtime_s"] = nobulk.get((delays, app), (NAN, NAN))[0]
-            row["nobulk_p99_ms"] = nobulk.get((delays, app, "p99"), (NAN, NAN))[0]
+            row["nobulk_runtime_s"], row["nobulk_p99_ms"] = nobulk.get((delays, app, BASE), (NAN, NAN))
             # against the limit: run-time and p99 over the no-bulk runs' means
             row["vs_nobulk"] = row["runtime_s"] / row["nobulk_runtime_s"]
             row["p99_vs_nobulk"] = row["p99_ms"] / row["nobulk_p99_ms"]
+            # ... and over the limit of the mode's own routing
+            own = nobulk.get((delays, app, routing(mode)), (NAN, NAN))
+            row["own_nobulk_runtime_s"], row["own_nobulk_p99_ms"] = own
+            row["vs_own_nobulk"] = row["runtime_s"] / own[0]
+            row["p99_vs_own_nobulk"] = row["p99_ms"] / own[1]
+            for n in (1, 2):
+                row["path%d_time_ratio" % n] = mean_of([r["path%d_time_ratio" % n] for r in used])
             out.append(row)
     return out
 
@@ -366,19 +419,21 @@ def tables(rows):
     lines = [
         "| tunnels one-way | app | bulk | cc | mode | runs used | run-time s | speedup ECMP/mode "
         "| p50 ms | p99 ms | p99 ECMP/mode | no-bulk run-time s / p99 ms | run-time / no-bulk "
-        "| p99 / no-bulk p99 |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| p99 / no-bulk p99 | run-time; p99 / no-bulk, same routing | tunnel time / run-time, path 1 / 2 |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         bulk = "none" if demand_sort(r["bulk_demand"]) == 0 else r["bulk_demand"] + " x"
-        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s / %s | %s | %s |" % (
+        lines.append("| %s ms | %s | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s / %s | %s | %s | %s; %s | %s / %s |" % (
             r["delays"], r["app"], bulk, r["bulk_cc"], r["mode"], r["used"], r["runs"],
             fmt(r["runtime_s"], r["runtime_s_ci"], "%.2f"),
             fmt(r["speedup"], r["speedup_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
-            fmt(r["p50_ms"], f="%.0f"), fmt(r["p99_ms"], f="%.0f"),
+            fmt_ms(r["p50_ms"]), fmt_ms(r["p99_ms"]),
             fmt(r["p99_ratio"], r["p99_ratio_ci"], "%.2f", " x") if r["mode"] != BASE else "1",
-            fmt(r["nobulk_runtime_s"], f="%.2f"), fmt(r["nobulk_p99_ms"], f="%.0f"),
-            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["p99_vs_nobulk"], f="%.2f")))
+            fmt(r["nobulk_runtime_s"], f="%.2f"), fmt_ms(r["nobulk_p99_ms"]),
+            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["p99_vs_nobulk"], f="%.2f"),
+            fmt(r["vs_own_nobulk"], f="%.2f"), fmt(r["p99_vs_own_nobulk"], f="%.2f"),
+            fmt(r["path1_time_ratio"], f="%.2f"), fmt(r["path2_time_ratio"], f="%.2f")))
     lines += [
         "",
         "| tunnels one-way | app | bulk | cc | mode | bulk up / down Mbit/s | mode/ECMP up | "
@@ -430,16 +485,17 @@ def spill_table(rows):
     keys = {(r["delays"], r["app"]) for r in rows if r["mode"] in SPILL_MODES}
     lines = [
         "| RTT ms (one-way SHORT/LONG) | app | bulk | mode | runs used | bulk up / down Mbit/s | bulk / both "
-        "tunnels' capacity | bulk / offered | run-time s | run-time / no-bulk | p50 ms | p99 ms | p99 / nospill "
+        "tunnels' capacity | bulk / offered | run-time s | run-time / no-bulk (ECMP) | run-time / no-bulk, "
+        "same routing | p50 ms | p99 ms | p99 / nospill "
         "| SACK reorder / DSACK per run | spilled Mbit/s up / down | grants per job (run) "
         "| agents' spill state | tunnel downs LONG / SHORT per run | busiest CPU % |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if (r["delays"], r["app"]) not in keys:
             continue
         nobulk = demand_sort(r["bulk_demand"]) == 0
-        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["rtt_ms"], r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
             r["mode"], r["used"], r["runs"],
             "–" if nobulk else "%s / %s" % (fmt(r["bulk_up_mbit"], f="%.1f"),
@@ -447,7 +503,7 @@ def spill_table(rows):
             "–" if nobulk else fmt(r["bulk_capacity_both"], r["bulk_capacity_both_ci"], "%.2f"),
             "–" if nobulk else fmt(r["bulk_vs_offered"], f="%.2f"),
             fmt(r["runtime_s"], r["runtime_s_ci"], "%.2f"),
-            "1" if nobulk else fmt(r["vs_nobulk"], f="%.2f"),
+            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["vs_own_nobulk"], f="%.2f"),
             fmt(r["p50_ms"], f="%.1f"), fmt(r["p99_ms"], f="%.1f"),
             "1" if r["mode"] == SPILL_BASE else fmt(r["p99_vs_nospill"], r["p99_vs_nospill_ci"], "%.2f"),
             "%s / %s" % (fmt(r["sack_reorder"], f="%.1f"), fmt(r["dsack_recv"], f="%.1f")),
@@ -480,7 +536,7 @@ def spill_plot(rows, outdir):
     for col, app in enumerate(apps):
         for row, (key, ylabel, ref, log) in enumerate((
                 ("bulk_capacity_both", "bulk / both tunnels' capacity (up + down)", 0.85, False),
-                ("vs_nobulk", "run-time / no-bulk run-time (log)", 1.2, True))):
+                ("vs_own_nobulk", "run-time / no-bulk run-time, same routing (log)", 1.2, True))):
             ax = axes[row][col]
             for mode, demand in sorted({(r["mode"], r["bulk_demand"]) for r in mine if r["app"] == app},
                                        key=lambda md: (MODE_ORDER.index(md[0]) if md[0] in MODE_ORDER
@@ -644,7 +700,7 @@ def main(argv):
     design = []
     if exp.get("design"):
         design = ["Design `%s` (`testbed/run-experiment apps --design %s`), %d repetitions unless "
-                  "a block says otherwise, one cross product per block (no-bulk runs: ECMP only):"
+                  "a block says otherwise, one cross product per block (no-bulk runs: ECMP and split only):"
                   % (exp["design"], exp["design"], exp.get("reps", 0)), ""]
         design += ["- `%s`" % b for b in exp.get("blocks") or []]
         design += ["", "Job sizes: %s (requests; pgbench: transactions)." % exp.get("requests", "?"), ""]
@@ -672,16 +728,20 @@ def main(argv):
         st = spill_table(rows)
         spill_md = ["# Spill: bulk onto SHORT's spare capacity", ""] + design + [
             "`%s` — tunnels %s Mbit/s each, FIFO %s ms; bulk: iperf3 cubic, %s streams per "
-            "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `spill`: split "
-            "with the agent (`splitctl run`, defaults: spill on) on both routers; `nospill`: the "
-            "same with spill turned off in the splitter (`splitctl set spill`); `paper`: the paper's rule (no re-short, no "
-            "spill, no agent). Bulk / both tunnels' capacity: up + down over 4 x the tunnel "
-            "rate; bulk / offered: up + down over twice the demand per direction (its demand x the "
-            "tunnel rate, at most both tunnels; max: both tunnels); run-time / no-bulk: over the no-bulk runs' mean; p99 / nospill: paired by "
-            "repetition; ± = 95 %% t-interval; spilled Mbit/s: bytes the routers marked with "
-            "the spill code point during the job (rA: upload, rB: download); tunnel downs: "
-            "the agents' health flaps by the job's end (rA + rB; a down moves its class onto "
-            "the other tunnel); runs whose "
+            "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `split`: "
+            "split without agents (here only the no-bulk limit of the split's routing); "
+            "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
+            "routers; `nospill`: the same with spill off in the splitter (`splitctl set "
+            "spill off`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
+            "both tunnels' capacity: up + down over 4 x the tunnel rate; bulk / offered: up + "
+            "down over twice the demand per direction (its demand x the tunnel rate, at most "
+            "both tunnels; max: both tunnels); run-time / no-bulk: over the no-bulk runs' "
+            "mean, ECMP's and the mode's own routing's (ECMP or split: at RTT 0 a job is "
+            "bound by the tunnels' rate, the split's being one tunnel's); p99 / nospill: "
+            "paired by repetition; ± = 95 %% t-interval; spilled Mbit/s: bytes the routers "
+            "marked with the spill code point during the job (rA: upload, rB: download); "
+            "tunnel downs: the agents' health flaps by the job's end (rA + rB; a down moves "
+            "its class onto the other tunnel); runs whose "
             "busiest CPU was above 80 %% are left out (`testbed/analysis/apps_report.py`)." % (
                 os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
                 first["bulk_streams"]), "", st] + notes

@@ -39,6 +39,7 @@ PIN_MNT=/run/$P/bpf
 PIN=$PIN_MNT/flowsplit
 OUT=$BUILD/bench/forwarding.json
 CASES=(none xdp_native xdp_generic tc auto nft_conntrack)
+NEW_CASES=(none xdp_native tc)	# of the new-flow table
 
 cleanup() {
 	[ -n "${TG_PID:-}" ] && kill -KILL -- "-$TG_PID" 2>/dev/null
@@ -191,42 +192,52 @@ run_trafgen() { # NEWFLOWS(0|1)
 		printf "%.0f %.0f %.0f\n", p / d, p ? b / hz * 1e9 / p : 0, f / d }'
 }
 
+# measure KIND CMD... -- CASE...: CMD once in each CASE (set up around it);
+# its output line appended to runs[KIND CASE]
+declare -A runs
+measure() {
+	local kind=$1 c out cmd=()
+	shift
+	while [ "$1" != -- ]; do cmd+=("$1"); shift; done
+	shift
+	for c in "$@"; do
+		case_on "$c"
+		out=$("${cmd[@]}")
+		case_off "$c"
+		runs[$kind $c]+="$out"$'\n'
+	done
+}
+
+# field KIND CASE N: field N of each of runs[KIND CASE]'s lines
+field() { printf '%s' "${runs[$1 $2]}" | awk -v n="$3" '{ print $n }'; }
+
+# sum: the sum of the numbers on stdin, one a line, those that are "-" left
+# out; "-" when all are
+sum() {
+	local s=- v
+	while read -r v; do [ "$v" = - ] || s=$((${s/-/0} + v)); done
+	echo "$s"
+}
+
 # REPS rounds, each over every case in turn, so that load from elsewhere on
-# the machine spreads over all cases; medians per case
-declare -A mbps counted sent pps cpuns newfl newpps
-for c in "${CASES[@]}"; do counted[$c]=-; sent[$c]=0; done
+# the machine spreads over all cases; medians per case (sums of the
+# counted and sent packets)
 for r in $(seq "$REPS"); do
-	for c in "${CASES[@]}"; do
-		case_on "$c"
-		read -r m n t < <(run_iperf)
-		case_off "$c"
-		mbps[$c]+="$m "
-		sent[$c]=$((sent[$c] + t))
-		[ "$n" != - ] && counted[$c]=$(( ${counted[$c]/-/0} + n ))
-	done
-	for c in "${CASES[@]}"; do
-		case_on "$c"
-		read -r p u _ < <(run_trafgen 0)
-		case_off "$c"
-		pps[$c]+="$p "
-		cpuns[$c]+="$u "
-	done
-	for c in none xdp_native tc; do
-		case_on "$c"
-		read -r p _ f < <(run_trafgen 1)
-		case_off "$c"
-		newpps[$c]+="$p "
-		newfl[$c]+="$f "
-	done
+	measure tcp run_iperf -- "${CASES[@]}"
+	measure small run_trafgen 0 -- "${CASES[@]}"
+	measure new run_trafgen 1 -- "${NEW_CASES[@]}"
 done
+declare -A mbps counted sent pps cpuns newfl newpps
 for c in "${CASES[@]}"; do
-	mbps[$c]=$(echo "${mbps[$c]}" | median)
-	pps[$c]=$(echo "${pps[$c]}" | median)
-	cpuns[$c]=$(echo "${cpuns[$c]}" | median)
+	mbps[$c]=$(field tcp "$c" 1 | median)
+	counted[$c]=$(field tcp "$c" 2 | sum)
+	sent[$c]=$(field tcp "$c" 3 | sum)
+	pps[$c]=$(field small "$c" 1 | median)
+	cpuns[$c]=$(field small "$c" 2 | median)
 done
-for c in none xdp_native tc; do
-	newpps[$c]=$(echo "${newpps[$c]}" | median)
-	newfl[$c]=$(echo "${newfl[$c]}" | median)
+for c in "${NEW_CASES[@]}"; do
+	newpps[$c]=$(field new "$c" 1 | median)
+	newfl[$c]=$(field new "$c" 3 | median)
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.3f", b ? a / b : 0}'; }
@@ -254,7 +265,7 @@ done
 json+="],\"new_flows\":["
 printf '\n%-16s %10s %7s %12s\n' "new 5-tuple/frame" "pkt/s" "ratio" "flows/s"
 sep=
-for c in none xdp_native tc; do
+for c in "${NEW_CASES[@]}"; do
 	r=$(ratio "${newpps[$c]}" "${newpps[none]}")
 	printf '%-16s %10s %7s %12s\n' "$c" "${newpps[$c]}" "$r" "$([ "$c" = none ] && echo - || echo "${newfl[$c]}")"
 	json+="$sep{\"case\":\"$c\",\"pps\":${newpps[$c]},\"ratio_to_none\":$r,\"flows_new_per_s\":$([ "$c" = none ] && echo null || echo "${newfl[$c]}")}"

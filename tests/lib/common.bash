@@ -70,6 +70,34 @@ fs_teardown() {
 	return 0
 }
 
+# Loading this file gives a suite a setup() (D the test's directory) and a
+# teardown() (fs_teardown); a suite that needs more defines its own after
+# the load (lib/router and lib/wan do).
+setup() {
+	D=$BATS_TEST_TMPDIR
+}
+
+teardown() {
+	fs_teardown
+}
+
+# fs_need FILE...: skip the test unless every FILE (a program of the build)
+# is built
+fs_need() {
+	local f
+	for f in "$@"; do
+		[ -x "$f" ] || skip "${f#"$FS_ROOT"/} not built (make)"
+	done
+}
+
+# fs_median_rtt: the median RTT (ms) of the replies in ping's output on
+# stdin (one scheduling stall of a loaded machine moves the mean of a few
+# dozen samples, not the median)
+fs_median_rtt() {
+	awk -F'time=' '/time=/ { split($2, t, " "); print t[1] }' | sort -n |
+		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # fs_wait_for TIMEOUT_S CMD...: poll until CMD succeeds (events, not sleeps)
 fs_wait_for() {
 	local deadline=$((SECONDS + $1)); shift

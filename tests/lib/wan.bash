@@ -76,6 +76,16 @@ wan_sc() {
 	ip netns exec "$ns" "$SPLITCTL" --pin-dir "${dir:-/nonexistent}" "$@"
 }
 
+# wan_wait_both TIMEOUT CMD [ARGS...]: fs_wait_for TIMEOUT CMD NS ARGS...,
+# for NS router A, then router B
+wan_wait_both() {
+	local t=$1 cmd=$2 ns
+	shift 2
+	for ns in "$A" "$B"; do
+		fs_wait_for "$t" "$cmd" "$ns" "$@" || return 1
+	done
+}
+
 # XDP: these suites count, per tunnel, the wire packets of each class; XDP
 # marks every wire packet, TC marks a GRO packet by its first segment (the
 # TC hook's exact counts are tested in splitctl-core.bats)
@@ -161,6 +171,22 @@ wan_teardown() {
 		rm -f "$(wan_health_file "$ns")"
 	done
 	fs_teardown
+}
+
+# wan_ping_start [ping options]: 400 echo requests at 100 Hz from the
+# client to the server (10.2.0.1) in the background, the summary in
+# $D/ping; returns half a second into it
+wan_ping_start() {
+	fs_bg ip netns exec "$C" ping -q -i 0.01 -c 400 -w 30 "$@" 10.2.0.1 >"$D/ping"
+	WAN_PING=$!
+	sleep 0.5
+}
+
+# wan_ping_end: wait for that ping to end (whatever its status); router A's
+# agent log and the ping's summary shown
+wan_ping_end() {
+	wait "$WAN_PING" || true
+	cat "$D/agent-$A" "$D/ping"
 }
 
 # wan_via NS DST [TOS]: the device a LAN packet (from 10.1.0.1) to DST takes

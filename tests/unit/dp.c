@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/pkt_cls.h>
@@ -212,6 +214,50 @@ void dp_flush_fds(int flows4_fd, int flows6_fd)
 void dp_flush(struct dp *dp)
 {
 	dp_flush_fds(dp->flows4_fd, dp->flows6_fd);
+}
+
+/* The key of @s's 5-tuple in @key (a flow_key4 or flow_key6); returns the
+ * fd of its table. */
+static int flow_key(struct dp *dp, const struct pkt_spec *s, void *key)
+{
+	if (s->family == 4) {
+		struct flow_key4 *k = key;
+
+		memset(k, 0, sizeof(*k));
+		k->saddr = htonl(s->saddr4);
+		k->daddr = htonl(s->daddr4);
+		k->sport = htons(s->sport);
+		k->dport = htons(s->dport);
+		k->proto = IPPROTO_TCP;
+		return dp->flows4_fd;
+	} else {
+		struct flow_key6 *k = key;
+
+		memset(k, 0, sizeof(*k));
+		memcpy(k->saddr, s->saddr6, 16);
+		memcpy(k->daddr, s->daddr6, 16);
+		k->sport = htons(s->sport);
+		k->dport = htons(s->dport);
+		k->proto = IPPROTO_TCP;
+		return dp->flows6_fd;
+	}
+}
+
+int dp_flow_get(struct dp *dp, const struct pkt_spec *s, struct flow_state *st)
+{
+	struct flow_key6 key;
+	int fd = flow_key(dp, s, &key);
+
+	return bpf_map_lookup_elem(fd, &key, st);
+}
+
+int dp_flow_put(struct dp *dp, const struct pkt_spec *s,
+		const struct flow_state *st)
+{
+	struct flow_key6 key;
+	int fd = flow_key(dp, s, &key);
+
+	return bpf_map_update_elem(fd, &key, st, BPF_EXIST);
 }
 
 __u64 dp_jiffies(struct dp *dp)

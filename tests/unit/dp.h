@@ -9,6 +9,8 @@
 #include <linux/types.h>
 #include "flowsplit.h"
 
+struct pkt_spec;
+
 enum dp_hook {
 	DP_XDP,		/* fs_splitter: one wire packet per run */
 	DP_TC,		/* fs_splitter_tc: an skb of gso_segs wire packets */
@@ -67,6 +69,11 @@ int dp_stats_fd(int stats_fd, int ncpus, __u64 out[FS_STAT_MAX]);
 /* Remove every flow from both tables */
 void dp_flush(struct dp *dp);
 void dp_flush_fds(int flows4_fd, int flows6_fd);
+/* The flow entry of @s's 5-tuple (TCP, IPv4 or IPv6): read it into @st,
+ * or overwrite the existing one with @st. bpf_map_*_elem's result. */
+int dp_flow_get(struct dp *dp, const struct pkt_spec *s, struct flow_state *st);
+int dp_flow_put(struct dp *dp, const struct pkt_spec *s,
+		const struct flow_state *st);
 /* Current bpf_jiffies64() as seen by the datapath */
 __u64 dp_jiffies(struct dp *dp);
 

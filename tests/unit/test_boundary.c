@@ -205,24 +205,7 @@ static struct conn conn6(__u16 port, __u32 base)
 
 static int flow_get(const struct conn *c, struct flow_state *st)
 {
-	const struct pkt_spec *s = &c->fwd;
-
-	if (s->family == 4) {
-		struct flow_key4 k = {
-			.saddr = htonl(s->saddr4), .daddr = htonl(s->daddr4),
-			.sport = htons(s->sport), .dport = htons(s->dport),
-			.proto = IPPROTO_TCP,
-		};
-		return bpf_map_lookup_elem(dp.flows4_fd, &k, st);
-	} else {
-		struct flow_key6 k = {
-			.sport = htons(s->sport), .dport = htons(s->dport),
-			.proto = IPPROTO_TCP,
-		};
-		memcpy(k.saddr, s->saddr6, 16);
-		memcpy(k.daddr, s->daddr6, 16);
-		return bpf_map_lookup_elem(dp.flows6_fd, &k, st);
-	}
+	return dp_flow_get(&dp, &c->fwd, st);
 }
 
 /* The step's frame, from @c's flow or its reverse. */

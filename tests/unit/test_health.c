@@ -739,6 +739,16 @@ static void test_rtt_loss(void)
 }
 
 /* ---- adaptive probe timeout ---------------------------------------------- */
+/* @h fresh under @p at @now after one answer of RTT @rtt: its probe timeout */
+static uint64_t timeout_after_one(struct health *h,
+				  const struct health_params *p, uint64_t now,
+				  uint64_t rtt)
+{
+	health_init(h, p, now);
+	health_reply(h, now, rtt);
+	return health_probe_timeout_ns(h);
+}
+
 static void test_rto_formula(void)
 {
 	struct health_params p = defaults();
@@ -774,33 +784,23 @@ static void test_rto_formula(void)
 	       (double)h.rttvar_ns / MS,
 	       (double)health_probe_timeout_ns(&h) / MS);
 	p.timeout_ns = 300 * MS;
-	health_init(&h, &p, now);
-	health_reply(&h, now, 1 * MS);
-	tap_ok(health_probe_timeout_ns(&h) == 300 * MS,
+	tap_ok(timeout_after_one(&h, &p, now, 1 * MS) == 300 * MS,
 	       "a configured timeout is the floor");
-	health_init(&h, &p, now);
-	health_reply(&h, now, 180 * MS);
-	tap_ok(health_probe_timeout_ns(&h) > 300 * MS,
+	tap_ok(timeout_after_one(&h, &p, now, 180 * MS) > 300 * MS,
 	       "... which the RTT can raise (%.1f ms)",
 	       (double)health_probe_timeout_ns(&h) / MS);
 	p.adaptive_timeout = false;
-	health_init(&h, &p, now);
-	health_reply(&h, now, 180 * MS);
-	tap_ok(health_probe_timeout_ns(&h) == 300 * MS,
+	tap_ok(timeout_after_one(&h, &p, now, 180 * MS) == 300 * MS,
 	       "adaptive-timeout no: the configured timeout, whatever the RTT");
 
 	/* the cap: 32 intervals */
 	p = defaults();
-	health_init(&h, &p, now);
-	health_reply(&h, now, 5 * SEC);
-	tap_ok(health_probe_timeout_ns(&h) ==
+	tap_ok(timeout_after_one(&h, &p, now, 5 * SEC) ==
 		       HEALTH_MAX_TIMEOUT_INTERVALS * 100 * MS,
 	       "5 s RTT at a 100 ms interval: capped at 32 intervals = 3.2 s "
 	       "(srtt + 4 x rttvar = 15 s)");
 	p.interval_ns = 1 * SEC;
-	health_init(&h, &p, now);
-	health_reply(&h, now, 5 * SEC);
-	tap_ok(health_probe_timeout_ns(&h) == 15 * SEC,
+	tap_ok(timeout_after_one(&h, &p, now, 5 * SEC) == 15 * SEC,
 	       "5 s RTT at a 1 s interval: 15 s, below the 32 s cap");
 
 	p = defaults();

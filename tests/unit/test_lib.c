@@ -86,6 +86,58 @@ static void test_json(void)
 	ok(!strcmp(out, "i=0\ni=1\ni=2\n"), "streamed array as text");
 }
 
+/* rates: exact (no double on the way: 1.1 x 1e6 is not 1100000 in one),
+ * whole bits, their text read back */
+static void test_rate(void)
+{
+	static const __u64 back[] = { 1, 999, 1000, 1001, 100000, 1100000, 20000000,
+				      1000000001, 1234567891, 1500000000, UINT64_MAX };
+	char t[48];
+	__u64 r = 0;
+	size_t i;
+	bool all = true;
+
+	ok(sc_parse_rate("20mbit", &r) == 0 && r == 20000000, "rate 20mbit");
+	ok(sc_parse_rate("1.5gbit", &r) == 0 && r == 1500000000, "rate 1.5gbit");
+	ok(sc_parse_rate("1.1mbit", &r) == 0 && r == 1100000, "rate 1.1mbit exactly");
+	ok(sc_parse_rate("0.3kbit", &r) == 0 && r == 300, "rate 0.3kbit exactly");
+	ok(sc_parse_rate("100kbit", &r) == 0 && r == 100000, "rate 100kbit");
+	ok(sc_parse_rate("8bit", &r) == 0 && r == 8, "rate 8bit");
+	ok(sc_parse_rate("0bit", &r) == 0 && r == 0, "rate 0bit");
+	ok(sc_parse_rate("1.5bit", &r) == -EINVAL, "rate refuses a fraction of a bit");
+	ok(sc_parse_rate("0.0000000001gbit", &r) == -EINVAL, "rate refuses a tenth of a bit");
+	ok(sc_parse_rate("20", &r) == -EINVAL, "rate needs its unit");
+	ok(sc_parse_rate("20mbps", &r) == -EINVAL, "rate refuses an unknown unit");
+	ok(sc_parse_rate("20Mbit", &r) == -EINVAL, "rate units are lower case");
+	ok(sc_parse_rate("-1mbit", &r) == -EINVAL, "rate refuses a sign");
+	ok(sc_parse_rate("1e3kbit", &r) == -EINVAL, "rate refuses an exponent");
+	ok(sc_parse_rate(" 1mbit", &r) == -EINVAL, "rate refuses white space");
+	ok(sc_parse_rate("mbit", &r) == -EINVAL, "rate refuses a unit alone");
+	ok(sc_parse_rate("18446744073.709551615gbit", &r) == 0 && r == UINT64_MAX,
+	   "rate: the largest");
+	ok(sc_parse_rate("18446744073.709551616gbit", &r) == -EINVAL,
+	   "rate: one bit/s more overflows");
+	sc_rate_text(20000000, t, sizeof(t));
+	ok(!strcmp(t, "20mbit"), "rate text 20mbit (%s)", t);
+	sc_rate_text(1500000000, t, sizeof(t));
+	ok(!strcmp(t, "1.5gbit"), "rate text 1.5gbit (%s)", t);
+	sc_rate_text(800, t, sizeof(t));
+	ok(!strcmp(t, "800bit"), "rate text 800bit (%s)", t);
+	sc_rate_text(1000001, t, sizeof(t));
+	ok(!strcmp(t, "1.000001mbit"), "rate text exact: 1.000001mbit (%s)", t);
+	sc_rate_text(0, t, sizeof(t));
+	ok(!strcmp(t, "0bit"), "rate text 0bit (%s)", t);
+	for (i = 0; i < sizeof(back) / sizeof(back[0]); i++) {
+		sc_rate_text(back[i], t, sizeof(t));
+		if (sc_parse_rate(t, &r) || r != back[i]) {
+			tap_diag("%llu -> '%s' -> %llu", (unsigned long long)back[i], t,
+				 (unsigned long long)r);
+			all = false;
+		}
+	}
+	ok(all, "rate text reads back to the same rate (%zu rates)", i);
+}
+
 static void test_parse(void)
 {
 	uint64_t u = 7;
@@ -104,29 +156,7 @@ static void test_parse(void)
 	ok(sc_parse_number("0x1p3", 0, 100, &d) == -EINVAL, "number refuses hex");
 	ok(sc_parse_number("1e3", 0, 1e300, &d) == -EINVAL, "number refuses an exponent");
 	ok(sc_parse_number("2", 0, 1, &d) == -ERANGE && d == 0.25, "number range");
-	{
-		__u64 r = 0;
-
-		ok(sc_parse_rate("20mbit", &r) == 0 && r == 20000000, "rate 20mbit");
-		ok(sc_parse_rate("1.5gbit", &r) == 0 && r == 1500000000, "rate 1.5gbit");
-		ok(sc_parse_rate("100kbit", &r) == 0 && r == 100000, "rate 100kbit");
-		ok(sc_parse_rate("8bit", &r) == 0 && r == 8, "rate 8bit");
-		ok(sc_parse_rate("1.5bit", &r) == -EINVAL, "rate refuses a fraction of a bit");
-		ok(sc_parse_rate("20", &r) == -EINVAL, "rate needs its unit");
-		ok(sc_parse_rate("20mbps", &r) == -EINVAL, "rate refuses an unknown unit");
-		ok(sc_parse_rate("-1mbit", &r) == -EINVAL, "rate refuses a sign");
-		ok(sc_parse_rate("mbit", &r) == -EINVAL, "rate refuses a unit alone");
-		{
-			char t[32];
-
-			sc_rate_text(20000000, t, sizeof(t));
-			ok(!strcmp(t, "20mbit"), "rate text 20mbit (%s)", t);
-			sc_rate_text(1500000000, t, sizeof(t));
-			ok(!strcmp(t, "1.5gbit"), "rate text 1.5gbit (%s)", t);
-			sc_rate_text(800, t, sizeof(t));
-			ok(!strcmp(t, "800bit"), "rate text 800bit (%s)", t);
-		}
-	}
+	test_rate();
 	ok(sc_parse_yesno("yes", &b) == 0 && b, "yes/no yes");
 	ok(sc_parse_yesno("0", &b) == 0 && !b, "yes/no 0");
 	ok(sc_parse_yesno("off", &b) == -EINVAL, "yes/no refuses off");
@@ -184,6 +214,7 @@ struct t_args {
 	__u64 dur, us;
 	__u32 msec, flags;
 	double secs, num;
+	__u64 bw;
 	bool yn;
 	int color;
 	const char *str, *path, *abspath;
@@ -205,6 +236,7 @@ static const struct sc_option t_opts[] = {
 	T_OPT("idle", SC_OPT_MSEC, msec, .lo = 1, .hi = 86400000),
 	T_OPT("watch", SC_OPT_SECONDS, secs, .lo = 0.1, .hi = 3600),
 	T_OPT("rate", SC_OPT_NUMBER, num, .lo = 0.001, .hi = 10000),
+	T_OPT("bw", SC_OPT_RATE, bw, .lo = 100000, .hi = 10e9, .metavar = "RATE", .help = "bw"),
 	T_OPT("on", SC_OPT_YESNO, flags, .bit = 4),
 	T_OPT("yn", SC_OPT_YESNO, yn),
 	T_OPT("color", SC_OPT_ENUM, color, .values = colors),
@@ -247,6 +279,10 @@ static const struct { const char *name, *value, *err; } t_cases[] = {
 	{ "rate", "0.001", NULL }, { "rate", "10000", NULL },
 	{ "rate", "0", "--rate: invalid value '0': accepted: a number 0.001..10000" },
 	{ "rate", "inf", "--rate: invalid value 'inf': accepted: a number 0.001..10000" },
+	{ "bw", "100kbit", NULL }, { "bw", "10gbit", NULL }, { "bw", "1.1mbit", NULL },
+	{ "bw", "99999bit", "--bw: invalid value '99999bit': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
+	{ "bw", "10.000000001gbit", "--bw: invalid value '10.000000001gbit': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
+	{ "bw", "20", "--bw: invalid value '20': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
 	{ "on", "yes", NULL }, { "on", "0", NULL }, { "yn", "1", NULL },
 	{ "on", "on", "--on: invalid value 'on': accepted: yes, no, 1, 0" },
 	{ "color", "green", NULL },
@@ -320,6 +356,9 @@ static void test_params_values(void)
 	ok(!t_set(&a, "dur", "7.5") && a.dur == 7500000, "params: 7.5 ms is 7500000 ns");
 	ok(!t_set(&a, "idle", "0.25") && a.msec == 250, "params: 0.25 s into ms is 250");
 	ok(!t_set(&a, "watch", "0.5") && a.secs == 0.5, "params: 0.5 s into seconds");
+	ok(!t_set(&a, "bw", "2.5mbit") && a.bw == 2500000, "params: 2.5mbit into bit/s");
+	ok(t_set(&a, "bw", "1kbit") == -EINVAL && a.bw == 2500000,
+	   "params: a rate out of range leaves the member");
 	ok(!t_set(&a, "on", "yes") && a.flags == 4 && !t_set(&a, "on", "no") && !a.flags,
 	   "params: yes/no sets and clears its bit");
 	ok(!t_set(&a, "color", "green") && a.color == 2, "params: enum value");
@@ -349,7 +388,8 @@ static void test_params_values(void)
 
 static void t_usage(void)
 {
-	static const struct t_args defaults = { .n = 5, .dur = 2500000, .color = 2 };
+	static const struct t_args defaults = { .n = 5, .dur = 2500000, .color = 2,
+						.bw = 1500000 };
 
 	sc_usage(print_fp(), "[options]", t_opts, &defaults, "end\n");
 }
@@ -363,6 +403,8 @@ static void test_params_help(void)
 	   "params: help shows the range and the default");
 	ok(strstr(out, "(milliseconds 0..10000; default 2.5)\n") != NULL,
 	   "params: a duration's default in its unit");
+	ok(strstr(out, "--bw RATE") && strstr(out, "bw (a rate 100kbit..10gbit (bit, kbit, mbit, gbit); default 1.5mbit)\n"),
+	   "params: a rate's range and default with their units");
 	ok(strstr(out, "(microseconds 1..1000000)\n") != NULL,
 	   "params: a default out of range is not shown");
 	ok(strstr(out, "a=") && strstr(out, "(an integer 1..9; required)"),

@@ -15,6 +15,7 @@
  * when one did).
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <arpa/inet.h>
@@ -24,9 +25,8 @@
 #include <bpf/libbpf.h>
 
 #include "flowsplit.h"
-#include "dp.h"
 #include "pkt.h"
-#include "tap.h"
+#include "dp_tap.h"
 
 #define TEST_FLOWS 4096
 #define DSCP_S FS_DEFAULT_DSCP_SHORT
@@ -105,17 +105,31 @@ static void rules_clear(void)
 	rules_counted();
 }
 
+/* The trie key of ADDR/PLEN (IPv4 or IPv6 text) and port (0: any) in @k,
+ * which holds an IPv4 key as its first bytes; returns the trie's fd, or -1
+ * when ADDR is no address. */
+_Static_assert(offsetof(struct rule_key4, addr) == offsetof(struct rule_key6, addr),
+	       "an IPv4 rule key is the start of an IPv6 one");
+static int rule_key(const char *addr, int plen, __u16 port, struct rule_key6 *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->prefixlen = FS_RULE_PORT_BITS + plen;
+	k->port = htons(port);
+	if (inet_pton(AF_INET, addr, k->addr) == 1)
+		return dp.rules4_fd;
+	if (inet_pton(AF_INET6, addr, k->addr) == 1)
+		return dp.rules6_fd;
+	return -1;
+}
+
 /* A rule for ADDR/PLEN (IPv4 or IPv6 text), port (0: any), mode and its
  * thresholds (NO_TH / 0: none); the config's counts are not touched. */
 static void rule_put(const char *addr, int plen, __u16 port, __u8 mode,
 		     int threshold, __u32 threshold_bytes)
 {
 	struct fs_rule v = { .prefixlen = plen };
-	struct rule_key6 k6 = { .prefixlen = FS_RULE_PORT_BITS + plen,
-				.port = htons(port) };
-	struct rule_key4 k4 = { .prefixlen = FS_RULE_PORT_BITS + plen,
-				.port = htons(port) };
-	int err;
+	struct rule_key6 k;
+	int fd = rule_key(addr, plen, port, &k);
 
 	v.policy.mode = mode;
 	if (threshold != NO_TH) {
@@ -126,27 +140,19 @@ static void rule_put(const char *addr, int plen, __u16 port, __u8 mode,
 	if (port)
 		v.flags = FS_RULE_F_PORT;
 	snprintf(v.name, sizeof(v.name), "%s/%d", addr, plen);
-	if (inet_pton(AF_INET, addr, k4.addr) == 1)
-		err = bpf_map_update_elem(dp.rules4_fd, &k4, &v, BPF_ANY);
-	else if (inet_pton(AF_INET6, addr, k6.addr) == 1)
-		err = bpf_map_update_elem(dp.rules6_fd, &k6, &v, BPF_ANY);
-	else
-		err = -1, errno = EINVAL;
-	if (err)
+	if (fd < 0)
+		errno = EINVAL;
+	if (fd < 0 || bpf_map_update_elem(fd, &k, &v, BPF_ANY))
 		die("rule update");
 }
 
 static void rule_del(const char *addr, int plen, __u16 port)
 {
-	struct rule_key6 k6 = { .prefixlen = FS_RULE_PORT_BITS + plen,
-				.port = htons(port) };
-	struct rule_key4 k4 = { .prefixlen = FS_RULE_PORT_BITS + plen,
-				.port = htons(port) };
+	struct rule_key6 k;
+	int fd = rule_key(addr, plen, port, &k);
 
-	if (inet_pton(AF_INET, addr, k4.addr) == 1)
-		bpf_map_delete_elem(dp.rules4_fd, &k4);
-	else if (inet_pton(AF_INET6, addr, k6.addr) == 1)
-		bpf_map_delete_elem(dp.rules6_fd, &k6);
+	if (fd >= 0)
+		bpf_map_delete_elem(fd, &k);
 }
 
 /* ---- flows ---------------------------------------------------------------- */
@@ -173,47 +179,6 @@ static struct pkt_spec flow(const char *src, __u16 sport, const char *dst,
 	return s;
 }
 
-static int flow_key(const struct pkt_spec *s, void *key)
-{
-	if (s->family == 4) {
-		struct flow_key4 *k = key;
-
-		memset(k, 0, sizeof(*k));
-		k->saddr = htonl(s->saddr4);
-		k->daddr = htonl(s->daddr4);
-		k->sport = htons(s->sport);
-		k->dport = htons(s->dport);
-		k->proto = IPPROTO_TCP;
-		return dp.flows4_fd;
-	} else {
-		struct flow_key6 *k = key;
-
-		memset(k, 0, sizeof(*k));
-		memcpy(k->saddr, s->saddr6, 16);
-		memcpy(k->daddr, s->daddr6, 16);
-		k->sport = htons(s->sport);
-		k->dport = htons(s->dport);
-		k->proto = IPPROTO_TCP;
-		return dp.flows6_fd;
-	}
-}
-
-static int flow_get(const struct pkt_spec *s, struct flow_state *st)
-{
-	struct flow_key6 key;
-	int fd = flow_key(s, &key);
-
-	return bpf_map_lookup_elem(fd, &key, st);
-}
-
-static int flow_put(const struct pkt_spec *s, const struct flow_state *st)
-{
-	struct flow_key6 key;
-	int fd = flow_key(s, &key);
-
-	return bpf_map_update_elem(fd, &key, st, BPF_EXIST);
-}
-
 /* One packet standing for @segs wire packets (TC; 0 = a plain packet):
  * 'S' or 'L' by its DSCP, '?' when it did not pass. */
 static char send_one(const struct pkt_spec *s, __u32 segs)
@@ -230,6 +195,21 @@ static char send_one(const struct pkt_spec *s, __u32 segs)
 	l3 = pkt_l3_offset(out, len, &fam);
 	d = pkt_dscp(out + l3, fam);
 	return d == DSCP_S ? 'S' : d == DSCP_L ? 'L' : '?';
+}
+
+/* send_one() of a plain packet; the stats' deltas in @d. */
+static char send_counted(const struct pkt_spec *s, __u64 d[FS_STAT_MAX])
+{
+	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX];
+	char cls;
+	int i;
+
+	dp_stats(&dp, b);
+	cls = send_one(s, 0);
+	dp_stats(&dp, x);
+	for (i = 0; i < FS_STAT_MAX; i++)
+		d[i] = x[i] - b[i];
+	return cls;
 }
 
 /* Send strlen(@want) packets of @s; the classes they got in @got. */
@@ -257,51 +237,141 @@ static __u64 stat_delta(const __u64 *a, const __u64 *b, enum fs_stat i)
 	} while (0)
 
 /* ---- precedence ----------------------------------------------------------- */
-static void test_precedence4(void)
+/* The test a rule or a flow case belongs to */
+enum rule_test { PREC4, PREC6, GATE };
+
+struct rule_spec {
+	enum rule_test test;
+	const char *addr;
+	int plen;
+	__u16 port;		/* 0: any */
+	__u8 mode;
+	int threshold;		/* NO_TH: none */
+	__u32 threshold_bytes;
+};
+
+/* A flow from SRC:SPORT to DST:DPORT gets the classes WANT: test WHAT. */
+struct flow_case {
+	enum rule_test test;
+	const char *src;
+	__u16 sport;
+	const char *dst;
+	__u16 dport;
+	const char *want, *what;
+};
+
+/* The rules and flows of the precedence and rule-gate tests */
+static const struct rule_spec rule_table[] = {
+	{ PREC4, "10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0 },
+	{ PREC4, "10.1.0.0", 16, 0, FS_MODE_SHORT, NO_TH, 0 },
+	{ PREC4, "10.1.0.0", 16, 443, FS_MODE_AUTO, 2, 0 },
+	{ PREC4, "10.1.2.3", 32, 0, FS_MODE_AUTO, 5, 0 },
+	{ PREC4, "10.0.0.0", 8, 8080, FS_MODE_AUTO, 4, 0 },
+	{ PREC4, "11.0.0.0", 8, 0, FS_MODE_AUTO, 1, 0 },
+	{ PREC6, "fd00::", 16, 0, FS_MODE_LONG, NO_TH, 0 },
+	{ PREC6, "fd00:1::", 32, 0, FS_MODE_SHORT, NO_TH, 0 },
+	{ PREC6, "fd00:1::", 32, 443, FS_MODE_AUTO, 2, 0 },
+	{ PREC6, "fd00:1::5", 128, 0, FS_MODE_AUTO, 4, 0 },
+	{ PREC6, "10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0 },
+	{ GATE, "10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0 },
+	{ GATE, "fd00::", 16, 0, FS_MODE_LONG, NO_TH, 0 },
+};
+
+static const struct flow_case flow_table[] = {
+	{ PREC4, "192.168.1.1", 40000, "172.16.0.1", 80, "SSSLL",
+	  "IPv4 no rule matches: the global threshold 3" },
+	{ PREC4, "192.168.1.1", 40000, "10.9.9.9", 80, "LLLL",
+	  "IPv4 10.0.0.0/8 long: long from the first packet" },
+	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 80, "SSSSSS",
+	  "IPv4 10.1.0.0/16 short beats 10.0.0.0/8 long" },
+	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 443, "SSLL",
+	  "IPv4 10.1.0.0/16 port 443 (threshold 2) beats 10.1.0.0/16 without port" },
+	{ PREC4, "192.168.1.1", 40000, "10.1.2.3", 443, "SSSSSL",
+	  "IPv4 10.1.2.3/32 (threshold 5) beats 10.1.0.0/16 port 443" },
+	{ PREC4, "192.168.1.1", 40000, "10.9.9.9", 8080, "SSSSL",
+	  "IPv4 10.0.0.0/8 port 8080 (threshold 4) beats 10.0.0.0/8 without port" },
+	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 8080, "SSSSSS",
+	  "IPv4 10.1.0.0/16 without port beats 10.0.0.0/8 port 8080: prefix first" },
+	{ PREC4, "10.1.9.9", 443, "192.168.1.1", 40000, "SSLL",
+	  "IPv4 the rule matches the source endpoint too (port 443 there)" },
+	{ PREC4, "10.1.9.9", 40000, "192.168.1.1", 443, "SSSSSS",
+	  "IPv4 a rule's port belongs to its prefix's endpoint: port 443 of the other endpoint does not match" },
+	{ PREC4, "10.9.9.9", 1000, "11.0.0.1", 1000, "SLL",
+	  "IPv4 equal rank at both endpoints: the destination's rule (11.0.0.0/8 threshold 1)" },
+	{ PREC4, "11.0.0.1", 1000, "10.9.9.9", 1000, "LLL",
+	  "IPv4 ... and in the other direction its destination's (10.0.0.0/8 long)" },
+	{ PREC4, "10.1.5.5", 1000, "11.0.0.1", 1000, "SSSS",
+	  "IPv4 a more specific source (10.1.0.0/16 short) beats the destination's /8" },
+	{ PREC6, "fd99::1", 40000, "fd77::1", 80, "SSSL",
+	  "IPv6 no rule matches: the global threshold 3" },
+	{ PREC6, "fd99::1", 40000, "fd00:9::1", 80, "LLL",
+	  "IPv6 fd00::/16 long" },
+	{ PREC6, "fd99::1", 40000, "fd00:1::9", 80, "SSSSS",
+	  "IPv6 fd00:1::/32 short beats fd00::/16 long" },
+	{ PREC6, "fd99::1", 40000, "fd00:1::9", 443, "SSL",
+	  "IPv6 fd00:1::/32 port 443 (threshold 2) beats fd00:1::/32 without port" },
+	{ PREC6, "fd99::1", 40000, "fd00:1::5", 443, "SSSSL",
+	  "IPv6 fd00:1::5/128 (threshold 4) beats fd00:1::/32 port 443" },
+	{ PREC6, "fd00:1::9", 443, "fd99::1", 40000, "SSL",
+	  "IPv6 the rule matches the source endpoint too" },
+	/* after a flow while the rules were counted 0 */
+	{ GATE, "192.168.1.1", 40101, "10.9.9.9", 80, "LL",
+	  "IPv4 rule counted: looked up for a new flow" },
+	{ GATE, "fd99::1", 40101, "fd00::9", 80, "SSSL",
+	  "IPv6 rule while only IPv4 rules are counted: not looked up" },
+};
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* No flows, the global threshold 3 and exactly the rules of @test, put
+ * but not counted in the config (the caller counts them). */
+static void rules_start(enum rule_test test)
 {
-	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX];
-	struct pkt_spec s;
-	struct flow_state st;
+	const struct rule_spec *r;
 
 	dp_flush(&dp);
 	rules_clear();
 	config(3, 0, 0);
-	rule_put("10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0);
-	rule_put("10.1.0.0", 16, 0, FS_MODE_SHORT, NO_TH, 0);
-	rule_put("10.1.0.0", 16, 443, FS_MODE_AUTO, 2, 0);
-	rule_put("10.1.2.3", 32, 0, FS_MODE_AUTO, 5, 0);
-	rule_put("10.0.0.0", 8, 8080, FS_MODE_AUTO, 4, 0);
-	rule_put("11.0.0.0", 8, 0, FS_MODE_AUTO, 1, 0);
+	for (r = rule_table; r < rule_table + N(rule_table); r++)
+		if (r->test == test)
+			rule_put(r->addr, r->plen, r->port, r->mode,
+				 r->threshold, r->threshold_bytes);
+}
+
+static struct pkt_spec case_flow(const struct flow_case *c)
+{
+	return flow(c->src, c->sport, c->dst, c->dport);
+}
+
+/* The flow cases of @test in flow_table[from..to), in order */
+static void expect_cases(enum rule_test test, size_t from, size_t to)
+{
+	struct pkt_spec s;
+	size_t i;
+
+	for (i = from; i < to; i++) {
+		if (flow_table[i].test != test)
+			continue;
+		s = case_flow(&flow_table[i]);
+		expect(s, flow_table[i].want, "%s", flow_table[i].what);
+	}
+}
+
+static void test_precedence4(void)
+{
+	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX];
+	/* the entry of the 4th flow (the IPv4 cases come first) */
+	struct pkt_spec s = case_flow(&flow_table[3]);
+	struct flow_state st;
+
+	rules_start(PREC4);
 	rules_counted();
 	dp_stats(&dp, b);
-
-	s = flow("192.168.1.1", 40000, "172.16.0.1", 80);
-	expect(s, "SSSLL", "IPv4 no rule matches: the global threshold 3");
-	s = flow("192.168.1.1", 40000, "10.9.9.9", 80);
-	expect(s, "LLLL", "IPv4 10.0.0.0/8 long: long from the first packet");
-	s = flow("192.168.1.1", 40000, "10.1.9.9", 80);
-	expect(s, "SSSSSS", "IPv4 10.1.0.0/16 short beats 10.0.0.0/8 long");
-	s = flow("192.168.1.1", 40000, "10.1.9.9", 443);
-	expect(s, "SSLL", "IPv4 10.1.0.0/16 port 443 (threshold 2) beats 10.1.0.0/16 without port");
-	tap_ok(flow_get(&s, &st) == 0 && st.policy.mode == FS_MODE_AUTO &&
+	expect_cases(PREC4, 0, 4);
+	tap_ok(dp_flow_get(&dp, &s, &st) == 0 && st.policy.mode == FS_MODE_AUTO &&
 	       st.policy.threshold == 2 && (st.policy.flags & FS_POLICY_F_THRESHOLD),
 	       "IPv4 the flow entry keeps the rule's policy (auto, threshold 2)");
-	s = flow("192.168.1.1", 40000, "10.1.2.3", 443);
-	expect(s, "SSSSSL", "IPv4 10.1.2.3/32 (threshold 5) beats 10.1.0.0/16 port 443");
-	s = flow("192.168.1.1", 40000, "10.9.9.9", 8080);
-	expect(s, "SSSSL", "IPv4 10.0.0.0/8 port 8080 (threshold 4) beats 10.0.0.0/8 without port");
-	s = flow("192.168.1.1", 40000, "10.1.9.9", 8080);
-	expect(s, "SSSSSS", "IPv4 10.1.0.0/16 without port beats 10.0.0.0/8 port 8080: prefix first");
-	s = flow("10.1.9.9", 443, "192.168.1.1", 40000);
-	expect(s, "SSLL", "IPv4 the rule matches the source endpoint too (port 443 there)");
-	s = flow("10.1.9.9", 40000, "192.168.1.1", 443);
-	expect(s, "SSSSSS", "IPv4 a rule's port belongs to its prefix's endpoint: port 443 of the other endpoint does not match");
-	s = flow("10.9.9.9", 1000, "11.0.0.1", 1000);
-	expect(s, "SLL", "IPv4 equal rank at both endpoints: the destination's rule (11.0.0.0/8 threshold 1)");
-	s = flow("11.0.0.1", 1000, "10.9.9.9", 1000);
-	expect(s, "LLL", "IPv4 ... and in the other direction its destination's (10.0.0.0/8 long)");
-	s = flow("10.1.5.5", 1000, "11.0.0.1", 1000);
-	expect(s, "SSSS", "IPv4 a more specific source (10.1.0.0/16 short) beats the destination's /8");
+	expect_cases(PREC4, 4, N(flow_table));
 	dp_stats(&dp, x);
 	tap_ok(stat_delta(x, b, FS_STAT_RULE_MATCHES) == 11 &&
 	       stat_delta(x, b, FS_STAT_FLOWS_NEW) == 12 &&
@@ -313,30 +383,9 @@ static void test_precedence4(void)
 
 static void test_precedence6(void)
 {
-	struct pkt_spec s;
-
-	dp_flush(&dp);
-	rules_clear();
-	config(3, 0, 0);
-	rule_put("fd00::", 16, 0, FS_MODE_LONG, NO_TH, 0);
-	rule_put("fd00:1::", 32, 0, FS_MODE_SHORT, NO_TH, 0);
-	rule_put("fd00:1::", 32, 443, FS_MODE_AUTO, 2, 0);
-	rule_put("fd00:1::5", 128, 0, FS_MODE_AUTO, 4, 0);
-	rule_put("10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0);
+	rules_start(PREC6);
 	rules_counted();
-
-	s = flow("fd99::1", 40000, "fd77::1", 80);
-	expect(s, "SSSL", "IPv6 no rule matches: the global threshold 3");
-	s = flow("fd99::1", 40000, "fd00:9::1", 80);
-	expect(s, "LLL", "IPv6 fd00::/16 long");
-	s = flow("fd99::1", 40000, "fd00:1::9", 80);
-	expect(s, "SSSSS", "IPv6 fd00:1::/32 short beats fd00::/16 long");
-	s = flow("fd99::1", 40000, "fd00:1::9", 443);
-	expect(s, "SSL", "IPv6 fd00:1::/32 port 443 (threshold 2) beats fd00:1::/32 without port");
-	s = flow("fd99::1", 40000, "fd00:1::5", 443);
-	expect(s, "SSSSL", "IPv6 fd00:1::5/128 (threshold 4) beats fd00:1::/32 port 443");
-	s = flow("fd00:1::9", 443, "fd99::1", 40000);
-	expect(s, "SSL", "IPv6 the rule matches the source endpoint too");
+	expect_cases(PREC6, 0, N(flow_table));
 	rules_clear();
 }
 
@@ -346,20 +395,13 @@ static void test_rule_gate(void)
 	struct split_config c;
 	struct pkt_spec s;
 
-	dp_flush(&dp);
-	rules_clear();
-	config(3, 0, 0);
-	rule_put("10.0.0.0", 8, 0, FS_MODE_LONG, NO_TH, 0);
-	rule_put("fd00::", 16, 0, FS_MODE_LONG, NO_TH, 0);
+	rules_start(GATE);
 	s = flow("192.168.1.1", 40100, "10.9.9.9", 80);
 	expect(s, "SSSL", "rules in the tries, counted 0: not looked up (global threshold)");
 	dp_get_config(&dp, &c);
 	c.rules4 = 1;
 	dp_put_config(&dp, &c);
-	s = flow("192.168.1.1", 40101, "10.9.9.9", 80);
-	expect(s, "LL", "IPv4 rule counted: looked up for a new flow");
-	s = flow("fd99::1", 40101, "fd00::9", 80);
-	expect(s, "SSSL", "IPv6 rule while only IPv4 rules are counted: not looked up");
+	expect_cases(GATE, 0, N(flow_table));
 	rules_clear();
 }
 
@@ -379,7 +421,7 @@ static void bytes_case(__u16 port, __u32 t, __u32 tb, const char *want,
 	dp_stats(&dp, b);
 	ok = classes(&s, want, got);
 	dp_stats(&dp, x);
-	ok = ok && flow_get(&s, &st) == 0 && st.payload == 100 * n &&
+	ok = ok && dp_flow_get(&dp, &s, &st) == 0 && st.payload == 100 * n &&
 	     stat_delta(x, b, FS_STAT_FLOWS_PROMOTED) == 1 &&
 	     stat_delta(x, b, cause) == 1;
 	if (!tap_ok(ok, "threshold %u, threshold-bytes %u, 100-byte payloads: %s, promoted by %s",
@@ -417,7 +459,7 @@ static void test_bytes(void)
 	z.payload = 0;
 	ok = classes(&z, "SSS", got);
 	ok = ok && classes(&s, "SL", got + 3);
-	tap_ok(ok && flow_get(&s, &st) == 0 && st.payload == 200 && st.packets == 5,
+	tap_ok(ok && dp_flow_get(&dp, &s, &st) == 0 && st.payload == 200 && st.packets == 5,
 	       "threshold-bytes 100: 3 empty segments then 100-byte ones: S S S S L (payload 200 counted, not headers)");
 
 	/* a rule's thresholds replace the global ones */
@@ -454,7 +496,7 @@ static void test_bytes_gro(void)
 		for (j = 0; j < 3; j++)
 			got[j] = send_one(&s, 5);
 		got[3] = '\0';
-		if (!tap_ok(!strcmp(got, c[i].want) && flow_get(&s, &st) == 0 &&
+		if (!tap_ok(!strcmp(got, c[i].want) && dp_flow_get(&dp, &s, &st) == 0 &&
 			    st.payload == 1500 && st.packets == 15,
 			    "threshold-bytes %u, GRO packets of 5 x 100 payload bytes: %s, payload 1500 and 15 packets counted",
 			    c[i].tb, c[i].want))
@@ -474,26 +516,21 @@ static void test_bytes_gro(void)
 static int send_after(const struct pkt_spec *s, __u64 age, char *cls,
 		      __u64 d[FS_STAT_MAX], struct flow_state *after)
 {
-	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX], j0;
 	struct flow_state st0, st;
-	int tries, i;
+	__u64 j0;
+	int tries;
 
-	if (flow_get(s, &st0))
+	if (dp_flow_get(&dp, s, &st0))
 		return -1;
 	for (tries = 0; tries < 50; tries++) {
 		j0 = dp_jiffies(&dp);
 		st = st0;
 		st.last_seen = j0 - age;
-		if (flow_put(s, &st))
+		if (dp_flow_put(&dp, s, &st))
 			return -1;
-		dp_stats(&dp, b);
-		*cls = send_one(s, 0);
-		dp_stats(&dp, x);
-		if (dp_jiffies(&dp) != j0)
-			continue;
-		for (i = 0; i < FS_STAT_MAX; i++)
-			d[i] = x[i] - b[i];
-		return flow_get(s, after);
+		*cls = send_counted(s, d);
+		if (dp_jiffies(&dp) == j0)
+			return dp_flow_get(&dp, s, after);
 	}
 	return -1;
 }
@@ -513,7 +550,7 @@ static void test_reshort(void)
 	config(2, 0, GAP_MS);
 	dp_get_config(&dp, &c);
 	gap = c.reshort_jiffies;
-	ok = classes(&s, "SSLL", got) && flow_get(&s, &st0) == 0;
+	ok = classes(&s, "SSLL", got) && dp_flow_get(&dp, &s, &st0) == 0;
 	ok = ok && !send_after(&s, gap, &cls, d, &st);
 	tap_ok(ok && cls == 'L' && st.packets == 5 && d[FS_STAT_FLOWS_RESHORT] == 0,
 	       "reshort-gap %u ms (%llu jiffies): silent exactly the gap, the flow goes on (packet 5 long)",
@@ -568,9 +605,9 @@ static void test_live_rules(void)
 	rule_del("10.7.0.0", 16, 0);
 	rules_counted();
 	expect(h, "SSS", "the rule deleted: H keeps 'short'");
-	tap_ok(flow_get(&f, &st) == 0 && st.packets == 5 && flow_get(&g, &st) == 0 &&
+	tap_ok(dp_flow_get(&dp, &f, &st) == 0 && st.packets == 5 && dp_flow_get(&dp, &g, &st) == 0 &&
 	       st.packets == 4 && st.policy.mode == FS_MODE_LONG &&
-	       flow_get(&h, &st) == 0 && st.packets == 9,
+	       dp_flow_get(&dp, &h, &st) == 0 && st.packets == 9,
 	       "rule changes keep every flow's entry and count (F 5, G 4, H 9 packets)");
 	dp_get_config(&dp, &c);
 	ok = !send_after(&g, c.reshort_jiffies + 1, &cls, d, &st);
@@ -582,19 +619,10 @@ static void test_live_rules(void)
 /* One packet of @s with TCP flags @flags: its class; the stats' deltas in @d. */
 static char send_flags(struct pkt_spec s, __u8 flags, __u64 d[FS_STAT_MAX])
 {
-	__u64 b[FS_STAT_MAX], x[FS_STAT_MAX];
-	char cls;
-	int i;
-
 	s.tcp_flags = flags;
 	if (flags & TH_SYN)
 		s.payload = 0;
-	dp_stats(&dp, b);
-	cls = send_one(&s, 0);
-	dp_stats(&dp, x);
-	for (i = 0; i < FS_STAT_MAX; i++)
-		d[i] = x[i] - b[i];
-	return cls;
+	return send_counted(&s, d);
 }
 
 static void test_midstream(void)
@@ -617,11 +645,11 @@ static void test_midstream(void)
 	config(2, 0, GAP_MS);
 	cls = send_flags(a, 0, d);
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && d[FS_STAT_FLOWS_NEW] == 1 &&
-	       flow_get(&a, &st) == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM) &&
+	       dp_flow_get(&dp, &a, &st) == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM) &&
 	       classes(&a, "SL", got),
 	       "midstream short (default): a flow first seen without SYN counts in flows_midstream, is marked so, and starts short (S S L)");
 	cls = send_flags(b, TH_SYN, d);
-	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && flow_get(&b, &st) == 0 &&
+	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && dp_flow_get(&dp, &b, &st) == 0 &&
 	       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
 	       "a flow that starts with its SYN is not midstream");
 
@@ -629,7 +657,7 @@ static void test_midstream(void)
 	config(2, 0, GAP_MS);
 	dp_flush(&dp);
 	cls = send_flags(a, 0, d);
-	ok = flow_get(&a, &st) == 0;
+	ok = dp_flow_get(&dp, &a, &st) == 0;
 	tap_ok(cls == 'L' && ok && st.class == FS_CLASS_LONG && st.packets == 1 &&
 	       st.policy.mode == FS_MODE_LONG && d[FS_STAT_FLOWS_MIDSTREAM] == 1 &&
 	       d[FS_STAT_FLOWS_PROMOTED] == 0 && classes(&a, "LL", got),
@@ -651,7 +679,7 @@ static void test_midstream(void)
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && classes(&r, "SSSS", got),
 	       "midstream long: a rule with mode short keeps its flows short");
 	cls = send_flags(q, 0, d);
-	tap_ok(cls == 'L' && flow_get(&q, &st) == 0 && st.policy.mode == FS_MODE_LONG,
+	tap_ok(cls == 'L' && dp_flow_get(&dp, &q, &st) == 0 && st.policy.mode == FS_MODE_LONG,
 	       "midstream long: a rule with mode auto (threshold 3) starts long");
 	rules_clear();
 
@@ -705,28 +733,21 @@ static void test_eviction(void)
 	config(2, 0, 0);
 }
 
+static void each_hook(enum dp_hook h)
+{
+	test_precedence4();
+	test_precedence6();
+	test_rule_gate();
+	test_bytes();
+	test_reshort();
+	test_live_rules();
+	test_midstream();
+	test_eviction();
+	if (h == DP_TC)
+		test_bytes_gro();
+}
+
 int main(void)
 {
-	static const char *const prefix[DP_HOOKS] = { "xdp: ", "tc: " };
-	int h;
-
-	if (dp_open_tap(&dp, TEST_FLOWS))
-		return 1;
-	tap_ok(dp.hz > 0, "datapath clock readable (HZ %u)", dp.hz);
-	for (h = 0; h < DP_HOOKS; h++) {
-		dp.hook = h;
-		tap_prefix = prefix[h];
-		test_precedence4();
-		test_precedence6();
-		test_rule_gate();
-		test_bytes();
-		test_reshort();
-		test_live_rules();
-		test_midstream();
-		test_eviction();
-		if (h == DP_TC)
-			test_bytes_gro();
-	}
-	dp_close(&dp);
-	return tap_done();
+	return dp_tap_main(&dp, TEST_FLOWS, each_hook);
 }

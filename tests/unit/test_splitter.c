@@ -25,9 +25,8 @@
 
 #include "flowsplit.h"
 #include "splitter.skel.h"
-#include "dp.h"
 #include "pkt.h"
-#include "tap.h"
+#include "dp_tap.h"
 
 #define TEST_FLOWS 4096
 #define DSCP_S FS_DEFAULT_DSCP_SHORT
@@ -238,6 +237,18 @@ static const struct fixture fixtures[] = {
 };
 #pragma GCC diagnostic pop
 
+/* The mutations that set one byte of the IP header (@off from its start),
+ * and whether the IPv4 checksum is made to verify again after */
+static const struct { __u8 off, val, csum; } mut_byte[] = {
+	[M_IHL4] = { 0, 0x44, 0 },
+	[M_IHL_PAST] = { 0, 0x4f, 0 },
+	[M_TOTLEN_PAST] = { 2, 0x05, 1 },	/* 1280+ bytes in a short frame */
+	[M_VER6_IN_V4] = { 0, 0x65, 0 },
+	[M_V6_PLEN_PAST] = { 4, 0x10, 0 },
+	/* doff 15 (60 bytes) in a 20-byte TCP packet */
+	[M_DOFF_PAST] = { 20 + 12, 0xf0, 0 },
+};
+
 static int build_fixture(const struct fixture *f, __u8 *buf)
 {
 	int len = pkt_build(&f->spec, buf, PKT_MAX), fam;
@@ -247,26 +258,10 @@ static int build_fixture(const struct fixture *f, __u8 *buf)
 	switch (f->mut) {
 	case M_NONE:
 		break;
-	case M_IHL4:
-		ip[0] = 0x44;
-		break;
-	case M_IHL_PAST:
-		ip[0] = 0x4f;
-		break;
-	case M_TOTLEN_PAST:
-		ip[2] = 0x05;	/* 1280+ bytes in a short frame */
-		ip4_csum_fix(ip, 20);
-		break;
 	case M_TOTLEN_SHORT:
 		ip[2] = 0;
 		ip[3] = 16;
 		ip4_csum_fix(ip, 20);
-		break;
-	case M_VER6_IN_V4:
-		ip[0] = 0x65;
-		break;
-	case M_V6_PLEN_PAST:
-		ip[4] = 0x10;
 		break;
 	case M_THIRD_VLAN:	/* insert one more 802.1Q tag after QinQ */
 		memmove(buf + 24, buf + 20, len - 20);
@@ -276,9 +271,10 @@ static int build_fixture(const struct fixture *f, __u8 *buf)
 		buf[23] = 7;
 		len += 4;
 		break;
-	case M_DOFF_PAST:	/* doff 15 (60 bytes) in a 20-byte TCP packet */
-		ip[20 + 12] = 0xf0;
-		break;
+	default:
+		ip[mut_byte[f->mut].off] = mut_byte[f->mut].val;
+		if (mut_byte[f->mut].csum)
+			ip4_csum_fix(ip, 20);
 	}
 	return len;
 }
@@ -393,16 +389,6 @@ static int send_n(struct pkt_spec *spec, int n, __u8 *dscp)
 	return len;
 }
 
-static int flow4_get(const struct pkt_spec *s, struct flow_state *st)
-{
-	struct flow_key4 k = {
-		.saddr = htonl(s->saddr4), .daddr = htonl(s->daddr4),
-		.sport = htons(s->sport), .dport = htons(s->dport),
-		.proto = IPPROTO_TCP,
-	};
-	return bpf_map_lookup_elem(dp.flows4_fd, &k, st);
-}
-
 static void test_threshold(__u32 t)
 {
 	struct pkt_spec s = pkt_tcp4(1000 + t, 80);
@@ -432,7 +418,7 @@ static void test_threshold(__u32 t)
 		       after[FS_STAT_FLOWS_NEW] - before[FS_STAT_FLOWS_NEW] == 1,
 	       "threshold %u: packets 1..%u short, %u..%u long, %s", t, t,
 	       t + 1, n, t ? "one promotion" : "no promotion");
-	tap_ok(flow4_get(&s, &st) == 0 && st.packets == n &&
+	tap_ok(dp_flow_get(&dp, &s, &st) == 0 && st.packets == n &&
 		       st.class == FS_CLASS_LONG && st.last_seen >= st.first_seen,
 	       "threshold %u: flow entry holds %u packets, class long", t, n);
 }
@@ -454,9 +440,9 @@ static void test_flows_independent(void)
 	send_n(&b, 4, db);
 	send_n(&a, 2, da + 3);
 	send_n(&c, 1, dc);
-	tap_ok(flow4_get(&a, &sa) == 0 && sa.packets == 5 &&
-		       flow4_get(&b, &sb) == 0 && sb.packets == 4 &&
-		       flow4_get(&c, &sc) == 0 && sc.packets == 1,
+	tap_ok(dp_flow_get(&dp, &a, &sa) == 0 && sa.packets == 5 &&
+		       dp_flow_get(&dp, &b, &sb) == 0 && sb.packets == 4 &&
+		       dp_flow_get(&dp, &c, &sc) == 0 && sc.packets == 1,
 	       "two directions of one connection and a second flow counted "
 	       "independently (5, 4, 1 packets)");
 	tap_ok(da[3] == DSCP_S && da[4] == DSCP_L && db[3] == DSCP_S &&
@@ -499,7 +485,7 @@ static void test_ack_short(int family)
 	send_n(&fin, 1, d + 6);		/* 7: FIN, long */
 	send_n(&syn, 1, d + 7);		/* 8 */
 	send_n(&rst, 1, d + 8);		/* 9 */
-	got = family == 4 ? flow4_get(&data, &st) : 0;
+	got = family == 4 ? dp_flow_get(&dp, &data, &st) : 0;
 	tap_ok(d[0] == DSCP_S && d[1] == DSCP_S && d[2] == DSCP_L &&
 		       d[3] == DSCP_S && d[4] == DSCP_S &&
 		       after[FS_STAT_ACKS_SHORT] - before[FS_STAT_ACKS_SHORT] == 2 &&
@@ -542,7 +528,7 @@ static void test_idle_expiry(void)
 	send_n(&s, 3, d);	/* short, short, long */
 	sleep_ms(100);
 	send_n(&s, 1, d + 3);	/* within the timeout: still long */
-	tap_ok(d[2] == DSCP_L && d[3] == DSCP_L && flow4_get(&s, &st) == 0 &&
+	tap_ok(d[2] == DSCP_L && d[3] == DSCP_L && dp_flow_get(&dp, &s, &st) == 0 &&
 		       st.packets == 4,
 	       "idle 200 ms: a packet 100 ms later continues the flow (4th "
 	       "packet long)");
@@ -550,7 +536,7 @@ static void test_idle_expiry(void)
 	dp_stats(&dp, before);
 	send_n(&s, 1, d + 4);
 	dp_stats(&dp, after);
-	tap_ok(d[4] == DSCP_S && flow4_get(&s, &st) == 0 && st.packets == 1 &&
+	tap_ok(d[4] == DSCP_S && dp_flow_get(&dp, &s, &st) == 0 && st.packets == 1 &&
 		       after[FS_STAT_FLOWS_EXPIRED] -
 				       before[FS_STAT_FLOWS_EXPIRED] ==
 			       1 &&
@@ -574,7 +560,7 @@ static void test_runtime_config(void)
 	send_n(&s, 5, d);
 	cfg(3, FS_DEFAULT_IDLE_MS);
 	send_n(&s, 1, d + 5);
-	tap_ok(d[4] == DSCP_S && d[5] == DSCP_L && flow4_get(&s, &st) == 0 &&
+	tap_ok(d[4] == DSCP_S && d[5] == DSCP_L && dp_flow_get(&dp, &s, &st) == 0 &&
 		       st.packets == 6,
 	       "threshold 10 -> 3 at packet 6: next packet long, flow count "
 	       "kept (6)");
@@ -583,7 +569,7 @@ static void test_runtime_config(void)
 	tap_ok(d[6] == DSCP_S, "threshold 3 -> 100: packet 7 short again");
 	dp_set_config(&dp, 3, FS_DEFAULT_IDLE_MS, 10, 5, ENABLED);
 	send_n(&s, 1, d + 7);
-	tap_ok(d[7] == 5 && flow4_get(&s, &st) == 0 && st.packets == 8,
+	tap_ok(d[7] == 5 && dp_flow_get(&dp, &s, &st) == 0 && st.packets == 8,
 	       "dscp-long 1 -> 5 takes effect on the next packet");
 	dp_set_config(&dp, 3, FS_DEFAULT_IDLE_MS, 10, 5, 0);
 	len = send_n(&s, 0, NULL);
@@ -591,7 +577,7 @@ static void test_runtime_config(void)
 	delta_pass(delta, FS_STAT_PASS_DISABLED);
 	check_frame("classification disabled: packet unmodified, flow untouched",
 		    in, len, NULL, delta);
-	tap_ok(flow4_get(&s, &st) == 0 && st.packets == 8,
+	tap_ok(dp_flow_get(&dp, &s, &st) == 0 && st.packets == 8,
 	       "disabled: flow state kept (8 packets)");
 	cfg(FS_DEFAULT_THRESHOLD, FS_DEFAULT_IDLE_MS);
 }
@@ -719,7 +705,7 @@ static void test_concurrency(void)
 	conc_run(1000000, frame, len, &n);
 	dp_stats(&dp, after);
 	want = (__u64)n * CONC_RUNS * CONC_REPEAT;
-	if (!tap_ok(flow4_get(&s, &st) == 0 && st.packets == want &&
+	if (!tap_ok(dp_flow_get(&dp, &s, &st) == 0 && st.packets == want &&
 			    after[FS_STAT_PKTS_SHORT] -
 					    before[FS_STAT_PKTS_SHORT] == want &&
 			    after[FS_STAT_BYTES_SHORT] -
@@ -746,7 +732,7 @@ static void test_concurrency(void)
 			    after[FS_STAT_FLOWS_PROMOTED] -
 					    before[FS_STAT_FLOWS_PROMOTED] ==
 				    1 &&
-			    flow4_get(&s, &st) == 0 && st.packets >= t &&
+			    dp_flow_get(&dp, &s, &st) == 0 && st.packets >= t &&
 			    st.packets <= want && st.class == FS_CLASS_LONG,
 		    "%d threads on %d CPUs, one 5-tuple, threshold %llu: "
 		    "exactly %llu short and %llu long, one promotion", n, n,
@@ -816,7 +802,7 @@ static void test_gro(void)
 		       delta(x, b, FS_STAT_PKTS_SHORT) == 24 &&
 		       delta(x, b, FS_STAT_PKTS_LONG) == 0 &&
 		       delta(x, b, FS_STAT_FLOWS_NEW) == 1 &&
-		       flow4_get(&a, &st) == 0 && st.packets == 24 &&
+		       dp_flow_get(&dp, &a, &st) == 0 && st.packets == 24 &&
 		       st.class == FS_CLASS_SHORT && ip4_csum_ok(out + l3, 20),
 	       "threshold 20, GRO packets of 8+8+8 segments: the one holding "
 	       "packets 17..24 takes its first segment's class (short), all 24 "
@@ -828,7 +814,7 @@ static void test_gro(void)
 	tap_ok(d[3] == DSCP_L && d[4] == DSCP_L &&
 		       delta(x, b, FS_STAT_PKTS_LONG) == 5 &&
 		       delta(x, b, FS_STAT_FLOWS_PROMOTED) == 1 &&
-		       flow4_get(&a, &st) == 0 && st.packets == 29 &&
+		       dp_flow_get(&dp, &a, &st) == 0 && st.packets == 29 &&
 		       st.class == FS_CLASS_LONG,
 	       "the next packet after a crossing GRO packet is long (packet "
 	       "25, one promotion), a GRO packet of 4 after it counts 4 long");
@@ -856,7 +842,7 @@ static void test_gro(void)
 	tap_ok(d[0] == DSCP_S && d[1] == DSCP_L &&
 		       delta(x, b, FS_STAT_PKTS_SHORT) == 6 &&
 		       delta(x, b, FS_STAT_PKTS_LONG) == 1 &&
-		       flow4_get(&a, &st) == 0 && st.packets == 7,
+		       dp_flow_get(&dp, &a, &st) == 0 && st.packets == 7,
 	       "threshold 4, a new flow's first skb of 6 segments: short, "
 	       "counted 6; packet 7 long");
 
@@ -905,7 +891,7 @@ static void test_gro(void)
 	send_gro(&a, 0, d, NULL);
 	dp_stats(&dp, x);
 	tap_ok(delta(x, b, FS_STAT_PKTS_SHORT) == 1 &&
-		       flow4_get(&a, &st) == 0 && st.packets == 1,
+		       dp_flow_get(&dp, &a, &st) == 0 && st.packets == 1,
 	       "gso_segs 0 counts one packet");
 	cfg(FS_DEFAULT_THRESHOLD, FS_DEFAULT_IDLE_MS);
 }
@@ -1044,34 +1030,27 @@ static void test_random(void)
 	       (unsigned long long)counted, refused);
 }
 
+static void each_hook(enum dp_hook h)
+{
+	test_fixtures();
+	test_truncation();
+	test_threshold(1);
+	test_threshold(20);
+	test_threshold(40);
+	test_threshold(0);
+	test_flows_independent();
+	test_ack_short(4);
+	test_ack_short(6);
+	test_idle_expiry();
+	test_runtime_config();
+	test_ecn_and_checksum();
+	test_concurrency();
+	test_random();
+	if (h == DP_TC)
+		test_gro();
+}
+
 int main(void)
 {
-	static const char *const prefix[DP_HOOKS] = { "xdp: ", "tc: " };
-	int h;
-
-	if (dp_open_tap(&dp, TEST_FLOWS))
-		return 1;
-	tap_ok(dp.hz > 0, "datapath clock readable (HZ %u)", dp.hz);
-	for (h = 0; h < DP_HOOKS; h++) {
-		dp.hook = h;
-		tap_prefix = prefix[h];
-		test_fixtures();
-		test_truncation();
-		test_threshold(1);
-		test_threshold(20);
-		test_threshold(40);
-		test_threshold(0);
-		test_flows_independent();
-		test_ack_short(4);
-		test_ack_short(6);
-		test_idle_expiry();
-		test_runtime_config();
-		test_ecn_and_checksum();
-		test_concurrency();
-		test_random();
-		if (h == DP_TC)
-			test_gro();
-	}
-	dp_close(&dp);
-	return tap_done();
+	return dp_tap_main(&dp, TEST_FLOWS, each_hook);
 }
