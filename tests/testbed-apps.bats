@@ -175,7 +175,7 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 			jq -e --arg r "$r" '[.[$r].health.tunnels[].state] == ["up", "up"]' "$d/routes-job.json"
 		done
 		# the counters at the job's start and end, on both routers, in order
-		jq -e '. as $j | all(("ra", "rb"); . as $r | all(("packets_spill", "bytes_spill", "flows_spilled");
+		jq -e '. as $j | all(("ra", "rb"); . as $r | all(("packets_spill", "bytes_spill", "spill_flows");
 			($j.start[$r][.] | type == "number") and $j.end[$r][.] >= $j.start[$r][.]))' "$d/splitter-job.json"
 	done
 	# without agents: none ran
@@ -184,7 +184,7 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	# spill off in the splitter: not one packet marked for spill
 	jq -e '.splitter.spill == false' "$OUTDIR/nospill-wrk-1/meta.json"
 	jq -e '.splitter.spill == true' "$OUTDIR/spill-wrk-1/meta.json"
-	jq -e '.ra.packets_spill == 0 and .rb.packets_spill == 0 and .ra.flows_spilled == 0' \
+	jq -e '.ra.packets_spill == 0 and .rb.packets_spill == 0 and .ra.spill_flows == 0' \
 		"$OUTDIR/nospill-wrk-1/splitter.json"
 	# the spill report from these runs
 	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null

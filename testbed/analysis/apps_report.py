@@ -59,9 +59,9 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              (splitter-job.json, `splitctl -j stats` at its start and end):
              bytes marked with the spill code point per direction (rA's: the
              upload, rB's: the download) as Mbit/s over the job, grants
-             taken (flows_spilled) over the job and the whole run; the
+             taken (spill_flows) over the job and the whole run; the
              agents' spill state at the job's end (routes-job.json, `route
-             show -j`, when it has one) and the tunnel downs the agents'
+             show -j`: health.spill.state while spill is active) and the tunnel downs the agents'
              health counted by then (flaps of LONG and SHORT, rA + rB: a
              down moves its class onto the other tunnel); bulk as a share
              of both tunnels' capacity in both directions together (4 x
@@ -220,13 +220,13 @@ def spill_counters(d, meta):
     states = []
     downs = {"long": NAN, "short": NAN}
     for r in ("ra", "rb"):
-        sp = (routes.get(r) or {}).get("spill")
-        states.append(str(sp.get("state", "")) if isinstance(sp, dict) else "")
+        sp = ((routes.get(r) or {}).get("health") or {}).get("spill")
+        states.append(str(sp.get("state", "")) if isinstance(sp, dict) and sp.get("active") else "")
         for t in ((routes.get(r) or {}).get("health") or {}).get("tunnels") or []:
             if t.get("role") in downs and t.get("flaps") is not None:
                 downs[t["role"]] = (0 if math.isnan(downs[t["role"]]) else downs[t["role"]]) + t["flaps"]
-    return (mbit("ra"), mbit("rb"), diff("ra", "flows_spilled") + diff("rb", "flows_spilled"),
-            total("flows_spilled"), total("packets_spill"),
+    return (mbit("ra"), mbit("rb"), diff("ra", "spill_flows") + diff("rb", "spill_flows"),
+            total("spill_flows"), total("packets_spill"),
             "/".join(states) if any(states) else "", downs["long"], downs["short"])
 
 
