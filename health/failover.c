@@ -28,6 +28,7 @@ struct health_failover {
 	struct timespec rec_mtime;
 	ino_t rec_ino;
 	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
+	struct spill_view spill;	/* published with the health */
 	struct nl nl;
 };
 
@@ -225,6 +226,12 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 		o->link_down = h[t]->link_down;
 		hf.in_force_state[t] = fo->in_force[t];
 	}
+	hf.spill = fo->spill;
 	fo->published = true;
 	return fail_out(&e, health_file_write(&hf, &e), err, errlen);
+}
+
+void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v)
+{
+	fo->spill = *v;
 }

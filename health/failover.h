@@ -96,4 +96,8 @@ struct health_plan health_failover_in_force(const struct health_failover *fo);
 int health_failover_publish(struct health_failover *fo, const struct health *const h[HEALTH_TUNNELS],
 			  uint64_t now_ns, char *err, size_t errlen);
 
+/* Spill's state, published with the next health_failover_publish(). */
+struct spill_view;
+void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v);
+
 #endif /* HEALTH_FAILOVER_H */

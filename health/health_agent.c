@@ -126,11 +126,14 @@ int health_settings_resolve(struct health_settings *out, const struct health_set
 	return health_settings_check(out, cli, err, errlen);
 }
 
-void health_agent_init(struct health_agent *ha, const struct health_settings *s)
+void health_agent_init(struct health_agent *ha, const struct health_settings *s,
+		       const struct spill_settings *sp, const struct spill_dp_ops *dp_ops,
+		       void *dp_arg)
 {
 	memset(ha, 0, sizeof(*ha));
 	pthread_mutex_init(&ha->lock, NULL);
 	ha->s = *s;
+	spill_agent_init(&ha->spill, sp, dp_ops, dp_arg);
 }
 
 static bool same_params(const struct health_params *a, const struct health_params *b)
@@ -191,6 +194,7 @@ static void update_metrics(struct health_agent *ha)
 
 static void stop_prober(struct health_agent *ha)
 {
+	spill_agent_stop(&ha->spill);
 	if (ha->mon)
 		health_linkmon_close(ha->mon);
 	if (ha->pr)
@@ -213,6 +217,7 @@ static void stop_probing(struct health_agent *ha)
 void health_agent_close(struct health_agent *ha)
 {
 	stop_probing(ha);
+	spill_agent_close(&ha->spill);
 	pthread_mutex_destroy(&ha->lock);
 }
 
@@ -238,6 +243,7 @@ static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 				 cfg.dev, tunnel_name[t]);
 			return -EINVAL;
 		}
+		snprintf(ha->target[t], sizeof(ha->target[t]), "%s", cfg.target);
 		idx = health_prober_add(ha->pr, &cfg);
 		if (idx != t) {
 			snprintf(err, errlen, "probe %s via %s: %s%s", cfg.dev, cfg.target,
@@ -271,9 +277,14 @@ static int start_prober(struct health_agent *ha, char *err, size_t errlen)
 		ha->mon = NULL;
 	else
 		ret = add_tunnels(ha, err, errlen);
-	if (ret)
+	if (ret) {
 		stop_prober(ha);
-	return ret;
+		return ret;
+	}
+	/* spill: split mode only (in ECMP mode every flow may use both) */
+	if (ha->info.mode == HEALTH_MODE_SPLIT)
+		spill_agent_start(&ha->spill, ha->info.dev, ha->target, ha->s.params.interval_ns);
+	return 0;
 }
 
 /* Open the failover, the prober and the link monitor; 0 or -errno. */
@@ -346,6 +357,10 @@ static void publish(struct health_agent *ha)
 	};
 	char err[256];
 
+	struct spill_view sv;
+
+	spill_agent_view(&ha->spill, &sv);
+	health_failover_set_spill(ha->fo, &sv);
 	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
 	update_metrics(ha);
@@ -496,10 +511,33 @@ static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 	poll(NULL, 0, ms_until(now, deadline_ns));
 }
 
+/* Spill's step with what health knows now; publishes what changed. */
+static void spill_step(struct health_agent *ha)
+{
+	struct health_plan in_force = health_failover_in_force(ha->fo);
+	struct spill_health sh = {
+		.normal_plan = in_force.action == HEALTH_PLAN_ROUTE &&
+			       in_force.short_via == HEALTH_VIA_SHORT &&
+			       in_force.long_via == HEALTH_VIA_LONG,
+	};
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct health *h = health_prober_tunnel(ha->pr, t);
+
+		sh.up[t] = h->state == HEALTH_UP;
+		sh.rtt_samples[t] = h->rtt_samples;
+		sh.rtt_last_ns[t] = h->rtt_last_ns;
+	}
+	if (spill_agent_step(&ha->spill, &sh, mono_ns()))
+		publish(ha);
+}
+
 void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 {
-	struct pollfd pfd[2];
-	uint64_t now, wake;
+	struct pollfd pfd[2 + HEALTH_TUNNELS];
+	int sfd[HEALTH_TUNNELS], t;
+	uint64_t now, wake, sw;
 	bool alive = true;
 	int ret;
 
@@ -515,9 +553,15 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 		if (now >= ha->next_publish_ns)
 			publish(ha);
 		wake = deadline_ns < ha->next_publish_ns ? deadline_ns : ha->next_publish_ns;
+		sw = spill_agent_next_ns(&ha->spill);
+		if (sw < wake)
+			wake = sw;
 		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = health_linkmon_fd(ha->mon), .events = POLLIN };
-		if (poll(pfd, 2, ms_until(now, wake)) < 0)
+		spill_agent_fds(&ha->spill, sfd);
+		for (t = 0; t < HEALTH_TUNNELS; t++)
+			pfd[2 + t] = (struct pollfd){ .fd = sfd[t], .events = POLLIN };
+		if (poll(pfd, 2 + HEALTH_TUNNELS, ms_until(now, wake)) < 0)
 			continue;	/* a signal */
 		ret = follow_record(ha);
 		if (ret > 0)
@@ -525,6 +569,8 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 		alive = !ret && on_probes(ha);
 		if (alive && pfd[1].revents)
 			alive = on_links(ha);
+		if (alive && ha->pr)
+			spill_step(ha);
 		if (!alive) {
 			pr_info("run: health: the route record is gone (route down): steering stops");
 			stop_probing(ha);

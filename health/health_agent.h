@@ -17,6 +17,7 @@
 #include "linkmon.h"
 #include "params.h"
 #include "probe.h"
+#include "spill_agent.h"
 
 /* The agent's tunnel health, as the metrics show it. */
 struct health_metrics {
@@ -68,18 +69,24 @@ struct health_agent {
 	uint64_t next_publish_ns;
 	bool open_failing;		/* an open error was logged */
 	uint64_t failovers;		/* route changes after a tunnel went down */
+	char target[HEALTH_TUNNELS][46];	/* the probes' targets */
 	/* what the metrics show: written by the loop, read by the HTTP
 	 * thread */
 	pthread_mutex_t lock;
 	struct health_metrics metrics;
+	struct spill_agent spill;	/* spill on the probed tunnels */
 };
 /* A copy of the metrics (any thread). */
 void health_agent_metrics(struct health_agent *ha, struct health_metrics *m);
 
-/* Steer when a route record exists, with settings s (resolved). */
-void health_agent_init(struct health_agent *ha, const struct health_settings *s);
+/* Steer when a route record exists, with settings s (resolved); spill
+ * with sp, the splitter through dp_ops with dp_arg (spill_agent.h). */
+void health_agent_init(struct health_agent *ha, const struct health_settings *s,
+		       const struct spill_settings *sp, const struct spill_dp_ops *dp_ops,
+		       void *dp_arg);
 /* Switch ha to next's settings; when they differ, probing restarts with
- * them (the routes in force stay). True when they differed. */
+ * them (the routes in force stay). True when they differed. Spill's
+ * settings: spill_agent_switch(&ha->spill, ...). */
 bool health_agent_switch(struct health_agent *ha, const struct health_settings *next);
 /*
  * Probe, apply and publish until deadline_ns (CLOCK_MONOTONIC) or a signal:

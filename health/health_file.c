@@ -9,7 +9,11 @@
  *    "states": [SHORT, LONG], "in_force_states": [SHORT, LONG],
  *    "tunnels": [{"role", "dev", "state", "since_mono_ns", "rtt_last_ns",
  *                 "rtt_ewma_ns", "timeout_ns", "loss", "flaps", "probes", "missed",
- *                 "link_down"}]}
+ *                 "link_down"}],
+ *    "spill": {"active", "dev", "state", "generation", "grants", "taken",
+ *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps",
+ *              "queue_delay_ns": [SHORT, LONG] (null: none), "one_way",
+ *              "backoffs", "holds", "why"}}
  *
  * States are "init", "up", "down". The plans are not stored but derived
  * from the states (health_plan()), so a reader with other settings (a new
@@ -76,6 +80,34 @@ static struct json_object *tunnel_json(int role, const struct health_file_tunnel
 	return o;
 }
 
+static struct json_object *spill_json(const struct spill_view *v)
+{
+	struct json_object *o = json_object_new_object(), *a;
+	int t;
+
+	json_object_object_add(o, "active", json_object_new_boolean(v->active));
+	if (!v->active)
+		return o;
+	json_object_object_add(o, "dev", json_object_new_string(v->dev[HEALTH_SHORT]));
+	json_object_object_add(o, "state", json_object_new_string(spill_state_name(v->state)));
+	json_object_object_add(o, "generation", json_object_new_int(v->gen));
+	json_object_object_add(o, "grants", json_object_new_uint64(v->grants));
+	json_object_object_add(o, "taken", json_object_new_uint64(v->taken));
+	json_object_object_add(o, "rate_bps", json_object_new_uint64(v->rate_bps));
+	json_object_object_add(o, "capacity_bps", json_object_new_uint64(v->cap_bps));
+	json_object_object_add(o, "short_bps", json_object_new_uint64(v->short_bps));
+	json_object_object_add(o, "spilled_bps", json_object_new_uint64(v->used_bps));
+	a = json_object_new_array();
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		json_object_array_add(a, v->qd_valid[t] ? json_object_new_uint64(v->qd_ns[t]) : NULL);
+	json_object_object_add(o, "queue_delay_ns", a);
+	json_object_object_add(o, "one_way", json_object_new_boolean(v->one_way));
+	json_object_object_add(o, "backoffs", json_object_new_uint64(v->backoffs));
+	json_object_object_add(o, "holds", json_object_new_uint64(v->holds));
+	json_object_object_add(o, "why", json_object_new_string(v->why));
+	return o;
+}
+
 int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 {
 	enum health_state st[HEALTH_TUNNELS];
@@ -101,6 +133,7 @@ int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 	for (i = 0; i < HEALTH_TUNNELS; i++)
 		json_object_array_add(a, tunnel_json(i, &hf->t[i]));
 	json_object_object_add(o, "tunnels", a);
+	json_object_object_add(o, "spill", spill_json(&hf->spill));
 	return tcfg_json_file_write(path, o, e);
 }
 
@@ -163,6 +196,40 @@ static int get_tunnel(struct json_object *o, struct health_file_tunnel *t)
 	return 0;
 }
 
+static void get_spill(struct json_object *o, struct spill_view *v)
+{
+	struct json_object *s, *a, *x;
+	int t;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_object_object_get_ex(o, "spill", &s) ||
+	    !json_object_object_get_ex(s, "active", &x) || !json_object_get_boolean(x))
+		return;
+	v->active = true;
+	snprintf(v->dev[HEALTH_SHORT], sizeof(v->dev[HEALTH_SHORT]), "%s", get_str(s, "dev"));
+	for (v->state = SPILL_OFF; v->state < SPILL_HOLD; v->state++)
+		if (!strcmp(get_str(s, "state"), spill_state_name(v->state)))
+			break;
+	v->gen = get_u64(s, "generation");
+	v->grants = get_u64(s, "grants");
+	v->taken = get_u64(s, "taken");
+	v->rate_bps = get_u64(s, "rate_bps");
+	v->cap_bps = get_u64(s, "capacity_bps");
+	v->short_bps = get_u64(s, "short_bps");
+	v->used_bps = get_u64(s, "spilled_bps");
+	if (json_object_object_get_ex(s, "queue_delay_ns", &a) &&
+	    json_object_is_type(a, json_type_array) && json_object_array_length(a) == HEALTH_TUNNELS)
+		for (t = 0; t < HEALTH_TUNNELS; t++) {
+			x = json_object_array_get_idx(a, t);
+			v->qd_valid[t] = x != NULL;
+			v->qd_ns[t] = x ? json_object_get_uint64(x) : 0;
+		}
+	v->one_way = json_object_object_get_ex(s, "one_way", &x) && json_object_get_boolean(x);
+	v->backoffs = get_u64(s, "backoffs");
+	v->holds = get_u64(s, "holds");
+	snprintf(v->why, sizeof(v->why), "%s", get_str(s, "why"));
+}
+
 static int parse_health(struct json_object *o, struct health_file *hf)
 {
 	enum health_state st[HEALTH_TUNNELS];
@@ -185,6 +252,7 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 			return -EINVAL;
 	hf->plan = health_plan(hf->mode, hf->both_down, st);
 	hf->in_force = health_plan(hf->mode, hf->both_down, hf->in_force_state);
+	get_spill(o, &hf->spill);
 	return 0;
 }
 
@@ -263,6 +331,56 @@ static void show_tunnel(int role, const struct health_file_tunnel *t, __u64 now_
 	close_json_object();
 }
 
+/* The "spill" object of route show / status: what spills now, and why. */
+static void show_spill(const struct spill_view *v)
+{
+	char rate[32], cap[32], sh[32], used[32];
+	int t;
+
+	open_json_object("spill");
+	print_bool(PRINT_JSON, "active", NULL, v->active);
+	if (!v->active) {
+		print_string(PRINT_FP, NULL, "%s\n", "spill: off (not running on these tunnels)");
+		close_json_object();
+		return;
+	}
+	sc_rate_text(v->rate_bps, rate, sizeof(rate));
+	sc_rate_text(v->cap_bps, cap, sizeof(cap));
+	sc_rate_text(v->short_bps, sh, sizeof(sh));
+	sc_rate_text(v->used_bps, used, sizeof(used));
+	print_string(PRINT_ANY, "dev", "spill: on %s", v->dev[HEALTH_SHORT]);
+	print_string(PRINT_ANY, "state", " %s", spill_state_name(v->state));
+	print_uint(PRINT_ANY, "generation", ", generation %u", v->gen);
+	print_uint(PRINT_ANY, "grants", ", grants %llu", v->grants);
+	print_uint(PRINT_ANY, "taken", " (taken %llu)", v->taken);
+	print_uint(PRINT_JSON, "rate_bps", NULL, v->rate_bps);
+	print_string(PRINT_FP, NULL, ", rate %s", v->state == SPILL_OFF ? "-" : rate);
+	print_uint(PRINT_JSON, "spilled_bps", NULL, v->used_bps);
+	print_string(PRINT_FP, NULL, " (sent %s)", used);
+	print_uint(PRINT_JSON, "capacity_bps", NULL, v->cap_bps);
+	print_string(PRINT_FP, NULL, ", capacity %s", v->cap_bps ? cap : "-");
+	print_uint(PRINT_JSON, "short_bps", NULL, v->short_bps);
+	print_string(PRINT_FP, NULL, ", short traffic %s", sh);
+	print_nl();
+	open_json_object("queue_delay_ms");
+	print_string(PRINT_FP, NULL, "%s", "spill: queueing delay");
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (v->qd_valid[t])
+			print_float(PRINT_ANY, role_name[t], t ? ", long %.2f ms" : " short %.2f ms",
+				    v->qd_ns[t] / 1e6);
+		else
+			print_null(PRINT_ANY, role_name[t], t ? ", long %s" : " short %s", "-");
+	}
+	close_json_object();
+	print_string(PRINT_ANY, "delay_source", " (from %s)", v->one_way ? "timestamps" : "rtts");
+	print_uint(PRINT_ANY, "backoffs", ", back-offs %llu", v->backoffs);
+	print_uint(PRINT_ANY, "holds", ", holds %llu", v->holds);
+	print_nl();
+	print_string(PRINT_ANY, "why", "spill: why: %s", v->why[0] ? v->why : "-");
+	print_nl();
+	close_json_object();
+}
+
 void health_file_show(const struct health_file *hf, bool monitored)
 {
 	char plan[64], in_force[64];
@@ -288,6 +406,7 @@ void health_file_show(const struct health_file *hf, bool monitored)
 	for (i = 0; i < HEALTH_TUNNELS; i++)
 		show_tunnel(i, &hf->t[i], mono_ns());
 	close_json_array(PRINT_JSON, NULL);
+	show_spill(&hf->spill);
 	close_json_object();
 }
 

@@ -25,10 +25,11 @@ struct sc_config_args {
 };
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
-/* section headers remembered: [splitter], [agent], [health], [route] and a
- * [rule NAME] per rule of both families; more rules than that are refused
- * by the rule step with the per-family limit, which names the cause */
-#define SC_CFG_MAX_SECTIONS (4 + 2 * FS_MAX_RULES + 1)
+/* section headers remembered: [splitter], [agent], [health], [spill],
+ * [route] and a [rule NAME] per rule of both families; more rules than
+ * that are refused by the rule step with the per-family limit, which
+ * names the cause */
+#define SC_CFG_MAX_SECTIONS (5 + 2 * FS_MAX_RULES + 1)
 
 struct parse_ctx {
 	struct sc_config *cfg;
@@ -147,6 +148,7 @@ void sc_config_help_keys(void)
 	sc_options_complete("[splitter]", sc_attach_opts, true);
 	sc_options_complete("[agent]", sc_agent_opts, true);
 	sc_options_complete("[health]", health_settings_opts, true);
+	sc_options_complete("[spill]", spill_settings_opts, true);
 	sc_options_complete("[route]", tcfg_route_opts, true);
 	sc_options_complete("[rule NAME]", sc_rule_opts, true);
 }
@@ -169,9 +171,12 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (!v)
 		return fail(p, "%s: too many values", name);
 	if (sc_option_set(&r, v, "", err, sizeof(err)))
-		return fail(p, "%s%s%s%s", t == health_settings_opts ? "[" : "",
-			    t == health_settings_opts ? section : "",
-			    t == health_settings_opts ? "]: " : "", err);
+	{
+		bool agent_table = t == health_settings_opts || t == spill_settings_opts;
+
+		return fail(p, "%s%s%s%s", agent_table ? "[" : "", agent_table ? section : "",
+			    agent_table ? "]: " : "", err);
+	}
 	return 1;
 }
 
@@ -192,6 +197,8 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 		return table_key(p, sc_agent_opts, &cfg->agent, section, name, value);
 	if (!strcmp(section, "health"))
 		return table_key(p, health_settings_opts, &cfg->health, section, name, value);
+	if (!strcmp(section, "spill"))
+		return table_key(p, spill_settings_opts, &cfg->spill, section, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -201,14 +208,15 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 			return fail(p, "%s", err);
 		return 1;
 	}
-	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]", section);
+	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [route], [rule NAME]", section);
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
 static bool known_section(const char *section)
 {
 	return !strcmp(section, "splitter") || !strcmp(section, "agent") ||
-	       !strcmp(section, "health") || !strcmp(section, "route") ||
+	       !strcmp(section, "health") || !strcmp(section, "spill") ||
+	       !strcmp(section, "route") ||
 	       (!strncmp(section, "rule ", 5) && section[5]);
 }
 
@@ -221,7 +229,7 @@ static int section_done(struct parse_ctx *p)
 		return 1;
 	last = &p->sections[p->nsections - 1];
 	if (!known_section(last->name))
-		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [route], [rule NAME]",
+		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [route], [rule NAME]",
 			    last->name);
 	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
 		    last->line);
@@ -284,6 +292,7 @@ static int config_check(const char *path, struct sc_config *cfg)
 {
 	struct sc_settings *s = &cfg->splitter.settings;
 	struct health_settings health;
+	struct spill_settings spill;
 	struct tcfg_ctx ctx;
 	struct split_config tmp;
 	char err[400];
@@ -309,6 +318,10 @@ static int config_check(const char *path, struct sc_config *cfg)
 	}
 	if (health_settings_resolve(&health, &cfg->health, NULL, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [health]: %.280s", path, err);
+		return FS_EXIT_USAGE;
+	}
+	if (spill_settings_resolve(&spill, &cfg->spill, NULL, err, sizeof(err))) {
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [spill]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
 	/* the routes match the long code point this file gives the splitter */

@@ -58,6 +58,9 @@ struct sc_config {
 	/* [health] (health_settings_opts), as given: laid over the defaults
 	 * (and under the command line) by health_settings_resolve() */
 	struct health_settings health;
+	/* [spill] (spill_settings_opts), as given: laid over the defaults
+	 * (and under the command line) by spill_settings_resolve() */
+	struct spill_settings spill;
 	/* [route] */
 	struct tcfg_spec *route;
 	/* [rule NAME] sections, and their rules once the file is checked:

@@ -209,3 +209,39 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 		      "Timeout of a probe sent now (adaptive: from the probe RTT).", m->timeout_s);
 	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.", m->loss);
 }
+
+/* Spill (health/spill_agent.h): its rate, SHORT's estimated capacity, its
+ * back-offs and holds, and each tunnel's queueing delay while it runs. */
+void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
+{
+	static const char *const tunnel[2] = { "short", "long" };
+	char dev[4 * IF_NAMESIZE];
+	int t;
+
+	fprintf(f, "# HELP flowsplit_spill_active 1 while the agent runs spill on the tunnels.\n"
+		   "# TYPE flowsplit_spill_active gauge\nflowsplit_spill_active %d\n", v->active);
+	fprintf(f, "# HELP flowsplit_spill_generation The spill generation (0: nothing spills).\n"
+		   "# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n",
+		v->active ? v->gen : 0);
+	fprintf(f, "# HELP flowsplit_spill_rate_bps The spill class's rate (0: held or off).\n"
+		   "# TYPE flowsplit_spill_rate_bps gauge\nflowsplit_spill_rate_bps %llu\n",
+		(unsigned long long)(v->active && v->state != SPILL_OFF ? v->rate_bps : 0));
+	fprintf(f, "# HELP flowsplit_spill_capacity_bps SHORT's capacity as spill last estimated it (0: none yet).\n"
+		   "# TYPE flowsplit_spill_capacity_bps gauge\nflowsplit_spill_capacity_bps %llu\n",
+		(unsigned long long)(v->active ? v->cap_bps : 0));
+	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
+		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
+		(unsigned long long)v->backoffs);
+	fprintf(f, "# HELP flowsplit_spill_holds_total Holds of the spill class before a grant.\n"
+		   "# TYPE flowsplit_spill_holds_total counter\nflowsplit_spill_holds_total %llu\n",
+		(unsigned long long)v->holds);
+	if (!v->active)
+		return;
+	fprintf(f, "# HELP flowsplit_tunnel_queue_delay_seconds Queueing delay towards the far end: the recent minimum above the path's minimum.\n"
+		   "# TYPE flowsplit_tunnel_queue_delay_seconds gauge\n");
+	for (t = 0; t < 2; t++)
+		if (v->qd_valid[t])
+			fprintf(f, "flowsplit_tunnel_queue_delay_seconds{tunnel=\"%s\",dev=\"%s\"} %.9g\n",
+				tunnel[t], sc_prom_label_escape(v->dev[t], dev, sizeof(dev)),
+				v->qd_ns[t] / 1e9);
+}

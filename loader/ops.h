@@ -25,5 +25,8 @@ int sc_metrics_write(FILE *f, const struct sc_state *st);
 struct health_metrics;
 /* Append the tunnel series and flowsplit_failovers_total. */
 void sc_metrics_write_health(FILE *f, const struct health_metrics *m);
+struct spill_view;
+/* Append spill's series (loader/metrics.c, health/spill_agent.h). */
+void sc_metrics_write_spill(FILE *f, const struct spill_view *v);
 
 #endif /* SPLITCTL_OPS_H */

@@ -14,7 +14,9 @@
  * state with the sweep).
  *
  * Between sweeps the main thread runs tunnel health (health_agent.h): it
- * probes the tunnels of the last "route up" and steers its routes.
+ * probes the tunnels of the last "route up" and steers its routes; and
+ * spill on those tunnels (health/spill_agent.h), which reads the
+ * splitter's fs_spill map and spill settings through spill_dp_open().
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -25,6 +27,7 @@
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <microhttpd.h>
+#include <bpf/bpf.h>
 
 #include "agent_lock.h"
 #include "config.h"
@@ -40,13 +43,15 @@
 #define HTTP_FDS_SPARE	64	/* pins, netlink, probes, the textfile */
 
 /* "run": the config file, the agent's own settings (also its [agent]
- * keys, config.c) and the tunnel health settings (also its [health] keys,
- * health/health_agent.h) */
+ * keys, config.c), the tunnel health settings (also its [health] keys,
+ * health/health_agent.h) and spill's (its [spill] keys,
+ * health/spill_agent.h) */
 struct sc_run_args {
 	__u32 given;
 	const char *config;
 	struct sc_agent_args agent;
 	struct health_settings health;
+	struct spill_settings spill;
 };
 
 static const struct sc_option run_opts[] = {
@@ -56,6 +61,8 @@ static const struct sc_option run_opts[] = {
 	SC_OPTION("agent", SC_OPT_INCLUDE, struct sc_run_args, agent, .sub = sc_agent_opts),
 	SC_OPTION("health", SC_OPT_INCLUDE, struct sc_run_args, health,
 		  .sub = health_settings_opts),
+	SC_OPTION("spill", SC_OPT_INCLUDE, struct sc_run_args, spill,
+		  .sub = spill_settings_opts),
 	SC_OPTIONS_END,
 };
 
@@ -88,8 +95,12 @@ static char *render(struct agent *ag, size_t *len)
 		sc_state_close(&st);
 	}
 	if (!err) {
+		struct spill_view sv;
+
 		health_agent_metrics(&ag->health, &hm);
 		sc_metrics_write_health(f, &hm);
+		spill_agent_view(&ag->health.spill, &sv);
+		sc_metrics_write_spill(f, &sv);
 	}
 	if (fclose(f) || err) {
 		free(buf);
@@ -216,6 +227,53 @@ static int write_textfile(const char *path, const char *buf, size_t len)
 	return out_file_commit(&of);
 }
 
+/* spill's splitter (health/spill_agent.h): the agent's pin directory,
+ * opened anew each time (the operator may detach/attach while we run). */
+static int spill_dp_open(void *arg, struct spill_dp *dp)
+{
+	const struct sc_opts *o = arg;
+	struct split_config c;
+	struct sc_state st;
+	int err;
+
+	err = sc_spill_open(o, &st);
+	if (err)
+		return err;
+	dp->spill_fd = -1;
+	err = sc_config_read(&st, &c);
+	if (!err) {
+		dp->spill_fd = dup(st.spill_fd);
+		err = dp->spill_fd < 0 ? -errno : 0;
+		dp->on = c.flags & FS_CFG_F_SPILL;
+		dp->dscp = c.dscp_spill;
+	}
+	sc_state_close(&st);
+	return err;
+}
+
+static int spill_dp_write(int fd, uint16_t gen, uint64_t grants)
+{
+	struct fs_spill a = { .grants = grants, .gen = gen };
+	__u32 key = FS_SPILL_KEY_AGENT;
+
+	return bpf_map_update_elem(fd, &key, &a, BPF_ANY) ? -errno : 0;
+}
+
+static int spill_dp_taken(int fd, uint64_t *taken)
+{
+	struct fs_spill d;
+	__u32 key = FS_SPILL_KEY_DATAPATH;
+
+	if (bpf_map_lookup_elem(fd, &key, &d))
+		return -errno;
+	*taken = d.taken;
+	return 0;
+}
+
+static const struct spill_dp_ops spill_dp = {
+	.open = spill_dp_open, .write = spill_dp_write, .taken = spill_dp_taken,
+};
+
 /* One sweep and one textfile; 0 or -errno (printed by the caller). */
 static int tick(struct agent *ag)
 {
@@ -268,6 +326,7 @@ static void reload(struct agent *ag)
 {
 	struct MHD_Daemon *http = ag->http;
 	struct health_settings health;
+	struct spill_settings spill;
 	struct sc_agent_args eff;
 	struct sc_config next;
 	char herr[256];
@@ -285,6 +344,10 @@ static void reload(struct agent *ag)
 	if (health_settings_resolve(&health, &next.health, &ag->cli->health, herr,
 				    sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
+		goto fail;
+	}
+	if (spill_settings_resolve(&spill, &next.spill, &ag->cli->spill, herr, sizeof(herr))) {
+		pr_err("run: reload: [spill]: %s; keeping the running config", herr);
 		goto fail;
 	}
 	effective(ag->cli, &next, true, &eff);
@@ -310,6 +373,8 @@ static void reload(struct agent *ag)
 	/* eff points into next's strings, now owned by ag->cfg */
 	effective(ag->cli, &ag->cfg, true, &ag->eff);
 	health_agent_switch(&ag->health, &health);
+	if (spill_agent_switch(&ag->health.spill, &spill))
+		pr_info("run: spill: new settings");
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -335,6 +400,7 @@ static int agent_start(struct agent *ag)
 	 * checked: the file by its load, the command line in cmd_run) */
 	if (have_cfg) {
 		struct health_settings health;
+		struct spill_settings spill;
 		char err[256];
 
 		if (health_settings_resolve(&health, &ag->cfg.health, &ag->cli->health,
@@ -342,7 +408,13 @@ static int agent_start(struct agent *ag)
 			pr_err("run: %s", err);
 			return FS_EXIT_USAGE;
 		}
+		if (spill_settings_resolve(&spill, &ag->cfg.spill, &ag->cli->spill,
+					   err, sizeof(err))) {
+			pr_err("run: [spill]: %s", err);
+			return FS_EXIT_USAGE;
+		}
 		health_agent_switch(&ag->health, &health);
+		spill_agent_switch(&ag->health.spill, &spill);
 	}
 	/* a port in use ends the agent before it changed anything */
 	if (ag->eff.listen.len) {
@@ -386,6 +458,7 @@ static int cmd_run(const struct sc_call *c)
 	const struct sc_opts *o = c->o;
 	struct agent ag = { .o = o, .cli = c->args };
 	struct health_settings health;
+	struct spill_settings spill;
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
@@ -393,7 +466,11 @@ static int cmd_run(const struct sc_call *c)
 		pr_err("run: %s", msg);
 		return FS_EXIT_USAGE;
 	}
-	health_agent_init(&ag.health, &health);
+	if (spill_settings_resolve(&spill, NULL, &ag.cli->spill, msg, sizeof(msg))) {
+		pr_err("run: %s", msg);
+		return FS_EXIT_USAGE;
+	}
+	health_agent_init(&ag.health, &health, &spill, &spill_dp, (void *)o);
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));

@@ -277,6 +277,18 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
 
+/* Remove the spill class of ours on the recorded SHORT tunnel (best
+ * effort: it goes with its device anyway). */
+static void scav_remove_recorded(void)
+{
+	static struct tcfg_spec rec;
+	struct tcfg_err ignored;
+	char err[256];
+
+	if (!tcfg_record_read(&rec, &ignored) && tcfg_scav_remove(rec.short_dev, err, sizeof(err)) < 0)
+		pr_warn("route down: %s", err);
+}
+
 int tcfg_route_down(const struct tcfg_ctx *ctx)
 {
 	struct tcfg_err e = { "" };
@@ -294,6 +306,9 @@ int tcfg_route_down(const struct tcfg_ctx *ctx)
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
+	/* the spill class on the recorded SHORT tunnel (an agent's, left by
+	 * one killed before it could remove it) */
+	scav_remove_recorded();
 	/* whatever plan the agent left in force: every route of ours goes */
 	ret = remove_all(&nl, &e);
 	nl_close(&nl);
@@ -349,6 +364,7 @@ int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen)
 	lock = tcfg_lock(&e);
 	ret = lock < 0 ? lock : count_ours(&nl, r, &e);
 	if (lock >= 0) {
+		scav_remove_recorded();
 		keep_first(&ret, &e, tcfg_rules_remove_all(&nl, &e2), &e2);
 		keep_first(&ret, &e, tcfg_routes_remove_all(&nl, &e2), &e2);
 		keep_first(&ret, &e, tcfg_record_remove(&e2), &e2);

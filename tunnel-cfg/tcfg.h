@@ -285,4 +285,20 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 /* The ifindexes of the spec's tunnels (0 for a missing device). */
 void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_if);
 
+/* ---- scavenger.c: the spill class's requests into buf (TCFG_MSG_SIZE) ----------- */
+/* RTM_NEWQDISC: the HTB root, handle TCFG_SCAV_MAJOR:, default class :10 */
+struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex);
+/* RTM_NEWTCLASS: HTB class MAJOR:minor under MAJOR:parent_minor */
+struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, unsigned int parent_minor,
+				     unsigned int minor, unsigned int prio, __u64 rate_bps,
+				     __u64 ceil_bps);
+/* RTM_NEWQDISC: the spill TBF under MAJOR:20 (create, or change its rate) */
+struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 rate_bps,
+				   __u32 limit_bytes);
+/* RTM_NEWTFILTER: u32 on the root, family's code point dscp -> MAJOR:20 */
+struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp);
+/* RTM_GETQDISC / RTM_DELQDISC of one qdisc */
+struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 parent,
+				     __u32 handle);
+
 #endif /* TCFG_H */

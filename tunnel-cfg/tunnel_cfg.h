@@ -175,4 +175,51 @@ struct tcfg_down_result {
 int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen);
 int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen);
 
+/* ---- the spill class on SHORT (scavenger.c) --------------------------------- */
+/* The handles: the root HTB's major is the owner tag (an HTB root of that
+ * handle is splitctl's; any other root but the kernel's default is the
+ * operator's and refused); the classes are its minors. */
+#define TCFG_SCAV_MAJOR 0xf5a0
+#define TCFG_SCAV_TBF_MAJOR 0xf5a2
+#define TCFG_SCAV_TOP_MINOR 0x1
+#define TCFG_SCAV_SHORT_MINOR 0x10
+#define TCFG_SCAV_SPILL_MINOR 0x20
+struct tcfg_scav_cfg {
+	char dev[IF_NAMESIZE];	/* the SHORT tunnel */
+	int dscp;		/* the spill code point */
+	__u64 top_bps;		/* both classes' ceiling (0.95 x SHORT's rate,
+				 * or a line rate) */
+	__u64 min_bps;		/* the spill class's guaranteed rate */
+	__u64 rate_bps;		/* the spill TBF's first rate */
+	__u32 limit_bytes;	/* the spill TBF's queue */
+};
+struct tcfg_scav_stats {
+	__u64 bytes, packets;	/* sent by the spill TBF */
+	__u32 backlog, drops;	/* bytes queued now; packets dropped */
+};
+struct tcfg_scav;
+/* Install the class on c->dev (an earlier one of ours is made again);
+ * refuses (-EEXIST) a root qdisc someone else made. 0 or -errno with one
+ * line in err; nothing half-made stays. */
+int tcfg_scav_open(struct tcfg_scav **s, const struct tcfg_scav_cfg *c, char *err,
+		   size_t errlen);
+/* The spill TBF's rate (its bucket refills: see the hold). */
+int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen);
+int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
+		    size_t errlen);
+const char *tcfg_scav_dev(const struct tcfg_scav *s);
+/* Close; remove: the class goes too (when it is still ours). */
+void tcfg_scav_close(struct tcfg_scav *s, bool remove);
+/* Remove ours from dev ("route down", an agent that stops spilling): 1
+ * removed, 0 none of ours there, -errno (reason in err). */
+int tcfg_scav_remove(const char *dev, char *err, size_t errlen);
+/* What is on dev, for status, route show and doctor. */
+struct tcfg_scav_info {
+	bool present;		/* ours */
+	bool foreign;		/* a root qdisc of someone else's */
+	__u64 rate_bps;		/* the spill TBF's rate now */
+	struct tcfg_scav_stats st;
+};
+int tcfg_scav_query(const char *dev, struct tcfg_scav_info *info);
+
 #endif /* TUNNEL_CFG_H */

@@ -5,8 +5,9 @@
  * table, owner protocol, priority, DSCP/TOS selector, iif, multipath next
  * hops, VXLAN attributes), the rules and routes "route up" wants, the
  * routes of each health plan, the degraded check, routes and link events
- * parsed back, the record of "route up", the settings parser, and the JSON
- * of names that need escaping and of the tunnel health.
+ * parsed back, the record of "route up", the settings parser, the spill
+ * class's qdisc, class and filter messages, and the JSON of names that
+ * need escaping and of the tunnel health and spill.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -18,6 +19,8 @@
 #include <linux/if_addr.h>
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
 
 #include "health_file.h"
 #include "json_print.h"
@@ -707,7 +710,125 @@ static void test_health_json(void)
 	   json_object_object_get_ex(t, "link_down", &v) && json_object_get_boolean(v) &&
 	   json_object_object_get_ex(t, "for_s", &v) && json_object_get_double(v) < 60,
 	   "health of a tunnel: state, role, rtt and timeout in ms, loss in %%, flaps, link down, for_s");
+	t = hl && json_object_object_get_ex(hl, "spill", &t) ? t : NULL;
+	ok(t && json_object_object_get_ex(t, "active", &v) && !json_object_get_boolean(v) &&
+	   json_object_object_length(t) == 1, "spill not running: {\"active\": false}");
 	json_object_put(o);
+
+	shown_hf.spill = (struct spill_view){ .active = true, .dev = { "vxs", "vxl" },
+		.state = SPILL_RUN, .gen = 3, .grants = 2, .taken = 2, .rate_bps = 15000000,
+		.cap_bps = 19000000, .short_bps = 1000000, .used_bps = 14000000,
+		.qd_valid = { true, false }, .qd_ns = { 1500000, 0 }, .one_way = true,
+		.backoffs = 4, .holds = 2, .why = "calm" };
+	o = json_tokener_parse(capture_json(emit_health));
+	t = o && json_object_object_get_ex(o, "health", &hl) &&
+	    json_object_object_get_ex(hl, "spill", &t) ? t : NULL;
+	ok(t && json_object_object_get_ex(t, "state", &v) && !strcmp(json_object_get_string(v), "run") &&
+	   json_object_object_get_ex(t, "generation", &v) && json_object_get_int(v) == 3 &&
+	   json_object_object_get_ex(t, "taken", &v) && json_object_get_int(v) == 2 &&
+	   json_object_object_get_ex(t, "rate_bps", &v) && json_object_get_int64(v) == 15000000 &&
+	   json_object_object_get_ex(t, "capacity_bps", &v) && json_object_get_int64(v) == 19000000 &&
+	   json_object_object_get_ex(t, "queue_delay_ms", &hl) &&
+	   json_object_object_get_ex(hl, "short", &v) && json_object_get_double(v) == 1.5 &&
+	   json_object_object_get_ex(hl, "long", &v) && !v &&
+	   json_object_object_get_ex(t, "delay_source", &v) &&
+	   !strcmp(json_object_get_string(v), "timestamps") &&
+	   json_object_object_get_ex(t, "why", &v) && !strcmp(json_object_get_string(v), "calm"),
+	   "spill: state, generation, grants taken, rate, capacity, queueing delay per tunnel (null: none), source, why");
+	json_object_put(o);
+	shown_hf.spill.active = false;
+}
+
+
+/* ---- the spill class (scavenger.c) ------------------------------------------------- */
+static const struct tcmsg *tcm(const struct nlmsghdr *nlh)
+{
+	return mnl_nlmsg_get_payload(nlh);
+}
+
+static bool kind_is(const struct nlmsghdr *nlh, const char *kind)
+{
+	const struct nlattr *a = attr(nlh, sizeof(struct tcmsg), TCA_KIND);
+
+	return a && !strcmp(mnl_attr_get_str(a), kind);
+}
+
+static const struct nlattr *opt(const struct nlmsghdr *nlh, int type)
+{
+	return nested(attr(nlh, sizeof(struct tcmsg), TCA_OPTIONS), type);
+}
+
+static void test_scav_msgs(void)
+{
+	const struct nlmsghdr *nlh;
+	const struct tc_htb_glob *g;
+	const struct tc_htb_opt *ho;
+	const struct tc_tbf_qopt *tq;
+	const struct tc_u32_sel *sel;
+	const struct nlattr *a;
+	const __u32 major = TCFG_SCAV_MAJOR << 16;
+	__u32 v4_prio;
+
+	nlh = tcfg_msg_scav_root(buf, 7);
+	g = (a = opt(nlh, TCA_HTB_INIT)) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWQDISC &&
+	   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) && tcm(nlh)->tcm_ifindex == 7 &&
+	   tcm(nlh)->tcm_parent == TC_H_ROOT && tcm(nlh)->tcm_handle == major && kind_is(nlh, "htb") &&
+	   g && g->version == 3 && g->defcls == TCFG_SCAV_SHORT_MINOR,
+	   "spill root: a new HTB (EXCL: never over someone's) at the root, handle f5a0:, default :10");
+
+	nlh = tcfg_msg_scav_class(buf, 7, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SPILL_MINOR, 1, 100000,
+				  19000000);
+	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWTCLASS && tcm(nlh)->tcm_parent == (major | 1) &&
+	   tcm(nlh)->tcm_handle == (major | 0x20) && kind_is(nlh, "htb") && ho && ho->prio == 1 &&
+	   ho->rate.rate == 12500 && ho->ceil.rate == 2375000 &&
+	   ho->rate.linklayer == TC_LINKLAYER_ETHERNET && ho->buffer > 0 && ho->cbuffer > 0 &&
+	   !opt(nlh, TCA_HTB_RATE64),
+	   "spill class: under :1, prio 1, rate and ceil in bytes/s, a link layer (no rate table), bursts");
+	nlh = tcfg_msg_scav_class(buf, 7, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 0,
+				  40000000000ull, 40000000000ull);
+	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
+	ok(ho && ho->prio == 0 && ho->rate.rate == ~0U &&
+	   (a = opt(nlh, TCA_HTB_RATE64)) && mnl_attr_get_u64(a) == 5000000000ull &&
+	   (a = opt(nlh, TCA_HTB_CEIL64)) && mnl_attr_get_u64(a) == 5000000000ull,
+	   "short class: prio 0; 40 Gbit/s goes as the 64-bit rate and ceil");
+
+	nlh = tcfg_msg_scav_tbf(buf, 7, true, 8, 1000000);
+	tq = (a = opt(nlh, TCA_TBF_PARMS)) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWQDISC && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) &&
+	   tcm(nlh)->tcm_parent == (major | 0x20) && tcm(nlh)->tcm_handle == (__u32)TCFG_SCAV_TBF_MAJOR << 16 &&
+	   kind_is(nlh, "tbf") && tq && tq->rate.rate == 1 && tq->limit == 1000000 &&
+	   u32_of(opt(nlh, TCA_TBF_BURST)) == 1600,
+	   "spill TBF: the leaf of :20, the hold's 8 bit/s is 1 byte/s, its queue, a one-frame burst");
+	nlh = tcfg_msg_scav_tbf(buf, 7, false, 20000000, 5000);
+	tq = (a = opt(nlh, TCA_TBF_PARMS)) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_flags == REQ_ACK && tq && tq->rate.rate == 2500000 && tq->limit == 5000,
+	   "spill TBF: a rate change is a plain RTM_NEWQDISC (no CREATE): the kernel changes it");
+
+	nlh = tcfg_msg_scav_filter(buf, 7, AF_INET, 2);
+	a = opt(nlh, TCA_U32_SEL);
+	sel = a ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWTFILTER && tcm(nlh)->tcm_parent == major &&
+	   TC_H_MIN(tcm(nlh)->tcm_info) == htons(0x0800) && kind_is(nlh, "u32") && sel &&
+	   sel->nkeys == 1 && sel->flags == TC_U32_TERMINAL && sel->keys[0].off == 0 &&
+	   sel->keys[0].mask == htonl(0x00fc0000) && sel->keys[0].val == htonl(0x00080000) &&
+	   u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x20),
+	   "IPv4 filter: dsfield & 0xfc == 0x08 (DSCP 2) -> :20, as tc's 'match ip dsfield 0x08 0xfc'");
+	v4_prio = TC_H_MAJ(tcm(nlh)->tcm_info);
+	nlh = tcfg_msg_scav_filter(buf, 7, AF_INET6, 2);
+	a = opt(nlh, TCA_U32_SEL);
+	sel = a ? mnl_attr_get_payload(a) : NULL;
+	ok(TC_H_MIN(tcm(nlh)->tcm_info) == htons(0x86dd) && sel &&
+	   sel->keys[0].mask == htonl(0x0fc00000) && sel->keys[0].val == htonl(0x00800000) &&
+	   TC_H_MAJ(tcm(nlh)->tcm_info) != v4_prio,
+	   "IPv6 filter: traffic class & 0xfc == 0x08, as tc's 'match ip6 priority 0x08 0xfc'");
+	nlh = tcfg_msg_scav_qdisc(buf, RTM_GETQDISC, 7, TC_H_ROOT, 0);
+	ok(nlh->nlmsg_flags == (REQ_ACK | NLM_F_ECHO) && tcm(nlh)->tcm_parent == TC_H_ROOT,
+	   "reading a qdisc asks for the echo (the kernel answers a get as a notification)");
+	nlh = tcfg_msg_scav_qdisc(buf, RTM_DELQDISC, 7, TC_H_ROOT, major);
+	ok(nlh->nlmsg_flags == REQ_ACK && tcm(nlh)->tcm_handle == major,
+	   "removing: the root of our handle only");
 }
 
 /* ---- settings -------------------------------------------------------------------- */
@@ -898,5 +1019,6 @@ int main(void)
 	test_json();
 	test_health_json();
 	test_host_bits();
+	test_scav_msgs();
 	return tap_done();
 }

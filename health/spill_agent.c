@@ -1,0 +1,711 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spill_agent.c - spill in the agent (spill_agent.h): the [spill] settings
+ * and the glue between the controller (spill.c), the prober's health, the
+ * splitter's fs_spill map and the scavenger class (tunnel-cfg).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <netinet/in.h>
+#include <netinet/ip_icmp.h>
+#include <sys/socket.h>
+
+#include "flowsplit.h"
+#include "health.h"
+#include "spill_agent.h"
+#include "tunnel_cfg.h"
+#include "util.h"
+
+#define SA_FAST_TICK_NS (10 * SPILL_NS_PER_MS)	/* while a grant is under way */
+#define SA_DP_REREAD_NS (2 * SPILL_NS_PER_S)	/* "set spill", a re-attach */
+#define SA_RETRY_NS (3 * SPILL_NS_PER_S)	/* the class could not be made */
+#define SA_HOLD_RATE_BPS 8			/* a held class: 1 byte/s */
+#define SA_DUMMIES 2				/* spend the TBF's one-frame burst */
+#define SA_DUMMY_PAYLOAD 1472			/* + 8 + 20 + 14 = 1514 bytes */
+#define SA_DUMMY_ID 0x5350			/* "SP" */
+#define SA_TS_ID 0x5354				/* "ST", + the tunnel */
+#define SA_TS_SLOTS 64
+#define SA_TS_FRESH_NS (2 * SPILL_NS_PER_S)	/* else RTTs */
+/* one-way delays kept positive whatever the two clocks' offset */
+#define SA_OWD_OFFSET_NS (1000 * SPILL_NS_PER_S)
+#define SA_DAY_NS (86400 * SPILL_NS_PER_S)
+#define SA_RATE_STEP_PCT 1			/* smaller rate changes are not applied */
+/* the queueing-delay windows the controller uses (spill.c) */
+#define SA_QD_SHORT_WINDOW(i) (2 * (i) + (i) / 2)
+#define SA_QD_LONG_WINDOW(i) (5 * (i) + (i) / 2)
+
+/* ---- settings ------------------------------------------------------------------ */
+#define SPILL_OPT(_name, _cli, _type, m, ...)					\
+	SC_OPTION(_name, _type, struct spill_settings, m, .cli_name = _cli, __VA_ARGS__)
+#define SPILL_DURATION(_name, _cli, m, _lo_ms, _hi_ms, _help)			\
+	SPILL_OPT(_name, _cli, SC_OPT_DURATION, m, .unit = SC_UNIT_MS, .unit_suffix = true, \
+		  .lo = _lo_ms, .hi = _hi_ms, .metavar = "DUR", .help = _help)
+#define SPILL_RATE(_name, _cli, m, _lo, _hi, _help)				\
+	SPILL_OPT(_name, _cli, SC_OPT_RATE, m, .lo = _lo, .hi = _hi, .metavar = "RATE",	\
+		  .help = _help)
+#define SPILL_MAX_RATE 100e9	/* 100 Gbit/s */
+const struct sc_option spill_settings_opts[] = {
+	SPILL_OPT("enabled", "spill", SC_OPT_YESNO, enabled, .metavar = "yes|no",
+		  .help = "let long flows use SHORT's spare capacity behind short traffic (default yes)"),
+	SPILL_DURATION("target-delay", "spill-target-delay", target_ns, 1, 1000,
+		       "SHORT's queueing delay above which the spilled rate backs off (default 5ms)"),
+	SPILL_DURATION("long-target", "spill-long-target", long_target_ns, 1, 10000,
+		       "LONG's standing queueing delay that counts as congested (default 10ms)"),
+	SPILL_RATE("rate-init", "spill-rate-init", rate_init_bps, 8000, SPILL_MAX_RATE,
+		   "the spilled rate when a generation starts (default 1mbit)"),
+	SPILL_RATE("rate-min", "spill-rate-min", rate_min_bps, 8000, SPILL_MAX_RATE,
+		   "the spilled rate's floor (default 100kbit)"),
+	SPILL_RATE("tunnel-rate", "spill-tunnel-rate", tunnel_rate_bps, 100000, SPILL_MAX_RATE,
+		   "SHORT's rate, when known: both classes held to 0.95 x it (default: not set)"),
+	SPILL_DURATION("grant-gap", "spill-grant-gap", grant_gap_ns, 100, 600000,
+		       "at least this between two grants (default 2s)"),
+	SPILL_DURATION("hold-margin", "spill-hold-margin", hold_margin_ns, 1, 1000,
+		       "added to a hold's delay difference (default 20ms)"),
+	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 3028, .hi = 1e9,
+		  .metavar = "BYTES",
+		  .help = "the spilled flows' queue on the router, in bytes (default 1000000)"),
+	SC_OPTIONS_END,
+};
+
+void spill_settings_default(struct spill_settings *s)
+{
+	struct spill_params p;
+
+	spill_params_default(&p);
+	memset(s, 0, sizeof(*s));
+	s->enabled = true;
+	s->target_ns = p.target_ns;
+	s->long_target_ns = p.long_target_ns;
+	s->rate_init_bps = p.rate_init_bps;
+	s->rate_min_bps = p.rate_min_bps;
+	s->grant_gap_ns = p.grant_gap_ns;
+	s->hold_margin_ns = p.hold_margin_ns;
+	s->limit_bytes = SPILL_DEF_LIMIT_BYTES;
+}
+
+static uint64_t top_bps(const struct spill_settings *s)
+{
+	return s->tunnel_rate_bps ? s->tunnel_rate_bps * SPILL_TOP_PCT / 100 :
+				    SPILL_DEF_RATE_MAX_BPS;
+}
+
+/* The rule across rows: rate-min <= rate-init <= the ceiling. */
+static int settings_check(const struct spill_settings *s, const struct spill_settings *cli,
+			  char *err, size_t errlen)
+{
+	const char *key = NULL, *rule = NULL;
+	const struct sc_option *o;
+	char a[32], b[32];
+
+	if (s->rate_min_bps > s->rate_init_bps) {
+		key = "rate-min";
+		rule = "at most rate-init";
+	} else if (s->rate_init_bps > top_bps(s)) {
+		key = "rate-init";
+		rule = "at most 0.95 x tunnel-rate";
+	}
+	if (!key)
+		return 0;
+	for (o = spill_settings_opts; strcmp(o->name, key); o++)
+		;
+	sc_rate_text(s->rate_min_bps, a, sizeof(a));
+	sc_rate_text(s->rate_init_bps, b, sizeof(b));
+	/* named as the user gave it: an option, or a key of the file */
+	if (cli && sc_option_given(spill_settings_opts, (void *)cli, key))
+		snprintf(err, errlen, "--%s '%s': out of range with the other settings: accepted: %s",
+			 o->cli_name, !strcmp(key, "rate-min") ? a : b, rule);
+	else
+		snprintf(err, errlen, "%s '%s': out of range with the other settings: accepted: %s",
+			 key, !strcmp(key, "rate-min") ? a : b, rule);
+	return -EINVAL;
+}
+
+int spill_settings_resolve(struct spill_settings *out, const struct spill_settings *file,
+			   const struct spill_settings *cli, char *err, size_t errlen)
+{
+	spill_settings_default(out);
+	if (file)
+		sc_options_merge(spill_settings_opts, out, file);
+	if (cli)
+		sc_options_merge(spill_settings_opts, out, cli);
+	return settings_check(out, cli, err, errlen);
+}
+
+void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
+			   struct spill_params *p)
+{
+	spill_params_default(p);
+	p->target_ns = s->target_ns;
+	p->long_target_ns = s->long_target_ns;
+	p->rate_init_bps = s->rate_init_bps;
+	p->rate_min_bps = s->rate_min_bps;
+	p->rate_max_bps = top_bps(s);
+	p->interval_ns = interval_ns;
+	p->grant_gap_ns = s->grant_gap_ns;
+	p->hold_margin_ns = s->hold_margin_ns;
+}
+
+/* ---- the agent ------------------------------------------------------------------ */
+void spill_agent_init(struct spill_agent *sa, const struct spill_settings *s,
+		      const struct spill_dp_ops *ops, void *dp_arg)
+{
+	int t;
+
+	memset(sa, 0, sizeof(*sa));
+	pthread_mutex_init(&sa->lock, NULL);
+	sa->s = *s;
+	sa->dp_ops = ops;
+	sa->dp_arg = dp_arg;
+	sa->dp.spill_fd = sa->dummy_fd = -1;
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		sa->ts_fd[t] = -1;
+}
+
+static void set_view(struct spill_agent *sa)
+{
+	struct spill_view v = { .active = sa->running && sa->scav };
+	uint64_t now = mono_ns();
+	int t;
+
+	if (v.active) {
+		memcpy(v.dev, sa->dev, sizeof(v.dev));
+		v.state = sa->act.state;
+		v.gen = sa->act.gen;
+		v.grants = sa->act.grants;
+		if (sa->dp.spill_fd >= 0)
+			sa->dp_ops->taken(sa->dp.spill_fd, &v.taken);
+		v.rate_bps = sa->act.hold ? 0 : sa->act.rate_bps;
+		v.cap_bps = sa->ctl.cap_bps;
+		v.short_bps = sa->ctl.short_bps;
+		v.used_bps = sa->ctl.used_bps;
+		v.qd_valid[SPILL_SHORT] = spill_queue_delay(&sa->ctl, SPILL_SHORT, now,
+						SA_QD_SHORT_WINDOW(sa->interval_ns),
+						&v.qd_ns[SPILL_SHORT]);
+		v.qd_valid[SPILL_LONG] = spill_queue_delay(&sa->ctl, SPILL_LONG, now,
+						SA_QD_LONG_WINDOW(sa->interval_ns),
+						&v.qd_ns[SPILL_LONG]);
+		v.one_way = sa->ctl.d[SPILL_SHORT].one_way && sa->ctl.d[SPILL_LONG].one_way;
+		v.backoffs = sa->ctl.backoffs;
+		v.holds = sa->holds;
+		snprintf(v.why, sizeof(v.why), "%s", sa->ctl.why);
+	}
+	for (t = 0; t < HEALTH_TUNNELS && !v.active; t++)
+		v.qd_valid[t] = false;
+	pthread_mutex_lock(&sa->lock);
+	sa->view = v;
+	pthread_mutex_unlock(&sa->lock);
+}
+
+void spill_agent_view(struct spill_agent *sa, struct spill_view *v)
+{
+	pthread_mutex_lock(&sa->lock);
+	*v = sa->view;
+	pthread_mutex_unlock(&sa->lock);
+}
+
+static int agent_write(struct spill_agent *sa, uint16_t gen, uint64_t grants)
+{
+	int ret;
+
+	if (sa->dp.spill_fd < 0)
+		return -ENOENT;
+	ret = sa->dp_ops->write(sa->dp.spill_fd, gen, grants);
+	if (ret)
+		return ret;
+	sa->gen_written = gen;
+	sa->grants_written = grants;
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* End the generation (every spilled flow long again), remove the class. */
+static void spill_off(struct spill_agent *sa, const char *why)
+{
+	char err[256];
+	int ret;
+
+	if (sa->dp.spill_fd >= 0 && sa->gen_written)
+		agent_write(sa, 0, sa->grants_written);
+	if (sa->scav) {
+		tcfg_scav_close(sa->scav, true);
+		sa->scav = NULL;
+		pr_info("run: spill: off on %s: %s", sa->dev[SPILL_SHORT], why);
+	} else if (sa->running && sa->dev[SPILL_SHORT][0]) {
+		/* one left by an agent killed before it could remove it */
+		ret = tcfg_scav_remove(sa->dev[SPILL_SHORT], err, sizeof(err));
+		if (ret < 0)
+			pr_warn("run: spill: %s", err);
+	}
+	sa->act = (struct spill_act){ 0 };
+	sa->held = false;
+	set_view(sa);
+	sa->publish = true;
+}
+
+static void dp_close(struct spill_agent *sa)
+{
+	close_fd(&sa->dp.spill_fd);
+	sa->dp.on = false;
+}
+
+/* Re-read the splitter (fs_spill may be re-pinned by an attach). */
+static void dp_refresh(struct spill_agent *sa, uint64_t now)
+{
+	struct spill_dp dp = { .spill_fd = -1 };
+	int ret;
+
+	if (now < sa->next_dp_ns)
+		return;
+	sa->next_dp_ns = now + SA_DP_REREAD_NS;
+	ret = sa->dp_ops ? sa->dp_ops->open(sa->dp_arg, &dp) : -ENOENT;
+	if (ret) {
+		if (!sa->dp_failing)
+			pr_info("run: spill: no splitter with spill grants here (%s): nothing spills",
+				strerror(-ret));
+		sa->dp_failing = true;
+		if (sa->dp.spill_fd >= 0 && sa->gen_written)
+			agent_write(sa, 0, sa->grants_written);
+		dp_close(sa);
+		return;
+	}
+	if (sa->dp_failing)
+		pr_info("run: spill: the splitter's spill grants are back");
+	sa->dp_failing = false;
+	close_fd(&sa->dp.spill_fd);
+	sa->dp = dp;
+	if (sa->dp_fresh) {
+		uint64_t taken = 0;
+
+		/* an earlier agent's generation (killed before it ended it)
+		 * ends: nothing spills before our first grant */
+		sa->dp_fresh = false;
+		sa->dp_ops->taken(sa->dp.spill_fd, &taken);
+		if (sa->dp_ops->write(sa->dp.spill_fd, 0, taken))
+			pr_warn("run: spill: fs_spill: %s", strerror(errno));
+	}
+}
+
+static int dummy_open(struct spill_agent *sa)
+{
+	const char *dev = sa->dev[SPILL_SHORT];
+	int tos = FS_DSCP_TO_TOS(sa->dp.dscp);
+
+	close_fd(&sa->dummy_fd);
+	sa->dummy_fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+	if (sa->dummy_fd < 0 ||
+	    setsockopt(sa->dummy_fd, SOL_SOCKET, SO_BINDTODEVICE, dev, strlen(dev)) ||
+	    setsockopt(sa->dummy_fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos))) {
+		close_fd(&sa->dummy_fd);
+		return -errno;
+	}
+	return 0;
+}
+
+static uint16_t csum(const void *p, size_t len)
+{
+	const uint16_t *w = p;
+	uint32_t sum = 0;
+
+	for (; len > 1; len -= 2)
+		sum += *w++;
+	if (len)
+		sum += *(const uint8_t *)w;
+	sum = (sum >> 16) + (sum & 0xffff);
+	sum += sum >> 16;
+	return ~sum;
+}
+
+static bool ipv4_target(const char *s, struct sockaddr_in *to)
+{
+	memset(to, 0, sizeof(*to));
+	to->sin_family = AF_INET;
+	return inet_pton(AF_INET, s, &to->sin_addr) == 1;
+}
+
+/* Two full-size echoes with the spill code point: the TBF's burst spent. */
+static void dummies_send(struct spill_agent *sa)
+{
+	static uint16_t seq;
+	uint8_t pkt[sizeof(struct icmphdr) + SA_DUMMY_PAYLOAD];
+	struct icmphdr *h = (void *)pkt;
+	struct sockaddr_in to;
+	int i;
+
+	if (sa->dummy_fd < 0 || !ipv4_target(sa->target[SPILL_SHORT], &to))
+		return;
+	for (i = 0; i < SA_DUMMIES; i++) {
+		memset(pkt, 0, sizeof(pkt));
+		h->type = ICMP_ECHO;
+		h->un.echo.id = htons(SA_DUMMY_ID);
+		h->un.echo.sequence = htons(++seq);
+		h->checksum = csum(pkt, sizeof(pkt));
+		sendto(sa->dummy_fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to));
+	}
+}
+
+/* ---- one-way delays: ICMP timestamp requests (RFC 792) ---------------------------- */
+struct ts_msg {
+	uint8_t type, code;
+	uint16_t csum, id, seq;
+	uint32_t orig, rx, tx;	/* ms since midnight UTC, network order */
+};
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * SPILL_NS_PER_S + ts.tv_nsec;
+}
+
+static void ts_open(struct spill_agent *sa)
+{
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const char *dev = sa->dev[t];
+		struct sockaddr_in to;
+
+		close_fd(&sa->ts_fd[t]);
+		/* IPv4 targets only: ICMPv6 has no timestamp (health's RTTs then) */
+		if (!ipv4_target(sa->target[t], &to))
+			continue;
+		sa->ts_fd[t] = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
+		if (sa->ts_fd[t] >= 0 &&
+		    setsockopt(sa->ts_fd[t], SOL_SOCKET, SO_BINDTODEVICE, dev, strlen(dev)))
+			close_fd(&sa->ts_fd[t]);
+	}
+}
+
+static void ts_send(struct spill_agent *sa, int t)
+{
+	struct ts_msg m = { .type = ICMP_TIMESTAMP };
+	uint64_t rt = realtime_ns();
+	struct sockaddr_in to;
+	unsigned int slot;
+
+	if (sa->ts_fd[t] < 0 || !ipv4_target(sa->target[t], &to))
+		return;
+	slot = ++sa->ts_seq[t] % SA_TS_SLOTS;
+	m.id = htons(SA_TS_ID + t);
+	m.seq = htons(sa->ts_seq[t]);
+	m.orig = htonl((uint32_t)(rt % SA_DAY_NS / SPILL_NS_PER_MS));
+	m.csum = csum(&m, sizeof(m));
+	sa->slot_seq[t][slot] = sa->ts_seq[t];
+	sa->slot_rt_ns[t][slot] = rt;
+	sa->slot_mono_ns[t][slot] = mono_ns();
+	sendto(sa->ts_fd[t], &m, sizeof(m), 0, (struct sockaddr *)&to, sizeof(to));
+}
+
+/* The answers waiting: each a one-way delay sample. */
+static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
+{
+	uint8_t buf[256];
+	const struct ts_msg *m;
+	unsigned int ihl, slot;
+	uint32_t rx;
+	int64_t owd;
+	ssize_t n;
+
+	while (sa->ts_fd[t] >= 0 && (n = recv(sa->ts_fd[t], buf, sizeof(buf), 0)) > 0) {
+		ihl = (buf[0] & 0x0f) * 4;
+		if ((size_t)n < ihl + sizeof(*m))
+			continue;
+		m = (const void *)(buf + ihl);
+		if (m->type != ICMP_TIMESTAMPREPLY || ntohs(m->id) != SA_TS_ID + t)
+			continue;
+		slot = ntohs(m->seq) % SA_TS_SLOTS;
+		rx = ntohl(m->rx);
+		/* not ours, or not in ms since midnight (the high bit: RFC 792's
+		 * non-standard time) */
+		if (sa->slot_seq[t][slot] != ntohs(m->seq) || (rx & 0x80000000u))
+			continue;
+		owd = (int64_t)rx * (int64_t)SPILL_NS_PER_MS -
+		      (int64_t)(sa->slot_rt_ns[t][slot] % SA_DAY_NS);
+		/* midnight between the send and the far end's receive */
+		if (owd > (int64_t)SA_DAY_NS / 2)
+			owd -= SA_DAY_NS;
+		else if (owd < -(int64_t)SA_DAY_NS / 2)
+			owd += SA_DAY_NS;
+		sa->ts_last_ns[t] = now;
+		spill_sample(&sa->ctl, t, sa->slot_mono_ns[t][slot], now,
+			     (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
+		sa->slot_seq[t][slot] = 0;
+	}
+}
+
+/* ---- start, stop ----------------------------------------------------------------- */
+void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
+		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns)
+{
+	struct spill_params p;
+	uint64_t now = mono_ns();
+	int t;
+
+	spill_agent_stop(sa);
+	if (!sa->s.enabled)
+		return;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		snprintf(sa->dev[t], sizeof(sa->dev[t]), "%s", dev[t]);
+		snprintf(sa->target[t], sizeof(sa->target[t]), "%s", target[t]);
+	}
+	sa->interval_ns = interval_ns;
+	spill_settings_params(&sa->s, interval_ns, &p);
+	spill_init(&sa->ctl, &p, now);
+	/* generations continue from the wall clock's seconds, not from 1: a
+	 * flow an earlier agent spilled keeps its generation in its entry, and
+	 * must not count as spilled again in ours (spill.c wraps past 0) */
+	sa->ctl.gen = (uint16_t)(realtime_ns() / SPILL_NS_PER_S);
+	sa->dp_fresh = true;
+	sa->running = true;
+	sa->next_dp_ns = 0;
+	sa->retry_ns = 0;
+	sa->next_tick_ns = now + interval_ns;
+	sa->next_ts_ns = now;
+	memset(sa->rtt_samples, 0, sizeof(sa->rtt_samples));
+	memset(sa->ts_last_ns, 0, sizeof(sa->ts_last_ns));
+	ts_open(sa);
+}
+
+void spill_agent_stop(struct spill_agent *sa)
+{
+	int t;
+
+	if (!sa->running)
+		return;
+	spill_off(sa, "stopped");
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		close_fd(&sa->ts_fd[t]);
+	close_fd(&sa->dummy_fd);
+	dp_close(sa);
+	sa->running = false;
+	set_view(sa);
+}
+
+bool spill_agent_switch(struct spill_agent *sa, const struct spill_settings *next)
+{
+	char dev[HEALTH_TUNNELS][IF_NAMESIZE], target[HEALTH_TUNNELS][46];
+	bool running = sa->running;
+	uint64_t interval = sa->interval_ns;
+
+	if (!memcmp(&sa->s, next, sizeof(*next)))
+		return false;
+	memcpy(dev, sa->dev, sizeof(dev));
+	memcpy(target, sa->target, sizeof(target));
+	spill_agent_stop(sa);
+	sa->s = *next;
+	if (running)
+		spill_agent_start(sa, dev, target, interval);
+	return true;
+}
+
+int spill_agent_fds(const struct spill_agent *sa, int fds[HEALTH_TUNNELS])
+{
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		fds[t] = sa->running ? sa->ts_fd[t] : -1;
+	return HEALTH_TUNNELS;
+}
+
+uint64_t spill_agent_next_ns(const struct spill_agent *sa)
+{
+	if (!sa->running)
+		return UINT64_MAX;
+	return sa->next_tick_ns < sa->next_ts_ns ? sa->next_tick_ns : sa->next_ts_ns;
+}
+
+/* The class on SHORT (while spill can run); false when it cannot be. */
+static bool scav_ensure(struct spill_agent *sa, uint64_t now)
+{
+	struct tcfg_scav_cfg c = {
+		.dscp = sa->dp.dscp, .top_bps = top_bps(&sa->s), .min_bps = sa->s.rate_min_bps,
+		.rate_bps = sa->s.rate_init_bps, .limit_bytes = sa->s.limit_bytes,
+	};
+	char err[512];
+	int ret;
+
+	if (sa->scav)
+		return true;
+	if (now < sa->retry_ns)
+		return false;
+	snprintf(c.dev, sizeof(c.dev), "%s", sa->dev[SPILL_SHORT]);
+	ret = tcfg_scav_open(&sa->scav, &c, err, sizeof(err));
+	if (ret) {
+		if (!sa->scav_failing)
+			pr_warn("run: spill: %s; retrying every %llu s", err,
+				(unsigned long long)(SA_RETRY_NS / SPILL_NS_PER_S));
+		sa->scav_failing = true;
+		sa->retry_ns = now + SA_RETRY_NS;
+		return false;
+	}
+	sa->scav_failing = false;
+	sa->applied_rate_bps = c.rate_bps;
+	sa->held = false;
+	dummy_open(sa);
+	pr_info("run: spill: class on %s (code point %d, ceiling %llu bit/s)", c.dev, c.dscp,
+		(unsigned long long)c.top_bps);
+	return true;
+}
+
+static uint64_t dev_tx_bytes(const char *dev)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
+static void log_act(struct spill_agent *sa, const struct spill_act *a)
+{
+	char rate[32];
+
+	sc_rate_text(a->rate_bps, rate, sizeof(rate));
+	pr_info("run: spill: %s (%s), generation %u, grants %llu, rate %s: %s",
+		spill_state_name(a->state), sa->dev[SPILL_SHORT], a->gen,
+		(unsigned long long)a->grants, a->hold ? "held" : rate, a->why);
+}
+
+/* Apply the act: fs_spill, then the class (the hold before a grant opens:
+ * the controller asks for the hold first and opens the grant only once
+ * the class is held). */
+static void apply(struct spill_agent *sa, const struct spill_act *a)
+{
+	char err[256];
+	int ret;
+
+	if (a->hold && !sa->held) {
+		if (tcfg_scav_rate(sa->scav, SA_HOLD_RATE_BPS, err, sizeof(err)))
+			pr_warn("run: spill: hold: %s", err);
+		else {
+			dummies_send(sa);
+			sa->held = true;
+			sa->holds++;
+		}
+	} else if (!a->hold && a->state != SPILL_OFF &&
+		   (sa->held || a->rate_bps * 100 > sa->applied_rate_bps * (100 + SA_RATE_STEP_PCT) ||
+		    a->rate_bps * 100 < sa->applied_rate_bps * (100 - SA_RATE_STEP_PCT))) {
+		if (tcfg_scav_rate(sa->scav, a->rate_bps, err, sizeof(err))) {
+			pr_warn("run: spill: %s", err);
+		} else {
+			sa->applied_rate_bps = a->rate_bps;
+			sa->held = false;
+		}
+	}
+	if (a->gen != sa->gen_written || a->grants != sa->grants_written)
+		if ((ret = agent_write(sa, a->gen, a->grants)))
+			pr_warn("run: spill: fs_spill: %s", strerror(-ret));
+}
+
+static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t now)
+{
+	struct tcfg_scav_stats st = { 0 };
+	struct spill_obs o = { 0 };
+	enum spill_state before = sa->act.state;
+	uint16_t gen_before = sa->act.gen;
+	char err[256];
+	bool usable;
+
+	dp_refresh(sa, now);
+	usable = sa->dp.spill_fd >= 0 && sa->dp.on && h->up[SPILL_SHORT] && h->up[SPILL_LONG] &&
+		 h->normal_plan;
+	if (usable && !scav_ensure(sa, now))
+		usable = false;
+	if (sa->scav && tcfg_scav_stats(sa->scav, &st, err, sizeof(err))) {
+		/* someone removed it: made again at the next tick */
+		pr_warn("run: spill: %s", err);
+		tcfg_scav_close(sa->scav, false);
+		sa->scav = NULL;
+		usable = false;
+	}
+	if (sa->dp.spill_fd >= 0)
+		sa->dp_ops->taken(sa->dp.spill_fd, &o.taken);
+	o.usable = usable;
+	o.held = sa->held;
+	o.tunnel_tx_bytes = dev_tx_bytes(sa->dev[SPILL_SHORT]);
+	o.long_tx_bytes = dev_tx_bytes(sa->dev[SPILL_LONG]);
+	o.spill_tx_bytes = st.bytes;
+	o.spill_backlog_bytes = st.backlog;
+	spill_tick(&sa->ctl, now, &o, &sa->act);
+	if (sa->act.state == SPILL_OFF) {
+		/* a generation ends (or none runs): every spilled flow long
+		 * again; the class goes only when spill stops for good */
+		if (sa->gen_written && sa->dp.spill_fd >= 0)
+			agent_write(sa, 0, sa->act.grants);
+		if (sa->scav && sa->held && !sa->act.hold) {
+			tcfg_scav_rate(sa->scav, sa->s.rate_init_bps, err, sizeof(err));
+			sa->held = false;
+		}
+	} else if (sa->scav) {
+		apply(sa, &sa->act);
+	}
+	if (sa->act.changed)
+		log_act(sa, &sa->act);
+	if (sa->act.state != before || sa->act.gen != gen_before)
+		sa->publish = true;
+	set_view(sa);
+	sa->next_tick_ns += sa->act.state == SPILL_HOLD_WAIT || sa->act.state == SPILL_GRANT ?
+			    SA_FAST_TICK_NS : sa->interval_ns;
+	if (sa->next_tick_ns < now)
+		sa->next_tick_ns = now + SA_FAST_TICK_NS;
+}
+
+bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint64_t now)
+{
+	int t;
+
+	if (!sa->running)
+		return false;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		bool fresh;
+
+		ts_recv(sa, t, now);
+		fresh = sa->ts_last_ns[t] && now - sa->ts_last_ns[t] < SA_TS_FRESH_NS;
+		if (h->rtt_samples[t] != sa->rtt_samples[t]) {
+			sa->rtt_samples[t] = h->rtt_samples[t];
+			spill_rtt(&sa->ctl, t, h->rtt_last_ns[t]);
+			/* no timestamp answers: the RTTs are the delay */
+			if (!fresh && now > h->rtt_last_ns[t])
+				spill_sample(&sa->ctl, t, now - h->rtt_last_ns[t], now,
+					     h->rtt_last_ns[t], false);
+		}
+	}
+	if (now >= sa->next_ts_ns) {
+		for (t = 0; t < HEALTH_TUNNELS; t++)
+			ts_send(sa, t);
+		sa->next_ts_ns += sa->interval_ns;
+		if (sa->next_ts_ns < now)
+			sa->next_ts_ns = now + sa->interval_ns;
+	}
+	if (now >= sa->next_tick_ns)
+		tick(sa, h, now);
+	if (sa->publish) {
+		sa->publish = false;
+		return true;
+	}
+	return false;
+}
+
+void spill_agent_close(struct spill_agent *sa)
+{
+	spill_agent_stop(sa);
+	pthread_mutex_destroy(&sa->lock);
+}

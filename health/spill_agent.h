@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * spill_agent.h - spill in "splitctl run": the controller of spill.h driven
+ * beside tunnel health (health_agent.h), as docs/design.md *Spill* says.
+ *
+ * While health probes the tunnels of "route up" (split mode) and spill is
+ * on (its [spill] settings and the splitter's "set spill"), the agent
+ *   - keeps the scavenger class on SHORT (tunnel-cfg, tcfg_scav_*),
+ *   - sends ICMP timestamp requests through both tunnels every probe
+ *     interval and feeds their one-way delays (else health's RTTs) to the
+ *     controller,
+ *   - ticks it every interval (10 ms while a grant is under way) with the
+ *     SHORT and LONG devices' and the class's counters and the grants the
+ *     datapath took, and applies what it returns: generation and grants
+ *     into fs_spill, the class's rate, the hold (rate 8 bit/s after two
+ *     full-size echoes spent the TBF's burst),
+ *   - logs one line per change of state, generation, grant or back-off,
+ *   - ends the generation at the first tick after a tunnel is not up or a
+ *     failover plan is in force (and when spill is turned off), and removes
+ *     the class when it stops.
+ */
+#ifndef HEALTH_SPILL_AGENT_H
+#define HEALTH_SPILL_AGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+#include <linux/types.h>
+
+#include "params.h"
+#include "plan.h"
+#include "spill.h"
+
+/* Defaults the controller does not own (docs/design.md, *Spill*). */
+#define SPILL_DEF_LIMIT_BYTES 1000000u	/* the class's own queue */
+#define SPILL_TOP_PCT 95		/* of a configured tunnel rate */
+
+/*
+ * The [spill] keys of a config file and, by their cli_name, the options of
+ * "run" (--spill, --spill-KEY): one table (lib/params.h).
+ */
+struct spill_settings {
+	__u32 given;
+	bool enabled;
+	__u64 target_ns, long_target_ns;
+	__u64 rate_init_bps, rate_min_bps;
+	__u64 tunnel_rate_bps;		/* 0: not configured */
+	__u64 grant_gap_ns, hold_margin_ns;
+	__u32 limit_bytes;
+};
+extern const struct sc_option spill_settings_opts[];
+
+void spill_settings_default(struct spill_settings *s);
+/* Defaults, file (may be NULL), cli (may be NULL) on top, then the rules
+ * across settings: 0, or -EINVAL with one line in err. */
+int spill_settings_resolve(struct spill_settings *out, const struct spill_settings *file,
+			   const struct spill_settings *cli, char *err, size_t errlen);
+/* The controller's parameters of s with the probe interval. */
+void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
+			   struct spill_params *p);
+
+/* The splitter, through the caller's functions (the pin directory and
+ * libbpf are splitctl's): open gives fs_spill's fd (ours to close), whether
+ * "set spill" is on and its code point; write sets the agent's entry
+ * (generation, grants); taken reads the grants the datapath took. Each 0
+ * or -errno. */
+struct spill_dp {
+	int spill_fd;
+	bool on;
+	int dscp;
+};
+struct spill_dp_ops {
+	int (*open)(void *arg, struct spill_dp *dp);
+	int (*write)(int spill_fd, uint16_t gen, uint64_t grants);
+	int (*taken)(int spill_fd, uint64_t *taken);
+};
+
+/* What the metrics and the health file show. */
+struct spill_view {
+	bool active;			/* the agent runs spill on tunnels */
+	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
+	enum spill_state state;
+	uint16_t gen;
+	uint64_t grants, taken;		/* this agent's; the datapath's */
+	uint64_t rate_bps, cap_bps, short_bps, used_bps;
+	bool qd_valid[HEALTH_TUNNELS];
+	uint64_t qd_ns[HEALTH_TUNNELS];	/* queueing delay now */
+	bool one_way;			/* from timestamps (else RTTs) */
+	uint64_t backoffs, holds;
+	char why[160];			/* the last decision */
+};
+
+struct spill_agent {
+	struct spill_settings s;
+	const struct spill_dp_ops *dp_ops;
+	void *dp_arg;
+	/* while running on tunnels */
+	bool running;
+	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
+	char target[HEALTH_TUNNELS][46];
+	uint64_t interval_ns;
+	struct spill ctl;
+	struct spill_act act;
+	struct tcfg_scav *scav;
+	struct spill_dp dp;
+	uint64_t next_dp_ns;		/* re-read the splitter */
+	bool dp_fresh;			/* not yet opened since the start */
+	bool dp_failing, scav_failing;
+	uint64_t next_tick_ns, next_ts_ns, retry_ns;
+	int ts_fd[HEALTH_TUNNELS], dummy_fd;
+	uint16_t ts_seq[HEALTH_TUNNELS];
+	uint16_t slot_seq[HEALTH_TUNNELS][64];
+	uint64_t slot_rt_ns[HEALTH_TUNNELS][64], slot_mono_ns[HEALTH_TUNNELS][64];
+	uint64_t ts_last_ns[HEALTH_TUNNELS];	/* the last timestamp answer */
+	uint64_t rtt_samples[HEALTH_TUNNELS];	/* health's, fed so far */
+	uint16_t gen_written;
+	uint64_t grants_written;
+	bool held;
+	uint64_t applied_rate_bps;
+	uint64_t holds;
+	bool publish;			/* a change worth publishing now */
+	pthread_mutex_t lock;
+	struct spill_view view;		/* for the HTTP thread */
+};
+
+void spill_agent_init(struct spill_agent *sa, const struct spill_settings *s,
+		      const struct spill_dp_ops *ops, void *dp_arg);
+/* New settings: a running spill stops (generation ended, class removed)
+ * and starts again with them at the next start. True when they differed. */
+bool spill_agent_switch(struct spill_agent *sa, const struct spill_settings *next);
+/* Health probes these tunnels now (split mode): spill may run on them. */
+void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
+		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns);
+/* No more: generation 0, the class removed, sockets closed. */
+void spill_agent_stop(struct spill_agent *sa);
+/* The sockets to poll (-1: none) and when to be called at the latest. */
+int spill_agent_fds(const struct spill_agent *sa, int fds[HEALTH_TUNNELS]);
+uint64_t spill_agent_next_ns(const struct spill_agent *sa);
+
+/* What health knows, for a step: the tunnels' states and RTT samples. */
+struct spill_health {
+	bool up[HEALTH_TUNNELS];
+	bool normal_plan;		/* the plan in force is both tunnels up */
+	uint64_t rtt_samples[HEALTH_TUNNELS], rtt_last_ns[HEALTH_TUNNELS];
+};
+/* Read answers, probe, tick when due. True when the published state
+ * changed (the caller publishes). */
+bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint64_t now_ns);
+void spill_agent_view(struct spill_agent *sa, struct spill_view *v);
+void spill_agent_close(struct spill_agent *sa);
+
+#endif /* HEALTH_SPILL_AGENT_H */

@@ -1,0 +1,212 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0
+# Spill in "splitctl run" (docs/design.md, *Spill*), on tests/lib/wan.bash:
+# router A's egress onto each underlay is the "WAN", a TBF at WAN_MBIT with
+# a 100 ms FIFO (no netem here), offloads off so that queues count wire
+# packets. The splitter runs on both routers, the agent on A (spill A -> B:
+# client -> server uploads). Bulk is iperf3 (cubic) from the client.
+FS_PREFIX=fsts
+bats_require_minimum_version 1.5.0
+load lib/common
+load lib/wan
+
+WAN_MBIT=20
+WAN_LIMIT=250000	# bytes: 100 ms at 20 Mbit/s
+TARGET_MS=5		# the default target-delay
+# the health settings' bound on detection: interval x down-misses + timeout
+DETECT_BOUND_MS=400
+
+# the WAN: A's underlay egresses shaped; GSO/TSO off on the path
+wan_shape() {
+	local l
+	for l in "$C c0" "$A lana" "$A vxs" "$A vxl" "$A a1" "$A a2" "$B b1" "$B b2" "$B vxs" "$B vxl" "$B lanb" "$S s0"; do
+		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
+	done
+	for l in a1 a2; do
+		ip netns exec "$A" tc qdisc add dev $l root tbf rate ${WAN_MBIT}mbit burst 3000 limit $WAN_LIMIT
+	done
+}
+
+spill_setup() {
+	wan_shape
+	wan_attach 10
+	wan_sc "$A" set spill on
+	wan_sc "$B" set spill on
+	wan_route split
+	# bulk on 5201, the short traffic's UDP on 5202 (a server runs one test)
+	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
+	ip netns exec "$S" iperf3 -s -D -p 5202 --logfile "$D/iperf-s2.log"
+	agent "$A" --textfile "$D/m.prom" "$@"
+	AGENT_A=$AGENT_PID
+	running() { grep -q 'spill: class on vxs' "$D/agent-$A"; }
+	fs_wait_for 10 running
+}
+
+spill_json() { wan_sc "$A" -j route show | jq '.health.spill'; }
+spill_field() { spill_json | jq -r ".$1"; }
+
+# bulk SECONDS [iperf3 options]: 2 cubic streams client -> server, in the
+# background (its JSON in $D/bulk.json)
+bulk() {
+	local t=$1
+	shift
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -t "$t" -J "$@" >"$D/bulk.json"
+	BULK_PID=$!
+}
+
+# tbf_rate: the spill class's TBF rate on A's vxs, bit/s (tc -j: bytes/s)
+tbf_rate() {
+	ip netns exec "$A" tc -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .options.rate * 8'
+}
+
+@test "spill: bad settings exit 2 with one line, nothing started" {
+	local bad
+	for bad in "--spill maybe" "--spill-target-delay 0ms" "--spill-target-delay 5" \
+		"--spill-rate-min 2mbit" "--spill-rate-init 1" "--spill-tunnel-rate 10kbit" \
+		"--spill-limit 100" "--spill-grant-gap 5ms" "--spill-tunnel-rate 1mbit --spill-rate-init 1mbit"; do
+		run -2 wan_sc "$A" run $bad
+		echo "$bad: $output"
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "splitctl: run: --spill"*"accepted: "* ]]
+	done
+	# the same in a config file's [spill], named by its key
+	printf '[splitter]\ninterfaces = lana\n[spill]\ntarget-delay = 0ms\n' >"$D/bad.conf"
+	run -2 wan_sc "$A" run -c "$D/bad.conf"
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"[spill]: target-delay: invalid value '0ms': accepted: 1ms..1s"* ]]
+	printf '[splitter]\ninterfaces = lana\n[spill]\nrate-min = 5mbit\n' >"$D/bad.conf"
+	run -2 wan_sc "$A" run -c "$D/bad.conf"
+	echo "$output"
+	[[ "$output" == *"[spill]: rate-min '5mbit': out of range with the other settings: accepted: at most rate-init"* ]]
+	printf '[splitter]\ninterfaces = lana\n[spill]\nbogus = 1\n' >"$D/bad.conf"
+	run -2 wan_sc "$A" run -c "$D/bad.conf"
+	[[ "$output" == *"[spill]: unknown key 'bogus': accepted: enabled, target-delay"* ]]
+	# nothing started: no class, no agent
+	[ -z "$(ip netns exec "$A" tc qdisc show dev vxs | grep htb)" ]
+	! pgrep -f "pin-dir $BPFA run" >/dev/null
+}
+
+@test "spill: a root qdisc of the operator's on SHORT is refused with one line, and left alone" {
+	wan_attach 10
+	wan_sc "$A" set spill on
+	wan_route split
+	ip netns exec "$A" tc qdisc add dev vxs root handle 1: htb default 1
+	agent "$A"
+	refused() { grep -q 'spill: vxs: a root qdisc that splitctl did not make is there (htb 1:)' "$D/agent-$A"; }
+	fs_wait_for 10 refused
+	ip netns exec "$A" tc qdisc show dev vxs | grep -q '^qdisc htb 1: root'
+	# route down leaves it too
+	wan_sc "$A" route down
+	ip netns exec "$A" tc qdisc show dev vxs | grep -q '^qdisc htb 1: root'
+}
+
+@test "spill: nothing is granted while LONG has headroom" {
+	spill_setup
+	# half of LONG's rate, paced
+	bulk 8 -b $((WAN_MBIT / 4))M
+	sleep 8.5
+	wait "$BULK_PID" || true
+	cat "$D/agent-$A"
+	local j
+	j=$(spill_json)
+	echo "$j"
+	jq -e '.active and .grants == 0 and .taken == 0 and .state == "run"' <<<"$j"
+	! grep -Eq 'spill: (hold-wait|grant) ' "$D/agent-$A"
+	# the bulk did flow
+	jq -e '.end.sum_received.bits_per_second > 0' "$D/bulk.json"
+}
+
+@test "spill: bulk above one tunnel gets a grant, SHORT's ping stays near its no-bulk value, returning short traffic cuts the rate" {
+	spill_setup
+	# SHORT's no-bulk RTT (short class: TOS 0)
+	ip netns exec "$C" ping -q -i 0.05 -c 40 10.2.0.1 >/dev/null
+	ip netns exec "$C" ping -i 0.05 -c 40 10.2.0.1 >"$D/ping-idle"
+	bulk 30
+	granted() { [ "$(spill_field taken)" -ge 1 ]; }
+	fs_wait_for 20 granted
+	# settle into the spilled state, then the pings of both classes
+	sleep 3
+	fs_bg ip netns exec "$C" ping -i 0.05 -c 60 -Q 0x04 10.2.0.1 >"$D/ping-long"
+	ip netns exec "$C" ping -i 0.05 -c 60 10.2.0.1 >"$D/ping-bulk"
+	local idle busy long
+	idle=$(fs_median_rtt <"$D/ping-idle")
+	busy=$(fs_median_rtt <"$D/ping-bulk")
+	long=$(fs_median_rtt <"$D/ping-long")
+	echo "# spill: SHORT ping median ${idle} ms idle, ${busy} ms with bulk spilled; LONG ping ${long} ms" >&3
+	# SHORT's queue stays within the target (twice, for the probes' own
+	# filter), far below LONG's, which the bulk fills
+	awk -v b="$busy" -v i="$idle" -v t=$TARGET_MS 'BEGIN { exit !(b <= i + 2 * t) }'
+	awk -v b="$busy" -v l="$long" 'BEGIN { exit !(l > 4 * b) }'
+	# spilled packets left over SHORT's class
+	local sent
+	sent=$(ip netns exec "$A" tc -s -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .bytes')
+	[ "$sent" -gt 1000000 ]
+	wan_sc "$A" route show
+	local j
+	j=$(spill_json)
+	jq -e '.active and .dev == "vxs" and .generation >= 1 and .grants >= 1 and .rate_bps > 0
+		and (.queue_delay_ms | has("short") and has("long")) and .delay_source == "timestamps"
+		and (.why | length > 0)' <<<"$j"
+	# metrics: the gauges and the queueing delay per tunnel
+	fs_wait_for 3 grep -q '^flowsplit_spill_rate_bps [1-9]' "$D/m.prom"
+	promtool check metrics <"$D/m.prom"
+	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="short",dev="vxs"} [0-9.e-]*$' "$D/m.prom"
+	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
+	grep '^flowsplit_spill_capacity_bps [0-9]*$' "$D/m.prom"
+	grep -x 'flowsplit_spill_active 1' "$D/m.prom"
+	# short traffic returns: 8 Mbit/s of UDP (never long) on SHORT; the
+	# class's rate gives room within about a second
+	local before after t0 t
+	# from a spilled rate of more than 8 Mbit/s, not held
+	spilling() { before=$(tbf_rate); [ "$before" -gt 8000000 ] && [ "$(spill_field state)" = run ]; }
+	fs_wait_for 10 spilling
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5202 -u -b 8M -t 5
+	t0=$(date +%s%N)
+	cut_by() { after=$(tbf_rate); [ "$after" -le $((before - 4000000)) ]; }
+	fs_wait_for 3 cut_by
+	t=$((($(date +%s%N) - t0) / 1000000))
+	echo "# spill: rate ${before} -> ${after} bit/s ${t} ms after 8 Mbit/s of short traffic started" >&3
+	[ "$t" -le 1500 ]
+}
+
+@test "spill: a failover ends the generation, detection stays within health's bound; a new one after the return" {
+	spill_setup
+	bulk 40
+	granted() { [ "$(spill_field taken)" -ge 1 ]; }
+	fs_wait_for 20 granted
+	local gen t0 t
+	gen=$(spill_field generation)
+	[ "$gen" -ge 1 ]
+	# SHORT's underlay dies at B
+	wan_underlay_drop "$B" b1
+	t0=$(date +%s%N)
+	on_long() { [ "$(wan_via "$A" 10.2.0.1)" = vxl ]; }
+	fs_wait_for 5 on_long
+	t=$((($(date +%s%N) - t0) / 1000000))
+	echo "# spill: failover under spilled bulk detected in ${t} ms (bound ${DETECT_BOUND_MS} + a poll)" >&3
+	[ "$t" -le $((DETECT_BOUND_MS + 100)) ]
+	ended() { spill_json | jq -e '.state == "off" and .generation == 0' >/dev/null; }
+	fs_wait_for 2 ended
+	grep -q 'spill: off (vxs), generation 0' "$D/agent-$A"
+	# the health file and the plan agree: failover, not spill, rules
+	wan_sc "$A" -j route show | jq -e '.health.in_force == "short=LONG long=LONG"'
+	wan_underlay_heal "$B" b1
+	split_again() { wan_sc "$A" -j route show | jq -e '.health.in_force == "short=SHORT long=LONG"' >/dev/null; }
+	fs_wait_for 15 split_again
+	new_gen() { [ "$(spill_field generation)" -gt "$gen" ]; }
+	fs_wait_for 5 new_gen
+	cat "$D/agent-$A"
+}
+
+@test "spill: --spill no runs no class; route show says so" {
+	wan_attach 10
+	wan_route split
+	agent "$A" --spill no
+	up() { grep -q 'health: vxl (long) .* -> up' "$D/agent-$A"; }
+	fs_wait_for 10 up
+	sleep 0.5
+	[ -z "$(ip netns exec "$A" tc qdisc show dev vxs | grep htb)" ]
+	wan_sc "$A" route show | grep -q '^spill: off (not running on these tunnels)'
+	wan_sc "$A" -j route show | jq -e '.health.spill.active == false'
+}

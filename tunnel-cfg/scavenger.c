@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * scavenger.c - the spill class on the SHORT tunnel device, over rtnetlink
+ * (docs/design.md, *Spill*):
+ *
+ *   root  HTB TCFG_SCAV_MAJOR:   unclassified traffic -> :10
+ *     :1   HTB class, rate = ceil = top
+ *       :10  short traffic, prio 0, rate = ceil = top
+ *       :20  spilled traffic, prio 1, rate rate-min, ceil top
+ *              leaf TBF TCFG_SCAV_TBF_MAJOR: at the rate the agent sets
+ *   u32 filters on the root: IPv4 dsfield / IPv6 traffic class & 0xfc ==
+ *   the spill code point -> :20
+ *
+ * top: 0.95 x SHORT's configured rate (the queue then forms here, short
+ * traffic first), else a line rate the HTB never reaches.
+ *
+ * No rate tables: since 3.13 the kernel computes HTB's and TBF's rates
+ * from the rate itself (psched_ratecfg_precompute) and reads a table only
+ * to guess the link layer of an old tc that does not say; we say
+ * (Ethernet). TBF's burst is given in bytes (TCA_TBF_BURST); HTB's buffer
+ * in psched ticks of 64 ns. Rates above 32 bit of bytes/s go as *_RATE64.
+ *
+ * Ownership: the root qdisc's handle TCFG_SCAV_MAJOR (an HTB of that
+ * handle is ours; anything else but the kernel's default root, handle 0,
+ * is the operator's and refused). The agent installs it while it spills
+ * and removes it when it stops; "route down" removes it too (the
+ * recorded SHORT device), so no agent's death leaves it behind.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include <arpa/inet.h>
+#include <linux/gen_stats.h>
+#include <linux/if_ether.h>
+#include <linux/pkt_cls.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+
+#include "tcfg.h"
+#include "util.h"
+
+#define PSCHED_TICK_NS 64	/* PSCHED_SHIFT 6 */
+#define SCAV_MTU 1600		/* one full frame with its headers */
+#define SCAV_QUANTUM 1514	/* HTB's round-robin quantum: one frame */
+#define SCAV_HTB_R2Q 10
+#define SCAV_PRIO_V4 1		/* the filters' priorities */
+#define SCAV_PRIO_V6 2
+
+static __u32 h(unsigned int major, unsigned int minor)
+{
+	return TC_H_MAKE((__u32)major << 16, minor);
+}
+
+static struct nlmsghdr *tc_start(void *buf, int type, int flags, int ifindex,
+				 __u32 parent, __u32 handle, __u32 info)
+{
+	struct nlmsghdr *nlh;
+	struct tcmsg *t;
+
+	memset(buf, 0, TCFG_MSG_SIZE);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
+	t = mnl_nlmsg_put_extra_header(nlh, sizeof(*t));
+	t->tcm_family = AF_UNSPEC;
+	t->tcm_ifindex = ifindex;
+	t->tcm_parent = parent;
+	t->tcm_handle = handle;
+	t->tcm_info = info;
+	return nlh;
+}
+
+/* bytes/s into a ratespec; true when it needs the 64-bit attribute */
+static bool ratespec(struct tc_ratespec *r, __u64 bps)
+{
+	__u64 Bps = bps / 8 ? bps / 8 : 1;
+
+	memset(r, 0, sizeof(*r));
+	r->linklayer = TC_LINKLAYER_ETHERNET;
+	r->rate = Bps >= ~0U ? ~0U : (__u32)Bps;
+	return Bps >= ~0U;
+}
+
+/* psched ticks to send bytes at bps */
+static __u32 ticks(__u64 bytes, __u64 bps)
+{
+	__u64 ns = bytes * 8 * 1000000000ull / (bps ? bps : 1);
+	__u64 t = ns / PSCHED_TICK_NS;
+
+	return t > ~0U ? ~0U : (__u32)t;
+}
+
+struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
+{
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+					TC_H_ROOT, h(TCFG_SCAV_MAJOR, 0), 0);
+	struct tc_htb_glob g = {
+		.version = 3, .rate2quantum = SCAV_HTB_R2Q,
+		.defcls = TCFG_SCAV_SHORT_MINOR,
+	};
+	struct nlattr *opt;
+
+	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_HTB_INIT, sizeof(g), &g);
+	mnl_attr_nest_end(nlh, opt);
+	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, unsigned int parent_minor,
+				     unsigned int minor, unsigned int prio, __u64 rate_bps,
+				     __u64 ceil_bps)
+{
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTCLASS, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+					h(TCFG_SCAV_MAJOR, parent_minor),
+					h(TCFG_SCAV_MAJOR, minor), 0);
+	struct tc_htb_opt o = { .quantum = SCAV_QUANTUM, .prio = prio };
+	bool r64 = ratespec(&o.rate, rate_bps), c64 = ratespec(&o.ceil, ceil_bps);
+	struct nlattr *opt;
+
+	/* a burst of one frame and a millisecond at the rate */
+	o.buffer = ticks(SCAV_MTU + rate_bps / 8 / 1000, rate_bps);
+	o.cbuffer = ticks(SCAV_MTU + ceil_bps / 8 / 1000, ceil_bps);
+	mnl_attr_put_strz(nlh, TCA_KIND, "htb");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_HTB_PARMS, sizeof(o), &o);
+	if (r64)
+		mnl_attr_put_u64(nlh, TCA_HTB_RATE64, rate_bps / 8);
+	if (c64)
+		mnl_attr_put_u64(nlh, TCA_HTB_CEIL64, ceil_bps / 8);
+	mnl_attr_nest_end(nlh, opt);
+	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 rate_bps,
+				   __u32 limit_bytes)
+{
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWQDISC,
+					create ? NLM_F_CREATE | NLM_F_EXCL : 0, ifindex,
+					h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
+					h(TCFG_SCAV_TBF_MAJOR, 0), 0);
+	struct tc_tbf_qopt q = { .limit = limit_bytes };
+	bool r64 = ratespec(&q.rate, rate_bps);
+	struct nlattr *opt;
+
+	/* the burst: one frame, so that a hold's two dummies spend it */
+	q.buffer = ticks(SCAV_MTU, rate_bps);
+	mnl_attr_put_strz(nlh, TCA_KIND, "tbf");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put(nlh, TCA_TBF_PARMS, sizeof(q), &q);
+	mnl_attr_put_u32(nlh, TCA_TBF_BURST, SCAV_MTU);
+	if (r64)
+		mnl_attr_put_u64(nlh, TCA_TBF_RATE64, rate_bps / 8);
+	mnl_attr_nest_end(nlh, opt);
+	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp)
+{
+	bool v6 = family == AF_INET6;
+	__u16 proto = v6 ? ETH_P_IPV6 : ETH_P_IP;
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+					h(TCFG_SCAV_MAJOR, 0), 0,
+					TC_H_MAKE((__u32)(v6 ? SCAV_PRIO_V6 : SCAV_PRIO_V4) << 16,
+						  htons(proto)));
+	struct {
+		struct tc_u32_sel sel;
+		struct tc_u32_key key;
+	} s = { 0 };
+	__u32 tos = (__u32)dscp << 2;
+	struct nlattr *opt;
+
+	s.sel.flags = TC_U32_TERMINAL;
+	s.sel.nkeys = 1;
+	/* the first word of the IP header: IPv4's TOS byte is bits 16..23,
+	 * IPv6's traffic class bits 20..27; the DSCP is its upper 6 bits */
+	s.key.off = 0;
+	s.key.mask = htonl(v6 ? 0xfcu << 20 : 0xfcu << 16);
+	s.key.val = htonl(v6 ? tos << 20 : tos << 16);
+	mnl_attr_put_strz(nlh, TCA_KIND, "u32");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR));
+	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s), &s);
+	mnl_attr_nest_end(nlh, opt);
+	return nlh;
+}
+
+/* RTM_GETQDISC / RTM_DELQDISC of one qdisc (parent, handle) */
+struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 parent,
+				     __u32 handle)
+{
+	/* a get answers as a notification: to us only with NLM_F_ECHO */
+	return tc_start(buf, type, type == RTM_GETQDISC ? NLM_F_ECHO : 0, ifindex, parent,
+			handle, 0);
+}
+
+/* ---- reading a qdisc back ------------------------------------------------------- */
+struct qinfo {
+	bool found;
+	char kind[16];
+	__u32 handle;
+	struct tcfg_scav_stats st;
+	__u64 rate_bps;
+};
+
+static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct qinfo *qi = data;
+	const struct nlattr *a, *s, *o;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC)
+		return MNL_CB_OK;
+	qi->found = true;
+	qi->handle = t->tcm_handle;
+	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+		switch (mnl_attr_get_type(a)) {
+		case TCA_KIND:
+			snprintf(qi->kind, sizeof(qi->kind), "%.*s",
+				 (int)mnl_attr_get_payload_len(a),
+				 (const char *)mnl_attr_get_payload(a));
+			break;
+		case TCA_STATS2:
+			mnl_attr_for_each_nested(s, a) {
+				if (mnl_attr_get_type(s) == TCA_STATS_BASIC &&
+				    mnl_attr_get_payload_len(s) >= 12) {
+					const __u8 *p = mnl_attr_get_payload(s);
+					__u32 pk;
+
+					memcpy(&qi->st.bytes, p, 8);
+					memcpy(&pk, p + 8, 4);
+					qi->st.packets = pk;
+				} else if (mnl_attr_get_type(s) == TCA_STATS_QUEUE &&
+					   mnl_attr_get_payload_len(s) >=
+						   sizeof(struct gnet_stats_queue)) {
+					struct gnet_stats_queue q;
+
+					memcpy(&q, mnl_attr_get_payload(s), sizeof(q));
+					qi->st.backlog = q.backlog;
+					qi->st.drops = q.drops;
+				}
+			}
+			break;
+		case TCA_OPTIONS:
+			mnl_attr_for_each_nested(o, a) {
+				if (mnl_attr_get_type(o) == TCA_TBF_PARMS &&
+				    mnl_attr_get_payload_len(o) >= sizeof(struct tc_tbf_qopt)) {
+					struct tc_tbf_qopt q;
+
+					memcpy(&q, mnl_attr_get_payload(o), sizeof(q));
+					if (!qi->rate_bps)
+						qi->rate_bps = (__u64)q.rate.rate * 8;
+				} else if (mnl_attr_get_type(o) == TCA_TBF_RATE64 &&
+					   mnl_attr_get_payload_len(o) >= 8) {
+					qi->rate_bps = mnl_attr_get_u64(o) * 8;
+				}
+			}
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static int get_qdisc(struct nl *nl, int ifindex, __u32 parent, __u32 handle, struct qinfo *qi)
+{
+	char buf[TCFG_MSG_SIZE];
+
+	memset(qi, 0, sizeof(*qi));
+	return nl_talk(nl, tcfg_msg_scav_qdisc(buf, RTM_GETQDISC, ifindex, parent, handle),
+		       qdisc_cb, qi);
+}
+
+/* ---- the handle ------------------------------------------------------------------ */
+struct tcfg_scav {
+	struct nl nl;
+	char dev[IF_NAMESIZE];
+	int ifindex;
+	__u32 limit_bytes;
+};
+
+/* What is at the root of dev now: 1 ours, 0 the kernel's default (free),
+ * -EEXIST someone else's (named in e), -errno. */
+static int root_owner(struct nl *nl, int ifindex, const char *dev, struct tcfg_err *e)
+{
+	struct qinfo qi;
+
+	if (get_qdisc(nl, ifindex, TC_H_ROOT, 0, &qi))
+		return errno == ENOENT ? 0 :
+		       tcfg_fail(e, errno, "%s: reading its root qdisc: %s", dev, nl_err(nl));
+	if (!qi.found || TC_H_MAJ(qi.handle) == 0)
+		return 0;
+	if (qi.handle == h(TCFG_SCAV_MAJOR, 0) && !strcmp(qi.kind, "htb"))
+		return 1;
+	return tcfg_fail(e, EEXIST,
+			 "%s: a root qdisc that splitctl did not make is there (%s %x:): "
+			 "spill needs the root for its class; remove it or turn spill off",
+			 dev, qi.kind, TC_H_MAJ(qi.handle) >> 16);
+}
+
+static int del_root(struct nl *nl, int ifindex)
+{
+	char buf[TCFG_MSG_SIZE];
+
+	return nl_talk(nl, tcfg_msg_scav_qdisc(buf, RTM_DELQDISC, ifindex, TC_H_ROOT,
+					       h(TCFG_SCAV_MAJOR, 0)), NULL, NULL);
+}
+
+int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *err,
+		   size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	char buf[TCFG_MSG_SIZE];
+	struct tcfg_scav *s;
+	const char *step = "";
+	int ret, i;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	snprintf(s->dev, sizeof(s->dev), "%s", c->dev);
+	s->limit_bytes = c->limit_bytes;
+	s->ifindex = if_nametoindex(c->dev);
+	if (!s->ifindex) {
+		snprintf(err, errlen, "%s: no such interface", c->dev);
+		free(s);
+		return -ENODEV;
+	}
+	if (nl_open(&s->nl)) {
+		ret = -errno;
+		snprintf(err, errlen, "netlink: %s", strerror(errno));
+		free(s);
+		return ret;
+	}
+	ret = root_owner(&s->nl, s->ifindex, s->dev, &e);
+	if (ret < 0)
+		goto fail;
+	/* ours from an earlier agent: made again (HTB's qdisc cannot be
+	 * changed in place), so its shape is exactly this one */
+	if (ret == 1 && del_root(&s->nl, s->ifindex)) {
+		ret = tcfg_fail(&e, errno, "%s: removing the earlier spill class: %s", s->dev,
+				nl_err(&s->nl));
+		goto fail;
+	}
+	ret = 0;
+	for (i = 0; i < 7 && !ret; i++) {
+		struct nlmsghdr *nlh;
+
+		switch (i) {
+		case 0: step = "the HTB root"; nlh = tcfg_msg_scav_root(buf, s->ifindex); break;
+		case 1:
+			step = "class :1";
+			nlh = tcfg_msg_scav_class(buf, s->ifindex, 0, TCFG_SCAV_TOP_MINOR, 0,
+						  c->top_bps, c->top_bps);
+			break;
+		case 2:
+			step = "the short class";
+			nlh = tcfg_msg_scav_class(buf, s->ifindex, TCFG_SCAV_TOP_MINOR,
+						  TCFG_SCAV_SHORT_MINOR, 0, c->top_bps, c->top_bps);
+			break;
+		case 3:
+			step = "the spill class";
+			nlh = tcfg_msg_scav_class(buf, s->ifindex, TCFG_SCAV_TOP_MINOR,
+						  TCFG_SCAV_SPILL_MINOR, 1,
+						  c->min_bps < c->top_bps ? c->min_bps : c->top_bps,
+						  c->top_bps);
+			break;
+		case 4:
+			step = "the spill TBF";
+			nlh = tcfg_msg_scav_tbf(buf, s->ifindex, true, c->rate_bps, c->limit_bytes);
+			break;
+		case 5:
+			step = "the IPv4 filter";
+			nlh = tcfg_msg_scav_filter(buf, s->ifindex, AF_INET, c->dscp);
+			break;
+		default:
+			step = "the IPv6 filter";
+			nlh = tcfg_msg_scav_filter(buf, s->ifindex, AF_INET6, c->dscp);
+			break;
+		}
+		if (nl_talk(&s->nl, nlh, NULL, NULL))
+			ret = tcfg_fail(&e, errno, "%s: %s: %s", s->dev, step, nl_err(&s->nl));
+	}
+	if (ret) {
+		/* nothing half-made stays */
+		if (i > 1)
+			del_root(&s->nl, s->ifindex);
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	snprintf(err, errlen, "%s", e.msg);
+	nl_close(&s->nl);
+	free(s);
+	return ret;
+}
+
+int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen)
+{
+	char buf[TCFG_MSG_SIZE];
+
+	if (nl_talk(&s->nl, tcfg_msg_scav_tbf(buf, s->ifindex, false, rate_bps, s->limit_bytes),
+		    NULL, NULL)) {
+		int ret = -errno;
+
+		snprintf(err, errlen, "%s: spill rate %llu bit/s: %s", s->dev,
+			 (unsigned long long)rate_bps, nl_err(&s->nl));
+		return ret;
+	}
+	return 0;
+}
+
+int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err, size_t errlen)
+{
+	struct qinfo qi;
+	int ret;
+
+	if (get_qdisc(&s->nl, s->ifindex, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
+		      h(TCFG_SCAV_TBF_MAJOR, 0), &qi) || !qi.found) {
+		ret = qi.found ? -errno : -ENOENT;
+		snprintf(err, errlen, "%s: the spill class: %s", s->dev,
+			 qi.found ? nl_err(&s->nl) : "gone");
+		return ret;
+	}
+	*st = qi.st;
+	return 0;
+}
+
+const char *tcfg_scav_dev(const struct tcfg_scav *s)
+{
+	return s->dev;
+}
+
+void tcfg_scav_close(struct tcfg_scav *s, bool remove)
+{
+	struct tcfg_err e;
+
+	if (!s)
+		return;
+	if (remove && root_owner(&s->nl, s->ifindex, s->dev, &e) == 1)
+		del_root(&s->nl, s->ifindex);
+	nl_close(&s->nl);
+	free(s);
+}
+
+int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	int ifindex = if_nametoindex(dev), ret;
+	struct nl nl;
+
+	if (!ifindex)
+		return 0;	/* gone with its device */
+	if (nl_open(&nl)) {
+		ret = -errno;
+		snprintf(err, errlen, "netlink: %s", strerror(errno));
+		return ret;
+	}
+	ret = root_owner(&nl, ifindex, dev, &e);
+	if (ret == 1) {
+		ret = del_root(&nl, ifindex) && errno != ENOENT ?
+		      tcfg_fail(&e, errno, "%s: removing the spill class: %s", dev, nl_err(&nl)) :
+		      1;
+	} else if (ret == -EEXIST) {
+		ret = 0;	/* not ours: not ours to remove */
+	}
+	nl_close(&nl);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
+int tcfg_scav_query(const char *dev, struct tcfg_scav_info *info)
+{
+	struct tcfg_err e;
+	struct qinfo qi;
+	struct nl nl;
+	int ifindex = if_nametoindex(dev), ret;
+
+	memset(info, 0, sizeof(*info));
+	if (!ifindex)
+		return -ENODEV;
+	if (nl_open(&nl))
+		return -errno;
+	ret = root_owner(&nl, ifindex, dev, &e);
+	info->present = ret == 1;
+	info->foreign = ret == -EEXIST;
+	if (ret == 1 && !get_qdisc(&nl, ifindex, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
+				   h(TCFG_SCAV_TBF_MAJOR, 0), &qi) && qi.found) {
+		info->st = qi.st;
+		info->rate_bps = qi.rate_bps;
+	}
+	nl_close(&nl);
+	return ret < 0 && ret != -EEXIST ? ret : 0;
+}
