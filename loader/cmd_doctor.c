@@ -335,7 +335,7 @@ static void check_spill(struct doctor *d, int agent_pid)
 		return;
 	}
 	if (!(d->cfg.flags & FS_CFG_F_SPILL)) {
-		check(d, SKIP, "spill", "", "spill off (splitctl set spill on)");
+		check(d, SKIP, "spill", "", "spill is off (splitctl set spill yes)");
 		return;
 	}
 	err = sc_spill_read(&d->st, &a, &dp);

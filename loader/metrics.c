@@ -61,7 +61,7 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
 	      cfg->reshort_gap_ms / 1000.0);
 	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);
-	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill on; the agent grants)",
+	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill yes; the agent grants)",
 	      cfg->flags & FS_CFG_F_SPILL ? 1 : 0);
 	gauge(f, "dscp_spill", "DSCP code point of spilled long flows", cfg->dscp_spill);
 }
@@ -220,9 +220,7 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 
 	fprintf(f, "# HELP flowsplit_spill_active 1 while the agent runs spill on the tunnels.\n"
 		   "# TYPE flowsplit_spill_active gauge\nflowsplit_spill_active %d\n", v->active);
-	fprintf(f, "# HELP flowsplit_spill_generation The spill generation (0: nothing spills).\n"
-		   "# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n",
-		v->active ? v->gen : 0);
+	/* the generation: the datapath's side (write_spill), from fs_spill */
 	fprintf(f, "# HELP flowsplit_spill_rate_bps The spill class's rate (0: held or off).\n"
 		   "# TYPE flowsplit_spill_rate_bps gauge\nflowsplit_spill_rate_bps %llu\n",
 		(unsigned long long)(v->active && v->state != SPILL_OFF ? v->rate_bps : 0));

@@ -23,10 +23,6 @@ static const struct sc_enum reshort_values[] = {
 };
 
 /* spill: the value selects the bit FS_CFG_F_SPILL */
-static const struct sc_enum spill_values[] = {
-	{ "off", 0 }, { "on", 1 }, { NULL, 0 },
-};
-
 /* The live settings: attach options (-t -i -s -l), "set" names, and keys
  * of [splitter]. Indexed by enum sc_setting (its given bit). */
 const struct sc_option sc_setting_opts[] = {
@@ -65,10 +61,9 @@ const struct sc_option sc_setting_opts[] = {
 		v.flags, .bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
 		.metavar = "boundary|off",
 		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
-	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_ENUM, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_SPILL, .values = spill_values,
-		.metavar = "on|off",
-		.help = "on (default): long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run, route up); off: none does"),
+	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_YESNO, struct sc_settings,
+		v.flags, .bit = FS_CFG_F_SPILL, .metavar = "yes|no",
+		.help = "yes (default): long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run, route up); no: none does"),
 	[SC_SET_DSCP_SPILL] = SC_OPTION("dscp-spill", SC_OPT_DSCP, struct sc_settings,
 		v.dscp_spill, .metavar = "V", .noun = "DSCP",
 		.help = "code point of spilled long flows (default 2; must differ from dscp-short and dscp-long, and from dscp-long in its low 3 bits)"),
@@ -192,8 +187,7 @@ void sc_print_config(const struct split_config *c, enum output_type text)
 	print_uint(any, "rules_ipv6", ", ipv6 %llu", c->rules6);
 	if (text)
 		print_nl();
-	print_bool(PRINT_JSON, "spill", NULL, c->flags & FS_CFG_F_SPILL);
-	print_string(text, NULL, "config: spill %s", c->flags & FS_CFG_F_SPILL ? "on" : "off");
+	print_bool(any, "spill", "config: spill %s", c->flags & FS_CFG_F_SPILL);
 	print_uint(any, "dscp_spill", ", dscp-spill %llu", c->dscp_spill);
 	if (text)
 		print_nl();

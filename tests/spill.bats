@@ -138,6 +138,16 @@ tbf_rate() {
 	# filter), far below LONG's, which the bulk fills
 	awk -v b="$busy" -v i="$idle" -v t=$TARGET_MS 'BEGIN { exit !(b <= i + 2 * t) }'
 	awk -v b="$busy" -v l="$long" 'BEGIN { exit !(l > 4 * b) }'
+	# the bulk uses both tunnels: their wire rate over 3 s, above one's
+	local s0 l0 s1 l1 mbit
+	s0=$(ip -n "$A" -j -s link show vxs | jq '.[0].stats64.tx.bytes')
+	l0=$(ip -n "$A" -j -s link show vxl | jq '.[0].stats64.tx.bytes')
+	sleep 3
+	s1=$(ip -n "$A" -j -s link show vxs | jq '.[0].stats64.tx.bytes')
+	l1=$(ip -n "$A" -j -s link show vxl | jq '.[0].stats64.tx.bytes')
+	mbit=$(( (s1 - s0 + l1 - l0) * 8 / 3 / 1000000 ))
+	echo "# spill: SHORT + LONG carried $(( (s1 - s0) * 8 / 3 / 1000000 )) + $(( (l1 - l0) * 8 / 3 / 1000000 )) = ${mbit} Mbit/s of tunnel frames (each tunnel's WAN ${WAN_MBIT} Mbit/s)" >&3
+	[ "$mbit" -gt $((WAN_MBIT * 3 / 2)) ]
 	# spilled packets left over SHORT's class
 	local sent
 	sent=$(ip netns exec "$A" tc -s -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .bytes')

@@ -207,7 +207,7 @@ spilled() {
 	fs_sc attach rc --hook xdp --threshold 3 --dscp-long 5
 	fs_sc set ack-short no		# every packet after the third long
 	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[true,2]' ]
-	fs_sc status | grep -qx 'config: spill on, dscp-spill 2'
+	fs_sc status | grep -qx 'config: spill yes, dscp-spill 2'
 	# no generation: nothing spills, whatever the flows
 	transfer 50000 5030
 	[ "$(spilled 5030)" = false ]
@@ -249,15 +249,15 @@ spilled() {
 	[ "$(fs_stat packets_spill)" -gt "$p0" ]
 	fs_sc stats --prometheus | grep -qx 'flowsplit_spill_moved_total 1'
 	# spill off: from the next packet nothing carries the spill code point
-	fs_sc set spill off
-	fs_sc status | grep -qx 'config: spill off, dscp-spill 2'
+	fs_sc set spill no
+	fs_sc status | grep -qx 'config: spill no, dscp-spill 2'
 	p1=$(fs_stat packets_spill) l1=$(fs_stat packets_long)
 	chunk 5032
 	[ "$(fs_stat packets_spill)" -eq "$p1" ]
 	[ "$(fs_stat packets_long)" -gt "$l1" ]
 	[ "$(spilled 5032)" = false ] && [ "$(spilled 5031)" = false ]
 	# a new generation (0: none) ends every grant of the old one
-	fs_sc set spill on
+	fs_sc set spill yes
 	spill_grant 2 2
 	[ "$(spilled 5032)" = false ]
 	close_stream

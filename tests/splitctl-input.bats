@@ -63,8 +63,8 @@ state() {
 	expect 2 "dscp-short and dscp-long would both be 1" -- fs_sc set dscp-short 1
 }
 
-@test "spill takes on or off" {
-	expect 2 "spill: invalid value 'yes': accepted: off, on" -- fs_sc set spill yes
+@test "spill takes yes or no, as every switch" {
+	expect 2 "spill: invalid value 'on': accepted: yes, no, 1, 0" -- fs_sc set spill on
 }
 
 @test "dscp-spill equal to dscp-long, or to dscp-short" {

@@ -169,10 +169,10 @@ doctor_status() {
 	[ "$(complete_words set enabled "''")" = "no yes" ]
 	[ "$(complete_words set threshold 5 ack-short "''")" = "no yes" ]
 	[ "$(complete_words set midstream "''")" = "long short" ]
-	[ "$(complete_words set spill "''")" = "off on" ]
-	[ "$(complete_words attach rc --spill "''")" = "off on" ]
+	[ "$(complete_words set spill "''")" = "no yes" ]
+	[ "$(complete_words attach rc --spill "''")" = "no yes" ]
 	[ "$(complete_words set reshort "''")" = "boundary off" ]
-	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short enabled idle-timeout midstream reshort reshort-gap threshold threshold-bytes" ]
+	[ "$(complete_words set threshold 5 "''")" = "ack-short dscp-long dscp-short dscp-spill enabled idle-timeout midstream reshort reshort-gap spill threshold threshold-bytes" ]
 	[ "$(complete_words set threshold "''")" = "" ]
 	[ "$(complete_words -P "''")" = "FILES" ]
 	[ "$(complete_words --pin-dir /x stats -w 1 "''")" = "" ]
@@ -328,9 +328,9 @@ doctor_status() {
 	[[ "$(spill_check)" == "note: "*"the agent (pid $agent) has no spill generation open"* ]]
 	kill -TERM "$agent"
 	wait "$agent" || true
-	fs_sc set spill off
-	[ "$(spill_check)" = "skip: spill off (splitctl set spill on)" ]
-	fs_sc set spill on
+	fs_sc set spill no
+	[ "$(spill_check)" = "skip: spill is off (splitctl set spill yes)" ]
+	fs_sc set spill yes
 	# an instance without the map (pinned by a splitctl without spill)
 	rm "$BPF/fs_spill"
 	[ "$(doctor_status spill)" = fail ]

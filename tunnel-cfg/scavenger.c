@@ -202,14 +202,13 @@ struct qinfo {
 	char kind[16];
 	__u32 handle;
 	struct tcfg_scav_stats st;
-	__u64 rate_bps;
 };
 
 static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
 	struct qinfo *qi = data;
-	const struct nlattr *a, *s, *o;
+	const struct nlattr *a, *s;
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
 		return MNL_CB_OK;
@@ -240,21 +239,6 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 					memcpy(&q, mnl_attr_get_payload(s), sizeof(q));
 					qi->st.backlog = q.backlog;
 					qi->st.drops = q.drops;
-				}
-			}
-			break;
-		case TCA_OPTIONS:
-			mnl_attr_for_each_nested(o, a) {
-				if (mnl_attr_get_type(o) == TCA_TBF_PARMS &&
-				    mnl_attr_get_payload_len(o) >= sizeof(struct tc_tbf_qopt)) {
-					struct tc_tbf_qopt q;
-
-					memcpy(&q, mnl_attr_get_payload(o), sizeof(q));
-					if (!qi->rate_bps)
-						qi->rate_bps = (__u64)q.rate.rate * 8;
-				} else if (mnl_attr_get_type(o) == TCA_TBF_RATE64 &&
-					   mnl_attr_get_payload_len(o) >= 8) {
-					qi->rate_bps = mnl_attr_get_u64(o) * 8;
 				}
 			}
 			break;
@@ -429,11 +413,6 @@ int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err, 
 	return 0;
 }
 
-const char *tcfg_scav_dev(const struct tcfg_scav *s)
-{
-	return s->dev;
-}
-
 void tcfg_scav_close(struct tcfg_scav *s, bool remove)
 {
 	struct tcfg_err e;
@@ -471,28 +450,4 @@ int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
 	if (ret < 0)
 		snprintf(err, errlen, "%s", e.msg);
 	return ret;
-}
-
-int tcfg_scav_query(const char *dev, struct tcfg_scav_info *info)
-{
-	struct tcfg_err e;
-	struct qinfo qi;
-	struct nl nl;
-	int ifindex = if_nametoindex(dev), ret;
-
-	memset(info, 0, sizeof(*info));
-	if (!ifindex)
-		return -ENODEV;
-	if (nl_open(&nl))
-		return -errno;
-	ret = root_owner(&nl, ifindex, dev, &e);
-	info->present = ret == 1;
-	info->foreign = ret == -EEXIST;
-	if (ret == 1 && !get_qdisc(&nl, ifindex, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
-				   h(TCFG_SCAV_TBF_MAJOR, 0), &qi) && qi.found) {
-		info->st = qi.st;
-		info->rate_bps = qi.rate_bps;
-	}
-	nl_close(&nl);
-	return ret < 0 && ret != -EEXIST ? ret : 0;
 }

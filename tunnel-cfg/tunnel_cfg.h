@@ -207,19 +207,10 @@ int tcfg_scav_open(struct tcfg_scav **s, const struct tcfg_scav_cfg *c, char *er
 int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen);
 int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
 		    size_t errlen);
-const char *tcfg_scav_dev(const struct tcfg_scav *s);
 /* Close; remove: the class goes too (when it is still ours). */
 void tcfg_scav_close(struct tcfg_scav *s, bool remove);
 /* Remove ours from dev ("route down", an agent that stops spilling): 1
  * removed, 0 none of ours there, -errno (reason in err). */
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen);
-/* What is on dev, for status, route show and doctor. */
-struct tcfg_scav_info {
-	bool present;		/* ours */
-	bool foreign;		/* a root qdisc of someone else's */
-	__u64 rate_bps;		/* the spill TBF's rate now */
-	struct tcfg_scav_stats st;
-};
-int tcfg_scav_query(const char *dev, struct tcfg_scav_info *info);
 
 #endif /* TUNNEL_CFG_H */
