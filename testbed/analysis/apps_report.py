@@ -732,7 +732,7 @@ def main(argv):
             "split without agents (here only the no-bulk limit of the split's routing); "
             "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
             "routers; `nospill`: the same with spill off in the splitter (`splitctl set "
-            "spill off`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
+            "spill no`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
             "both tunnels' capacity: up + down over 4 x the tunnel rate; bulk / offered: up + "
             "down over twice the demand per direction (its demand x the tunnel rate, at most "
             "both tunnels; max: both tunnels); run-time / no-bulk: over the no-bulk runs' "
