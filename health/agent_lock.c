@@ -77,7 +77,7 @@ static int lock_briefly(int fd)
 
 static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
 {
-	char path[128];
+	char path[TCFG_STATE_PATH_MAX];
 	int fd, ret, tries;
 
 	*holder = 0;
@@ -127,7 +127,7 @@ int agent_lock_take(const char *pin_dir, int *holder, char *err, size_t errlen)
 void agent_lock_release(int fd)
 {
 	struct tcfg_err ignored;
-	char path[128];
+	char path[TCFG_STATE_PATH_MAX];
 
 	if (fd < 0)
 		return;
@@ -142,7 +142,7 @@ void agent_lock_release(int fd)
 static int holder(char *dir)
 {
 	struct tcfg_err ignored;
-	char path[128], buf[PATH_MAX + 32];
+	char path[TCFG_STATE_PATH_MAX], buf[PATH_MAX + 32];
 	ssize_t n;
 	int fd, pid = 0;
 

@@ -20,7 +20,10 @@
 struct health_failover {
 	struct tcfg_spec spec;		/* the record */
 	enum health_both_down both_down;
-	/* the states whose plan is in force (a WAIT/KEEP plan keeps them) */
+	/* the states whose plan is in force (a WAIT/KEEP plan keeps them), by
+	 * tunnel device: a "route up" that gives the devices other roles
+	 * keeps each one's state; a device not here counts as up */
+	char in_force_dev[HEALTH_TUNNELS][IF_NAMESIZE];
 	enum health_state in_force[HEALTH_TUNNELS];
 	bool published;		/* the health file is ours to withdraw */
 	/* the record file as last looked at (stat): a new "route up"
@@ -35,15 +38,10 @@ struct health_failover {
 /* Whether the record file differs from the one last looked at. */
 static bool record_moved(struct health_failover *fo)
 {
-	struct tcfg_err ignored;
-	struct stat st = { 0 };
-	char path[128];
+	struct stat st;
 	bool moved;
 
-	if (tcfg_state_path(path, sizeof(path), "route", ".json", &ignored))
-		return false;
-	if (stat(path, &st))
-		memset(&st, 0, sizeof(st));
+	tcfg_record_stat(&st);
 	moved = st.st_ino != fo->rec_ino || st.st_mtim.tv_sec != fo->rec_mtime.tv_sec ||
 		st.st_mtim.tv_nsec != fo->rec_mtime.tv_nsec;
 	fo->rec_ino = st.st_ino;
@@ -86,6 +84,9 @@ int health_failover_open(struct health_failover **out, enum health_both_down bot
 	fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
 	record_moved(fo);
 	ret = reload(fo, &e);
+	/* the tunnels apply()'s states are of, until _info() is asked */
+	memcpy(fo->dev_info[HEALTH_SHORT], fo->spec.short_dev, IF_NAMESIZE);
+	memcpy(fo->dev_info[HEALTH_LONG], fo->spec.long_dev, IF_NAMESIZE);
 	if (!ret && nl_open(&fo->nl))
 		ret = tcfg_fail(&e, errno, "netlink: %s", strerror(errno));
 	if (ret) {
@@ -115,11 +116,8 @@ int health_failover_info(struct health_failover *fo, struct health_failover_info
 
 	if (ret)
 		return fail_out(&e, ret, err, errlen);
-	/* "route up" with other tunnels installed the routes of both up (the
-	 * published states are of other devices): that is the plan in force */
-	if (fo->dev_info[HEALTH_SHORT][0] && (strcmp(fo->dev_info[HEALTH_SHORT], fo->spec.short_dev) ||
-					       strcmp(fo->dev_info[HEALTH_LONG], fo->spec.long_dev)))
-		fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
+	/* the plan in force stays keyed by device: "route up" installed the
+	 * plan of these same states for the devices' new roles */
 	snprintf(fo->dev_info[HEALTH_SHORT], IF_NAMESIZE, "%s", fo->spec.short_dev);
 	snprintf(fo->dev_info[HEALTH_LONG], IF_NAMESIZE, "%s", fo->spec.long_dev);
 	memset(info, 0, sizeof(*info));
@@ -134,9 +132,24 @@ int health_failover_info(struct health_failover *fo, struct health_failover_info
 	return 0;
 }
 
+/* The state in force of tunnel device dev (up when not known). */
+static enum health_state in_force_of(const struct health_failover *fo, const char *dev)
+{
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		if (!strcmp(fo->in_force_dev[t], dev))
+			return fo->in_force[t];
+	return HEALTH_UP;
+}
+
 struct health_plan health_failover_in_force(const struct health_failover *fo)
 {
-	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, fo->in_force);
+	enum health_state st[HEALTH_TUNNELS] = {
+		in_force_of(fo, fo->spec.short_dev), in_force_of(fo, fo->spec.long_dev),
+	};
+
+	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, st);
 }
 
 /* Install the plan in force (and the missing rules), under the lock. */
@@ -182,11 +195,15 @@ int health_failover_apply(struct health_failover *fo, const enum health_state st
 {
 	struct health_plan plan = health_plan(tcfg_health_mode(&fo->spec), fo->both_down, state);
 	struct tcfg_err e = { "" };
+	int t;
 
 	if (plan.action == HEALTH_PLAN_WAIT || plan.action == HEALTH_PLAN_KEEP)
 		return 0;
-	fo->in_force[HEALTH_SHORT] = state[HEALTH_SHORT];
-	fo->in_force[HEALTH_LONG] = state[HEALTH_LONG];
+	/* state[] is of the tunnels _info() gave (the prober's) */
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		memcpy(fo->in_force_dev[t], fo->dev_info[t], IF_NAMESIZE);
+		fo->in_force[t] = state[t];
+	}
 	return fail_out(&e, converge(fo, false, &e), err, errlen);
 }
 
@@ -212,8 +229,8 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		struct health_file_tunnel *o = &hf.t[t];
 
-		snprintf(o->dev, sizeof(o->dev), "%s",
-			 t == HEALTH_SHORT ? fo->spec.short_dev : fo->spec.long_dev);
+		/* the devices h[] is of: those _info() gave the prober */
+		snprintf(o->dev, sizeof(o->dev), "%s", fo->dev_info[t]);
 		o->state = h[t]->state;
 		o->since_mono_ns = h[t]->since_ns;
 		o->rtt_last_ns = h[t]->rtt_last_ns;
@@ -224,7 +241,7 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 		o->probes = h[t]->probes;
 		o->missed = h[t]->missed;
 		o->link_down = h[t]->link_down;
-		hf.in_force_state[t] = fo->in_force[t];
+		hf.in_force_state[t] = in_force_of(fo, fo->dev_info[t]);
 	}
 	hf.spill = fo->spill;
 	fo->published = true;

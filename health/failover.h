@@ -61,15 +61,18 @@ struct health_failover_info {
  * when the tunnels, targets or mode differ, probes the new ones.
  */
 int health_failover_record_changed(struct health_failover *fo);
-/* What the record says now (re-read when "route up" ran again). When the
- * tunnel devices differ from the last call's, the plan in force becomes
- * both tunnels up, as "route up" installed it. */
+/* What the record says now (re-read when "route up" ran again). The plan
+ * in force is kept by tunnel device: with the devices in other roles it is
+ * the plan of their same states (what "route up" installed, reading the
+ * published health); a device new to the agent counts as up. */
 int health_failover_info(struct health_failover *fo, struct health_failover_info *info,
 		       char *err, size_t errlen);
 
 /*
  * The tunnels' states changed: install the routes of
- * health_plan(recorded mode, both_down, state). A WAIT or KEEP plan
+ * health_plan(recorded mode, both_down, state); state[] is of the devices
+ * the last health_failover_info() gave (before one: those of the record at
+ * open), [HEALTH_SHORT] then [HEALTH_LONG]. A WAIT or KEEP plan
  * changes nothing (the plan in force stays); ROUTE and MAIN become the
  * plan in force. Returns the number of route requests that changed
  * something (0: already in place), -ENOENT when the record is gone

@@ -7,6 +7,7 @@
  *
  *   INIT --N misses--> DOWN      INIT --M answers--> UP
  *   UP   --N misses--> DOWN      (a flap: penalty += 1, hold-down starts)
+ *   (N is congested_misses while the last answer waited in a queue)
  *   DOWN --M answers, and the hold-down over--> UP
  *
  * Damping (docs/health.md): the penalty P decays as P x 2^(-dt / half_life);
@@ -28,6 +29,7 @@ void health_params_default(struct health_params *p)
 		.interval_ns = HEALTH_DEF_INTERVAL_NS,
 		.timeout_ns = 0,
 		.down_misses = HEALTH_DEF_DOWN_MISSES,
+		.congested_misses = HEALTH_DEF_CONGESTED_MISSES,
 		.up_successes = HEALTH_DEF_UP_SUCCESSES,
 		.hold_min_ns = HEALTH_DEF_HOLD_MIN_NS,
 		.hold_max_ns = HEALTH_DEF_HOLD_MAX_NS,
@@ -50,6 +52,8 @@ int health_params_check(const struct health_params *p, const char **field)
 		bad = "timeout";
 	else if (p->down_misses < 1 || p->down_misses > HEALTH_MAX_COUNT)
 		bad = "down-misses";
+	else if (p->congested_misses < 1 || p->congested_misses > HEALTH_MAX_COUNT)
+		bad = "congested-misses";
 	else if (p->up_successes < 1 || p->up_successes > HEALTH_MAX_COUNT)
 		bad = "up-successes";
 	else if (p->hold_min_ns > HEALTH_MAX_HOLD_NS)
@@ -184,6 +188,8 @@ void health_init(struct health *h, const struct health_params *params,
 	h->state = HEALTH_INIT;
 	h->since_ns = now_ns;
 	h->penalty_at_ns = now_ns;
+	h->rtt_min_cur_ns = h->rtt_min_prev_ns = UINT64_MAX;
+	h->rtt_min_bucket_ns = now_ns;
 }
 
 static void window_push(struct health *h, bool lost)
@@ -241,9 +247,48 @@ static void rto_sample(struct health *h, uint64_t rtt_ns)
 	h->srtt_ns = (7 * h->srtt_ns + rtt_ns) / 8;
 }
 
+uint64_t health_rtt_min_ns(const struct health *h)
+{
+	uint64_t m = h->rtt_min_cur_ns < h->rtt_min_prev_ns ? h->rtt_min_cur_ns
+							     : h->rtt_min_prev_ns;
+
+	return m == UINT64_MAX ? 0 : m;
+}
+
+/* The minimum and the queue estimate from one answer's RTT; now_ns moves
+ * the buckets on (a late answer, which has no time of its own, does not). */
+static void queue_sample(struct health *h, uint64_t rtt_ns, uint64_t now_ns)
+{
+	if (now_ns - h->rtt_min_bucket_ns >= HEALTH_RTT_MIN_BUCKET_NS) {
+		/* a whole bucket without answers leaves nothing to keep */
+		h->rtt_min_prev_ns = now_ns - h->rtt_min_bucket_ns >=
+					     2 * HEALTH_RTT_MIN_BUCKET_NS
+					     ? UINT64_MAX : h->rtt_min_cur_ns;
+		h->rtt_min_cur_ns = UINT64_MAX;
+		h->rtt_min_bucket_ns = now_ns;
+	}
+	if (rtt_ns < h->rtt_min_cur_ns)
+		h->rtt_min_cur_ns = rtt_ns;
+	h->queue_last_ns = rtt_ns - health_rtt_min_ns(h);
+}
+
+bool health_congested(const struct health *h)
+{
+	return h->rtt_samples && h->queue_last_ns > HEALTH_CONGESTED_QUEUE_NS;
+}
+
+uint32_t health_down_misses(const struct health *h)
+{
+	const struct health_params *p = &h->params;
+
+	return health_congested(h) && p->congested_misses > p->down_misses
+		       ? p->congested_misses : p->down_misses;
+}
+
 void health_late_answer(struct health *h, uint64_t rtt_ns)
 {
 	rto_sample(h, rtt_ns);
+	queue_sample(h, rtt_ns, h->rtt_min_bucket_ns);
 }
 
 bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns)
@@ -256,6 +301,7 @@ bool health_reply(struct health *h, uint64_t now_ns, uint64_t rtt_ns)
 	h->rtt_ewma_ns = h->answered == 1 ? rtt_ns
 					  : (7 * h->rtt_ewma_ns + rtt_ns) / 8;
 	rto_sample(h, rtt_ns);
+	queue_sample(h, rtt_ns, now_ns);
 	h->misses = 0;
 	if (h->successes < UINT32_MAX)
 		h->successes++;
@@ -293,7 +339,7 @@ bool health_miss(struct health *h, uint64_t now_ns)
 	h->successes = 0;
 	if (h->misses < UINT32_MAX)
 		h->misses++;
-	if (h->state == HEALTH_DOWN || h->misses < h->params.down_misses)
+	if (h->state == HEALTH_DOWN || h->misses < health_down_misses(h))
 		return false;
 	go_down(h, now_ns);
 	h->link_down = false;
@@ -340,9 +386,10 @@ int health_transition_format(const struct health *h, enum health_state from,
 				(unsigned long long)h->flaps,
 				(double)h->hold_ns / HEALTH_NS_PER_S);
 	if (h->state == HEALTH_DOWN)
-		return snprintf(buf, len, "%s -> %s after %u misses, flap %llu, "
+		return snprintf(buf, len, "%s -> %s after %u misses%s, flap %llu, "
 				"hold-down %.2f s, rtt %.2f ms, loss %.1f %%",
 				health_state_name(from), to, h->misses,
+				health_congested(h) ? " (congested)" : "",
 				(unsigned long long)h->flaps,
 				(double)h->hold_ns / HEALTH_NS_PER_S, rtt_ms,
 				loss);

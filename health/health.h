@@ -31,6 +31,7 @@
 /* Defaults (docs/health.md says why). */
 #define HEALTH_DEF_INTERVAL_NS (100 * HEALTH_NS_PER_MS)
 #define HEALTH_DEF_DOWN_MISSES 3
+#define HEALTH_DEF_CONGESTED_MISSES 10
 #define HEALTH_DEF_UP_SUCCESSES 5
 #define HEALTH_DEF_HOLD_MIN_NS (1 * HEALTH_NS_PER_S)
 #define HEALTH_DEF_HOLD_MAX_NS (32 * HEALTH_NS_PER_S)
@@ -45,6 +46,15 @@
 #define HEALTH_MAX_HOLD_NS (3600 * HEALTH_NS_PER_S)
 #define HEALTH_MAX_LOSS_WINDOW 1024	/* probes */
 
+/* A probe whose RTT is this far above the tunnel's minimum RTT waited in a
+ * queue: the tunnel is congested, and its losses are likely a full FIFO's
+ * tail drops, not a dead path (docs/health.md, *Congested tunnels*). */
+#define HEALTH_CONGESTED_QUEUE_NS (5 * HEALTH_NS_PER_MS)
+/* The minimum RTT is the least over the current and the previous bucket:
+ * a path that got longer for good is taken as the new minimum after one to
+ * two buckets, and so is a queue that never drains for that long. */
+#define HEALTH_RTT_MIN_BUCKET_NS (300 * HEALTH_NS_PER_S)
+
 #define HEALTH_Q16_ONE 65536ull
 
 struct health_params {
@@ -53,6 +63,9 @@ struct health_params {
 				 * the floor of the adaptive timeout, or the
 				 * fixed one; 0 = interval_ns */
 	uint32_t down_misses;	/* consecutive misses: up -> down */
+	uint32_t congested_misses; /* the same while the tunnel is congested
+				 * (health_congested()); the larger of the
+				 * two counts */
 	uint32_t up_successes;	/* consecutive answers: down -> up */
 	uint64_t hold_min_ns;	/* hold-down after a first flap */
 	uint64_t hold_max_ns;	/* hold-down ceiling */
@@ -103,6 +116,11 @@ struct health {
 	/* RFC 6298's SRTT and RTTVAR over every answer, late ones included;
 	 * valid once rtt_samples > 0 */
 	uint64_t srtt_ns, rttvar_ns, rtt_samples;
+	/* the least RTT of the current and the previous bucket
+	 * (HEALTH_RTT_MIN_BUCKET_NS), late answers included; UINT64_MAX for
+	 * none; and the last answer's RTT above that least */
+	uint64_t rtt_min_cur_ns, rtt_min_prev_ns, rtt_min_bucket_ns;
+	uint64_t queue_last_ns;
 	uint64_t probes, answered, missed;	/* totals */
 	uint64_t window[HEALTH_MAX_LOSS_WINDOW / 64];	/* 1 = lost */
 	uint32_t window_len, window_pos, window_lost;
@@ -120,9 +138,23 @@ bool health_miss(struct health *h, uint64_t now_ns);
 /*
  * An answer that came after its probe was counted as a miss: it stays a
  * miss, but its RTT is evidence of the path's delay (a queue building up)
- * and feeds SRTT/RTTVAR, so the timeout grows. Changes no state.
+ * and feeds SRTT/RTTVAR, so the timeout grows, and the queue estimate of
+ * health_congested(). Changes no state.
  */
 void health_late_answer(struct health *h, uint64_t rtt_ns);
+/* The tunnel's minimum RTT (0 before any answer). */
+uint64_t health_rtt_min_ns(const struct health *h);
+/*
+ * Is the tunnel congested? Its last answer, in time or late, waited in a
+ * queue: RTT more than HEALTH_CONGESTED_QUEUE_NS above the minimum. Then
+ * congested_misses consecutive misses, not down_misses, take it down: a
+ * bulk transfer filling the tunnel's FIFO drops probes in bursts, but a
+ * path that answers with a queue is alive.
+ */
+bool health_congested(const struct health *h);
+/* The consecutive misses that take the tunnel down now: down_misses, or
+ * congested_misses while congested (whichever is larger). */
+uint32_t health_down_misses(const struct health *h);
 /*
  * The timeout of a probe sent now. Fixed: health_timeout_ns(). Adaptive:
  * max(floor, SRTT + max(floor / 2, 4 x RTTVAR)) with floor =

@@ -52,6 +52,9 @@ const struct sc_option health_settings_opts[] = {
 	HEALTH_OPT("down-misses", "health-down-misses", SC_OPT_UINT, params.down_misses,
 		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive misses: tunnel down (default 3)"),
+	HEALTH_OPT("congested-misses", "health-congested-misses", SC_OPT_UINT,
+		   params.congested_misses, .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+		   .help = "consecutive misses while the probes see a queue: down (default 10)"),
 	HEALTH_OPT("up-successes", "health-up-successes", SC_OPT_UINT, params.up_successes,
 		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive answers: tunnel up again (default 5)"),
@@ -139,7 +142,8 @@ void health_agent_init(struct health_agent *ha, const struct health_settings *s,
 static bool same_params(const struct health_params *a, const struct health_params *b)
 {
 	return a->interval_ns == b->interval_ns && a->timeout_ns == b->timeout_ns &&
-	       a->down_misses == b->down_misses && a->up_successes == b->up_successes &&
+	       a->down_misses == b->down_misses &&
+	       a->congested_misses == b->congested_misses && a->up_successes == b->up_successes &&
 	       a->hold_min_ns == b->hold_min_ns && a->hold_max_ns == b->hold_max_ns &&
 	       a->half_life_ns == b->half_life_ns && a->loss_window == b->loss_window &&
 	       a->adaptive_timeout == b->adaptive_timeout;
@@ -221,22 +225,28 @@ void health_agent_close(struct health_agent *ha)
 	pthread_mutex_destroy(&ha->lock);
 }
 
+/* Where tunnel t of info is probed: --target-short/-long, else its gateway
+ * (buf: INET6_ADDRSTRLEN bytes). */
+static const char *probe_target(const struct health_agent *ha,
+				const struct health_failover_info *info, int t, char *buf)
+{
+	const struct sc_prefix *given = &ha->s.target[t];
+
+	if (!given->family)
+		return info->target[t];
+	return inet_ntop(given->family, given->addr, buf, INET6_ADDRSTRLEN);
+}
+
 static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 {
 	int t, idx;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		const struct sc_prefix *given = &ha->s.target[t];
 		char target[INET6_ADDRSTRLEN];
 		struct health_probe_cfg cfg = {
 			.dev = ha->info.dev[t],
-			.target = ha->info.target[t],
+			.target = probe_target(ha, &ha->info, t, target),
 		};
-
-		if (given->family) {
-			inet_ntop(given->family, given->addr, target, sizeof(target));
-			cfg.target = target;
-		}
 
 		if (!cfg.target[0]) {
 			snprintf(err, errlen, "no probe target for %s (%s): no gateway recorded",
@@ -309,17 +319,43 @@ static bool same_tunnels(const struct health_failover_info *a, const struct heal
 	       !memcmp(a->target, b->target, sizeof(a->target));
 }
 
+static bool apply(struct health_agent *ha, bool after_down);
+
+/*
+ * A tunnel probed before and after a new "route up" (same device and
+ * target, in either role) keeps its state machine: its verdict, flap
+ * penalty and hold-down. What "route up" installed from the published
+ * health then stays in force, with no new verdict to wait for. Appends
+ * "DEV STATE" of each to kept.
+ */
+static void carry_verdicts(struct health_agent *ha, const struct health_prober *old,
+			   const struct health_failover_info *before, char *kept, size_t len)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	int t, o;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		for (o = 0; o < HEALTH_TUNNELS; o++)
+			if (!strcmp(ha->info.dev[t], before->dev[o]) &&
+			    !strcmp(probe_target(ha, &ha->info, t, a), probe_target(ha, before, o, b)) &&
+			    !health_prober_seed(ha->pr, t, health_prober_tunnel(old, o)))
+				snprintf(kept + strlen(kept), len - strlen(kept), "%s%s %s",
+					 kept[0] ? ", " : "", ha->info.dev[t], health_state_name(health_prober_tunnel(ha->pr, t)->state));
+}
+
 /*
  * "route up" ran again: when the tunnels, their gateways or the mode
- * changed, the prober starts over on the new tunnels (a verdict belongs
- * to a tunnel, not to a role); the health file stays ours. Returns 0
+ * changed, a new prober probes the tunnels of the record, each one that
+ * stays continuing its own verdict (carry_verdicts(): a verdict belongs to
+ * a tunnel, not to a role); the health file stays ours. Returns 0
  * (nothing to do), 1 (a new prober, or none when it failed) or -ENOENT
  * (the record is gone).
  */
 static int follow_record(struct health_agent *ha)
 {
 	struct health_failover_info now, before = ha->info;
-	char err[256];
+	struct health_prober *old;
+	char err[256], kept[128] = "";
 	int ret;
 
 	if (!health_failover_record_changed(ha->fo))
@@ -333,8 +369,13 @@ static int follow_record(struct health_agent *ha)
 	}
 	if (same_tunnels(&now, &before))
 		return 0;
-	stop_prober(ha);
+	old = ha->pr;
+	ha->pr = NULL;
+	stop_prober(ha);	/* the link monitor */
 	ret = start_prober(ha, err, sizeof(err));
+	if (!ret)
+		carry_verdicts(ha, old, &before, kept, sizeof(kept));
+	health_prober_free(old);
 	if (ret) {
 		pr_warn("run: health: %s; retrying every %llu s", err,
 			(unsigned long long)(HA_RETRY_NS / HEALTH_NS_PER_S));
@@ -343,8 +384,12 @@ static int follow_record(struct health_agent *ha)
 		ha->next_open_ns = mono_ns() + HA_RETRY_NS;
 		return 1;
 	}
-	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) via %s",
-		ha->info.dev[0], ha->info.target[0], ha->info.dev[1], ha->info.target[1]);
+	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) via %s%s%s",
+		ha->info.dev[0], ha->info.target[0], ha->info.dev[1], ha->info.target[1],
+		kept[0] ? "; verdicts kept: " : "", kept);
+	/* the plan of the kept verdicts in their new roles (what route up
+	 * installed: normally nothing changes) */
+	apply(ha, false);
 	ha->next_publish_ns = 0;
 	return 1;
 }

@@ -36,6 +36,8 @@
 #include "tcfg.h"
 #include "util.h"
 
+#define HEALTH_FILE_NAME "health"	/* health-<netns inode>.json */
+
 static const char *const role_name[HEALTH_TUNNELS] = { "short", "long" };
 
 static int state_from_name(const char *s, enum health_state *st)
@@ -112,12 +114,8 @@ int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 {
 	enum health_state st[HEALTH_TUNNELS];
 	struct json_object *o, *a;
-	char path[128];
-	int i, ret;
+	int i;
 
-	ret = tcfg_state_path(path, sizeof(path), "health", ".json", e);
-	if (ret)
-		return ret;
 	o = tcfg_json_doc_new();
 	json_object_object_add(o, "pid", json_object_new_int(hf->pid));
 	json_object_object_add(o, "updated_mono_ns", json_object_new_uint64(hf->updated_mono_ns));
@@ -134,17 +132,14 @@ int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 		json_object_array_add(a, tunnel_json(i, &hf->t[i]));
 	json_object_object_add(o, "tunnels", a);
 	json_object_object_add(o, "spill", spill_json(&hf->spill));
-	return tcfg_json_file_write(path, o, e);
+	return tcfg_state_write(HEALTH_FILE_NAME, o, e);
 }
 
 int health_file_remove(void)
 {
 	struct tcfg_err ignored;
-	char path[128];
 
-	if (tcfg_state_path(path, sizeof(path), "health", ".json", &ignored))
-		return -EIO;
-	return unlink(path) && errno != ENOENT ? -errno : 0;
+	return tcfg_state_remove(HEALTH_FILE_NAME, &ignored);
 }
 
 /* ---- reading ------------------------------------------------------------------- */
@@ -261,12 +256,10 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 static int health_file_read(struct health_file *hf, struct tcfg_err *e)
 {
 	struct json_object *o;
-	char path[128];
+	char path[TCFG_STATE_PATH_MAX];
 	int ret;
 
-	ret = tcfg_state_path(path, sizeof(path), "health", ".json", e);
-	if (!ret)
-		ret = tcfg_json_file_read(path, &o, e);
+	ret = tcfg_state_read(HEALTH_FILE_NAME, path, sizeof(path), &o, e);
 	if (ret)
 		return ret;
 	ret = parse_health(o, hf);
@@ -285,18 +278,27 @@ void health_file_in_force(struct tcfg_in_force *f)
 {
 	static struct health_file hf;
 	struct tcfg_err ignored;
+	enum health_state st[HEALTH_TUNNELS];
 	enum health_mode m;
-	int t;
+	int t, s_down, l_down;
 
 	memset(f, 0, sizeof(*f));
 	if (health_file_read(&hf, &ignored))
 		return;
 	f->pid = hf.pid;
-	for (t = 0; t < HEALTH_TUNNELS; t++)
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		snprintf(f->dev[t], sizeof(f->dev[t]), "%s", hf.t[t].dev);
-	/* its states, planned for either mode ("route up" may switch it) */
+		f->down[t] = hf.in_force_state[t] == HEALTH_DOWN;
+	}
+	/* every pair of states planned for either mode: "route up" may
+	 * switch the mode, or give the devices other roles */
 	for (m = HEALTH_MODE_SPLIT; m <= HEALTH_MODE_ECMP; m++)
-		f->plan[m] = health_plan(m, hf.both_down, hf.in_force_state);
+		for (s_down = 0; s_down < 2; s_down++)
+			for (l_down = 0; l_down < 2; l_down++) {
+				st[HEALTH_SHORT] = s_down ? HEALTH_DOWN : HEALTH_UP;
+				st[HEALTH_LONG] = l_down ? HEALTH_DOWN : HEALTH_UP;
+				f->plan[m][s_down][l_down] = health_plan(m, hf.both_down, st);
+			}
 }
 
 /* ---- route show ------------------------------------------------------------------ */

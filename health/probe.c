@@ -241,6 +241,23 @@ const struct health *health_prober_tunnel(const struct health_prober *p,
 	return idx < p->n ? &p->t[idx].health : NULL;
 }
 
+int health_prober_seed(struct health_prober *p, unsigned int idx,
+		       const struct health *from)
+{
+	struct health *h;
+
+	if (idx >= p->n)
+		return -ENOENT;
+	h = &p->t[idx].health;
+	*h = *from;
+	h->params = p->params;
+	if (from->params.loss_window != p->params.loss_window) {
+		memset(h->window, 0, sizeof(h->window));
+		h->window_len = h->window_pos = h->window_lost = 0;
+	}
+	return 0;
+}
+
 int health_prober_link_down(struct health_prober *p, unsigned int idx,
 			    struct health_event *ev)
 {

@@ -81,6 +81,16 @@ int health_poll(struct health_prober *p, int timeout_ms,
  */
 int health_prober_link_down(struct health_prober *p, unsigned int idx,
 			    struct health_event *ev);
+/*
+ * Tunnel idx continues the state machine of the same tunnel (device and
+ * target) in another prober, e.g. the one a new "route up" replaced: its
+ * state, flap penalty, hold-down, RTT and loss carry over, so a tunnel
+ * known down stays down (and damped) and one known up needs no new
+ * verdict. The parameters stay this prober's (a loss window of another
+ * length starts empty). 0, or -ENOENT for an unknown idx.
+ */
+int health_prober_seed(struct health_prober *p, unsigned int idx,
+		       const struct health *from);
 /* The state machine of tunnel idx (read only; NULL when out of range). */
 const struct health *health_prober_tunnel(const struct health_prober *p,
 					  unsigned int idx);

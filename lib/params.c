@@ -354,6 +354,19 @@ bool sc_prefix_host_bits(struct sc_prefix *p)
 	return set;
 }
 
+bool sc_prefix_overlap(const struct sc_prefix *a, const struct sc_prefix *b)
+{
+	int len = a->len < b->len ? a->len : b->len, full = len / 8;
+
+	if (a->family != b->family)
+		return false;
+	if (memcmp(a->addr, b->addr, full))
+		return false;
+	/* the bits of a last, partial byte */
+	return len % 8 == 0 ||
+	       !((a->addr[full] ^ b->addr[full]) & (unsigned char)(0xff00 >> (len % 8)));
+}
+
 int sc_parse_prefix(const char *s, int family, unsigned int flags,
 		    struct sc_prefix *out)
 {

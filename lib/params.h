@@ -304,6 +304,9 @@ int sc_parse_prefix(const char *s, int family, unsigned int flags,
 /* Whether p has bits set past its length; they are cleared (p becomes the
  * network address, which an error line can suggest). */
 bool sc_prefix_host_bits(struct sc_prefix *p);
+/* Whether two prefixes share an address: same family, and one contains
+ * the other (equal ones included). */
+bool sc_prefix_overlap(const struct sc_prefix *a, const struct sc_prefix *b);
 /* One of the names of values (ended by { NULL }) into *out. 0 or -EINVAL. */
 int sc_parse_enum(const struct sc_enum *values, const char *s, int *out);
 /* What a value of the row may be ("an integer 0..63"), for errors and help

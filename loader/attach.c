@@ -35,6 +35,7 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 #include <dirent.h>
 #include <linux/if_link.h>
@@ -165,8 +166,9 @@ static void marker_path(char *buf, size_t len, const char *dir, int ifindex)
 	pin_path(buf, len, dir, name);
 }
 
-/* Remove every SC_PIN_ATTACHED_FMT marker (detach --all, last detach). */
-static void remove_markers(const char *dir)
+/* Remove every entry of dir named by fmt (one %d: an ifindex): files, or
+ * directories (is_dir). */
+static void remove_named(const char *dir, const char *fmt, bool is_dir)
 {
 	char path[PATH_MAX];
 	struct dirent *de;
@@ -174,9 +176,12 @@ static void remove_markers(const char *dir)
 	int idx;
 
 	while (d && (de = readdir(d)))
-		if (sscanf(de->d_name, SC_PIN_ATTACHED_FMT, &idx) == 1) {
+		if (sscanf(de->d_name, fmt, &idx) == 1) {
 			pin_path(path, sizeof(path), dir, de->d_name);
-			rmdir(path);
+			if (is_dir)
+				rmdir(path);
+			else
+				unlink(path);
 		}
 	if (d)
 		closedir(d);
@@ -385,7 +390,7 @@ static void remove_pins(const char *dir)
 		unlink(path);
 	}
 	unlink_observers(dir);
-	remove_markers(dir);
+	remove_named(dir, SC_PIN_ATTACHED_FMT, true);
 	sc_netns_unrecord(dir);
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);
 	if (!rmdir(path))
@@ -559,6 +564,39 @@ static int attach_load(struct attach_ctx *c)
 	return 0;
 }
 
+/*
+ * A TCX link refused (the observer at TC egress, or the splitter at TC
+ * ingress). Kernels before 6.6 have no TCX and say EINVAL: then the one
+ * line names the requirement, which holds on every hook (the observer is
+ * always attached, with reshort off too).
+ */
+static void tcx_failed(const char *ifname, const char *what, int err)
+{
+	struct utsname u;
+	int major = 0, minor = 0;
+
+	if (!uname(&u))
+		sscanf(u.release, "%d.%d", &major, &minor);
+	if ((err == EINVAL || err == EOPNOTSUPP) && major && (major < 6 || (major == 6 && minor < 6)))
+		pr_err("interface '%s': cannot attach %s: kernel %s has no TCX links: splitctl needs kernel 6.6 or later (the observer at TC egress goes with the splitter on every hook, with reshort off too)",
+		       ifname, what, u.release);
+	else
+		pr_err("interface '%s': cannot attach %s (TCX link, kernel 6.6 or later): %s", ifname,
+		       what, strerror(err));
+}
+
+/* The splitter of another instance on the interface, at either hook. */
+static int attach_other_instance(struct attach_ctx *c)
+{
+	__u32 own = sc_flows_map_id(bpf_map__fd(c->skel->maps.fs_flows4));
+	char err[PATH_MAX + 256];
+
+	if (!sc_other_splitter(c->ifname, own, c->dir, err, sizeof(err)))
+		return 0;
+	pr_err("%s", err);
+	return FS_EXIT_RUNTIME;
+}
+
 /* The config's rule counts from the (perhaps reused) rule tries: the
  * datapath looks a family's rules up only while its count is not 0. */
 static int attach_rule_counts(struct attach_ctx *c)
@@ -685,8 +723,7 @@ static int attach_link(struct attach_ctx *c)
 	if (c->hook == SC_HOOK_TC) {
 		c->link_fd = sc_hook_link_create(prog_fd, c->ifindex, SC_HOOK_TC, 0);
 		if (c->link_fd < 0) {
-			pr_err("interface '%s': cannot attach at TC ingress (TCX link, kernel 6.6 or later): %s",
-			       c->ifname, strerror(-c->link_fd));
+			tcx_failed(c->ifname, "at TC ingress", -c->link_fd);
 			return FS_EXIT_RUNTIME;
 		}
 	} else {
@@ -726,8 +763,7 @@ static int attach_observer(struct attach_ctx *c)
 	}
 	c->obs_fd = sc_hook_observer_create(prog_fd, c->ifindex);
 	if (c->obs_fd < 0) {
-		pr_err("interface '%s': cannot attach the observer at TC egress (TCX link, kernel 6.6 or later): %s",
-		       c->ifname, strerror(-c->obs_fd));
+		tcx_failed(c->ifname, "the observer at TC egress", -c->obs_fd);
 		return FS_EXIT_RUNTIME;
 	}
 	return 0;
@@ -764,6 +800,8 @@ static int attach_locked(struct attach_ctx *c)
 		ret = attach_inspect(c);
 	if (!ret)
 		ret = attach_load(c);
+	if (!ret)
+		ret = attach_other_instance(c);
 	if (!ret)
 		ret = attach_config(c);
 	if (ret)
@@ -920,9 +958,7 @@ static void unlink_all_links(const char *dir)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
 	char path[PATH_MAX];
-	struct dirent *de;
-	int n, i, idx;
-	DIR *d;
+	int n, i;
 
 	n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
 	for (i = 0; i < n; i++) {
@@ -930,16 +966,7 @@ static void unlink_all_links(const char *dir)
 		unlink_link(path);
 	}
 	unlink_observers(dir);
-	if (!count_links(dir))
-		return;
-	d = opendir(dir);
-	while (d && (de = readdir(d)))
-		if (sscanf(de->d_name, SC_PIN_LINK_FMT, &idx) == 1) {
-			pin_path(path, sizeof(path), dir, de->d_name);
-			unlink(path);
-		}
-	if (d)
-		closedir(d);
+	remove_named(dir, SC_PIN_LINK_FMT, false);
 }
 
 bool sc_instance_present(const char *dir)
@@ -947,8 +974,30 @@ bool sc_instance_present(const char *dir)
 	return count_links(dir) || count_pins(dir);
 }
 
-/* Under the instance lock. */
-static int detach_locked(const char *dir, const char *ifname, int ifindex,
+/* The pins of interfaces that were removed (defunct links: they attach
+ * nothing), for detach --gone; res lists them as "?". */
+static void forget_removed(const char *dir, struct sc_detach_result *res)
+{
+	struct sc_iface ifs[SC_MAX_IFACES];
+	char path[PATH_MAX];
+	int i, n;
+
+	n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
+	for (i = 0; i < n; i++) {
+		if (!sc_iface_removed(&ifs[i]))
+			continue;
+		link_path(path, sizeof(path), dir, ifs[i].ifindex);
+		unlink_link(path);
+		unlink_observer(dir, ifs[i].ifindex);
+		marker_path(path, sizeof(path), dir, ifs[i].ifindex);
+		rmdir(path);
+		snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifs[i].name);
+	}
+}
+
+/* Under the instance lock: one interface (ifname), the removed ones
+ * (gone), or all. */
+static int detach_locked(const char *dir, const char *ifname, int ifindex, bool gone,
 			 struct sc_detach_result *res)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -983,12 +1032,14 @@ static int detach_locked(const char *dir, const char *ifname, int ifindex,
 		unlink_observer(dir, ifindex);
 		rmdir(marker);
 		snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifname);
+	} else if (gone) {
+		forget_removed(dir, res);
 	} else {
 		n = sc_ifaces_list(dir, ifs, SC_MAX_IFACES);
 		for (i = 0; i < n; i++)
 			snprintf(res->names[res->n++], IF_NAMESIZE, "%s", ifs[i].name);
 		unlink_all_links(dir);
-		remove_markers(dir);
+		remove_named(dir, SC_PIN_ATTACHED_FMT, true);
 	}
 done:
 	if (count_links(dir) == 0) {
@@ -1003,8 +1054,8 @@ int sc_detach(const struct sc_opts *o, const char *ifname)
 	return sc_detach_report(o, ifname, NULL);
 }
 
-int sc_detach_report(const struct sc_opts *o, const char *ifname,
-		     struct sc_detach_result *res)
+static int detach_run(const struct sc_opts *o, const char *ifname, bool gone,
+		      struct sc_detach_result *res)
 {
 	static struct sc_detach_result ignored;
 	const char *dir = sc_pin_dir(o);
@@ -1036,7 +1087,18 @@ int sc_detach_report(const struct sc_opts *o, const char *ifname,
 	memset(res, 0, sizeof(*res));
 	ret = check_netns(dir);
 	if (!ret)
-		ret = detach_locked(dir, ifname, ifindex, res);
+		ret = detach_locked(dir, ifname, ifindex, gone, res);
 	close(lock_fd);
 	return ret;
+}
+
+int sc_detach_report(const struct sc_opts *o, const char *ifname,
+		     struct sc_detach_result *res)
+{
+	return detach_run(o, ifname, false, res);
+}
+
+int sc_detach_removed(const struct sc_opts *o, struct sc_detach_result *res)
+{
+	return detach_run(o, NULL, true, res);
 }

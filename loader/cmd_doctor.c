@@ -80,7 +80,7 @@ static int sysctl_int(const char *fmt, const char *arg)
 static void check_base(struct doctor *d)
 {
 	char msg[PATH_MAX + 512], target[PATH_MAX];
-	int err;
+	int err, i, removed = 0;
 
 	err = sc_check_privileges();
 	check(d, err ? FAIL : PASS, "privileges", "run as root (CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)",
@@ -102,8 +102,11 @@ static void check_base(struct doctor *d)
 		d->nifs = sc_ifaces_list(d->st.dir, d->ifs, SC_MAX_IFACES);
 	if (d->nifs < 0)
 		d->nifs = 0;
+	for (i = 0; i < d->nifs; i++)
+		removed += sc_iface_removed(&d->ifs[i]);
 	if (d->instance && d->nifs)
-		check(d, PASS, "instance", "", "%s: %d interface(s) attached", d->dir, d->nifs);
+		check(d, PASS, "instance", "", "%s: %d interface(s) attached%s", d->dir,
+		      d->nifs - removed, removed ? " (and removed ones, below)" : "");
 	else
 		check(d, FAIL, "instance", err == -EXDEV ? sc_state_strerror(err, d->dir, msg, sizeof(msg)) :
 		      "splitctl attach LAN_INTERFACE", "%s",
@@ -111,20 +114,25 @@ static void check_base(struct doctor *d)
 }
 
 /* The observer at TC egress: without it, flows entering here never see a
- * message boundary (reshort boundary). */
+ * message boundary (reshort boundary), only what reshort-gap does (said
+ * as status says it). */
 static void check_observer(struct doctor *d, const struct sc_iface *f)
 {
-	char name[64], fix[128];
+	char name[64], fix[128], without[512];
 
 	snprintf(name, sizeof(name), "observer %s", f->name);
 	snprintf(fix, sizeof(fix), "splitctl attach %s (an upgrade in place attaches it again)",
 		 f->name);
-	if (!(d->cfg.flags & FS_CFG_F_RESHORT_BOUNDARY))
+	if (!(d->cfg.flags & FS_CFG_F_RESHORT_BOUNDARY)) {
 		check(d, SKIP, name, "", "reshort off: message boundaries not used");
+		return;
+	}
+	sc_reshort_text(&d->cfg, false, without, sizeof(without));
+	if (f->observer)
+		check(d, PASS, name, fix, "tcx egress: records the other direction's ACKs (message boundaries)");
 	else
-		check(d, f->observer ? PASS : FAIL, name, fix, "%s",
-		      f->observer ? "tcx egress: records the other direction's ACKs (message boundaries)" :
-		      "missing at tcx egress: flows entering here never start a new message short");
+		check(d, FAIL, name, fix, "missing at tcx egress: flows entering here see no message boundary; they re-short %s",
+		      without);
 }
 
 /* Per attached interface: its hook and what it costs, programs of others. */
@@ -135,8 +143,16 @@ static void check_hooks(struct doctor *d)
 
 	for (i = 0; i < d->nifs; i++) {
 		const struct sc_iface *f = &d->ifs[i];
-		bool bad = !strcmp(f->mode, "generic") || !strcmp(f->mode, "gone") ||
-			   !strcmp(f->mode, "?");
+		bool bad = !strcmp(f->mode, "generic") || !strcmp(f->mode, "?");
+
+		if (sc_iface_removed(f)) {
+			/* one check: nothing runs there, only its pins stay */
+			snprintf(name, sizeof(name), "interface ifindex %d", f->ifindex);
+			check(d, FAIL, name, "splitctl detach --gone (forgets removed interfaces; the others stay attached)",
+			      "removed (was hook %s): the splitter runs nowhere there; its pins stay",
+			      sc_hook_name(f->hook));
+			continue;
+		}
 
 		sc_hook_cost(f, cost, sizeof(cost));
 		bad |= strstr(cost, "virtual driver") != NULL;
@@ -144,7 +160,7 @@ static void check_hooks(struct doctor *d)
 		snprintf(fix, sizeof(fix), "splitctl detach %s && splitctl attach %s --hook tc",
 			 f->name, f->name);
 		check(d, bad ? FAIL : PASS, name, fix, "%s %s: %s", sc_hook_name(f->hook), f->mode,
-		      cost[0] ? cost : "interface gone or unknown mode");
+		      cost[0] ? cost : "unknown mode");
 		n = sc_hook_tc_count(f->ifindex);
 		n -= f->hook == SC_HOOK_TC;
 		snprintf(name, sizeof(name), "foreign programs %s", f->name);
@@ -194,7 +210,7 @@ static void check_routing(struct doctor *d)
 	      t->missing ? t->missing_first : "");
 	check(d, t->foreign ? FAIL : PASS, "route owners",
 	      "remove the route, or route up with free --table-short/--table-long",
-	      t->foreign ? "%s" : "no route of someone else in our tables at our prefixes%s",
+	      t->foreign ? "%s" : "no route of someone else in our tables overlaps our prefixes%s",
 	      t->foreign ? t->foreign_first : "");
 	for (i = 0; i < t->nlan; i++) {
 		snprintf(fix, sizeof(fix), "splitctl attach %s", t->lan[i]);

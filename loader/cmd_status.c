@@ -41,6 +41,22 @@ static void print_missing(int ifindex)
 	close_json_object();
 }
 
+/* An interface removed under the splitter: one line (its pins stay until
+ * detach --gone), no observer, no cost. */
+static void print_removed(const struct sc_iface *ifc)
+{
+	open_json_object(NULL);
+	print_string(PRINT_JSON, "name", NULL, ifc->name);
+	print_int(PRINT_ANY, "ifindex", "interface: removed (ifindex %lld", ifc->ifindex);
+	print_string(PRINT_ANY, "hook", ", was hook %s)", sc_hook_name(ifc->hook));
+	print_string(PRINT_JSON, "mode", NULL, ifc->mode);
+	print_uint(PRINT_JSON, "prog_id", NULL, ifc->prog_id);
+	print_uint(PRINT_JSON, "link_id", NULL, ifc->link_id);
+	print_bool(PRINT_JSON, "gro_undercount", NULL, false);
+	print_text(": the splitter runs nowhere there; its pins stay until 'splitctl detach --gone'\n");
+	close_json_object();
+}
+
 static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 			 int nmissing)
 {
@@ -51,6 +67,10 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
 	open_json_array(PRINT_JSON, "interfaces");
 	for (i = 0; i < n; i++) {
+		if (sc_iface_removed(&ifs[i])) {
+			print_removed(&ifs[i]);
+			continue;
+		}
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "name", "interface: %s", ifs[i].name);
 		print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifs[i].ifindex);
@@ -90,31 +110,41 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 
 /*
  * When a long flow counts as short again, as configured and as the
- * observers allow, and why: "reshort" in status.
+ * observers allow, and why: "reshort" in status. An interface whose
+ * observer is missing sees no message boundary: said apart, by name.
  */
 static void print_reshort(const struct split_config *c, const struct sc_iface *ifs,
 			  int n)
 {
 	bool boundary = c->flags & FS_CFG_F_RESHORT_BOUNDARY;
-	char why[512];
-	int i, missing = 0;
+	char with[512], without[512], names[256] = "", why[1400];
+	int i, missing = 0, live = 0;
 
-	for (i = 0; i < n; i++)
-		missing += !ifs[i].observer;
+	for (i = 0; i < n; i++) {
+		if (sc_iface_removed(&ifs[i]))
+			continue;
+		live++;
+		if (ifs[i].observer)
+			continue;
+		missing++;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 missing > 1 ? ", " : "", ifs[i].name);
+	}
 	open_json_object("reshort");
 	print_bool(PRINT_JSON, "boundary", NULL, boundary);
 	print_uint(PRINT_JSON, "gap_ms", NULL, c->reshort_gap_ms);
 	print_uint(PRINT_JSON, "observers_missing", NULL, missing);
-	if (boundary && c->reshort_gap_ms)
-		snprintf(why, sizeof(why), "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
-			 c->reshort_gap_ms);
-	else if (boundary)
-		snprintf(why, sizeof(why), "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
-	else if (c->reshort_gap_ms)
-		snprintf(why, sizeof(why), "after a silence over %u ms only (reshort off, reshort-gap %u: safe only above the tunnels' delay difference)",
-			 c->reshort_gap_ms, c->reshort_gap_ms);
+	sc_reshort_text(c, true, with, sizeof(with));
+	/* flows entering where the observer is missing never see all their
+	 * data acknowledged */
+	sc_reshort_text(c, false, without, sizeof(without));
+	if (!boundary || !missing)
+		snprintf(why, sizeof(why), "%s", with);
+	else if (missing == live)
+		snprintf(why, sizeof(why), "on %s (observer missing): %s", names, without);
 	else
-		snprintf(why, sizeof(why), "never: a long flow stays long until idle-timeout (reshort off, reshort-gap 0)");
+		snprintf(why, sizeof(why), "%s; but on %s (observer missing): %s", with, names,
+			 without);
 	print_string(PRINT_ANY, "effective", "reshort: %s\n", why);
 	close_json_object();
 	if (boundary && missing)

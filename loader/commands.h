@@ -82,5 +82,9 @@ void sc_route_ctx(int dscp_long, struct tcfg_ctx *ctx);
 /* The config object of status and set (settings.c); text: PRINT_FP
  * (status) or 0 (set: JSON only). */
 void sc_print_config(const struct split_config *c, enum output_type text);
+/* When a long flow counts as short again under config c: where the
+ * observer records ACKs (observer), or where it is missing (no message
+ * boundary, only reshort-gap): one phrase into buf (status, doctor). */
+void sc_reshort_text(const struct split_config *c, bool observer, char *buf, size_t len);
 
 #endif /* SPLITCTL_COMMANDS_H */

@@ -401,6 +401,8 @@ struct live_state {
 	bool attached;			/* its maps are pinned */
 	struct split_config cfg;
 	__u32 flows;			/* entries of its flow table */
+	__u32 flows_id;			/* its map id (another instance's
+					 * splitter uses another one) */
 	struct sc_iface ifs[SC_MAX_IFACES];
 	int nifs;
 };
@@ -426,6 +428,7 @@ static int live_read(const struct sc_opts *o, struct live_state *live, char *err
 	ret = sc_config_read(&st, &live->cfg);
 	if (!ret) {
 		live->flows = fs_map__capacity(st.flows4_fd);
+		live->flows_id = sc_flows_map_id(st.flows4_fd);
 		live->nifs = sc_ifaces_list(st.dir, live->ifs, SC_MAX_IFACES);
 		if (live->nifs < 0)
 			ret = live->nifs;
@@ -498,19 +501,24 @@ static void prog_name(__u32 id, char *buf, size_t len)
 		close(fd);
 }
 
-/* An interface the file attaches afresh at XDP must have no XDP program:
- * attach would refuse a foreign one half-way through the list. */
+/* An interface the file attaches afresh at XDP must have no XDP program,
+ * and none may run another instance's splitter: attach would refuse them
+ * half-way through the list. */
 static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 			     const struct live_state *live)
 {
 	const struct sc_attach_args *a = &cfg->splitter;
 	bool mode_given = sc_attach_given(a, SC_ATTACH_MODE);
 	char why[200], name[BPF_OBJ_NAME_LEN + 1];
+	char other[PATH_MAX + 256];
 	int i, j, hook, ifindex;
 
 	for (i = 0; i < cfg->nifaces; i++) {
 		LIBBPF_OPTS(bpf_xdp_query_opts, q);
 
+		if (sc_other_splitter(cfg->ifaces[i], live->flows_id, sc_pin_dir(o), other,
+				      sizeof(other)))
+			return vfail(cfg, cfg->ifaces_line, FS_EXIT_RUNTIME, "interfaces: %s", other);
 		for (j = 0; j < live->nifs && strcmp(live->ifs[j].name, cfg->ifaces[i]); j++)
 			;
 		if (j < live->nifs)

@@ -66,21 +66,30 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	gauge(f, "dscp_spill", "DSCP code point of spilled long flows", cfg->dscp_spill);
 }
 
+/* One series per interface name: a removed interface has none (its name
+ * is gone, and two of them would repeat a label set), it is counted in
+ * flowsplit_interfaces_removed until "detach --gone". */
 static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 {
 	char name[4 * IF_NAMESIZE];
-	int i;
+	int i, removed = 0;
 
 	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
 	for (i = 0; i < n; i++)
-		fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
-			sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
-			sc_hook_name(ifs[i].hook), ifs[i].mode);
+		if (sc_iface_removed(&ifs[i]))
+			removed++;
+		else
+			fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
+				sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
+				sc_hook_name(ifs[i].hook), ifs[i].mode);
+	gauge(f, "interfaces_removed",
+	      "interfaces the splitter was attached to that were removed (splitctl detach --gone forgets them)",
+	      removed);
 	/* without its observer an interface's flows never see a message
 	 * boundary (reshort boundary is off for them, silently) */
 	fprintf(f, "# HELP flowsplit_observer_attached 1 when the interface's observer (TC egress) records the ACKs that reshort boundary needs.\n# TYPE flowsplit_observer_attached gauge\n");
 	for (i = 0; i < n; i++)
-		if (strcmp(ifs[i].mode, "gone"))
+		if (!sc_iface_removed(&ifs[i]))
 			fprintf(f, "flowsplit_observer_attached{interface=\"%s\"} %d\n",
 				sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
 				ifs[i].observer ? 1 : 0);

@@ -4,7 +4,8 @@
  * -s -l..., the "set" names and the [splitter] keys: each value checked
  * once against the datapath's limits in flowsplit.h), the defaults, the
  * merge of parsed settings onto a config with the rules across fields,
- * and the config as status and set print it. Used by "set", "attach" and
+ * and the config as status and set print it (and what reshort does,
+ * as status and doctor say it). Used by "set", "attach" and
  * config files alike.
  */
 #include <errno.h>
@@ -192,4 +193,23 @@ void sc_print_config(const struct split_config *c, enum output_type text)
 	if (text)
 		print_nl();
 	close_json_object();
+}
+
+/* What reshort does where the observer records ACKs: message boundaries,
+ * or only what the config does without them (observer false). */
+void sc_reshort_text(const struct split_config *c, bool observer, char *buf, size_t len)
+{
+	bool boundary = (c->flags & FS_CFG_F_RESHORT_BOUNDARY) && observer;
+
+	if (boundary && c->reshort_gap_ms)
+		snprintf(buf, len, "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms);
+	else if (boundary)
+		snprintf(buf, len, "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
+	else if (c->reshort_gap_ms)
+		snprintf(buf, len, "after a silence over %u ms only (%s, reshort-gap %u: safe only above the tunnels' delay difference)",
+			 c->reshort_gap_ms, observer ? "reshort off" : "no ACKs seen", c->reshort_gap_ms);
+	else
+		snprintf(buf, len, "never: a long flow stays long until idle-timeout (%s, reshort-gap 0)",
+			 observer ? "reshort off" : "no ACKs seen");
 }

@@ -226,6 +226,8 @@ struct sc_iface;
 void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len);
 
 /* ---- the attached interfaces (ifaces.c) --------------------------------- */
+/* The mode of an interface that was removed under the splitter. */
+#define SC_IFACE_REMOVED "gone"
 /* An interface the splitter is attached to (from the link pins). */
 struct sc_iface {
 	int ifindex;
@@ -234,18 +236,33 @@ struct sc_iface {
 	__u32 link_id;
 	enum sc_hook hook;	/* SC_HOOK_XDP or SC_HOOK_TC */
 	const char *mode;	/* XDP: "native", "generic"; TC: "tcx"; "?", or
-				 * "gone": the interface was removed (the
+				 * SC_IFACE_REMOVED: the interface was removed (the
 				 * link is defunct) */
 	bool observer;		/* its observer link (SC_PIN_OBSERVER_FMT)
 				 * is pinned and attached at TCX egress */
 	__u32 observer_prog_id;
 	__u32 observer_link_id;
 };
+/* The interface was removed: its link is defunct (mode "gone", name "?"),
+ * the splitter runs nowhere there, and its pins stay until "detach
+ * --gone" (or --all). */
+bool sc_iface_removed(const struct sc_iface *ifc);
 /* ifindex an XDP or TCX link pin is attached to: 0 defunct, -1 no such
  * link there */
 int sc_link_ifindex(const char *path);
 /* Fill up to max entries; returns the count, or -errno. */
 int sc_ifaces_list(const char *dir, struct sc_iface *out, int max);
+/*
+ * Does ifname run the splitter of another flowsplit instance (another pin
+ * directory than dir), at XDP or TC ingress: a program there using a flow
+ * table (FS_MAP_FLOWS4) other than own_flows (a map id)? Both would run,
+ * each marking the flows by its own table and config. 0, or -EBUSY with
+ * the one-line reason (naming its program id) in err.
+ */
+int sc_other_splitter(const char *ifname, __u32 own_flows, const char *dir, char *err,
+		      size_t len);
+/* The id of a map (0 for fd < 0 or an error). */
+__u32 sc_flows_map_id(int map_fd);
 /* The ifindexes attached (SC_PIN_ATTACHED_FMT) whose link pin is gone:
  * the count, or -errno. */
 int sc_links_missing(const char *dir, int *ifindex, int max);
@@ -331,6 +348,10 @@ int sc_attach(const struct sc_opts *o, const char *ifname,
 int sc_detach_report(const struct sc_opts *o, const char *ifname,
 		     struct sc_detach_result *res);
 int sc_detach(const struct sc_opts *o, const char *ifname);
+/* Forget the interfaces that were removed (their defunct pins: they
+ * attach nothing); the others stay attached, and the instance's pins go
+ * only when no interface is left. */
+int sc_detach_removed(const struct sc_opts *o, struct sc_detach_result *res);
 /* Are there pins of an instance in dir (links, maps or programs)? */
 bool sc_instance_present(const char *dir);
 

@@ -233,3 +233,36 @@ swapped_route() { # NS: route up with the tunnels' roles swapped
 	check_step "after the flaps" up up
 	show "$A" | jq -r '.health.tunnels[] | "# \(.dev): flaps \(.flaps), probes \(.probes), missed \(.missed)"'
 }
+
+# received FILE: the replies a "ping -q" summary in FILE counts
+received() { sed -n 's/.* \([0-9]*\) received.*/\1/p' "$1"; }
+
+@test "faults: route up swaps the tunnels while one is dead: the long class stays on the live one" {
+	agent "$A"; agent "$B"
+	check_step "agents up" up up
+	wan_underlay_drop "$B" b1	# vxs, the SHORT tunnel, dies
+	check_step "vxs (short) dead" down up
+	local flaps ping lost
+	flaps=$(show "$A" | jq '.health.tunnels[] | select(.dev == "vxs") | .flaps')
+	# the long class at 50 Hz, from before the swap of both routers to after
+	fs_bg ip netns exec "$C" ping -q -n -c 250 -i 0.02 -W 1 -Q $LONG 10.2.0.1 >"$D/ping-swap"
+	ping=$(tail -n 1 "$BATS_TEST_TMPDIR/.fs_pids")
+	sleep 1
+	swapped_route "$A"
+	# route up alone already sends the long class over the live tunnel
+	# (vxs is down whatever its role), before the agent has looked
+	[ "$(class_dev "$A" $LONG)" = vxl ]
+	[ "$(class_dev "$A" 0)" = vxl ]
+	swapped_route "$B"
+	[ "$(class_dev "$B" $LONG)" = vxl ]
+	wait "$ping" || true
+	lost=$((250 - $(received "$D/ping-swap")))
+	echo "# long class at 50 Hz across the swap: $lost of 250 lost"
+	[ "$lost" -le 10 ]
+	check_step "swapped, vxs (long) dead" up down
+	# the agent kept vxs's verdict, flaps and hold-down: no new verdicts
+	grep -q 'route up changed the tunnels: .*verdicts kept: vxl up, vxs down' "$D/agent-$A"
+	[ "$(show "$A" | jq '.health.tunnels[] | select(.dev == "vxs") | .flaps')" -eq "$flaps" ]
+	wan_underlay_heal "$B" b1
+	check_step "healed" up up
+}

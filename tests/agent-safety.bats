@@ -59,8 +59,9 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	wan_wait_both 10 both_up
 	swapped_route "$A"
 	swapped_route "$B"
-	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxl (short) via 192.168.102.2, vxs (long)' "$D/agent-$A"
-	wan_wait_both 10 both_up 4
+	# both tunnels stay (in other roles): they keep their verdicts
+	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxl (short) via 192.168.102.2, vxs (long) via 192.168.101.2; verdicts kept: vxl up, vxs up' "$D/agent-$A"
+	fs_wait_for 10 grep -q 'verdicts kept: vxl up, vxs up' "$D/agent-$B"
 	wan_sc "$A" -j route show | jq -e '.health.tunnels[0].dev == "vxl" and .health.tunnels[1].dev == "vxs"'
 	# the classes take the swapped tunnels
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
@@ -90,8 +91,9 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	fs_wait_for 10 both_up "$A"
 	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.6 --via-long 192.168.102.2
-	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxs (short) via 192.168.101.6' "$D/agent-$A"
-	fs_wait_for 10 both_up "$A" 4
+	# vxs, probed at another target, starts over; vxl keeps its verdict
+	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxs (short) via 192.168.101.6, .*; verdicts kept: vxl up$' "$D/agent-$A"
+	fs_wait_for 10 both_up "$A" 3
 	# the old gateway stops answering: the tunnel stays up over 20 probes
 	ip -n "$B" addr del 192.168.101.2/30 dev vxs
 	local p0
@@ -240,4 +242,52 @@ caps() {
 	[[ "$output" == *"'10.2.0.1/24': host bits set: accepted: a network address ADDR/LEN (10.2.0.0/24)"* ]]
 	[ "$(wan_dump "$A")" = "$before" ]
 	wan_sc "$A" -j route show | jq -e '.state == "down"'
+}
+
+wide_route() { # route up of the README's wider prefixes, a /16 and a /48
+	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
+		--prefix 10.2.0.0/16 --prefix fd02::/48 --lan-dev lana \
+		--via-short 192.168.101.2 --via-short fd10:1::2 \
+		--via-long 192.168.102.2 --via-long fd10:2::2
+}
+
+# wide_refused TEXT: wide_route exits 1, one line containing TEXT, and
+# changes nothing
+wide_refused() {
+	local before
+	before=$(wan_dump "$A")
+	run -1 wide_route
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$1"* ]]
+	[ "$(wan_dump "$A")" = "$before" ]
+}
+
+@test "route up refuses a route of the operator inside or around our prefixes; doctor names it; the agent leaves it" {
+	ip -n "$A" route add 10.2.5.0/24 via 10.1.0.1 table 100 proto static
+	ip -n "$A" -6 route add fd02:0:0:5::/64 via fd01::1 table 101 proto static
+	wide_refused "table 100 has a route to 10.2.5.0/24 of protocol static inside our prefix 10.2.0.0/16, not created by splitctl"
+	wan_sc "$A" -j route show | jq -e '.state == "down"'
+	ip -n "$A" route del 10.2.5.0/24 table 100
+	wide_refused "table 101 has a route to fd02:0:0:5::/64 of protocol static inside our prefix fd02::/48"
+	ip -n "$A" -6 route del fd02:0:0:5::/64 table 101
+	# one around ours: our rules would send it the LAN's other traffic
+	ip -n "$A" route add 10.0.0.0/8 via 10.1.0.1 table 101 proto static
+	wide_refused "table 101 has a route to 10.0.0.0/8 of protocol static around our prefix 10.2.0.0/16"
+	ip -n "$A" route del 10.0.0.0/8 table 101
+	# installed, then the operator adds one inside: doctor names it, and
+	# neither a failover nor route down touches it
+	wide_route
+	agent "$A"
+	fs_wait_for 10 both_up "$A"
+	ip -n "$A" route add 10.2.5.0/24 via 10.1.0.1 table 100 proto static
+	run wan_sc "$A" doctor
+	echo "$output"
+	echo "$output" | grep -q 'FAIL  route owners: table 100 has a route to 10.2.5.0/24 of protocol static inside our prefix 10.2.0.0/16'
+	wan_underlay_drop "$A" a1
+	fs_wait_for 10 in_force_is "$A" "short=LONG long=LONG"
+	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
+	ip -n "$A" route show table 100 | grep -q '10.2.5.0/24 via 10.1.0.1 dev lana proto static'
+	wan_sc "$A" route down
+	ip -n "$A" route show table 100 | grep -q '10.2.5.0/24 via 10.1.0.1 dev lana proto static'
 }

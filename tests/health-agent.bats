@@ -286,3 +286,47 @@ lost() {
 	keep_up() { wan_sc "$A" -j route show | jq -e '.health.both_down == "keep" and ([.health.tunnels[].state] == ["up", "up"])' >/dev/null; }
 	fs_wait_for 10 keep_up
 }
+
+# flood_long MBIT SECONDS: UDP at MBIT from router A to B over the LONG
+# tunnel, whose underlay a2 is shaped to 10 Mbit/s with a 40-packet FIFO:
+# the FIFO stays full and tail-drops what arrives, probes included, while
+# the answers show its queue; returns when the flood ends
+flood_long() {
+	ip netns exec "$A" iperf3 -c 192.168.102.2 -p 5301 -u -b "$1"M -t "$2" -l 1200 >"$D/iperf3-$3" 2>&1
+}
+# long_loss: the LONG tunnel's probe loss ratio in router A's metrics
+long_loss() {
+	sed -n 's/^flowsplit_tunnel_probe_loss_ratio{tunnel="long",dev="vxl"} //p' "$D/m-$1.prom"
+}
+
+@test "run: a flood filling LONG's FIFO is congestion, not a failure (congested-misses, not down-misses)" {
+	wan_attach 10
+	wan_route split
+	ip netns exec "$A" tc qdisc add dev a2 root handle 1: htb default 1
+	ip netns exec "$A" tc class add dev a2 parent 1: classid 1:1 htb rate 10mbit
+	ip netns exec "$A" tc qdisc add dev a2 parent 1:1 handle 10: pfifo limit 40
+	fs_bg ip netns exec "$B" iperf3 -s -p 5301 -B 192.168.102.2
+	fs_wait_for 5 ip netns exec "$B" sh -c "ss -ltn | grep -q ':5301 '"
+	# the most sensitive N = 1: every lost probe would fail LONG over;
+	# but the FIFO fills over 100+ ms, probes that pass show its queue,
+	# and while queued it takes N' = 10 (default) misses in a row
+	agent "$A" --textfile "$D/m-new.prom" --health-down-misses 1
+	local pid=$AGENT_PID
+	fs_wait_for 10 grep -q 'health: vxl (long) init -> up' "$D/agent-$A"
+	flood_long 13 10 new
+	cat "$D/agent-$A"
+	run -1 grep -q 'vxl (long) up -> down' "$D/agent-$A"
+	echo "# LONG's probe loss under the flood: $(long_loss new)" >&3
+	awk -v l="$(long_loss new)" 'BEGIN { exit !(l >= 0.05) }'
+	[ "$(wan_sc "$A" -j route show | jq -r '.health.in_force')" = "short=SHORT long=LONG" ]
+	kill -TERM "$pid"
+	fs_wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
+	# the same flood with N' = N = 1, as before there was N': LONG fails
+	# over at its first lost probe
+	: >"$D/agent-$A"
+	agent "$A" --textfile "$D/m-old.prom" --health-down-misses 1 --health-congested-misses 1
+	fs_wait_for 10 grep -q 'health: vxl (long) init -> up' "$D/agent-$A"
+	flood_long 13 10 old
+	cat "$D/agent-$A"
+	grep -q 'vxl (long) up -> down after 1 misses (congested)' "$D/agent-$A"
+}

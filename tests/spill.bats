@@ -30,8 +30,8 @@ wan_shape() {
 spill_setup() {
 	wan_shape
 	wan_attach 10
-	wan_sc "$A" set spill on
-	wan_sc "$B" set spill on
+	wan_sc "$A" set spill yes
+	wan_sc "$B" set spill yes
 	wan_route split
 	# bulk on 5201, the short traffic's UDP on 5202 (a server runs one test)
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
@@ -89,7 +89,7 @@ tbf_rate() {
 
 @test "spill: a root qdisc of the operator's on SHORT is refused with one line, and left alone" {
 	wan_attach 10
-	wan_sc "$A" set spill on
+	wan_sc "$A" set spill yes
 	wan_route split
 	ip netns exec "$A" tc qdisc add dev vxs root handle 1: htb default 1
 	agent "$A"

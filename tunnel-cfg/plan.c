@@ -39,12 +39,24 @@ struct health_plan tcfg_plan_normal(const struct tcfg_spec *s)
 				     .short_via = HEALTH_VIA_SHORT, .long_via = HEALTH_VIA_LONG };
 }
 
+/* Whether dev is down in the plan f has in force (a device it does not
+ * steer is up). */
+static bool in_force_down(const struct tcfg_in_force *f, const char *dev)
+{
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		if (!strcmp(f->dev[t], dev))
+			return f->down[t];
+	return false;
+}
+
 struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s, const struct tcfg_in_force *f)
 {
-	/* the agent steers these tunnels: its states, planned for s's mode */
-	if (f && f->pid && !strcmp(f->dev[HEALTH_SHORT], s->short_dev) &&
-	    !strcmp(f->dev[HEALTH_LONG], s->long_dev))
-		return f->plan[tcfg_health_mode(s)];
+	/* the agent's verdicts follow the tunnel devices into s's roles */
+	if (f && f->pid)
+		return f->plan[tcfg_health_mode(s)][in_force_down(f, s->short_dev)]
+			      [in_force_down(f, s->long_dev)];
 	return tcfg_plan_normal(s);
 }
 
@@ -216,7 +228,7 @@ int tcfg_routes_converge(struct nl *nl, const struct tcfg_routes *want, int *cha
 		/* someone's route there since: never replaced */
 		one.n = 1;
 		one.r[0] = want->r[i];
-		ret = cur ? 0 : tcfg_routes_foreign(nl, &one, NULL, e);
+		ret = cur ? 0 : tcfg_routes_foreign(nl, &one, false, NULL, e);
 		if (ret) {
 			if (!err) {
 				err = ret;

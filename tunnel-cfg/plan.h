@@ -49,15 +49,19 @@ int health_plan_format(const struct health_plan *plan, char *buf,
 /*
  * The plan a running agent has in force, as it publishes it
  * (health/health_file.h; the caller reads it and hands it in): "route up"
- * keeps it, "route show" and "doctor" compare the kernel with it. It
- * counts only for the tunnels it steers.
+ * keeps it, "route show" and "doctor" compare the kernel with it. Keyed by
+ * tunnel device, not by role: a verdict belongs to a tunnel, so a "route
+ * up" that swaps SHORT and LONG (or replaces one tunnel) keeps what is
+ * known of each device; a device the agent does not steer counts as up.
  */
 struct tcfg_in_force {
 	int pid;				/* the agent; 0: none publishes */
 	char dev[HEALTH_TUNNELS][16];		/* the tunnels it steers */
-	struct health_plan plan[2];		/* its tunnels' states planned
-						 * for [HEALTH_MODE_SPLIT] and
-						 * [HEALTH_MODE_ECMP] */
+	bool down[HEALTH_TUNNELS];		/* dev[i] is down in the plan in force */
+	/* the plan of every pair of states, as the agent plans it:
+	 * plan[mode][SHORT down][LONG down] (mode: HEALTH_MODE_SPLIT or
+	 * HEALTH_MODE_ECMP: "route up" may switch it) */
+	struct health_plan plan[2][2][2];
 };
 
 #endif /* TCFG_PLAN_H */

@@ -174,13 +174,20 @@ int tcfg_spec_from_json(struct json_object *o, struct tcfg_spec *s, struct tcfg_
 	return 0;
 }
 
-/* ---- the record file ----------------------------------------------------------- */
-/* Write the JSON document o to path, whole or not at all (o is consumed). */
-int tcfg_json_file_write(const char *path, struct json_object *o, struct tcfg_err *e)
+/* ---- state documents --------------------------------------------------------- */
+#define STATE_SUFFIX ".json"
+
+int tcfg_state_write(const char *name, struct json_object *o, struct tcfg_err *e)
 {
 	struct out_file of;
+	char path[TCFG_STATE_PATH_MAX];
 	int ret;
 
+	ret = tcfg_state_path(path, sizeof(path), name, STATE_SUFFIX, e);
+	if (ret) {
+		json_object_put(o);
+		return ret;
+	}
 	if (mkdir(TCFG_STATE_DIR, 0755) && errno != EEXIST) {
 		json_object_put(o);
 		return tcfg_fail(e, errno, "cannot create %s: %s", TCFG_STATE_DIR, strerror(errno));
@@ -198,13 +205,16 @@ int tcfg_json_file_write(const char *path, struct json_object *o, struct tcfg_er
 	return 0;
 }
 
-/* The document at path if it belongs to this namespace: 0, -ENOENT (none,
- * or another namespace's), or another -errno. */
-int tcfg_json_file_read(const char *path, struct json_object **out, struct tcfg_err *e)
+int tcfg_state_read(const char *name, char *path, size_t len, struct json_object **out,
+		    struct tcfg_err *e)
 {
 	struct json_object *o, *v;
 	__u64 cookie = tcfg_netns_cookie();
+	int ret;
 
+	ret = tcfg_state_path(path, len, name, STATE_SUFFIX, e);
+	if (ret)
+		return ret;
 	o = json_object_from_file(path);
 	if (!o) {
 		if (access(path, F_OK) && errno == ENOENT)
@@ -220,6 +230,19 @@ int tcfg_json_file_read(const char *path, struct json_object **out, struct tcfg_
 	return 0;
 }
 
+int tcfg_state_remove(const char *name, struct tcfg_err *e)
+{
+	char path[TCFG_STATE_PATH_MAX];
+	int ret;
+
+	ret = tcfg_state_path(path, sizeof(path), name, STATE_SUFFIX, e);
+	if (ret)
+		return ret;
+	if (unlink(path) && errno != ENOENT)
+		return tcfg_fail(e, errno, "cannot remove %s: %s", path, strerror(errno));
+	return 0;
+}
+
 struct json_object *tcfg_json_doc_new(void)
 {
 	struct json_object *o = json_object_new_object();
@@ -229,30 +252,25 @@ struct json_object *tcfg_json_doc_new(void)
 	return o;
 }
 
+/* ---- the record ---------------------------------------------------------------- */
+#define RECORD_NAME "route"
+
 int tcfg_record_write(const struct tcfg_spec *s, struct tcfg_err *e)
 {
-	struct json_object *o;
-	char path[128];
-	int ret;
+	struct json_object *o = tcfg_json_doc_new();
 
-	ret = tcfg_state_path(path, sizeof(path), "route", ".json", e);
-	if (ret)
-		return ret;
-	o = tcfg_json_doc_new();
 	json_object_object_add(o, "settings", tcfg_spec_to_json(s));
-	return tcfg_json_file_write(path, o, e);
+	return tcfg_state_write(RECORD_NAME, o, e);
 }
 
 int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e)
 {
 	struct json_object *o, *set;
 	struct tcfg_err bad;
-	char path[128];
+	char path[TCFG_STATE_PATH_MAX];
 	int ret;
 
-	ret = tcfg_state_path(path, sizeof(path), "route", ".json", e);
-	if (!ret)
-		ret = tcfg_json_file_read(path, &o, e);
+	ret = tcfg_state_read(RECORD_NAME, path, sizeof(path), &o, e);
 	if (ret)
 		return ret;
 	if (!json_object_object_get_ex(o, "settings", &set))
@@ -265,13 +283,15 @@ int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e)
 
 int tcfg_record_remove(struct tcfg_err *e)
 {
-	char path[128];
-	int ret;
+	return tcfg_state_remove(RECORD_NAME, e);
+}
 
-	ret = tcfg_state_path(path, sizeof(path), "route", ".json", e);
-	if (ret)
-		return ret;
-	if (unlink(path) && errno != ENOENT)
-		return tcfg_fail(e, errno, "cannot remove %s: %s", path, strerror(errno));
-	return 0;
+void tcfg_record_stat(struct stat *st)
+{
+	struct tcfg_err ignored;
+	char path[TCFG_STATE_PATH_MAX];
+
+	if (tcfg_state_path(path, sizeof(path), RECORD_NAME, STATE_SUFFIX, &ignored) ||
+	    stat(path, st))
+		memset(st, 0, sizeof(*st));
 }

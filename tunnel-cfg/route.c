@@ -136,6 +136,7 @@ static void health_routes(struct route_plan *p, const struct tcfg_in_force *f)
 static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 		      struct nl *nl, struct route_plan *p, struct tcfg_err *e)
 {
+	static struct tcfg_routes foreign_at;
 	int ret;
 
 	if (tcfg_spec_check_ctx(s, ctx, e->msg, sizeof(e->msg)))
@@ -159,8 +160,12 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	p->record.selector = s->mode != MODE_SPLIT ? SEL_AUTO : p->use_dscp ? SEL_DSCP : SEL_TOS;
 	tcfg_rules_wanted(s, p->dscp, p->use_dscp, &p->rules);
 	health_routes(p, &ctx->in_force);
-	/* never replace (nor later delete) a route of someone else */
-	if (tcfg_routes_foreign(nl, &p->routes, NULL, e)) {
+	/* never replace (nor later delete) a route of someone else, nor leave
+	 * one in our tables that takes part of our prefixes' traffic: checked
+	 * against the routes of both tunnels up (a plan in force of "main"
+	 * installs none, but a later one will) */
+	tcfg_routes_wanted(&p->record, p->short_if, p->long_if, &foreign_at);
+	if (tcfg_routes_foreign(nl, &foreign_at, true, NULL, e)) {
 		nl_close(nl);
 		return FS_EXIT_RUNTIME;
 	}

@@ -311,15 +311,20 @@ static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struc
 	static struct tcfg_rules want_rules, have_rules;
 	struct tcfg_missing m = { .n = 0 };
 	struct tcfg_err e;
+	int short_if, long_if;
 
 	if (tcfg_rules_dump(nl, &have_rules, &e) || tcfg_routes_dump(nl, &have_routes, &e)) {
 		d->missing = -1;
 		snprintf(d->missing_first, sizeof(d->missing_first), "%.190s", e.msg);
 		return;
 	}
-	recorded_wants(s, f, &want_routes, &want_rules);
-	if (tcfg_routes_foreign(nl, &want_routes, &d->foreign, &e) == -EEXIST)
+	/* routes of others that overlap our prefixes in our tables, whatever
+	 * the plan in force (as route up refuses them) */
+	tcfg_tunnel_ifindexes(s, &short_if, &long_if);
+	tcfg_routes_wanted(s, short_if, long_if, &want_routes);
+	if (tcfg_routes_foreign(nl, &want_routes, true, &d->foreign, &e) == -EEXIST)
 		snprintf(d->foreign_first, sizeof(d->foreign_first), "%.290s", e.msg);
+	recorded_wants(s, f, &want_routes, &want_rules);
 	tcfg_check(&want_routes, &want_rules, &have_routes, &have_rules, &m);
 	d->missing = m.total;
 	if (m.n)

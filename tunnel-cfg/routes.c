@@ -225,29 +225,46 @@ int tcfg_routes_remove_all(struct nl *nl, struct tcfg_err *e)
 /* ---- routes of others ------------------------------------------------------------- */
 struct foreign_dump {
 	const struct tcfg_routes *want;
-	int n;			/* foreign routes at a wanted destination */
+	bool overlap;		/* any overlapping destination, not just ours */
+	int n;			/* foreign routes found */
 	struct tcfg_route first;
 	int first_proto;
+	struct tcfg_route ours;	/* the wanted route the first one meets */
 };
 
-/* Only routes at a wanted destination and table are kept: a router's
- * main table may hold a full BGP table. */
+/* The wanted route a route of someone else meets in its table: at the
+ * same destination, or (overlap) at one inside or around it. */
+static const struct tcfg_route *foreign_meets(const struct foreign_dump *d,
+					      const struct tcfg_route *rt)
+{
+	const struct tcfg_route *w;
+	int i;
+
+	for (i = 0; i < d->want->n; i++) {
+		w = &d->want->r[i];
+		if (d->overlap ? w->table == rt->table && sc_prefix_overlap(&w->dst, &rt->dst) :
+				 tcfg_route_same_dst(rt, w))
+			return w;
+	}
+	return NULL;
+}
+
+/* Only routes meeting a wanted one are kept: a router's main table may
+ * hold a full BGP table. */
 static int foreign_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct foreign_dump *d = data;
+	const struct tcfg_route *w;
 	struct tcfg_route rt;
-	int proto = tcfg_parse_route_any(nlh, &rt), i;
+	int proto = tcfg_parse_route_any(nlh, &rt);
 
-	if (proto == TCFG_PROTO)
+	if (proto == TCFG_PROTO || !(w = foreign_meets(d, &rt)))
 		return MNL_CB_OK;
-	for (i = 0; i < d->want->n; i++)
-		if (tcfg_route_same_dst(&rt, &d->want->r[i])) {
-			if (!d->n++) {
-				d->first = rt;
-				d->first_proto = proto;
-			}
-			break;
-		}
+	if (!d->n++) {
+		d->first = rt;
+		d->first_proto = proto;
+		d->ours = *w;
+	}
 	return MNL_CB_OK;
 }
 
@@ -266,11 +283,12 @@ static const char *proto_name(int proto, char *buf, size_t len)
 	return buf;
 }
 
-int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *foreign,
-			struct tcfg_err *e)
+int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, bool overlap,
+			int *foreign, struct tcfg_err *e)
 {
-	struct foreign_dump d = { .want = want };
-	char what[TCFG_PREFIX_STRLEN], pbuf[16];
+	struct foreign_dump d = { .want = want, .overlap = overlap };
+	char what[TCFG_PREFIX_STRLEN], ours[TCFG_PREFIX_STRLEN], pbuf[16];
+	const char *proto;
 
 	if (nl_talk(nl, tcfg_msg_dump(nl->buf, RTM_GETROUTE), foreign_cb, &d))
 		return tcfg_fail(e, errno, "cannot list routes: %s", nl_err(nl));
@@ -279,6 +297,15 @@ int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *fore
 	if (!d.n)
 		return 0;
 	tcfg_fmt_prefix(&d.first.dst, what, sizeof(what));
-	return tcfg_fail(e, EEXIST, "table %u already has a route to %s of protocol %s, not created by splitctl: it is never replaced or deleted (remove it, or pick free tables with --table-short/--table-long)",
-			 d.first.table, what, proto_name(d.first_proto, pbuf, sizeof(pbuf)));
+	tcfg_fmt_prefix(&d.ours.dst, ours, sizeof(ours));
+	proto = proto_name(d.first_proto, pbuf, sizeof(pbuf));
+	if (d.first.dst.len == d.ours.dst.len)
+		return tcfg_fail(e, EEXIST, "table %u already has a route to %s of protocol %s, not created by splitctl: it is never replaced or deleted (remove it, or pick free tables with --table-short/--table-long)",
+				 d.first.table, what, proto);
+	return tcfg_fail(e, EEXIST, "table %u has a route to %s of protocol %s %s our prefix %s, not created by splitctl: %s (remove it, or pick free tables with --table-short/--table-long)",
+			 d.first.table, what, proto,
+			 d.first.dst.len > d.ours.dst.len ? "inside" : "around", ours,
+			 d.first.dst.len > d.ours.dst.len ?
+			 "traffic to it would leave by that route, not by a tunnel" :
+			 "our rules would send it the LAN's traffic to other destinations");
 }

@@ -28,6 +28,7 @@
 #include <arpa/inet.h>
 #include <net/if.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/types.h>
 
 #include "nl.h"
@@ -139,14 +140,17 @@ bool tcfg_parse_route(const struct nlmsghdr *nlh, struct tcfg_route *rt);
 int tcfg_parse_route_any(const struct nlmsghdr *nlh, struct tcfg_route *rt);
 
 /*
- * Routes splitctl did not create (protocol other than TCFG_PROTO) at the
- * destination and table of a wanted route: "route up" refuses them, the
- * agent never replaces them. 0 (none), -EEXIST (the first named in e:
- * route, table, owner protocol) or another -errno. foreign, when not
+ * Routes splitctl did not create (protocol other than TCFG_PROTO) in the
+ * table of a wanted route: at its destination, or, with overlap, at any
+ * destination inside or around it (a more specific one takes part of our
+ * prefix's traffic away from the tunnels). "route up" and "doctor" refuse
+ * any overlapping one; the agent's converge never replaces one at its
+ * destination (exact). 0 (none), -EEXIST (the first named in e: route,
+ * table, owner protocol, our prefix) or another -errno. foreign, when not
  * NULL, counts them.
  */
-int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, int *foreign,
-			struct tcfg_err *e);
+int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, bool overlap,
+			int *foreign, struct tcfg_err *e);
 
 /* ---- rules.c ----------------------------------------------------------------- */
 /* The rules "route up" wants for spec s with long code point dscp. */
@@ -232,25 +236,34 @@ void tcfg_unlock(int fd);
  * values checked by the setters and tcfg_spec_check()). */
 struct json_object *tcfg_spec_to_json(const struct tcfg_spec *s);
 int tcfg_spec_from_json(struct json_object *o, struct tcfg_spec *s, struct tcfg_err *e);
-/* A new state document {"version", "netns_cookie"}; write one whole or not
- * at all (consumes o); read one back: -ENOENT when absent or another
- * namespace's. */
+/* The state documents TCFG_STATE_DIR/NAME-<netns inode>.json: a new one
+ * {"version", "netns_cookie"}; write one whole or not at all (consumes o);
+ * read one back (its path into path, TCFG_STATE_PATH_MAX bytes, for the
+ * caller's errors): -ENOENT when absent or another namespace's; remove
+ * one (absent is no error). */
+#define TCFG_STATE_PATH_MAX 128
 struct json_object *tcfg_json_doc_new(void);
-int tcfg_json_file_write(const char *path, struct json_object *o, struct tcfg_err *e);
-int tcfg_json_file_read(const char *path, struct json_object **o, struct tcfg_err *e);
+int tcfg_state_write(const char *name, struct json_object *o, struct tcfg_err *e);
+int tcfg_state_read(const char *name, char *path, size_t len, struct json_object **o,
+		    struct tcfg_err *e);
+int tcfg_state_remove(const char *name, struct tcfg_err *e);
 /* route-<netns inode>.json: the resolved settings of the last good "up"
  * (dscp_long and selector as installed). read: 0, -ENOENT (none) or
  * -EINVAL (unreadable). */
 int tcfg_record_write(const struct tcfg_spec *s, struct tcfg_err *e);
 int tcfg_record_read(struct tcfg_spec *s, struct tcfg_err *e);
 int tcfg_record_remove(struct tcfg_err *e);
+/* The record file's stat (all zero when there is none): a new "up"
+ * replaces it (rename), so its inode or time changes. */
+void tcfg_record_stat(struct stat *st);
 
 /* ---- plan.c ------------------------------------------------------------------------ */
 /* The mode of a spec, and its plan with both tunnels up. */
 enum health_mode tcfg_health_mode(const struct tcfg_spec *s);
 struct health_plan tcfg_plan_normal(const struct tcfg_spec *s);
-/* The plan in force for spec s: the one a running agent has in force when
- * it steers the same tunnels (f may be NULL), else the normal plan. */
+/* The plan in force for spec s: the plan of the states a running agent
+ * has in force for s's tunnel devices, whatever their roles (f may be
+ * NULL; without an agent: the normal plan). */
 struct health_plan tcfg_plan_in_force(const struct tcfg_spec *s, const struct tcfg_in_force *f);
 /*
  * The routes plan puts in place (ROUTE: every prefix in each table over the

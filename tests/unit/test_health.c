@@ -36,9 +36,9 @@ static struct health_params defaults(void)
  * row's kind: the validator refuses it without the row's range) or
  * -ERANGE (outside the row's range); p is left alone on an error.
  */
-#define HEALTH_PARAM_KEYS                                                   \
-	"interval, timeout, down-misses, up-successes, hold-min, hold-max, " \
-	"half-life, loss-window, adaptive-timeout"
+#define HEALTH_PARAM_KEYS                                              \
+	"interval, timeout, down-misses, congested-misses, up-successes, " \
+	"hold-min, hold-max, half-life, loss-window, adaptive-timeout"
 
 static int health_params_set(struct health_params *p, const char *key, const char *value)
 {
@@ -188,6 +188,7 @@ static void test_settings(void)
 	tap_ok(!health_params_set(&p, "interval", "50ms") &&
 		       !health_params_set(&p, "timeout", "0.2s") &&
 		       !health_params_set(&p, "down-misses", "4") &&
+		       !health_params_set(&p, "congested-misses", "12") &&
 		       !health_params_set(&p, "up-successes", "10") &&
 		       !health_params_set(&p, "hold-min", "500ms") &&
 		       !health_params_set(&p, "hold-max", "1000s") &&
@@ -197,7 +198,8 @@ static void test_settings(void)
 	       "every key set from text");
 	want = (struct health_params){
 		.interval_ns = 50 * MS, .timeout_ns = 200 * MS,
-		.down_misses = 4, .up_successes = 10, .hold_min_ns = 500 * MS,
+		.down_misses = 4, .congested_misses = 12, .up_successes = 10,
+		.hold_min_ns = 500 * MS,
 		.hold_max_ns = 1000 * SEC, .half_life_ns = 2 * SEC,
 		.loss_window = 1024, .adaptive_timeout = false,
 	};
@@ -246,7 +248,7 @@ static void test_settings(void)
 		all_known &= health_param_range(key) != NULL &&
 			     health_params_set(&p, key, "x") == -EINVAL;
 	}
-	tap_ok(all_known && nkeys == 9,
+	tap_ok(all_known && nkeys == 10,
 	       "HEALTH_PARAM_KEYS: %d keys, each known to the setter", nkeys);
 	tap_ok(!strcmp(health_param_range("interval"), "10ms..60s") &&
 		       !strcmp(health_param_range("down-misses"), "1..255"),
@@ -835,6 +837,9 @@ struct path {
 	uint64_t ramp_ns;	/* rtt1 to rtt2 linearly over this time */
 	uint64_t jitter_ns;	/* +- this much on rtt2, whole ms */
 	uint64_t dead_at_ns;	/* since T0; probes from then on are lost */
+	/* from step_at + ramp on, of every burst_every probes (one per
+	 * 100 ms) the first burst are lost: a full FIFO's tail drops */
+	unsigned int burst, burst_every;
 };
 
 struct psim {
@@ -866,6 +871,9 @@ static uint64_t path_rtt(const struct path *path, uint64_t sent)
 		jitter_ms = jitter_ms * t / path->ramp_ns;
 	} else {
 		r = path->rtt2_ns;
+		if (path->burst &&
+		    (t - path->ramp_ns) / (100 * MS) % path->burst_every < path->burst)
+			return PATH_LOST;
 	}
 	if (jitter_ms)	/* a fixed pseudo-random pattern, whole ms */
 		r = r - jitter_ms * MS +
@@ -1024,9 +1032,12 @@ static void test_rto_queue(void)
 static void check_dead(struct psim *s, const char *what)
 {
 	const struct health_params *p = &s->h.params;
-	unsigned int k = psim_first_lost(s), n = p->down_misses, i;
+	unsigned int k = psim_first_lost(s), i, n;
 	uint64_t timeout = 0, took, bound;
 
+	/* the count in force when the first probe was lost: its last answer
+	 * (queue_last_ns, frozen while probes are lost) decides */
+	n = health_down_misses(&s->h);
 	for (i = k; i < k + n; i++)
 		if (s->deadline[i] - s->sent[i] > timeout)
 			timeout = s->deadline[i] - s->sent[i];
@@ -1064,10 +1075,55 @@ static void test_rto_dead(void)
 	k = psim_first_lost(&s);
 	/* srtt converges to 180 ms from below, by integer steps: ns off */
 	tap_ok(s.first_down_ns - s.sent[k] <=
-		       2 * p.interval_ns + s.h.srtt_ns + 50 * MS &&
-		       s.first_down_ns - s.sent[k] > 430 * MS - 1000,
-	       "... (N - 1) x I + srtt + floor / 2 = 430 ms: about one queue "
-	       "drain more than an idle path");
+		       (p.congested_misses - 1) * p.interval_ns + s.h.srtt_ns + 50 * MS &&
+		       s.first_down_ns - s.sent[k] > 1130 * MS - 1000,
+	       "... congested: (N' - 1) x I + srtt + floor / 2 = 1130 ms with "
+	       "N' = congested-misses = 10");
+}
+
+/* A tunnel that bulk TCP fills: its probes wait in the FIFO and some are
+ * tail-dropped in bursts. It is congested, not dead. */
+static void test_congested(void)
+{
+	struct health_params p = defaults(), old = defaults();
+	static struct psim s;
+	struct path path = { .rtt1_ns = 20 * MS, .step_at_ns = 10 * SEC,
+			     .rtt2_ns = 120 * MS, .ramp_ns = 500 * MS,
+			     .burst = 5, .burst_every = 20 };
+
+	psim_run(&s, &p, &path, 70 * SEC);
+	tap_ok(s.downs == 0 && s.h.state == HEALTH_UP && s.h.missed >= 5 * 14 &&
+		       health_congested(&s.h),
+	       "a 100 ms queue that drops 5 probes in a row of every 20 for "
+	       "60 s: up, never down (%llu misses), congested (queue %.0f ms "
+	       "over %.0f ms)",
+	       (unsigned long long)s.h.missed, (double)s.h.queue_last_ns / MS,
+	       (double)health_rtt_min_ns(&s.h) / MS);
+	old.congested_misses = old.down_misses;
+	psim_run(&s, &old, &path, 70 * SEC);
+	tap_ok(s.downs >= 1,
+	       "... with congested-misses = down-misses (3), as before: %d downs",
+	       s.downs);
+
+	/* an idle path keeps the fast verdict */
+	psim_run(&s, &p, &(struct path){ .rtt1_ns = 20 * MS, .step_at_ns = UINT64_MAX },
+		 5 * SEC);
+	tap_ok(!health_congested(&s.h) && health_down_misses(&s.h) == 3,
+	       "an idle 20 ms path: not congested, 3 misses take it down");
+
+	/* the path gets longer for good (another underlay route): the
+	 * minimum follows within two buckets, and the fast verdict returns
+	 * (probes every second here: the simulation holds PSIM_PROBES) */
+	path = (struct path){ .rtt1_ns = 20 * MS, .step_at_ns = 5 * SEC,
+			      .rtt2_ns = 60 * MS };
+	p.interval_ns = SEC;
+	psim_run(&s, &p, &path, 8 * SEC);
+	tap_ok(health_congested(&s.h) && health_down_misses(&s.h) == 10,
+	       "20 ms, then 60 ms for good: congested at first (10 misses)");
+	psim_run(&s, &p, &path, 5 * SEC + 2 * HEALTH_RTT_MIN_BUCKET_NS + SEC);
+	tap_ok(!health_congested(&s.h) && health_rtt_min_ns(&s.h) == 60 * MS,
+	       "... %.0f s later the minimum is 60 ms and it is not",
+	       (double)(2 * HEALTH_RTT_MIN_BUCKET_NS + SEC) / SEC);
 }
 
 
@@ -1137,5 +1193,6 @@ int main(void)
 	test_rto_queue();
 	test_rto_dead();
 	test_spill_settings();
+	test_congested();
 	return tap_done();
 }

@@ -189,6 +189,18 @@ static void test_validators(void)
 	   sc_parse_prefix("10.2.0.0/24", AF_INET6, 0, &p) == -EINVAL &&
 	   !sc_parse_prefix("1.0.0.0/0", 0, SC_PFX_HOST_BITS, &p) && p.len == 0,
 	   "prefix: host bits, length, address-only and family flags");
+	{
+		struct sc_prefix a, b, c, d, e;
+
+		ok(!sc_parse_prefix("10.2.0.0/16", 0, 0, &a) && !sc_parse_prefix("10.2.5.0/24", 0, 0, &b) &&
+		   !sc_parse_prefix("10.3.0.0/20", 0, 0, &c) && !sc_parse_prefix("10.3.16.0/20", 0, 0, &d) &&
+		   !sc_parse_prefix("fd02::/48", 0, 0, &e) &&
+		   sc_prefix_overlap(&a, &b) && sc_prefix_overlap(&b, &a) && sc_prefix_overlap(&a, &a) &&
+		   !sc_prefix_overlap(&a, &c) && !sc_prefix_overlap(&c, &d) && !sc_prefix_overlap(&a, &e) &&
+		   !sc_parse_prefix("10.3.0.0/19", 0, 0, &a) && sc_prefix_overlap(&a, &d) &&
+		   !sc_parse_prefix("0.0.0.0/0", 0, 0, &a) && sc_prefix_overlap(&a, &c),
+		   "prefix overlap: inside, around, equal; not beside (past a byte edge), not another family");
+	}
 	sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, acc, sizeof(acc));
 	ok(!strcmp(acc, "1..15 characters, not '.' or '..', no '/', ':' or white space"),
 	   "accepted text of a bare row: %s", acc);
