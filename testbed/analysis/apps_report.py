@@ -531,6 +531,7 @@ def spill_plot(rows, outdir):
     apps = sorted({r["app"] for r in mine})
     if not apps:
         return
+    rtts = sorted({r["rtt_ms"] for r in mine})
     fig, axes = plt.subplots(2, len(apps), figsize=(5.5 * len(apps), 7), squeeze=False)
     styles = {}
     for col, app in enumerate(apps):
@@ -553,10 +554,13 @@ def spill_plot(rows, outdir):
                 # an interval reaching below 0 is drawn down to 5 % of the mean
                 ax.errorbar([p[0] for p in pts], ys, yerr=[[min(h, 0.95 * y) for h, y in zip(hw, ys)], hw],
                             color=color,
-                            marker="o" if demand_sort(demand) > 1 else "s", capsize=3,
-                            linestyle="-" if demand_sort(demand) > 1 else ":",
+                            marker="s" if demand_sort(demand) <= 1 else "o" if demand != "max" else "^",
+                            capsize=3,
+                            linestyle=":" if demand_sort(demand) <= 1 else "-" if demand != "max" else "--",
                             label="%s, bulk %s x" % (mode, demand))
             ax.axhline(ref, color="grey", linewidth=0.8, linestyle="--")
+            ax.set_xticks(rtts)
+            ax.set_xlim(rtts[0] - 3, rtts[-1] + 3)
             if log:
                 ax.set_yscale("log")
             else:
