@@ -4,9 +4,11 @@
 # bulk, a pgbench job under paced bulk and a redis-benchmark job under
 # unpaced bulk, all complete with run-times and percentiles that respect
 # the propagation delay, bulk, the endpoints' TCP counters, the flow
-# tables and the paths' bottleneck load recorded, the report built, bad values refused, the designs of
-# run-experiment listed, and testbed down leaves no nginx, PostgreSQL,
-# Redis, iperf3 or wrk behind.
+# tables and the paths' bottleneck load recorded, the report built, bad
+# values refused, the designs of run-experiment listed, the modes with
+# agents (spill, nospill) start and stop them and record the spill
+# counters, and testbed down leaves no nginx, PostgreSQL, Redis, iperf3,
+# wrk or agent behind.
 FS_PREFIX=fsta
 load lib/common
 
@@ -15,6 +17,7 @@ APPS=$FS_ROOT/testbed/apps
 ONE_WAY_MS=5		# RTT 10 ms on both tunnels
 RATE_MBIT=20
 WRK_N=200 PG_N=40 REDIS_N=200 CONNS=4
+AGENT_N=100		# the jobs of the modes with agents: their plumbing only
 PG_DEMAND=0.5		# x one tunnel's rate per direction
 
 setup_file() {
@@ -34,6 +37,10 @@ setup_file() {
 		--bulk-demand "$PG_DEMAND" --bulk-cc bbr --bulk-warmup 2 --out "$OUTDIR/split-pgbench-1"
 	"$APPS" run --prefix "$P" --mode split --app redis --requests "$REDIS_N" --conns "$CONNS" \
 		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/split-redis-1"
+	for m in spill nospill; do
+		"$APPS" run --prefix "$P" --mode "$m" --app wrk --requests "$AGENT_N" --conns "$CONNS" \
+			--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/$m-wrk-1"
+	done
 }
 
 teardown_file() {
@@ -151,9 +158,41 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" --demo "$OUTDIR"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 3 ]
+	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 5 ]
 	[ -s "$OUTDIR/apps-summary.md" ]
 	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
+}
+
+@test "modes with agents: started for the run, stopped after it, spill counters recorded" {
+	for m in spill nospill; do
+		d=$OUTDIR/$m-wrk-1
+		jq -e '.agents == true and .mode == "'"$m"'"' "$d/meta.json"
+		# both agents ran and were stopped: their logs, no splitctl run left
+		[ -s "$d/agent-ra.log" ] && [ -s "$d/agent-rb.log" ]
+		[ -z "$(pgrep -f -- "--pin-dir /run/$P/bpf/r[ab] run")" ]
+		# at the job's end the agents were up and saw both tunnels up
+		for r in ra rb; do
+			jq -e --arg r "$r" '[.[$r].health.tunnels[].state] == ["up", "up"]' "$d/routes-job.json"
+		done
+		# the counters at the job's start and end, on both routers, in order
+		jq -e '. as $j | all(("ra", "rb"); . as $r | all(("packets_spill", "bytes_spill", "spill_flows");
+			($j.start[$r][.] | type == "number") and $j.end[$r][.] >= $j.start[$r][.]))' "$d/splitter-job.json"
+	done
+	# without agents: none ran
+	jq -e '.agents == false' "$OUTDIR/split-redis-1/meta.json"
+	[ ! -e "$OUTDIR/split-redis-1/agent-ra.log" ]
+	# spill off in the splitter: not one packet marked for spill
+	jq -e '.splitter.spill == false' "$OUTDIR/nospill-wrk-1/meta.json"
+	jq -e '.splitter.spill == true' "$OUTDIR/spill-wrk-1/meta.json"
+	jq -e '.ra.packets_spill == 0 and .rb.packets_spill == 0 and .ra.spill_flows == 0' \
+		"$OUTDIR/nospill-wrk-1/splitter.json"
+	# the spill report from these runs
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$OUTDIR" >/dev/null
+	# one row per mode of the group (a CPU-flagged run counts, unused)
+	for m in ecmp spill nospill; do
+		grep -Eq "^\| 10 \(5/5\) \| wrk \| max x \| $m \| [01]/1 \|" "$OUTDIR/spill-summary.md"
+	done
+	[ -s "$OUTDIR/spill.png" ]
 }
 
 @test "bad values: one line naming the value, exit 2, nothing run" {
@@ -175,6 +214,13 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 2 ] && [[ $output == *"'0'"* ]]
 	run "$FS_ROOT/testbed/run-experiment" apps --tunnels sideways
 	[ "$status" -eq 2 ] && [[ $output == *"'sideways'"*reverse* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --modes "spill nospil" --list
+	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"'nospil'"*nospill* ]]
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --demands "1.5 lots" --list
+	[ "$status" -eq 2 ] && [[ $output == *"'lots'"*max* ]]
+	run "$APPS" run --prefix "$P" --mode spil --app wrk --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"'spil'"*nospill* ]]
+	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 }
 
 @test "run-experiment apps --list: a design's runs, narrowed by the lists" {
@@ -188,12 +234,34 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	# no bulk: the limit once per routing, ECMP's and the split's, per repetition
 	grep -q '^d0_0-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
 	grep -q '^d0_0-wrk-bulk0-cubic-split-2$' <<<"$runs"
-	! grep -q -- '-bulk0-cubic-paper-' <<<"$runs"
-	! grep -q -- '-bulk0-bbr-' <<<"$runs"
+	[ "$(grep -c -- '-bulk0-cubic-paper-' <<<"$runs")" -eq 0 ]
+	[ "$(grep -c -- '-bulk0-bbr-' <<<"$runs")" -eq 0 ]
 	run "$FS_ROOT/testbed/run-experiment" apps --design persistent --rtts 40 --apps redis --list
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 12 ]
 	[ "$(grep -c '^d' <<<"$output")" -eq 12 ]
+	# spill: 3 RTTs x 2 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
+	# ECMP and split, the limit per routing)
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --list
+	[ "$status" -eq 0 ]
+	runs=$(grep '^d' <<<"$output")
+	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (3 * 4 + 2))) ]
+	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
+	grep -q '^d20_20-pgbench-bulkmax-cubic-nospill-3$' <<<"$runs"
+	grep -q '^d0_0-wrk-bulk0.5-cubic-spill-1$' <<<"$runs"
+	grep -q '^d10_10-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
+	grep -q '^d10_10-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	# no bulk: ECMP and split only; split without agents only there
+	# (counted: a "! cmd" before a test's last line fails nothing)
+	[ "$(grep -c -- '-bulk0-cubic-spill-' <<<"$runs")" -eq 0 ]
+	[ "$(grep -v -- '-bulk0-' <<<"$runs" | grep -c -- '-split-')" -eq 0 ]
+	# narrowed: the shorter run of the spill table
+	run "$FS_ROOT/testbed/run-experiment" apps --design spill --rtts 40 --demands "0 1.5" \
+		--apps wrk --modes "ecmp split spill nospill" --reps 2 --list
+	[ "$status" -eq 0 ]
+	[ "$(grep -c '^d20_20-wrk-bulk1.5-cubic-\(ecmp\|spill\|nospill\)-[12]$' <<<"$output")" -eq 6 ]
+	[ "$(grep -c '^d20_20-wrk-bulk0-cubic-\(ecmp\|split\)-[12]$' <<<"$output")" -eq 4 ]
+	[ "$(grep -c '^d' <<<"$output")" -eq 10 ]
 }
 
 @test "testbed down: no server, client or cluster left behind" {
@@ -202,11 +270,11 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	rd=$(cat "/run/$P/redis/redis.pid")
 	kill -0 "$rd"
 	"$TB" down --prefix "$P"
-	! kill -0 "$rd" 2>/dev/null
-	! ip netns list | grep -q "^$P-"
+	# ("! cmd" fails a bats test only as its last command: tested as values)
+	[ ! -e "/proc/$rd" ] && [ ! -e "/proc/$pg" ]
+	[ -z "$(ip netns list | grep "^$P-")" ]
 	[ ! -e "/run/$P" ]
-	! kill -0 "$pg" 2>/dev/null
-	# nothing of this testbed in any process's command line
-	! grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null
-	! pgrep -f -- "$P-" >/dev/null
+	# nothing of this testbed in any process's command line (agents included)
+	[ -z "$(grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null)" ]
+	[ -z "$(pgrep -f -- "$P-")" ]
 }

@@ -54,10 +54,24 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              above 1, that tunnel's rate, not the RTT, bounded what it
              carried (the window holds a few tens of ms of harness around
              the job, so a path carrying bulk shows above 1 for short jobs)
+  spill:     with the spill modes (spill: agents at their defaults, spill on;
+             nospill: agents, spill off): the routers' counters over the job
+             (splitter-job.json, `splitctl -j stats` at its start and end):
+             bytes marked with the spill code point per direction (rA's: the
+             upload, rB's: the download) as Mbit/s over the job, grants
+             taken (spill_flows) over the job and the whole run; the
+             agents' spill state at the job's end (routes-job.json, `route
+             show -j`: health.spill.state while spill is active) and the tunnel downs the agents'
+             health counted by then (flaps of LONG and SHORT, rA + rB: a
+             down moves its class onto the other tunnel); bulk as a share
+             of both tunnels' capacity in both directions together (4 x
+             rate); run-time and p99 against the no-bulk runs and against
+             nospill (paired)
 
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
-apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR; prints
-the tables. --demo: also the one-line headline (testbed/demo).
+apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR, and
+with spill-mode runs spill-summary.md and spill.png; prints the tables.
+--demo: also the one-line headline (testbed/demo).
 --include-flagged: count CPU-flagged runs too (a shared machine's
 preview; the summary says so on its first line).
 Exit: 0 done, 1 no usable run, 2 usage error.
@@ -80,13 +94,17 @@ except ImportError as e:
 
 NAN = float("nan")
 BASE = "ecmp"		# the baseline every mode is compared with
-MODE_ORDER = ("ecmp", "split", "paper", "reshort20")
+MODE_ORDER = ("ecmp", "split", "spill", "nospill", "paper", "reshort20")
+SPILL_MODES = ("spill", "nospill")	# runs with these make the spill report
+SPILL_BASE = "nospill"			# split without spill, the p99 reference
 COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
         "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",
         "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
         "dsack_recv", "retrans_segs", "out_segs", "tap_retrans", "tap_lost", "tap_drops",
         "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
         "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
+        "agents", "spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
+        "spill_packets", "spill_state", "downs_long", "downs_short",
         "path1_up_load", "path1_down_load", "path2_up_load", "path2_down_load",
         "path1_time_ratio", "path2_time_ratio",
         "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
@@ -178,6 +196,40 @@ def app_reshorts(d, app):
                if port in (f["sport"], f["dport"]))
 
 
+def spill_counters(d, meta):
+    """(spilled Mbit/s up, down over the job; grants over the job, over the
+    run; spilled packets over the run; the agents' spill state at the job's
+    end, "ra/rb"; tunnel downs of LONG, of SHORT by then, rA + rB); NaN or
+    "" where a file or counter is missing"""
+    job = read_json(os.path.join(d, "splitter-job.json")) or {}
+    end = read_json(os.path.join(d, "splitter.json")) or {}
+    job_s = num(meta.get("job_s"))
+
+    def diff(router, key):
+        a = (job.get("start") or {}).get(router) or {}
+        b = (job.get("end") or {}).get(router) or {}
+        return b[key] - a[key] if key in a and key in b else NAN
+
+    def mbit(router):
+        return diff(router, "bytes_spill") * 8 / 1e6 / job_s if job_s > 0 else NAN
+
+    def total(key):
+        vals = [(end.get(r) or {}).get(key) for r in ("ra", "rb")]
+        return sum(vals) if all(v is not None for v in vals) else NAN
+    routes = read_json(os.path.join(d, "routes-job.json")) or {}
+    states = []
+    downs = {"long": NAN, "short": NAN}
+    for r in ("ra", "rb"):
+        sp = ((routes.get(r) or {}).get("health") or {}).get("spill")
+        states.append(str(sp.get("state", "")) if isinstance(sp, dict) and sp.get("active") else "")
+        for t in ((routes.get(r) or {}).get("health") or {}).get("tunnels") or []:
+            if t.get("role") in downs and t.get("flaps") is not None:
+                downs[t["role"]] = (0 if math.isnan(downs[t["role"]]) else downs[t["role"]]) + t["flaps"]
+    return (mbit("ra"), mbit("rb"), diff("ra", "spill_flows") + diff("rb", "spill_flows"),
+            total("spill_flows"), total("packets_spill"),
+            "/".join(states) if any(states) else "", downs["long"], downs["short"])
+
+
 def load_run(d, include_flagged=False):
     meta = read_json(os.path.join(d, "meta.json"))
     app = read_json(os.path.join(d, "app.json"))
@@ -199,6 +251,7 @@ def load_run(d, include_flagged=False):
     bs = bulk_on_short(d, meta) if str(meta["bulk_demand"]) != "0" else None
     bs = bs or (NAN,) * 8
     drops = meta.get("tap_port_drops")
+    sp = spill_counters(d, meta)
     paths = read_json(os.path.join(d, "paths.json"), {}) or {}
 
     def load(path, direction):
@@ -227,6 +280,9 @@ def load_run(d, include_flagged=False):
         "bulk_flows": bs[0], "bulk_flows_found": bs[1], "bulk_reshorts_warmup": bs[2],
         "bulk_reshorts_job": bs[3], "bulk_short_pct_warmup": bs[4], "bulk_short_pct_job": bs[5],
         "threshold": bs[6], "bulk_short_pct": bs[7], "app_reshorts": app_reshorts(d, meta["app"]),
+        "agents": bool(meta.get("agents")), "spill_up_mbit": sp[0], "spill_down_mbit": sp[1],
+        "spill_grants_job": sp[2], "spill_grants": sp[3], "spill_packets": sp[4],
+        "spill_state": sp[5], "downs_long": sp[6], "downs_short": sp[7],
         "path1_up_load": load("w1", "up"), "path1_down_load": load("w1", "down"),
         "path2_up_load": load("w2", "up"), "path2_down_load": load("w2", "down"),
         "path1_time_ratio": time_ratio("w1"), "path2_time_ratio": time_ratio("w2"),
@@ -291,6 +347,7 @@ def summarise(runs):
         delays, app, demand, cc = key
         rs = groups[key]
         base = {r["rep"]: r for r in rs if r["mode"] == BASE and r["used"]}
+        nospill = {r["rep"]: r for r in rs if r["mode"] == SPILL_BASE and r["used"]}
         modes = sorted({r["mode"] for r in rs},
                        key=lambda m: MODE_ORDER.index(m) if m in MODE_ORDER else 99)
         for mode in modes:
@@ -325,6 +382,24 @@ def summarise(runs):
             row["bulk_flows_missing"] = sum_of([r["bulk_flows"] - r["bulk_flows_found"] for r in used])
             segs = sum(r["out_segs"] for r in used)
             row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
+            for k in ("spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
+                      "downs_long", "downs_short"):
+                row[k] = mean_of([r[k] for r in used])
+            row["spill_states"] = " ".join(sorted({r["spill_state"] for r in used if r["spill_state"]}))
+            # both directions together against both tunnels' capacity
+            row["bulk_capacity_both"], row["bulk_capacity_both_ci"] = ci(
+                [(r["bulk_up_mbit"] + r["bulk_down_mbit"]) / (4 * rate) for r in used] if rate else [])
+            # against what the bulk offered per direction: its demand, at most
+            # both tunnels (max: unpaced, both tunnels)
+            offered = min(demand_sort(demand), 2) * rate
+            row["bulk_vs_offered"] = ((row["bulk_up_mbit"] + row["bulk_down_mbit"]) / (2 * offered)
+                                      if offered > 0 else NAN)
+            # against split without spill, paired by repetition: mode / nospill
+            sp_pairs = [(nospill[r["rep"]], r) for r in used if r["rep"] in nospill]
+            row["p99_vs_nospill"], row["p99_vs_nospill_ci"] = ci(
+                [r["p99_ms"] / b["p99_ms"] for b, r in sp_pairs])
+            row["runtime_vs_nospill"], row["runtime_vs_nospill_ci"] = ci(
+                [r["runtime_s"] / b["runtime_s"] for b, r in sp_pairs])
             row["nobulk_runtime_s"], row["nobulk_p99_ms"] = nobulk.get((delays, app, BASE), (NAN, NAN))
             # against the limit: run-time and p99 over the no-bulk runs' means
             row["vs_nobulk"] = row["runtime_s"] / row["nobulk_runtime_s"]
@@ -402,6 +477,101 @@ def tables(rows):
             fmt(r["bulk_short_pct_job"], f="%.2f"), fmt(r["bulk_short_pct"], f="%.2f"),
             fmt(r["app_reshorts"], f="%.0f")))
     return "\n".join(lines)
+
+
+def spill_table(rows):
+    """the spill report's table: every group that has a spill mode, every
+    mode in it, and the no-bulk limit of its testbed and application"""
+    keys = {(r["delays"], r["app"]) for r in rows if r["mode"] in SPILL_MODES}
+    lines = [
+        "| RTT ms (one-way SHORT/LONG) | app | bulk | mode | runs used | bulk up / down Mbit/s | bulk / both "
+        "tunnels' capacity | bulk / offered | run-time s | run-time / no-bulk (ECMP) | run-time / no-bulk, "
+        "same routing | p50 ms | p99 ms | p99 / nospill "
+        "| SACK reorder / DSACK per run | spilled Mbit/s up / down | grants per job (run) "
+        "| agents' spill state | tunnel downs LONG / SHORT per run | busiest CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if (r["delays"], r["app"]) not in keys:
+            continue
+        nobulk = demand_sort(r["bulk_demand"]) == 0
+        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            r["rtt_ms"], r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
+            r["mode"], r["used"], r["runs"],
+            "–" if nobulk else "%s / %s" % (fmt(r["bulk_up_mbit"], f="%.1f"),
+                                          fmt(r["bulk_down_mbit"], f="%.1f")),
+            "–" if nobulk else fmt(r["bulk_capacity_both"], r["bulk_capacity_both_ci"], "%.2f"),
+            "–" if nobulk else fmt(r["bulk_vs_offered"], f="%.2f"),
+            fmt(r["runtime_s"], r["runtime_s_ci"], "%.2f"),
+            fmt(r["vs_nobulk"], f="%.2f"), fmt(r["vs_own_nobulk"], f="%.2f"),
+            fmt(r["p50_ms"], f="%.1f"), fmt(r["p99_ms"], f="%.1f"),
+            "1" if r["mode"] == SPILL_BASE else fmt(r["p99_vs_nospill"], r["p99_vs_nospill_ci"], "%.2f"),
+            "%s / %s" % (fmt(r["sack_reorder"], f="%.1f"), fmt(r["dsack_recv"], f="%.1f")),
+            "%s / %s" % (fmt(r["spill_up_mbit"], f="%.1f"), fmt(r["spill_down_mbit"], f="%.1f")),
+            "%s (%s)" % (fmt(r["spill_grants_job"], f="%.1f"), fmt(r["spill_grants"], f="%.1f")),
+            r["spill_states"] or "–",
+            "%s / %s" % (fmt(r["downs_long"], f="%.1f"), fmt(r["downs_short"], f="%.1f")),
+            fmt(r["cpu_busy_max_pct"], f="%.0f")))
+    return "\n".join(lines)
+
+
+def spill_plot(rows, outdir):
+    """spill.png: per application, bulk against both tunnels' capacity and
+    the run-time against the no-bulk run-time, vs RTT, per mode and demand"""
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("apps_report.py: no matplotlib: no plots", file=sys.stderr)
+        return
+    keys = {(r["delays"], r["app"]) for r in rows if r["mode"] in SPILL_MODES}
+    mine = [r for r in rows if (r["delays"], r["app"]) in keys and demand_sort(r["bulk_demand"]) > 0
+            and r["delays"].split("/")[0] == r["delays"].split("/")[1]]
+    apps = sorted({r["app"] for r in mine})
+    if not apps:
+        return
+    rtts = sorted({r["rtt_ms"] for r in mine})
+    fig, axes = plt.subplots(2, len(apps), figsize=(5.5 * len(apps), 7), squeeze=False)
+    styles = {}
+    for col, app in enumerate(apps):
+        for row, (key, ylabel, ref, log) in enumerate((
+                ("bulk_capacity_both", "bulk / both tunnels' capacity (up + down)", 0.85, False),
+                ("vs_own_nobulk", "run-time / no-bulk run-time, same routing (log)", 1.2, True))):
+            ax = axes[row][col]
+            for mode, demand in sorted({(r["mode"], r["bulk_demand"]) for r in mine if r["app"] == app},
+                                       key=lambda md: (MODE_ORDER.index(md[0]) if md[0] in MODE_ORDER
+                                                       else 99, demand_sort(md[1]))):
+                pts = sorted((r["rtt_ms"], r) for r in mine if r["app"] == app and r["mode"] == mode
+                             and r["bulk_demand"] == demand and not math.isnan(r[key]))
+                if not pts:
+                    continue
+                color = styles.setdefault(mode, "C%d" % len(styles))
+                hw = [0] * len(pts)
+                if key + "_ci" in pts[0][1]:
+                    hw = [0 if math.isnan(p[1][key + "_ci"]) else p[1][key + "_ci"] for p in pts]
+                ys = [p[1][key] for p in pts]
+                # an interval reaching below 0 is drawn down to 5 % of the mean
+                ax.errorbar([p[0] for p in pts], ys, yerr=[[min(h, 0.95 * y) for h, y in zip(hw, ys)], hw],
+                            color=color,
+                            marker="s" if demand_sort(demand) <= 1 else "o" if demand != "max" else "^",
+                            capsize=3,
+                            linestyle=":" if demand_sort(demand) <= 1 else "-" if demand != "max" else "--",
+                            label="%s, bulk %s x" % (mode, demand))
+            ax.axhline(ref, color="grey", linewidth=0.8, linestyle="--")
+            ax.set_xticks(rtts)
+            ax.set_xlim(rtts[0] - 3, rtts[-1] + 3)
+            if log:
+                ax.set_yscale("log")
+            else:
+                ax.set_ylim(0, 1.05)
+            ax.set_title("%s" % app)
+            ax.set_xlabel("RTT ms (equal tunnels)")
+            ax.set_ylabel(ylabel)
+            ax.legend(fontsize=7)
+    fig.tight_layout()
+    fig.savefig(os.path.join(outdir, "spill.png"), dpi=110)
+    plt.close(fig)
 
 
 def plots(rows, outdir):
@@ -538,6 +708,10 @@ def main(argv):
                   % (exp["design"], exp["design"], exp.get("reps", 0)), ""]
         design += ["- `%s`" % b for b in exp.get("blocks") or []]
         design += ["", "Job sizes: %s (requests; pgbench: transactions)." % exp.get("requests", "?"), ""]
+    if exp.get("calls"):
+        design += ["The calls that made this run set (a later one resumes the same directory: "
+                   "the runs done stay):", ""]
+        design += ["    " + c for c in exp["calls"]] + [""]
     md = ["# Real applications under long-lived bulk", ""] + design + [
           "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs of 1 KB, pgbench = "
           "transactions (simple-update, 5 round trips), redis = GETs of 64 B by redis-benchmark, "
@@ -554,6 +728,31 @@ def main(argv):
     with open(os.path.join(top, "apps-summary.md"), "w") as f:
         f.write("\n".join(md) + "\n")
     plots(rows, top)
+    if any(r["mode"] in SPILL_MODES for r in runs):
+        st = spill_table(rows)
+        spill_md = ["# Spill: bulk onto SHORT's spare capacity", ""] + design + [
+            "`%s` — tunnels %s Mbit/s each, FIFO %s ms; bulk: iperf3 cubic, %s streams per "
+            "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `split`: "
+            "split without agents (here only the no-bulk limit of the split's routing); "
+            "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
+            "routers; `nospill`: the same with spill off in the splitter (`splitctl set "
+            "spill no`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
+            "both tunnels' capacity: up + down over 4 x the tunnel rate; bulk / offered: up + "
+            "down over twice the demand per direction (its demand x the tunnel rate, at most "
+            "both tunnels; max: both tunnels); run-time / no-bulk: over the no-bulk runs' "
+            "mean, ECMP's and the mode's own routing's (ECMP or split: at RTT 0 a job is "
+            "bound by the tunnels' rate, the split's being one tunnel's); p99 / nospill: "
+            "paired by repetition; ± = 95 %% t-interval; spilled Mbit/s: bytes the routers "
+            "marked with the spill code point during the job (rA: upload, rB: download); "
+            "tunnel downs: the agents' health flaps by the job's end (rA + rB; a down moves "
+            "its class onto the other tunnel); runs whose "
+            "busiest CPU was above 80 %% are left out (`testbed/analysis/apps_report.py`)." % (
+                os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
+                first["bulk_streams"]), "", st] + notes
+        with open(os.path.join(top, "spill-summary.md"), "w") as f:
+            f.write("\n".join(spill_md) + "\n")
+        spill_plot(rows, top)
+        print(st)
     print(t)
     print("\n".join(notes))
     if demo:
