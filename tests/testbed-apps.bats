@@ -223,17 +223,25 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 }
 
-@test "run-experiment apps --list: a design's runs, narrowed by the lists" {
-	run "$FS_ROOT/testbed/run-experiment" apps --design sweep --list
+# design_runs DESIGN [ARGS...]: $runs, the run directories --list prints,
+# each named once
+design_runs() {
+	run "$FS_ROOT/testbed/run-experiment" apps --design "$@" --list
 	[ "$status" -eq 0 ]
 	runs=$(grep '^d' <<<"$output")
-	# one directory per run, no name twice
 	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
-	grep -q '^d30_10-wrk-bulk1.5-cubic-split-3$' <<<"$runs"
-	grep -q '^d40_40-wrk-bulk1.5-bbr-paper-1$' <<<"$runs"
+}
+# has_runs NAME...: each of these is one of $runs
+has_runs() {
+	local n
+	for n; do grep -qx -- "$n" <<<"$runs" || return 1; done
+}
+
+@test "run-experiment apps --list: a design's runs, narrowed by the lists" {
+	design_runs sweep
 	# no bulk: the limit once per routing, ECMP's and the split's, per repetition
-	grep -q '^d0_0-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
-	grep -q '^d0_0-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	has_runs d30_10-wrk-bulk1.5-cubic-split-3 d40_40-wrk-bulk1.5-bbr-paper-1 \
+		d0_0-wrk-bulk0-cubic-ecmp-2 d0_0-wrk-bulk0-cubic-split-2
 	[ "$(grep -c -- '-bulk0-cubic-paper-' <<<"$runs")" -eq 0 ]
 	[ "$(grep -c -- '-bulk0-bbr-' <<<"$runs")" -eq 0 ]
 	run "$FS_ROOT/testbed/run-experiment" apps --design persistent --rtts 40 --apps redis --list
@@ -242,15 +250,10 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$(grep -c '^d' <<<"$output")" -eq 12 ]
 	# spill: 3 RTTs x 2 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
 	# ECMP and split, the limit per routing)
-	run "$FS_ROOT/testbed/run-experiment" apps --design spill --list
-	[ "$status" -eq 0 ]
-	runs=$(grep '^d' <<<"$output")
+	design_runs spill
 	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (3 * 4 + 2))) ]
-	[ "$(sort <<<"$runs" | uniq -d | wc -l)" -eq 0 ]
-	grep -q '^d20_20-pgbench-bulkmax-cubic-nospill-3$' <<<"$runs"
-	grep -q '^d0_0-wrk-bulk0.5-cubic-spill-1$' <<<"$runs"
-	grep -q '^d10_10-wrk-bulk0-cubic-ecmp-2$' <<<"$runs"
-	grep -q '^d10_10-wrk-bulk0-cubic-split-2$' <<<"$runs"
+	has_runs d20_20-pgbench-bulkmax-cubic-nospill-3 d0_0-wrk-bulk0.5-cubic-spill-1 \
+		d10_10-wrk-bulk0-cubic-ecmp-2 d10_10-wrk-bulk0-cubic-split-2
 	# no bulk: ECMP and split only; split without agents only there
 	# (counted: a "! cmd" before a test's last line fails nothing)
 	[ "$(grep -c -- '-bulk0-cubic-spill-' <<<"$runs")" -eq 0 ]
