@@ -318,39 +318,64 @@ static __always_inline void flow_set_class(struct flow_state *st,
  * Spill (flowsplit.h, fs_spill): does a long packet of the flow @v carry
  * the spill code point? Yes while the flow holds a grant of the agent's
  * current generation. A data packet of a flow without one takes an open
- * grant: compare-and-swap on the datapath's taken count, so a grant goes
- * to one flow even when two CPUs try at once (the loser stays long and
- * may try again with its next packet). Pure ACKs and empty segments never
- * take one: a download's ACK stream would waste it. @was_long: the flow's
- * previous packet was long, so its packets may still queue in the LONG
- * tunnel (counted in moved; the agent holds the scavenger class for that).
- * A grant taken counts in spill_flows (FS_STAT_FLOWS_SPILLED).
+ * grant, in two compare-and-swaps: first it claims the flow
+ * (FS_POLICY_F_SPILL_CLAIM in its policy word), then it takes a grant on
+ * the datapath's taken count. So a grant goes to one flow, and a flow
+ * takes one grant, even when two CPUs try at once; a loser stays long
+ * and may try again with its next packet, and a claim that got no grant
+ * is dropped. Pure ACKs and empty segments never take one: a download's
+ * ACK stream would waste it. @was_long: the flow's previous packet was
+ * long, so its packets may still queue in the LONG tunnel (counted in
+ * moved; the agent holds the scavenger class for that). A grant taken
+ * counts in spill_flows (FS_STAT_FLOWS_SPILLED).
  * A new entry (v->st NULL) takes nothing with its first packet.
  */
 static __always_inline int flow_spill(const struct flow_view *v,
 				      int was_long, struct fs_stats *s)
 {
 	struct flow_state *st = v->st;
+	struct flow_policy was = {}, claim = {}, won = {};
 	struct fs_spill *a, *d;
 	__u32 key = FS_SPILL_KEY_AGENT;
 	__u64 t;
+	__u16 gen;
 
 	a = bpf_map_lookup_elem(&fs_spill, &key);
-	if (!a || !a->gen || !st)
+	if (!a || !st)
 		return 0;
-	if (st->policy.spill == a->gen)
+	gen = *(volatile __u16 *)&a->gen;
+	if (!gen)
+		return 0;
+	was.head = *(volatile __u32 *)&st->policy.head;
+	if (was.spill == gen)
 		return 1;
-	if (!v->len)
+	if (!v->len || (was.flags & FS_POLICY_F_SPILL_CLAIM))
 		return 0;
 	key = FS_SPILL_KEY_DATAPATH;
 	d = bpf_map_lookup_elem(&fs_spill, &key);
 	if (!d)
 		return 0;
 	t = d->taken;
-	if (t >= a->grants ||
-	    __sync_val_compare_and_swap(&d->taken, t, t + 1) != t)
+	if (t >= a->grants)
 		return 0;
-	st->policy.spill = a->gen;
+	claim.head = was.head;
+	claim.flags |= FS_POLICY_F_SPILL_CLAIM;
+	if (__sync_val_compare_and_swap(&st->policy.head, was.head,
+					claim.head) != was.head)
+		return 0;
+	won.head = was.head;
+	won.spill = gen;
+	if (__sync_val_compare_and_swap(&d->taken, t, t + 1) != t) {
+		/* drop the claim, unless the flow started again meanwhile */
+		__sync_val_compare_and_swap(&st->policy.head, claim.head,
+					    was.head);
+		return 0;
+	}
+	/* the flow is ours: only a restart (idle expiry, re-short) can have
+	 * rewritten its policy since, and then the new start holds the grant */
+	if (__sync_val_compare_and_swap(&st->policy.head, claim.head,
+					won.head) != claim.head)
+		st->policy.spill = gen;
 	s->v[FS_STAT_FLOWS_SPILLED]++;
 	if (was_long)
 		__sync_fetch_and_add(&d->moved, 1);

@@ -109,17 +109,30 @@ enum fs_mode {
 /* In a flow entry: its current incarnation began with a packet other than
  * a SYN (midstream), so the table had lost its start. */
 #define FS_POLICY_F_MIDSTREAM	(1U << 1)
+/* In a flow entry: a CPU is taking a spill grant for the flow (between
+ * claiming the flow and taking the grant); the others leave it alone. */
+#define FS_POLICY_F_SPILL_CLAIM	(1U << 2)
 
 /* A flow's policy (a rule's, copied into the flow at its start). */
 struct flow_policy {
-	__u8 mode;		/* enum fs_mode */
-	__u8 flags;		/* FS_POLICY_F_* */
-	/* In a flow entry: the spill generation (fs_spill) in which the flow
-	 * took a grant, so its long packets carry the spill code point while
-	 * that generation lasts; 0: never. Cleared with the rest of the
-	 * policy when the flow starts counting again (idle expiry, re-short).
-	 * Zero in a rule. */
-	__u16 spill;
+	union {
+		struct {
+			__u8 mode;	/* enum fs_mode */
+			__u8 flags;	/* FS_POLICY_F_* */
+			/* In a flow entry: the spill generation
+			 * (fs_spill) in which the flow took a grant, so
+			 * its long packets carry the spill code point
+			 * while that generation lasts; 0: never. Cleared
+			 * with the rest of the policy when the flow
+			 * starts counting again (idle expiry, re-short).
+			 * Zero in a rule. */
+			__u16 spill;
+		};
+		/* The three as one word: the splitter sets spill with a
+		 * compare-and-swap on it, so two CPUs never both spill one
+		 * flow (the verifier's atomics are 32 or 64 bit). */
+		__u32 head;
+	};
 	__u32 threshold;	/* FS_MODE_AUTO: packets, with FS_POLICY_F_THRESHOLD */
 	__u32 threshold_bytes;	/* FS_MODE_AUTO: TCP payload bytes; 0 = none */
 };

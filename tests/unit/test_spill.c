@@ -429,11 +429,13 @@ static void *conc_thread(void *p)
 	return NULL;
 }
 
-/* Two threads on two CPUs send the same long flows, each from another
- * place in the list (so both take grants for different flows at once),
- * while CONC_GRANTS grants are open: exactly that many flows spilled,
- * taken == grants. */
-static void test_concurrency(void)
+/* Two threads on two CPUs send the same long flows while CONC_GRANTS
+ * grants are open: exactly that many flows spilled, taken == grants.
+ * @apart: each thread starts from another place in the list, so both take
+ * grants for different flows at once; else both start at the same flow,
+ * so both try to spill the same flow at once (which must take one grant,
+ * not two). */
+static void test_concurrency(bool apart)
 {
 	struct conc_arg args[2];
 	struct flow_state st;
@@ -449,7 +451,7 @@ static void test_concurrency(void)
 	agent(9, d0.taken + CONC_GRANTS);
 	for (i = 0; i < n; i++) {
 		args[i] = (struct conc_arg){ .cpu = i, .base = 39000,
-					     .offset = i * CONC_FLOWS / 2 };
+					     .offset = apart ? i * CONC_FLOWS / 2 : 0 };
 		pthread_create(&th[i], NULL, conc_thread, &args[i]);
 	}
 	for (i = 0; i < n; i++) {
@@ -467,8 +469,9 @@ static void test_concurrency(void)
 	if (!tap_ok(!failed && spilled == CONC_GRANTS &&
 		    d.taken - d0.taken == CONC_GRANTS &&
 		    v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED] == CONC_GRANTS,
-		    "%d threads on %d CPUs, %d long flows, %d grants: exactly %d flows spilled, taken %d, flows_spilled %d",
-		    n, n, CONC_FLOWS, CONC_GRANTS, CONC_GRANTS, CONC_GRANTS, CONC_GRANTS))
+		    "%d threads on %d CPUs, %d long flows (%s), %d grants: exactly %d flows spilled, taken %d, flows_spilled %d",
+		    n, n, CONC_FLOWS, apart ? "apart" : "in step", CONC_GRANTS,
+		    CONC_GRANTS, CONC_GRANTS, CONC_GRANTS))
 		tap_diag("spilled %d, taken +%llu, flows_spilled +%llu, a run failed: %d", spilled,
 			 (unsigned long long)(d.taken - d0.taken),
 			 (unsigned long long)(v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED]),
@@ -502,7 +505,8 @@ int main(void)
 		test_reshort();
 		test_ipv6_gro();
 		test_new_long();
-		test_concurrency();
+		test_concurrency(true);
+		test_concurrency(false);
 	}
 	tap_prefix = "";
 	dp_close(&dp);
