@@ -336,6 +336,28 @@ static void check_probing(struct doctor *d)
 }
 
 /*
+ * While a generation is open, the spilled packets must meet the agent's
+ * class on the SHORT tunnel (short traffic first); without it they wait
+ * in SHORT's queue with the short traffic.
+ */
+static void check_spill_class(struct doctor *d)
+{
+	const char *dev = d->t.t[0].dev;
+	char err[256] = "";
+	int own;
+
+	if (!d->t.recorded || !dev[0])
+		return;		/* the tunnels' own checks say why */
+	own = tcfg_scav_owner(dev, err, sizeof(err));
+	if (own == 1)
+		check(d, PASS, "spill class", "", "%s: root HTB %x: of splitctl's, spilled traffic behind short traffic",
+		      dev, TCFG_SCAV_MAJOR);
+	else
+		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent makes the class again)",
+		      "%s: %s", dev, own == 0 ? "no spill class: spilled packets wait in SHORT's queue with short traffic" : err);
+}
+
+/*
  * Spill, the datapath's side: on in the config, fs_spill pinned, and an
  * agent with a generation open (gen 0 in the agent's entry: nothing
  * spills, which is a fact to know rather than a failure: spill waits for
@@ -376,6 +398,8 @@ static void check_spill(struct doctor *d, int agent_pid)
 		      agent_pid, a.gen, (unsigned long long)dp.taken,
 		      (unsigned long long)a.grants, (unsigned long long)dp.moved,
 		      d->cfg.dscp_spill);
+	if (agent_pid && a.gen)
+		check_spill_class(d);
 }
 
 static int cmd_doctor(const struct sc_call *c)

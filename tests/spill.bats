@@ -153,6 +153,10 @@ tbf_rate() {
 	sent=$(ip netns exec "$A" tc -s -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .bytes')
 	[ "$sent" -gt 1000000 ]
 	wan_sc "$A" route show
+	# doctor: the agent spills, its class is on SHORT
+	run wan_sc "$A" -j doctor
+	jq -e '.checks[] | select(.name == "spill") | .status == "pass"' <<<"$output"
+	jq -e '.checks[] | select(.name == "spill class") | .status == "pass" and (.detail | test("^vxs: root HTB f5a0:"))' <<<"$output"
 	local j
 	j=$(spill_json)
 	jq -e '.active and .dev == "vxs" and .generation >= 1 and .grants >= 1 and .rate_bps > 0

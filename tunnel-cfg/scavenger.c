@@ -425,20 +425,39 @@ void tcfg_scav_close(struct tcfg_scav *s, bool remove)
 	free(s);
 }
 
+/* root_owner() of dev, on a socket opened into nl (closed by the caller;
+ * nl->sock NULL when it could not be opened): 0 when dev is gone. */
+static int owner_of(struct nl *nl, const char *dev, int *ifindex, struct tcfg_err *e)
+{
+	nl->sock = NULL;
+	*ifindex = if_nametoindex(dev);
+	if (!*ifindex)
+		return 0;
+	if (nl_open(nl))
+		return tcfg_fail(e, errno, "netlink: %s", strerror(errno));
+	return root_owner(nl, *ifindex, dev, e);
+}
+
+int tcfg_scav_owner(const char *dev, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	int ifindex, ret;
+	struct nl nl;
+
+	ret = owner_of(&nl, dev, &ifindex, &e);
+	nl_close(&nl);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
 {
 	struct tcfg_err e = { "" };
-	int ifindex = if_nametoindex(dev), ret;
+	int ifindex, ret;
 	struct nl nl;
 
-	if (!ifindex)
-		return 0;	/* gone with its device */
-	if (nl_open(&nl)) {
-		ret = -errno;
-		snprintf(err, errlen, "netlink: %s", strerror(errno));
-		return ret;
-	}
-	ret = root_owner(&nl, ifindex, dev, &e);
+	ret = owner_of(&nl, dev, &ifindex, &e);
 	if (ret == 1) {
 		ret = del_root(&nl, ifindex) && errno != ENOENT ?
 		      tcfg_fail(&e, errno, "%s: removing the spill class: %s", dev, nl_err(&nl)) :

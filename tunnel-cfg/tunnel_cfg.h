@@ -209,6 +209,10 @@ int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
 		    size_t errlen);
 /* Close; remove: the class goes too (when it is still ours). */
 void tcfg_scav_close(struct tcfg_scav *s, bool remove);
+/* Who owns dev's root qdisc: 1 the spill class (ours), 0 the kernel's
+ * default or no such device, -EEXIST someone else (named in err), -errno
+ * ("doctor"). */
+int tcfg_scav_owner(const char *dev, char *err, size_t errlen);
 /* Remove ours from dev ("route down", an agent that stops spilling): 1
  * removed, 0 none of ours there, -errno (reason in err). */
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen);
