@@ -64,6 +64,9 @@
 #define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
 #define SHORT_DECAY_NS (2 * SPILL_NS_PER_S) /* short traffic's peak */
 #define GROWTH_INTERVALS 3		/* the queue's growth over 3 probes */
+#define GROWTH_MIN_PPM 500000		/* a draining queue: C <= 2 x fed */
+#define QUEUE_SEEN_NS (2 * SPILL_NS_PER_MS) /* a queue still there (the
+					 * timestamps' 1 ms resolution) */
 #define ROOM_FOR_NS SPILL_NS_PER_S	/* a grant: the class not full for 1 s */
 #define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
 #define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
@@ -390,13 +393,18 @@ static uint64_t room_bps(const struct spill *s)
 /*
  * How fast SHORT's queue grows, in ppm (queueing time per time): the
  * newest and the oldest of its samples of the last @window. A queue that
- * grows by g seconds per second is fed at (1 + g) times the capacity.
+ * grows by g seconds per second is fed at (1 + g) times the capacity; one
+ * that drains (g < 0) but is still there at the end was fed at (1 + g)
+ * times the capacity too, the bottleneck busy all along. 0 when it
+ * drained empty (the capacity is then at least what was fed).
  */
-static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
-				 uint64_t window)
+static int64_t queue_growth_ppm(const struct spill *s, uint64_t now,
+				uint64_t window)
 {
 	const struct spill_delay *d = &s->d[SPILL_SHORT];
 	unsigned int i, old = SPILL_RECENT, new = SPILL_RECENT;
+	uint64_t base = delay_base(d);
+	int64_t g;
 
 	for (i = 0; i < d->n; i++) {
 		if (d->at_ns[i] + window < now)
@@ -406,11 +414,13 @@ static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
 		if (new == SPILL_RECENT || d->at_ns[i] > d->at_ns[new])
 			new = i;
 	}
-	if (old == SPILL_RECENT || d->at_ns[new] == d->at_ns[old] ||
-	    d->rtt_ns[new] <= d->rtt_ns[old])
+	if (old == SPILL_RECENT || d->at_ns[new] == d->at_ns[old])
 		return 0;
-	return (d->rtt_ns[new] - d->rtt_ns[old]) * 1000000 /
-	       (d->at_ns[new] - d->at_ns[old]);
+	g = ((int64_t)d->rtt_ns[new] - (int64_t)d->rtt_ns[old]) * 1000000 /
+	    (int64_t)(d->at_ns[new] - d->at_ns[old]);
+	if (g < 0 && d->rtt_ns[new] < base + QUEUE_SEEN_NS)
+		return 0;
+	return g < -GROWTH_MIN_PPM ? -GROWTH_MIN_PPM : g;
 }
 
 /* Did SHORT's queue grow between the two newest probes, both sent at or
@@ -443,7 +453,7 @@ static uint64_t capacity(const struct spill *s, uint64_t now,
 
 	if (!rates_over(s, now, w, &total))
 		total = fallback;
-	return total * 1000000 / (1000000 + queue_growth_ppm(s, now, w));
+	return total * 1000000 / (uint64_t)(1000000 + queue_growth_ppm(s, now, w));
 }
 
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
@@ -468,9 +478,12 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 	    mbit(s->cap_bps));
 }
 
-/* The newest probe saw SHORT's queue at @qd1 while the probe had the top
- * above 0.95 x C: C as at a back-off, the probe starts again from 0. */
-static void probe_found(struct spill *s, uint64_t now, uint64_t qd1)
+/* SHORT's queue at @qd under the top (half the target: the newest probe
+ * while the probe runs, the filtered delay else): the top is above C (the
+ * probe found it, or an estimate was made on a queue seen late). C as at
+ * a back-off, the probe starts again from 0. */
+static void top_above_capacity(struct spill *s, uint64_t now, uint64_t qd,
+			       const char *how)
 {
 	uint64_t old = top_bps(s);
 
@@ -479,10 +492,10 @@ static void probe_found(struct spill *s, uint64_t now, uint64_t qd1)
 	s->rate_bps = clamp_rate(s, top_bps(s));
 	s->calm_since_ns = now;
 	s->last_backoff_ns = now;
-	s->qd_backoff_ns = qd1;
+	s->qd_backoff_ns = qd;
 	s->backoffs++;
-	say(s, "SHORT queue %.1f ms in one probe: the probe found the capacity, top %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
-	    ms(qd1), mbit(old), mbit(top_bps(s)), mbit(s->cap_bps));
+	say(s, "SHORT queue %.1f ms %s: top %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
+	    ms(qd), how, mbit(old), mbit(top_bps(s)), mbit(s->cap_bps));
 }
 
 /* C, the top and R from SHORT's queueing delay (state RUN). */
@@ -505,6 +518,12 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		backoff(s, now, qd);
 		return;
 	}
+	if (s->cap_bps && !spill_idle(s) && qd > s->p.target_ns / 2 &&
+	    now - s->last_backoff_ns >= 3 * (s->d[SPILL_SHORT].rtt_last_ns +
+					     s->p.interval_ns)) {
+		top_above_capacity(s, now, qd, "standing under the top");
+		return;
+	}
 	/* with an estimate, R follows the top: the HTB gives the spilled
 	 * class what short traffic leaves of it, at packet time; while the
 	 * class is idle (the top open), 0.95 x the room beside the short
@@ -525,7 +544,8 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	if (qd1 > s->p.target_ns / 2) {
 		if (s->cap_bps) {
 			if (s->probe_bps)
-				probe_found(s, now, qd1);
+				top_above_capacity(s, now, qd1,
+						   "in one probe: the probe found the capacity");
 			return;
 		}
 		/* C as at a back-off, and R well below it: the probe saw

@@ -54,10 +54,15 @@ bulk() {
 	BULK_PID=$!
 }
 
-# htb_top: the HTB's top on A's vxs (class f5a0:1's ceil), bit/s (tc -j:
-# bytes/s)
+# htb_top: the HTB's top on A's vxs (class f5a0:1's ceil), bit/s (this
+# tc prints classes as text only, the rate with a unit)
 htb_top() {
-	ip netns exec "$A" tc -j class show dev vxs | jq '.[] | select(.handle == "f5a0:1") | .ceil * 8'
+	ip netns exec "$A" tc class show dev vxs | awk '$2 == "htb" && $3 == "f5a0:1" {
+		for (i = 4; i < NF; i++) if ($i == "ceil") {
+			v = $(i + 1); m = 1
+			if (v ~ /Gbit$/) m = 1e9; else if (v ~ /Mbit$/) m = 1e6; else if (v ~ /Kbit$/) m = 1e3
+			sub(/[A-Za-z]+$/, "", v); printf "%.0f\n", v * m
+		} }'
 }
 # spill_mbit: what the spill class sent over the next second, Mbit/s
 spill_mbit() {
