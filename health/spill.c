@@ -74,6 +74,9 @@
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 #define START_LONG_DIV 4		/* a start-up from LONG's rate / 4 */
 #define IDLE_OPEN_NS SPILL_NS_PER_S	/* the class idle for 1 s: top open */
+/* a queue draining at least half as fast as a top of 0.95 x C drains it
+ * (5 % of C): the top is below C, no need to estimate again */
+#define DRAIN_PPM ((100 - KNEE_PCT) * 10000 / 2)
 
 void spill_params_default(struct spill_params *p)
 {
@@ -520,7 +523,9 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	}
 	if (s->cap_bps && !spill_idle(s) && qd > s->p.target_ns / 2 &&
 	    now - s->last_backoff_ns >= 3 * (s->d[SPILL_SHORT].rtt_last_ns +
-					     s->p.interval_ns)) {
+					     s->p.interval_ns) &&
+	    queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS)) >
+		    -(int64_t)DRAIN_PPM) {
 		top_above_capacity(s, now, qd, "standing under the top");
 		return;
 	}
