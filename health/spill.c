@@ -553,16 +553,13 @@ static void adapt_rate(struct spill *s, uint64_t now)
 						   "in one probe: the probe found the capacity");
 			return;
 		}
-		/* C as at a back-off; R at the top at once: the HTB holds
-		 * short and spilled traffic to 0.95 x C, which drains the
-		 * queue the late probe let grow (5 % of C), and a rate
-		 * ramping back from a cut would make the next estimate
-		 * (counters over the last probes) look low */
+		/* C as at a back-off, and R well below it: the probe saw
+		 * the queue late, R went on growing meanwhile */
 		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
 					      STARTUP_GAIN_PCT * 100 /
 					      STARTUP_GAIN_PCT +
 					      s->short_env_bps);
-		s->rate_bps = clamp_rate(s, top_bps(s));
+		s->rate_bps = clamp_rate(s, room_bps(s) * BETA_MAX_PCT / 100);
 		s->calm_since_ns = now;
 		/* a back-off as far as the next one is concerned: it waits
 		 * for probes that see the effect of this one */
