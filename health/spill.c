@@ -51,7 +51,9 @@
 #define PROBE_GAIN_PPM 1000		/* above 0.95 x the room: C + 0.1 % */
 #define PROBE_CALM_NS (5 * SPILL_NS_PER_S) /* doubled per 5 s calm, */
 #define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick; */
-#define RESTART_CALM_NS (15 * SPILL_NS_PER_S) /* start-up again after 15 s, */
+#define PROBE_WAIT_NS (10 * SPILL_NS_PER_S) /* no probe for 10 s after a
+					 * back-off: a probe builds a queue */
+#define RESTART_CALM_NS (30 * SPILL_NS_PER_S) /* start-up again after 30 s, */
 #define RESTART_GAIN_PCT 104		/* then R x 1.04 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
 #define BETA_MAX_PCT 85
@@ -62,14 +64,19 @@
 #define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
 #define SHORT_DECAY_NS (2 * SPILL_NS_PER_S) /* short traffic's peak */
 #define GROWTH_INTERVALS 3		/* the queue's growth over 3 probes */
-#define REPROBE_PCT 5			/* short traffic up by 5 % of C:
-					 * probe again from below */
+#define GROWTH_MIN_PPM 500000		/* a draining queue: C <= 2 x fed */
+#define QUEUE_SEEN_NS (2 * SPILL_NS_PER_MS) /* a queue still there (the
+					 * timestamps' 1 ms resolution) */
 #define ROOM_FOR_NS SPILL_NS_PER_S	/* a grant: the class not full for 1 s */
 #define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
 #define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
 #define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 #define START_LONG_DIV 4		/* a start-up from LONG's rate / 4 */
+#define IDLE_OPEN_NS SPILL_NS_PER_S	/* the class idle for 1 s: top open */
+/* a queue draining at least half as fast as a top of 0.95 x C drains it
+ * (5 % of C): the top is below C, no need to estimate again */
+#define DRAIN_PPM ((100 - KNEE_PCT) * 10000 / 2)
 
 void spill_params_default(struct spill_params *p)
 {
@@ -246,6 +253,28 @@ static uint64_t clamp_rate(const struct spill *s, uint64_t r)
 	return r;
 }
 
+/* The class has sent nothing (and held nothing) for a second: nothing
+ * spills now. */
+static bool spill_idle(const struct spill *s)
+{
+	return s->last_tick_ns - s->last_spill_ns >= IDLE_OPEN_NS;
+}
+
+/* The ceiling of short and spilled traffic together on the router (the
+ * HTB's top): 0.95 x the capacity estimate and the probe, at most
+ * rate_max; rate_max before an estimate (a start-up), without a
+ * generation and while the class is idle, so that short traffic is never
+ * capped while nothing spills. */
+static uint64_t top_bps(const struct spill *s)
+{
+	uint64_t t;
+
+	if (s->state == SPILL_OFF || !s->cap_bps || spill_idle(s))
+		return s->p.rate_max_bps;
+	t = s->cap_bps * KNEE_PCT / 100 + s->probe_bps;
+	return clamp_rate(s, t);
+}
+
 void spill_init(struct spill *s, const struct spill_params *p,
 		uint64_t now_ns)
 {
@@ -285,14 +314,20 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 		w = dt < USED_AVG_NS ? dt : USED_AVG_NS;
 		s->used_avg_bps = (s->used_avg_bps * (USED_AVG_NS - w) +
 				   s->used_bps * w) / USED_AVG_NS;
+		/* full: the spilled flows fill R, or short and spilled
+		 * traffic together the top */
 		if (s->state == SPILL_RUN)
 			s->saturated = o->spill_backlog_bytes >=
 					       FULL_BACKLOG_BYTES ||
 				       s->used_bps * 100 >=
-					       s->rate_bps * FULL_PCT;
+					       s->rate_bps * FULL_PCT ||
+				       (s->cap_bps && total * 100 >=
+						top_bps(s) * FULL_PCT);
 	}
 	if (s->saturated && s->state == SPILL_RUN)
 		s->last_full_ns = now;
+	if (s->used_bps || o->spill_backlog_bytes || s->state != SPILL_RUN)
+		s->last_spill_ns = now;
 	s->counters_valid = true;
 	s->last_tx_bytes = o->spill_tx_bytes;
 	s->last_tunnel_bytes = o->tunnel_tx_bytes;
@@ -361,13 +396,18 @@ static uint64_t room_bps(const struct spill *s)
 /*
  * How fast SHORT's queue grows, in ppm (queueing time per time): the
  * newest and the oldest of its samples of the last @window. A queue that
- * grows by g seconds per second is fed at (1 + g) times the capacity.
+ * grows by g seconds per second is fed at (1 + g) times the capacity; one
+ * that drains (g < 0) but is still there at the end was fed at (1 + g)
+ * times the capacity too, the bottleneck busy all along. 0 when it
+ * drained empty (the capacity is then at least what was fed).
  */
-static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
-				 uint64_t window)
+static int64_t queue_growth_ppm(const struct spill *s, uint64_t now,
+				uint64_t window)
 {
 	const struct spill_delay *d = &s->d[SPILL_SHORT];
 	unsigned int i, old = SPILL_RECENT, new = SPILL_RECENT;
+	uint64_t base = delay_base(d);
+	int64_t g;
 
 	for (i = 0; i < d->n; i++) {
 		if (d->at_ns[i] + window < now)
@@ -377,11 +417,13 @@ static uint64_t queue_growth_ppm(const struct spill *s, uint64_t now,
 		if (new == SPILL_RECENT || d->at_ns[i] > d->at_ns[new])
 			new = i;
 	}
-	if (old == SPILL_RECENT || d->at_ns[new] == d->at_ns[old] ||
-	    d->rtt_ns[new] <= d->rtt_ns[old])
+	if (old == SPILL_RECENT || d->at_ns[new] == d->at_ns[old])
 		return 0;
-	return (d->rtt_ns[new] - d->rtt_ns[old]) * 1000000 /
-	       (d->at_ns[new] - d->at_ns[old]);
+	g = ((int64_t)d->rtt_ns[new] - (int64_t)d->rtt_ns[old]) * 1000000 /
+	    (int64_t)(d->at_ns[new] - d->at_ns[old]);
+	if (g < 0 && d->rtt_ns[new] < base + QUEUE_SEEN_NS)
+		return 0;
+	return g < -GROWTH_MIN_PPM ? -GROWTH_MIN_PPM : g;
 }
 
 /* Did SHORT's queue grow between the two newest probes, both sent at or
@@ -414,7 +456,7 @@ static uint64_t capacity(const struct spill *s, uint64_t now,
 
 	if (!rates_over(s, now, w, &total))
 		total = fallback;
-	return total * 1000000 / (1000000 + queue_growth_ppm(s, now, w));
+	return total * 1000000 / (uint64_t)(1000000 + queue_growth_ppm(s, now, w));
 }
 
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
@@ -439,10 +481,30 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 	    mbit(s->cap_bps));
 }
 
-/* R from SHORT's queueing delay and the short traffic (state RUN). */
+/* SHORT's queue at @qd under the top (half the target: the newest probe
+ * while the probe runs, the filtered delay else): the top is above C (the
+ * probe found it, or an estimate was made on a queue seen late). C as at
+ * a back-off, the probe starts again from 0. */
+static void top_above_capacity(struct spill *s, uint64_t now, uint64_t qd,
+			       const char *how)
+{
+	uint64_t old = top_bps(s);
+
+	s->cap_bps = capacity(s, now, old);
+	s->probe_bps = 0;
+	s->rate_bps = clamp_rate(s, top_bps(s));
+	s->calm_since_ns = now;
+	s->last_backoff_ns = now;
+	s->qd_backoff_ns = qd;
+	s->backoffs++;
+	say(s, "SHORT queue %.1f ms %s: top %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
+	    ms(qd), how, mbit(old), mbit(top_bps(s)), mbit(s->cap_bps));
+}
+
+/* C, the top and R from SHORT's queueing delay (state RUN). */
 static void adapt_rate(struct spill *s, uint64_t now)
 {
-	uint64_t qd, qd1, react, tgt, step, old = s->rate_bps;
+	uint64_t qd, qd1, react, tgt, step, calm, old = s->rate_bps;
 
 	if (!queue_delay(s, SPILL_SHORT, now,
 			 filter_window(s, SHORT_FILTER_INTERVALS), &qd))
@@ -459,31 +521,38 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		backoff(s, now, qd);
 		return;
 	}
-	tgt = s->cap_bps ? room_bps(s) * KNEE_PCT / 100 + s->probe_bps : 0;
+	if (s->cap_bps && !spill_idle(s) && qd > s->p.target_ns / 2 &&
+	    now - s->last_backoff_ns >= 3 * (s->d[SPILL_SHORT].rtt_last_ns +
+					     s->p.interval_ns) &&
+	    queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS)) >
+		    -(int64_t)DRAIN_PPM) {
+		top_above_capacity(s, now, qd, "standing under the top");
+		return;
+	}
+	/* with an estimate, R follows the top: the HTB gives the spilled
+	 * class what short traffic leaves of it, at packet time; while the
+	 * class is idle (the top open), 0.95 x the room beside the short
+	 * traffic, for the tick a returning flow sends before the top
+	 * closes again */
+	tgt = !s->cap_bps ? 0 : spill_idle(s) ? room_bps(s) * KNEE_PCT / 100 : top_bps(s);
 	if (s->cap_bps && s->rate_bps > tgt) {
-		/* short traffic grew: make room now, not a queue later;
-		 * when by much, probe again from below */
-		if (s->rate_bps > tgt + s->cap_bps * REPROBE_PCT / 100) {
-			s->probe_bps = 0;
-			tgt = room_bps(s) * KNEE_PCT / 100;
-		}
-		s->rate_bps = clamp_rate(s, tgt);
-		if (s->rate_bps * 10 < old * 9)
-			say(s, "short traffic %.2f Mbit/s: rate %.2f -> %.2f Mbit/s",
-			    mbit(s->short_env_bps), mbit(old),
-			    mbit(s->rate_bps));
+		s->rate_bps = tgt;
 		return;
 	}
 	if (!s->saturated)
-		return;		/* the spilled flows do not use R: keep it */
+		return;		/* SHORT's share is not used: keep it */
 	/* the newest probe alone: a queue starting to build stops growth
 	 * a probe earlier than the filter would, and ends the start-up at
 	 * the rate of two ticks before (HyStart's idea): the probe saw the
 	 * queue about that late */
 	queue_delay(s, SPILL_SHORT, now, filter_window(s, 1), &qd1);
 	if (qd1 > s->p.target_ns / 2) {
-		if (s->cap_bps)
+		if (s->cap_bps) {
+			if (s->probe_bps)
+				top_above_capacity(s, now, qd1,
+						   "in one probe: the probe found the capacity");
 			return;
+		}
 		/* C as at a back-off, and R well below it: the probe saw
 		 * the queue late, R went on growing meanwhile */
 		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
@@ -506,30 +575,33 @@ static void adapt_rate(struct spill *s, uint64_t now)
 				RESTART_GAIN_PCT : STARTUP_GAIN_PCT) / 100);
 		return;
 	}
+	calm = now - s->calm_since_ns;
 	if (s->rate_bps + s->cap_bps / 100 < tgt) {
-		/* back to 0.95 x the room quickly: that rate built no queue */
+		/* back to the top quickly: the HTB holds short and spilled
+		 * traffic together below C */
 		step = (tgt - s->rate_bps) / 2;
 		if (step < s->cap_bps / 100)
 			step = s->cap_bps / 100;
 		s->rate_bps = s->rate_bps + step > tgt ? tgt : s->rate_bps + step;
-	} else if (now - s->calm_since_ns >= RESTART_CALM_NS) {
-		/* no queue for long although the class is full: the
-		 * capacity estimate is too low (it grew, or the last one was
-		 * made on noise): find it again from here */
+	} else if (calm >= RESTART_CALM_NS) {
+		/* no queue for long although the top is full: the capacity
+		 * estimate is too low (it grew, or the last one was made on
+		 * noise): find it again from here, the top open meanwhile */
 		s->cap_bps = 0;
 		s->probe_bps = 0;
 		s->restarted = true;
 		say(s, "no SHORT queue for %.0f s at %.2f Mbit/s: start-up again",
 		    ms(RESTART_CALM_NS) / 1e3, mbit(s->rate_bps));
-	} else {
-		/* above it slowly, faster the longer it stays calm: the
-		 * capacity may have grown */
-		unsigned int k = (now - s->calm_since_ns) / PROBE_CALM_NS;
+	} else if (calm >= PROBE_WAIT_NS) {
+		/* above 0.95 x C slowly, faster the longer it stays calm:
+		 * the capacity may have grown; the next probe that sees
+		 * half the target ends it (probe_found) */
+		unsigned int k = (calm - PROBE_WAIT_NS) / PROBE_CALM_NS;
 
 		s->probe_bps += s->cap_bps * (PROBE_GAIN_PPM <<
 				(k < PROBE_DOUBLINGS ? k : PROBE_DOUBLINGS)) /
 				1000000;
-		s->rate_bps = room_bps(s) * KNEE_PCT / 100 + s->probe_bps;
+		s->rate_bps = top_bps(s);
 	}
 	s->rate_bps = clamp_rate(s, s->rate_bps);
 }
@@ -662,6 +734,7 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 	a->hold = s->state == SPILL_HOLD_WAIT || s->state == SPILL_GRANT ||
 		  s->state == SPILL_HOLD;
 	a->rate_bps = s->rate_bps;
+	a->top_bps = top_bps(s);
 	a->changed = s->changed;
 	snprintf(a->why, sizeof(a->why), "%s", s->why);
 }

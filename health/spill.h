@@ -121,6 +121,10 @@ struct spill_act {
 	bool hold;		/* the class sends nothing (and its burst is
 				 * to be spent before a grant is opened) */
 	uint64_t rate_bps;	/* the class rate when not held */
+	uint64_t top_bps;	/* short and spilled traffic together at most
+				 * (the HTB's top): 0.95 x SHORT's capacity
+				 * estimate and the probe while a generation
+				 * has one, else rate_max */
 	bool changed;		/* a state change, a new generation or grant,
 				 * or a back-off: worth a log line */
 	char why[160];		/* the last decision, one line */
@@ -143,8 +147,8 @@ struct spill {
 	uint64_t cap_bps;	/* C: what SHORT carried (spilled and short
 				 * traffic) when its queue built last; 0
 				 * before (start-up) */
-	uint64_t probe_bps;	/* R above 0.95 x the room (C less the
-				 * short traffic): grown while calm */
+	uint64_t probe_bps;	/* the top above 0.95 x C: grown while
+				 * calm */
 	uint64_t last_backoff_ns, calm_since_ns;
 	uint64_t qd_backoff_ns;	/* SHORT's queueing delay at that back-off */
 	/* the class, per tick */
@@ -156,6 +160,8 @@ struct spill {
 	uint64_t used_avg_bps;	/* over about a second */
 	bool saturated;		/* the last tick: spilled flows filled R */
 	uint64_t last_full_ns;	/* the last tick they did */
+	uint64_t last_spill_ns;	/* the last tick the class sent or held
+				 * something */
 	struct spill_tick_rec hist[SPILL_HISTORY];
 	unsigned int hist_n, hist_pos;
 	bool counters_valid;

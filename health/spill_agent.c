@@ -551,6 +551,7 @@ static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 	}
 	sa->scav_failing = false;
 	sa->applied_rate_bps = c.rate_bps;
+	sa->applied_top_bps = c.top_bps;
 	sa->held = false;
 	dummy_open(sa);
 	pr_info("run: spill: class on %s (code point %d, ceiling %llu bit/s)", c.dev, c.dscp,
@@ -576,12 +577,37 @@ static uint64_t dev_tx_bytes(const char *dev)
 
 static void log_act(struct spill_agent *sa, const struct spill_act *a)
 {
-	char rate[32];
+	char rate[32], top[32];
 
 	sc_rate_text(a->rate_bps, rate, sizeof(rate));
-	pr_info("run: spill: %s (%s), generation %u, grants %llu, rate %s: %s",
+	sc_rate_text(a->top_bps, top, sizeof(top));
+	pr_info("run: spill: %s (%s), generation %u, grants %llu, rate %s, top %s: %s",
 		spill_state_name(a->state), sa->dev[SPILL_SHORT], a->gen,
-		(unsigned long long)a->grants, a->hold ? "held" : rate, a->why);
+		(unsigned long long)a->grants, a->hold ? "held" : rate, top, a->why);
+}
+
+static bool moved(uint64_t to, uint64_t from)
+{
+	return to * 100 > from * (100 + SA_RATE_STEP_PCT) ||
+	       to * 100 < from * (100 - SA_RATE_STEP_PCT);
+}
+
+/* The HTB's top as the controller asks: 0.95 x SHORT's capacity estimate
+ * while a generation has one, else the configured top (a line rate
+ * without tunnel-rate): short traffic is capped only while it has
+ * priority over spilled traffic below SHORT's capacity. */
+static void apply_top(struct spill_agent *sa, uint64_t top)
+{
+	char err[256];
+
+	/* small moves wait; back to the configured top at once */
+	if (!top || top == sa->applied_top_bps ||
+	    (!moved(top, sa->applied_top_bps) && top != top_bps(&sa->s)))
+		return;
+	if (tcfg_scav_top(sa->scav, top, err, sizeof(err)))
+		pr_warn("run: spill: %s", err);
+	else
+		sa->applied_top_bps = top;
 }
 
 /* Apply the act: fs_spill, then the class (the hold before a grant opens:
@@ -592,6 +618,7 @@ static void apply(struct spill_agent *sa, const struct spill_act *a)
 	char err[256];
 	int ret;
 
+	apply_top(sa, a->top_bps);
 	if (a->hold && !sa->held) {
 		if (tcfg_scav_rate(sa->scav, SA_HOLD_RATE_BPS, err, sizeof(err)))
 			pr_warn("run: spill: hold: %s", err);
@@ -601,8 +628,7 @@ static void apply(struct spill_agent *sa, const struct spill_act *a)
 			sa->holds++;
 		}
 	} else if (!a->hold && a->state != SPILL_OFF &&
-		   (sa->held || a->rate_bps * 100 > sa->applied_rate_bps * (100 + SA_RATE_STEP_PCT) ||
-		    a->rate_bps * 100 < sa->applied_rate_bps * (100 - SA_RATE_STEP_PCT))) {
+		   (sa->held || moved(a->rate_bps, sa->applied_rate_bps))) {
 		if (tcfg_scav_rate(sa->scav, a->rate_bps, err, sizeof(err))) {
 			pr_warn("run: spill: %s", err);
 		} else {
@@ -654,6 +680,8 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 			tcfg_scav_rate(sa->scav, sa->s.rate_init_bps, err, sizeof(err));
 			sa->held = false;
 		}
+		if (sa->scav)
+			apply_top(sa, sa->act.top_bps);
 	} else if (sa->scav) {
 		apply(sa, &sa->act);
 	}

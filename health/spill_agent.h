@@ -118,6 +118,7 @@ struct spill_agent {
 	uint64_t grants_written;
 	bool held;
 	uint64_t applied_rate_bps;
+	uint64_t applied_top_bps;	/* the HTB's top as applied */
 	uint64_t holds;
 	bool publish;			/* a change worth publishing now */
 	pthread_mutex_t lock;

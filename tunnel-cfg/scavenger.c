@@ -109,11 +109,12 @@ struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
 	return nlh;
 }
 
-struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, unsigned int parent_minor,
-				     unsigned int minor, unsigned int prio, __u64 rate_bps,
-				     __u64 ceil_bps)
+struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, bool create,
+				     unsigned int parent_minor, unsigned int minor,
+				     unsigned int prio, __u64 rate_bps, __u64 ceil_bps)
 {
-	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTCLASS, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTCLASS,
+					create ? NLM_F_CREATE | NLM_F_EXCL : 0, ifindex,
 					h(TCFG_SCAV_MAJOR, parent_minor),
 					h(TCFG_SCAV_MAJOR, minor), 0);
 	struct tc_htb_opt o = { .quantum = SCAV_QUANTUM, .prio = prio };
@@ -262,6 +263,7 @@ struct tcfg_scav {
 	char dev[IF_NAMESIZE];
 	int ifindex;
 	__u32 limit_bytes;
+	__u64 min_bps;
 };
 
 /* What is at the root of dev now: 1 ours, 0 the kernel's default (free),
@@ -291,6 +293,30 @@ static int del_root(struct nl *nl, int ifindex)
 					       h(TCFG_SCAV_MAJOR, 0)), NULL, NULL);
 }
 
+/* The three HTB classes, @k: 0 the top :1 (rate = ceil = top), 1 the short
+ * class :10 (prio 0, rate = ceil = top), 2 the spill class :20 (prio 1, its
+ * guaranteed min_bps, ceil top). */
+static struct nlmsghdr *class_msg(void *buf, const struct tcfg_scav *s, bool create, int k,
+				  __u64 top_bps, const char **step)
+{
+	__u64 min = s->min_bps < top_bps ? s->min_bps : top_bps;
+
+	switch (k) {
+	case 0:
+		*step = "class :1";
+		return tcfg_msg_scav_class(buf, s->ifindex, create, 0, TCFG_SCAV_TOP_MINOR, 0,
+					   top_bps, top_bps);
+	case 1:
+		*step = "the short class";
+		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
+					   TCFG_SCAV_SHORT_MINOR, 0, top_bps, top_bps);
+	default:
+		*step = "the spill class";
+		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
+					   TCFG_SCAV_SPILL_MINOR, 1, min, top_bps);
+	}
+}
+
 int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *err,
 		   size_t errlen)
 {
@@ -306,6 +332,7 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 		return -ENOMEM;
 	snprintf(s->dev, sizeof(s->dev), "%s", c->dev);
 	s->limit_bytes = c->limit_bytes;
+	s->min_bps = c->min_bps;
 	s->ifindex = if_nametoindex(c->dev);
 	if (!s->ifindex) {
 		snprintf(err, errlen, "%s: no such interface", c->dev);
@@ -335,21 +362,9 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 		switch (i) {
 		case 0: step = "the HTB root"; nlh = tcfg_msg_scav_root(buf, s->ifindex); break;
 		case 1:
-			step = "class :1";
-			nlh = tcfg_msg_scav_class(buf, s->ifindex, 0, TCFG_SCAV_TOP_MINOR, 0,
-						  c->top_bps, c->top_bps);
-			break;
 		case 2:
-			step = "the short class";
-			nlh = tcfg_msg_scav_class(buf, s->ifindex, TCFG_SCAV_TOP_MINOR,
-						  TCFG_SCAV_SHORT_MINOR, 0, c->top_bps, c->top_bps);
-			break;
 		case 3:
-			step = "the spill class";
-			nlh = tcfg_msg_scav_class(buf, s->ifindex, TCFG_SCAV_TOP_MINOR,
-						  TCFG_SCAV_SPILL_MINOR, 1,
-						  c->min_bps < c->top_bps ? c->min_bps : c->top_bps,
-						  c->top_bps);
+			nlh = class_msg(buf, s, true, i - 1, c->top_bps, &step);
 			break;
 		case 4:
 			step = "the spill TBF";
@@ -392,6 +407,23 @@ int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen
 
 		snprintf(err, errlen, "%s: spill rate %llu bit/s: %s", s->dev,
 			 (unsigned long long)rate_bps, nl_err(&s->nl));
+		return ret;
+	}
+	return 0;
+}
+
+int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen)
+{
+	char buf[TCFG_MSG_SIZE];
+	const char *step = "";
+	int k, ret;
+
+	for (k = 0; k < 3; k++) {
+		if (!nl_talk(&s->nl, class_msg(buf, s, false, k, top_bps, &step), NULL, NULL))
+			continue;
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s: top %llu bit/s: %s", s->dev, step,
+			 (unsigned long long)top_bps, nl_err(&s->nl));
 		return ret;
 	}
 	return 0;

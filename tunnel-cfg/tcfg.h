@@ -301,10 +301,11 @@ void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_i
 /* ---- scavenger.c: the spill class's requests into buf (TCFG_MSG_SIZE) ----------- */
 /* RTM_NEWQDISC: the HTB root, handle TCFG_SCAV_MAJOR:, default class :10 */
 struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex);
-/* RTM_NEWTCLASS: HTB class MAJOR:minor under MAJOR:parent_minor */
-struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, unsigned int parent_minor,
-				     unsigned int minor, unsigned int prio, __u64 rate_bps,
-				     __u64 ceil_bps);
+/* RTM_NEWTCLASS: HTB class MAJOR:minor under MAJOR:parent_minor (create,
+ * or change its rates: the top follows the capacity estimate) */
+struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, bool create,
+				     unsigned int parent_minor, unsigned int minor,
+				     unsigned int prio, __u64 rate_bps, __u64 ceil_bps);
 /* RTM_NEWQDISC: the spill TBF under MAJOR:20 (create, or change its rate) */
 struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 rate_bps,
 				   __u32 limit_bytes);

@@ -205,6 +205,9 @@ int tcfg_scav_open(struct tcfg_scav **s, const struct tcfg_scav_cfg *c, char *er
 		   size_t errlen);
 /* The spill TBF's rate (its bucket refills: see the hold). */
 int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen);
+/* The top: short and spilled traffic together at most top_bps (class :1
+ * and both classes' ceilings; the short class's rate). */
+int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen);
 int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
 		    size_t errlen);
 /* Close; remove: the class goes too (when it is still ours). */

@@ -94,8 +94,8 @@ except ImportError as e:
 
 NAN = float("nan")
 BASE = "ecmp"		# the baseline every mode is compared with
-MODE_ORDER = ("ecmp", "split", "spill", "nospill", "paper", "reshort20")
-SPILL_MODES = ("spill", "nospill")	# runs with these make the spill report
+MODE_ORDER = ("ecmp", "split", "spill", "spillrate", "nospill", "paper", "reshort20")
+SPILL_MODES = ("spill", "spillrate", "nospill")	# runs with these make the spill report
 SPILL_BASE = "nospill"			# split without spill, the p99 reference
 COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
         "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",

@@ -777,16 +777,24 @@ static void test_scav_msgs(void)
 	   g && g->version == 3 && g->defcls == TCFG_SCAV_SHORT_MINOR,
 	   "spill root: a new HTB (EXCL: never over someone's) at the root, handle f5a0:, default :10");
 
-	nlh = tcfg_msg_scav_class(buf, 7, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SPILL_MINOR, 1, 100000,
-				  19000000);
+	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SPILL_MINOR, 1,
+				  100000, 19000000);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_type == RTM_NEWTCLASS && tcm(nlh)->tcm_parent == (major | 1) &&
 	   tcm(nlh)->tcm_handle == (major | 0x20) && kind_is(nlh, "htb") && ho && ho->prio == 1 &&
 	   ho->rate.rate == 12500 && ho->ceil.rate == 2375000 &&
 	   ho->rate.linklayer == TC_LINKLAYER_ETHERNET && ho->buffer > 0 && ho->cbuffer > 0 &&
-	   !opt(nlh, TCA_HTB_RATE64),
-	   "spill class: under :1, prio 1, rate and ceil in bytes/s, a link layer (no rate table), bursts");
-	nlh = tcfg_msg_scav_class(buf, 7, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 0,
+	   !opt(nlh, TCA_HTB_RATE64) &&
+	   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	   "spill class: a new class under :1, prio 1, rate and ceil in bytes/s, a link layer (no rate table), bursts");
+	nlh = tcfg_msg_scav_class(buf, 7, false, 0, TCFG_SCAV_TOP_MINOR, 0, 15200000, 15200000);
+	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWTCLASS && nlh->nlmsg_flags == REQ_ACK &&
+	   tcm(nlh)->tcm_parent == major && tcm(nlh)->tcm_handle == (major | 1) && kind_is(nlh, "htb") &&
+	   ho && ho->rate.rate == 1900000 && ho->ceil.rate == 1900000 && ho->buffer > 0 &&
+	   ho->cbuffer > 0,
+	   "top class: a change of the top is a plain RTM_NEWTCLASS (no CREATE): the kernel changes the class in place");
+	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 0,
 				  40000000000ull, 40000000000ull);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
 	ok(ho && ho->prio == 0 && ho->rate.rate == ~0U &&
