@@ -262,15 +262,23 @@ static bool spill_idle(const struct spill *s)
 
 /* The ceiling of short and spilled traffic together on the router (the
  * HTB's top): 0.95 x the capacity estimate and the probe, at most
- * rate_max; rate_max before an estimate (a start-up), without a
- * generation and while the class is idle, so that short traffic is never
- * capped while nothing spills. */
+ * rate_max. In a generation's first start-up (no estimate yet), 0.95 x
+ * LONG's rate at the first grant: LONG is congested then, so that is
+ * about its capacity, and SHORT is likely as big; the start-up's R then
+ * cannot push a queue into a SHORT as big as LONG, and a smaller SHORT
+ * still shows its queue to R's ramp. rate_max in a later start-up (it
+ * looks for a larger capacity), without a generation and while the class
+ * is idle, so that short traffic is never capped while nothing spills. */
 static uint64_t top_bps(const struct spill *s)
 {
 	uint64_t t;
 
-	if (s->state == SPILL_OFF || !s->cap_bps || spill_idle(s))
+	if (s->state == SPILL_OFF || spill_idle(s))
 		return s->p.rate_max_bps;
+	if (!s->cap_bps)
+		return s->long_at_grant_bps && !s->restarted ?
+		       clamp_rate(s, s->long_at_grant_bps * KNEE_PCT / 100) :
+		       s->p.rate_max_bps;
 	t = s->cap_bps * KNEE_PCT / 100 + s->probe_bps;
 	return clamp_rate(s, t);
 }
@@ -570,6 +578,17 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
 		return;
 	}
+	if (!s->cap_bps && !s->restarted && s->long_at_grant_bps &&
+	    s->rate_bps >= top_bps(s)) {
+		/* the first start-up reached its top, LONG's rate, without
+		 * a queue on SHORT: that is the estimate; the probe looks
+		 * for more */
+		s->cap_bps = s->long_at_grant_bps;
+		s->calm_since_ns = now;
+		say(s, "start-up at LONG's rate without a SHORT queue: capacity estimate %.2f Mbit/s",
+		    mbit(s->cap_bps));
+		return;
+	}
 	if (!s->cap_bps) {
 		s->rate_bps = clamp_rate(s, s->rate_bps * (s->restarted ?
 				RESTART_GAIN_PCT : STARTUP_GAIN_PCT) / 100);
@@ -645,6 +664,7 @@ static void start(struct spill *s, uint64_t now)
 	s->last_full_ns = 0;
 	s->grants_taken_gen = 0;
 	s->restarted = false;
+	s->long_at_grant_bps = 0;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
 	s->calm_since_ns = now;
@@ -698,6 +718,8 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 			 * likely to carry as much; start from a quarter */
 			s->rate_bps = clamp_rate(s, s->long_bps / START_LONG_DIV);
 		}
+		if (!s->cap_bps && !s->long_at_grant_bps)
+			s->long_at_grant_bps = s->long_bps;
 		s->taken_at_grant = o->taken;
 		s->grants = o->taken + 1;
 		set_state(s, SPILL_GRANT, now);

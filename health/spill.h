@@ -174,6 +174,9 @@ struct spill {
 	uint64_t grants_taken, grants_withdrawn, backoffs;
 	uint64_t grants_taken_gen;	/* in this generation */
 	bool restarted;		/* a start-up after a too low C */
+	uint64_t long_at_grant_bps;	/* LONG's rate at the generation's
+					 * first grant: the first start-up's
+					 * top is 0.95 x it; 0 none */
 	char why[160];
 	bool changed;
 };

@@ -337,6 +337,46 @@ static void test_grant_and_hold(bool one_way)
 	tap_prefix = "";
 }
 
+/* The first grant takes LONG's rate as SHORT's capacity estimate: a
+ * SHORT as big as LONG sees no start-up queue; a smaller one is found by
+ * its queue, within the bounds of a back-off. */
+static void test_first_estimate(void)
+{
+	struct sim m;
+	double max_q;
+
+	sim_init(&m);
+	m.cap_bps = m.long_bps = 20 * MBIT;
+	m.short_bps = 1 * MBIT;
+	m.waiting = 1;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	if (!tap_ok(m.taken == 1 && m.act.top_bps == m.long_bps * 95 / 100,
+		    "first grant: the top at 0.95 x LONG's rate (%.2f Mbit/s, LONG 20)",
+		    m.act.top_bps / MBIT))
+		tap_diag("taken %llu", (unsigned long long)m.taken);
+	run_for(&m, 10 * SEC);
+	if (!tap_ok(m.max_q_ms < m.p.target_ns / 2e6 && m.backoffs == 0 &&
+		    m.spill_bps >= 0.85 * (m.cap_bps - m.short_bps),
+		    "SHORT as big as LONG (20 Mbit/s): 10 s later %.1f Mbit/s spilled (>= 0.85 x the spare 19), SHORT's queue at most %.1f ms (< target / 2: no start-up queue), no back-off",
+		    m.spill_bps / MBIT, m.max_q_ms))
+		tap_diag("back-offs %u", m.backoffs);
+
+	sim_init(&m);
+	m.cap_bps = 14 * MBIT;
+	m.long_bps = 20 * MBIT;
+	m.short_bps = 1 * MBIT;
+	m.waiting = 1;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	run_for(&m, 10 * SEC);
+	max_q = m.max_q_ms;
+	tap_ok(m.taken == 1 && m.act.top_bps <= m.cap_bps &&
+	       short_qd_ms(&m) < m.p.target_ns / 1e6,
+	       "SHORT smaller (14 Mbit/s, LONG 20): its queue ends the start-up (at most %.1f ms, as without the top); 10 s later the top %.1f Mbit/s <= its capacity, the queue %.1f ms below the target",
+	       max_q, m.act.top_bps / MBIT, short_qd_ms(&m));
+}
+
 static void test_light_flows(void)
 {
 	struct sim m;
@@ -736,6 +776,7 @@ int main(void)
 	test_long_headroom();
 	test_grant_and_hold(false);
 	test_grant_and_hold(true);
+	test_first_estimate();
 	test_light_flows();
 	test_steady();
 	test_low_rtt();
