@@ -246,10 +246,8 @@ _Static_assert(sizeof(struct fs_rule) == 48, "fs_rule layout");
  * tunnel, behind short traffic (the router's scavenger class). Nothing
  * spills without an agent: it opens a generation and hands out grants. */
 #define FS_CFG_F_SPILL		(1U << 4)
-/* spill is off by default: at RTT 0-20 ms it still costs requests on
- * SHORT (README, *Spill*) */
 #define FS_DEFAULT_CFG_FLAGS	(FS_CFG_F_ENABLED | FS_CFG_F_ACK_SHORT | \
-				 FS_CFG_F_RESHORT_BOUNDARY)
+				 FS_CFG_F_RESHORT_BOUNDARY | FS_CFG_F_SPILL)
 
 struct split_config {
 	__u32 threshold;	/* packets 1..threshold short, threshold+1.. long */

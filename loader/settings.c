@@ -64,7 +64,7 @@ const struct sc_option sc_setting_opts[] = {
 		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
 	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_YESNO, struct sc_settings,
 		v.flags, .bit = FS_CFG_F_SPILL, .metavar = "yes|no",
-		.help = "yes: long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run); no (default): none does"),
+		.help = "yes (default): long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run); no: none does"),
 	[SC_SET_DSCP_SPILL] = SC_OPTION("dscp-spill", SC_OPT_DSCP, struct sc_settings,
 		v.dscp_spill, .metavar = "V", .noun = "DSCP",
 		.help = "code point of spilled long flows (default 2; must differ from dscp-short and dscp-long, and from dscp-long in its low 3 bits)"),

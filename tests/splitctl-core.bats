@@ -214,10 +214,7 @@ spilled() {
 	command -v tcpdump >/dev/null || skip "tcpdump not installed"
 	fs_sc attach rc --hook xdp --threshold 3 --dscp-long 5
 	fs_sc set ack-short no		# every packet after the third long
-	# off by default
-	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[false,2]' ]
-	fs_sc status | grep -qx 'config: spill no, dscp-spill 2'
-	fs_sc set spill yes
+	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[true,2]' ]
 	fs_sc status | grep -qx 'config: spill yes, dscp-spill 2'
 	# no generation: nothing spills, whatever the flows
 	transfer 50000 5030

@@ -126,14 +126,14 @@ complete_words() {
 }
 
 @test "apply: spill and dscp-spill from the [splitter] section; apply is declarative for them too" {
-	printf '[splitter]\ninterfaces = rc\nspill = yes\ndscp-spill = 3\n' >"$D/s.conf"
+	printf '[splitter]\ninterfaces = rc\nspill = no\ndscp-spill = 3\n' >"$D/s.conf"
 	run fs_sc apply -c "$D/s.conf"
 	[ "$status" -eq 0 ]
-	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[true,3]' ]
+	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[false,3]' ]
 	# keys left out take their defaults again
 	printf '[splitter]\ninterfaces = rc\n' >"$D/d.conf"
 	fs_sc apply -c "$D/d.conf"
-	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[false,2]' ]
+	[ "$(fs_sc -j status | jq -c '.config | [.spill, .dscp_spill]')" = '[true,2]' ]
 	printf '[splitter]\ninterfaces = rc\ndscp-spill = 9\n' | bad_conf - "dscp-spill 9 and dscp-long 1 look alike to a tos rule selector"
 	printf '[splitter]\ninterfaces = rc\nspill = on\n' | bad_conf 3 "spill: invalid value 'on': accepted: yes, no, 1, 0"
 }

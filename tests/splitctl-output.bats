@@ -317,9 +317,6 @@ doctor_status() {
 @test "doctor: spill is a note while nothing can spill, skip when off, a failure without fs_spill" {
 	fs_sc attach rc
 	spill_check() { fs_sc -j doctor | jq -r '[.checks[] | select(.name == "spill")][0] | "\(.status): \(.detail)"'; }
-	# off by default: skipped
-	[ "$(spill_check)" = "skip: spill is off (splitctl set spill yes)" ]
-	fs_sc set spill yes
 	[[ "$(spill_check)" == "note: spill on (dscp-spill 2), but no agent runs: nothing spills"* ]]
 	run fs_sc doctor
 	grep -q '^note  spill: spill on' <<<"$output"
@@ -353,7 +350,7 @@ doctor_status() {
 	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
 	grep -q '^flowsplit_attached{interface="rc",hook="tc",mode="tcx"} 1$' "$D/m"
 	# spill: the settings, its counters and fs_spill's state (no agent: none)
-	grep -qx 'flowsplit_spill 0' "$D/m"
+	grep -qx 'flowsplit_spill 1' "$D/m"
 	grep -qx 'flowsplit_dscp_spill 2' "$D/m"
 	grep -qx 'flowsplit_packets_spill_total 0' "$D/m"
 	grep -qx 'flowsplit_bytes_spill_total 0' "$D/m"
