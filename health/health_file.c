@@ -11,7 +11,7 @@
  *                 "rtt_ewma_ns", "timeout_ns", "loss", "flaps", "probes", "missed",
  *                 "link_down"}],
  *    "spill": {"active", "dev", "state", "generation", "grants", "taken",
- *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps",
+ *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps", "top_bps",
  *              "queue_delay_ns": [SHORT, LONG] (null: none), "one_way",
  *              "backoffs", "holds", "why"}}
  *
@@ -89,6 +89,7 @@ static struct json_object *spill_json(const struct spill_view *v)
 		{ "grants", v->grants }, { "taken", v->taken },
 		{ "rate_bps", v->rate_bps }, { "capacity_bps", v->cap_bps },
 		{ "short_bps", v->short_bps }, { "spilled_bps", v->used_bps },
+		{ "top_bps", v->top_bps },
 	};
 	struct json_object *o = json_object_new_object(), *a;
 	size_t i;
@@ -215,6 +216,7 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 	v->cap_bps = get_u64(s, "capacity_bps");
 	v->short_bps = get_u64(s, "short_bps");
 	v->used_bps = get_u64(s, "spilled_bps");
+	v->top_bps = get_u64(s, "top_bps");
 	if (json_object_object_get_ex(s, "queue_delay_ns", &a) &&
 	    json_object_is_type(a, json_type_array) && json_object_array_length(a) == HEALTH_TUNNELS)
 		for (t = 0; t < HEALTH_TUNNELS; t++) {
@@ -339,7 +341,7 @@ static void show_tunnel(int role, const struct health_file_tunnel *t, __u64 now_
 /* The "spill" object of route show / status: what spills now, and why. */
 static void show_spill(const struct spill_view *v)
 {
-	char rate[32], cap[32], sh[32], used[32];
+	char rate[32], cap[32], sh[32], used[32], top[32];
 	int t;
 
 	open_json_object("spill");
@@ -353,6 +355,7 @@ static void show_spill(const struct spill_view *v)
 	sc_rate_text(v->cap_bps, cap, sizeof(cap));
 	sc_rate_text(v->short_bps, sh, sizeof(sh));
 	sc_rate_text(v->used_bps, used, sizeof(used));
+	sc_rate_text(v->top_bps, top, sizeof(top));
 	print_string(PRINT_ANY, "dev", "spill: on %s", v->dev[HEALTH_SHORT]);
 	print_string(PRINT_ANY, "state", " %s", spill_state_name(v->state));
 	print_uint(PRINT_ANY, "generation", ", generation %u", v->gen);
@@ -366,6 +369,8 @@ static void show_spill(const struct spill_view *v)
 	print_string(PRINT_FP, NULL, ", capacity %s", v->cap_bps ? cap : "-");
 	print_uint(PRINT_JSON, "short_bps", NULL, v->short_bps);
 	print_string(PRINT_FP, NULL, ", short traffic %s", sh);
+	print_uint(PRINT_JSON, "top_bps", NULL, v->top_bps);
+	print_string(PRINT_FP, NULL, ", top %s", top);
 	print_nl();
 	open_json_object("queue_delay_ms");
 	print_string(PRINT_FP, NULL, "%s", "spill: queueing delay");

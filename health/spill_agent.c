@@ -180,6 +180,7 @@ static void set_view(struct spill_agent *sa)
 			sa->dp_ops->taken(sa->dp.spill_fd, &v.taken);
 		v.rate_bps = sa->act.hold ? 0 : sa->act.rate_bps;
 		v.cap_bps = sa->ctl.cap_bps;
+		v.top_bps = sa->applied_top_bps;
 		v.short_bps = sa->ctl.short_bps;
 		v.used_bps = sa->ctl.used_bps;
 		v.qd_valid[SPILL_SHORT] = spill_queue_delay(&sa->ctl, SPILL_SHORT, now,

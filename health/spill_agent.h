@@ -84,6 +84,7 @@ struct spill_view {
 	uint16_t gen;
 	uint64_t grants, taken;		/* this agent's; the datapath's */
 	uint64_t rate_bps, cap_bps, short_bps, used_bps;
+	uint64_t top_bps;		/* the HTB's top in force */
 	bool qd_valid[HEALTH_TUNNELS];
 	uint64_t qd_ns[HEALTH_TUNNELS];	/* queueing delay now */
 	bool one_way;			/* from timestamps (else RTTs) */

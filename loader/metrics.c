@@ -236,6 +236,9 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 	fprintf(f, "# HELP flowsplit_spill_capacity_bps SHORT's capacity as spill last estimated it (0: none yet).\n"
 		   "# TYPE flowsplit_spill_capacity_bps gauge\nflowsplit_spill_capacity_bps %llu\n",
 		(unsigned long long)(v->active ? v->cap_bps : 0));
+	fprintf(f, "# HELP flowsplit_spill_top_bps Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
+		   "# TYPE flowsplit_spill_top_bps gauge\nflowsplit_spill_top_bps %llu\n",
+		(unsigned long long)(v->active ? v->top_bps : 0));
 	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
 		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
 		(unsigned long long)v->backoffs);

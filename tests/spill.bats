@@ -173,7 +173,7 @@ spill_mbit() {
 	jq -e '.checks[] | select(.name == "spill class") | .status == "pass" and (.detail | test("^vxs: root HTB f5a0:"))' <<<"$output"
 	local j
 	j=$(spill_json)
-	jq -e '.active and .dev == "vxs" and .generation >= 1 and .grants >= 1 and .rate_bps > 0
+	jq -e '.active and .dev == "vxs" and .generation >= 1 and .grants >= 1 and .rate_bps > 0 and .top_bps > 0
 		and (.queue_delay_ms | has("short") and has("long")) and .delay_source == "timestamps"
 		and (.why | length > 0)' <<<"$j"
 	# metrics: the gauges and the queueing delay per tunnel
@@ -182,6 +182,7 @@ spill_mbit() {
 	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="short",dev="vxs"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_spill_capacity_bps [0-9]*$' "$D/m.prom"
+	grep '^flowsplit_spill_top_bps [1-9][0-9]*$' "$D/m.prom"
 	grep -x 'flowsplit_spill_active 1' "$D/m.prom"
 	# the HTB's top: below SHORT's WAN rate while spilling, so that SHORT's
 	# queue is the router's, where short traffic goes first

@@ -718,6 +718,7 @@ static void test_health_json(void)
 	shown_hf.spill = (struct spill_view){ .active = true, .dev = { "vxs", "vxl" },
 		.state = SPILL_RUN, .gen = 3, .grants = 2, .taken = 2, .rate_bps = 15000000,
 		.cap_bps = 19000000, .short_bps = 1000000, .used_bps = 14000000,
+		.top_bps = 18050000,
 		.qd_valid = { true, false }, .qd_ns = { 1500000, 0 }, .one_way = true,
 		.backoffs = 4, .holds = 2, .why = "calm" };
 	o = json_tokener_parse(capture_json(emit_health));
@@ -728,13 +729,14 @@ static void test_health_json(void)
 	   json_object_object_get_ex(t, "taken", &v) && json_object_get_int(v) == 2 &&
 	   json_object_object_get_ex(t, "rate_bps", &v) && json_object_get_int64(v) == 15000000 &&
 	   json_object_object_get_ex(t, "capacity_bps", &v) && json_object_get_int64(v) == 19000000 &&
+	   json_object_object_get_ex(t, "top_bps", &v) && json_object_get_int64(v) == 18050000 &&
 	   json_object_object_get_ex(t, "queue_delay_ms", &hl) &&
 	   json_object_object_get_ex(hl, "short", &v) && json_object_get_double(v) == 1.5 &&
 	   json_object_object_get_ex(hl, "long", &v) && !v &&
 	   json_object_object_get_ex(t, "delay_source", &v) &&
 	   !strcmp(json_object_get_string(v), "timestamps") &&
 	   json_object_object_get_ex(t, "why", &v) && !strcmp(json_object_get_string(v), "calm"),
-	   "spill: state, generation, grants taken, rate, capacity, queueing delay per tunnel (null: none), source, why");
+	   "spill: state, generation, grants taken, rate, capacity, top, queueing delay per tunnel (null: none), source, why");
 	json_object_put(o);
 	shown_hf.spill.active = false;
 }
