@@ -734,7 +734,7 @@ def main(argv):
             "`%s` — tunnels %s Mbit/s each, FIFO %s ms; bulk: iperf3 cubic, %s streams per "
             "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `split`: "
             "split without agents (here only the no-bulk limit of the split's routing); "
-            "`spill`: split with spill on (`splitctl set spill yes`) and the agent (`splitctl run`, defaults) on both "
+            "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
             "routers; `nospill`: the same with spill off in the splitter (`splitctl set "
             "spill no`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
             "both tunnels' capacity: up + down over 4 x the tunnel rate; bulk / offered: up + "
