@@ -446,19 +446,26 @@ static void test_steady(void)
 	steady(&m);
 }
 
+/* Both tunnels at RTT 1 ms (one-way delays), LONG congested, 1 Mbit/s of
+ * short traffic, two flows waiting: spilling after @ns. */
+static void sim_low_rtt(struct sim *m, uint64_t ns)
+{
+	sim_init(m);
+	m->base_short_ns = m->base_long_ns = 1 * MS;
+	m->one_way = true;
+	m->waiting = 2;
+	m->long_qd_ns = 80 * MS;
+	m->short_bps = 1 * MBIT;
+	run_for(m, ns);
+}
+
 /* The same at RTT 1 ms: a short message takes a millisecond or two, so
  * SHORT's queue must form on the router, not in the WAN. */
 static void test_low_rtt(void)
 {
 	struct sim m;
 
-	sim_init(&m);
-	m.base_short_ns = m.base_long_ns = 1 * MS;
-	m.one_way = true;
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
-	m.short_bps = 1 * MBIT;
-	run_for(&m, 30 * SEC);
+	sim_low_rtt(&m, 30 * SEC);
 	tap_prefix = "RTT 1 ms: ";
 	steady(&m);
 	tap_prefix = "";
@@ -703,13 +710,7 @@ static void test_draining_keeps(void)
 	int k;
 
 	for (k = 0; k < 10; k++) {
-		sim_init(&m);
-		m.base_short_ns = m.base_long_ns = 1 * MS;
-		m.one_way = true;
-		m.waiting = 2;
-		m.long_qd_ns = 80 * MS;
-		m.short_bps = 1 * MBIT;
-		run_for(&m, 30 * SEC + k * 10 * MS);
+		sim_low_rtt(&m, 30 * SEC + k * 10 * MS);
 		cap = m.s.cap_bps;
 		m.q_bytes = m.cap_bps / 8 * 0.020;
 		m.s.last_backoff_ns = m.now;
