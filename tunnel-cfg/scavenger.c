@@ -11,8 +11,10 @@
  *   u32 filters on the root: IPv4 dsfield / IPv6 traffic class & 0xfc ==
  *   the spill code point -> :20
  *
- * top: 0.95 x SHORT's configured rate (the queue then forms here, short
- * traffic first), else a line rate the HTB never reaches.
+ * top (tcfg_scav_top() changes it in place): while a flow is spilled,
+ * 0.95 x the agent's estimate of SHORT's capacity (the queue then forms
+ * here, short traffic first); otherwise 0.95 x SHORT's configured rate,
+ * or a line rate the HTB never reaches.
  *
  * No rate tables: since 3.13 the kernel computes HTB's and TBF's rates
  * from the rate itself (psched_ratecfg_precompute) and reads a table only
