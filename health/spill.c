@@ -614,7 +614,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	} else if (calm >= PROBE_WAIT_NS) {
 		/* above 0.95 x C slowly, faster the longer it stays calm:
 		 * the capacity may have grown; the next probe that sees
-		 * half the target ends it (probe_found) */
+		 * half the target ends it (top_above_capacity) */
 		unsigned int k = (calm - PROBE_WAIT_NS) / PROBE_CALM_NS;
 
 		s->probe_bps += s->cap_bps * (PROBE_GAIN_PPM <<
