@@ -11,22 +11,23 @@
  *          one-sample spike of the agent's own scheduling is not a queue);
  *   qd > target, again only when probes sent after the last back-off
  *          see the queue grow (or three RTTs on not smaller):
- *          C = what SHORT carried (the class's rate, R when it was full,
- *          and S) less the rate at which its queue grew (a queue growing
- *          by g s/s is fed at (1 + g) x C), and R = beta x the class's
- *          rate, beta = 1 - 0.15 x qd / target within [0.5, 0.85];
+ *          C = what SHORT's device sent between two probes over the time
+ *          it took to leave the WAN FIFO (capacity_of()), and R = beta x
+ *          the class's rate, beta = 1 - 0.15 x qd / target within
+ *          [0.5, 0.85];
  *   R above 0.95 x (C - S) + P (short traffic grew): R follows at once,
  *          and P = 0 when S grew by 5 % of C: room for short traffic one
  *          tick after it shows, before its queue does;
  *   qd <= target and the class full: start-up (no C yet) R x 1.12 per
- *          tick until one probe sees target / 2 (then C as at a back-off,
- *          R = 0.85 x (C - S): the probe saw the queue late); then R climbs
+ *          tick until two probes see target / 2, or one the target
+ *          (then C as at a back-off, R = 0.85 x (C - S): the probes saw
+ *          the queue late); then R climbs
  *          back to 0.95 x (C - S) within a few ticks (below the rate that
  *          built the queue), and above it by a probe P that grows by
  *          0.1 % of C per tick, doubled every 5 s without a back-off (up
  *          to 0.4 %): slowly near the capacity, so the next queue is found
  *          small, faster the longer none is found (C may have grown); after
- *          15 s without one, start-up again at R x 1.04 per tick (C was too
+ *          30 s without one, start-up again at R x 1.04 per tick (C was too
  *          low).
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
@@ -106,8 +107,8 @@ const char *spill_state_name(enum spill_state s)
 
 /* ---- delay ------------------------------------------------------------- */
 
-static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t now,
-		      uint64_t rtt)
+static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t bytes,
+		      uint64_t now, uint64_t rtt)
 {
 	unsigned int i;
 
@@ -130,6 +131,7 @@ static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t now,
 	d->rtt_ns[d->pos] = rtt;
 	d->at_ns[d->pos] = now;
 	d->sent_ns[d->pos] = sent;
+	d->sent_bytes[d->pos] = bytes;
 	d->pos = (d->pos + 1) % SPILL_RECENT;
 	if (d->n < SPILL_RECENT)
 		d->n++;
@@ -167,14 +169,15 @@ static unsigned int delay_recent(const struct spill_delay *d, uint64_t from,
 }
 
 void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
-		  uint64_t now_ns, uint64_t delay_ns, bool one_way)
+		  uint64_t sent_bytes, uint64_t now_ns, uint64_t delay_ns,
+		  bool one_way)
 {
 	if (t >= SPILL_TUNNELS || !delay_ns)
 		return;
 	if (s->d[t].samples && s->d[t].one_way != one_way)
 		memset(&s->d[t], 0, sizeof(s->d[t]));	/* another kind */
 	s->d[t].one_way = one_way;
-	delay_add(&s->d[t], sent_ns, now_ns, delay_ns);
+	delay_add(&s->d[t], sent_ns, sent_bytes, now_ns, delay_ns);
 	if (!one_way)
 		s->d[t].rtt_last_ns = delay_ns;
 }
@@ -341,18 +344,29 @@ static void observe(struct spill *s, uint64_t now, const struct spill_obs *o)
 	s->last_tunnel_bytes = o->tunnel_tx_bytes;
 	s->last_long_bytes = o->long_tx_bytes;
 	s->last_tick_ns = now;
+	if (s->hist_n && now - s->hist[(s->hist_pos + SPILL_HISTORY - 1) %
+				      SPILL_HISTORY].at_ns <
+				 s->p.interval_ns / 2)
+		return;		/* a fast tick of a grant */
 	s->hist[s->hist_pos] = (struct spill_tick_rec){
 		.at_ns = now, .tunnel_bytes = o->tunnel_tx_bytes,
-		.spill_bytes = o->spill_tx_bytes };
+		.spill_bytes = o->spill_tx_bytes,
+		.long_bytes = o->long_tx_bytes };
 	s->hist_pos = (s->hist_pos + 1) % SPILL_HISTORY;
 	if (s->hist_n < SPILL_HISTORY)
 		s->hist_n++;
 }
 
-/* What the SHORT device sent per second over the ticks of the last
+/* A tunnel device's bytes in a tick record. */
+static uint64_t rec_bytes(const struct spill_tick_rec *r, enum spill_tunnel t)
+{
+	return t == SPILL_LONG ? r->long_bytes : r->tunnel_bytes;
+}
+
+/* What tunnel @t's device sent per second over the ticks of the last
  * @window (false: not two ticks in it). */
-static bool rates_over(const struct spill *s, uint64_t now, uint64_t window,
-		       uint64_t *total_bps)
+static bool rates_over(const struct spill *s, enum spill_tunnel t,
+		       uint64_t now, uint64_t window, uint64_t *total_bps)
 {
 	const struct spill_tick_rec *a = NULL, *b = NULL, *r;
 	unsigned int i;
@@ -366,9 +380,9 @@ static bool rates_over(const struct spill *s, uint64_t now, uint64_t window,
 		if (!b || r->at_ns > b->at_ns)
 			b = r;
 	}
-	if (!a || a == b || b->tunnel_bytes < a->tunnel_bytes)
+	if (!a || a == b || rec_bytes(b, t) < rec_bytes(a, t))
 		return false;
-	*total_bps = (b->tunnel_bytes - a->tunnel_bytes) * 8 * SPILL_NS_PER_S /
+	*total_bps = (rec_bytes(b, t) - rec_bytes(a, t)) * 8 * SPILL_NS_PER_S /
 		     (b->at_ns - a->at_ns);
 	return true;
 }
@@ -402,17 +416,17 @@ static uint64_t room_bps(const struct spill *s)
 }
 
 /*
- * How fast SHORT's queue grows, in ppm (queueing time per time): the
+ * How fast tunnel @t's queue grows, in ppm (queueing time per time): the
  * newest and the oldest of its samples of the last @window. A queue that
  * grows by g seconds per second is fed at (1 + g) times the capacity; one
  * that drains (g < 0) but is still there at the end was fed at (1 + g)
  * times the capacity too, the bottleneck busy all along. 0 when it
  * drained empty (the capacity is then at least what was fed).
  */
-static int64_t queue_growth_ppm(const struct spill *s, uint64_t now,
-				uint64_t window)
+static int64_t queue_growth_ppm(const struct spill *s, enum spill_tunnel t,
+				uint64_t now, uint64_t window)
 {
-	const struct spill_delay *d = &s->d[SPILL_SHORT];
+	const struct spill_delay *d = &s->d[t];
 	unsigned int i, old = SPILL_RECENT, new = SPILL_RECENT;
 	uint64_t base = delay_base(d);
 	int64_t g;
@@ -454,17 +468,93 @@ static bool growing_since(const struct spill *s, uint64_t t)
 	return a != SPILL_RECENT && d->rtt_ns[b] > d->rtt_ns[a];
 }
 
-/* SHORT's capacity now that its queue builds: what it carried over the
- * last probes (@fallback without two ticks of counters), less what went
- * into the growing queue meanwhile. */
+/* Tunnel @t's device counter when its sample @k was sent: read then, or
+ * between the two tick records around it (false: none before or after
+ * it). */
+static bool bytes_at(const struct spill *s, enum spill_tunnel t,
+		     unsigned int k, uint64_t *bytes)
+{
+	const struct spill_tick_rec *a = NULL, *b = NULL, *r;
+	uint64_t at_ns = s->d[t].sent_ns[k];
+	unsigned int i;
+
+	if (s->d[t].sent_bytes[k] != SPILL_BYTES_UNKNOWN) {
+		*bytes = s->d[t].sent_bytes[k];
+		return true;
+	}
+
+	for (i = 0; i < s->hist_n; i++) {
+		r = &s->hist[i];
+		if (r->at_ns <= at_ns && (!a || r->at_ns > a->at_ns))
+			a = r;
+		if (r->at_ns >= at_ns && (!b || r->at_ns < b->at_ns))
+			b = r;
+	}
+	if (!a || !b || rec_bytes(b, t) < rec_bytes(a, t))
+		return false;
+	*bytes = rec_bytes(a, t);
+	if (b != a)
+		*bytes += (rec_bytes(b, t) - rec_bytes(a, t)) *
+			  (at_ns - a->at_ns) / (b->at_ns - a->at_ns);
+	return true;
+}
+
+/*
+ * Tunnel @t's capacity while it holds a queue, from its probes answered
+ * in the last @window, each pair of consecutive ones sent at t0 and t1
+ * and delayed q0 and q1 above the path's minimum, both at least
+ * QUEUE_SEEN_NS: the WAN queue is a FIFO fed by the tunnel device, so
+ * what the device sent between t0 and t1 left the queue between t0 + q0
+ * and t1 + q1, the link busy all along: C = bytes / (t1 - t0 + q1 - q0).
+ * A draining queue counts for at most half the time (as the 1 ms
+ * timestamps allow). The smallest of the pairs: a full FIFO drops what
+ * the device sent, and a pair across such a loss comes out too high;
+ * the timestamps' resolution costs a pair 1-2 %. Without such a pair:
+ * what the device sent over the window (at most C), or @fallback.
+ */
+static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
+			    uint64_t now, uint64_t window, uint64_t fallback)
+{
+	const struct spill_delay *d = &s->d[t];
+	unsigned int i, j, n = 0, idx[SPILL_RECENT];
+	uint64_t b0, b1, c, best = 0, span, seen = delay_base(d) + QUEUE_SEEN_NS;
+	int64_t dq;
+
+	for (i = 0; i < d->n; i++) {	/* in the window, by send time */
+		if (d->at_ns[i] + window < now || !bytes_at(s, t, i, &b0))
+			continue;
+		for (j = n++; j && d->sent_ns[idx[j - 1]] > d->sent_ns[i]; j--)
+			idx[j] = idx[j - 1];
+		idx[j] = i;
+	}
+	for (i = 1; i < n; i++) {
+		const unsigned int o = idx[i - 1], w = idx[i];
+
+		span = d->sent_ns[w] - d->sent_ns[o];
+		if (!span || d->rtt_ns[o] < seen || d->rtt_ns[w] < seen)
+			continue;
+		bytes_at(s, t, o, &b0);
+		bytes_at(s, t, w, &b1);
+		if (b1 < b0)
+			continue;
+		dq = (int64_t)d->rtt_ns[w] - (int64_t)d->rtt_ns[o];
+		if (dq < -(int64_t)(span / 1000000 * GROWTH_MIN_PPM))
+			dq = -(int64_t)(span / 1000000 * GROWTH_MIN_PPM);
+		c = (b1 - b0) * 8 * SPILL_NS_PER_S / (span + dq);
+		if (!best || c < best)
+			best = c;
+	}
+	if (!best && !rates_over(s, t, now, window, &best))
+		best = fallback;
+	return best;
+}
+
+/* SHORT's capacity now that its queue builds, over its last probes. */
 static uint64_t capacity(const struct spill *s, uint64_t now,
 			 uint64_t fallback)
 {
-	uint64_t total, w = filter_window(s, GROWTH_INTERVALS);
-
-	if (!rates_over(s, now, w, &total))
-		total = fallback;
-	return total * 1000000 / (uint64_t)(1000000 + queue_growth_ppm(s, now, w));
+	return capacity_of(s, SPILL_SHORT, now,
+			   filter_window(s, GROWTH_INTERVALS), fallback);
 }
 
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
@@ -532,7 +622,8 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	if (s->cap_bps && !spill_idle(s) && qd > s->p.target_ns / 2 &&
 	    now - s->last_backoff_ns >= 3 * (s->d[SPILL_SHORT].rtt_last_ns +
 					     s->p.interval_ns) &&
-	    queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS)) >
+	    queue_growth_ppm(s, SPILL_SHORT, now,
+			     filter_window(s, GROWTH_INTERVALS)) >
 		    -(int64_t)DRAIN_PPM) {
 		top_above_capacity(s, now, qd, "standing under the top");
 		return;
@@ -549,18 +640,22 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	}
 	if (!s->saturated)
 		return;		/* SHORT's share is not used: keep it */
-	/* the newest probe alone: a queue starting to build stops growth
-	 * a probe earlier than the filter would, and ends the start-up at
-	 * the rate of two ticks before (HyStart's idea): the probe saw the
-	 * queue about that late */
+	/* the newest probe alone stops a probe above C: its queue is to
+	 * stay small */
 	queue_delay(s, SPILL_SHORT, now, filter_window(s, 1), &qd1);
-	if (qd1 > s->p.target_ns / 2) {
-		if (s->cap_bps) {
-			if (s->probe_bps)
-				top_above_capacity(s, now, qd1,
-						   "in one probe: the probe found the capacity");
-			return;
-		}
+	if (s->cap_bps && qd1 > s->p.target_ns / 2) {
+		if (s->probe_bps)
+			top_above_capacity(s, now, qd1,
+					   "in one probe: the probe found the capacity");
+		return;
+	}
+	/* a start-up ends at a queue of half the target in the last two
+	 * probes, or of the target in the newest alone (a burst of a few
+	 * frames fills one probe's 2.5 ms at 20 Mbit/s, and an estimate made
+	 * on it is far too low; a ramp's queue grows by several ms per
+	 * tick), at the rate of two ticks before (HyStart's idea): the
+	 * probes saw the queue about that late */
+	if (!s->cap_bps && (qd > s->p.target_ns / 2 || qd1 > s->p.target_ns)) {
 		/* C as at a back-off, and R well below it: the probe saw
 		 * the queue late, R went on growing meanwhile */
 		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
@@ -574,7 +669,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		s->last_backoff_ns = now;
 		s->qd_backoff_ns = qd1;
 		s->backoffs++;
-		say(s, "SHORT queue %.1f ms in one probe: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
+		say(s, "SHORT queue %.1f ms: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
 		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
 		return;
 	}
@@ -648,9 +743,15 @@ static bool grant_due(struct spill *s, uint64_t now,
 	    (s->last_full_ns && now - s->last_full_ns < ROOM_FOR_NS))
 		return false;	/* the spilled flows use the class already
 				 * (or did within a second: a start-up) */
-	say(s, "LONG queue %.1f ms > %.1f ms, SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
-	    ms(qd_l), ms(s->p.long_target_ns), ms(qd_s), mbit(s->used_avg_bps),
-	    mbit(s->rate_bps));
+	/* LONG was busy all along (a standing queue): its capacity is what
+	 * it carried less its queue's growth, over the same probes (one
+	 * tick alone is noisy: the queue drains after a loss) */
+	s->long_cap_bps = capacity_of(s, SPILL_LONG, now,
+				      filter_window(s, LONG_FILTER_INTERVALS),
+				      s->long_bps);
+	say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
+	    ms(qd_l), ms(s->p.long_target_ns), mbit(s->long_cap_bps), ms(qd_s),
+	    mbit(s->used_avg_bps), mbit(s->rate_bps));
 	return true;
 }
 
@@ -713,13 +814,15 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 	case SPILL_HOLD_WAIT:
 		if (!o->held)
 			break;
-		if (!s->cap_bps && s->long_bps / START_LONG_DIV > s->rate_bps) {
+		if (!s->cap_bps &&
+		    s->long_cap_bps / START_LONG_DIV > s->rate_bps) {
 			/* the first flow: LONG carries what it can, SHORT is
 			 * likely to carry as much; start from a quarter */
-			s->rate_bps = clamp_rate(s, s->long_bps / START_LONG_DIV);
+			s->rate_bps = clamp_rate(s, s->long_cap_bps /
+						    START_LONG_DIV);
 		}
 		if (!s->cap_bps && !s->long_at_grant_bps)
-			s->long_at_grant_bps = s->long_bps;
+			s->long_at_grant_bps = s->long_cap_bps;
 		s->taken_at_grant = o->taken;
 		s->grants = o->taken + 1;
 		set_state(s, SPILL_GRANT, now);

@@ -50,6 +50,7 @@
 #define SPILL_BASE_BUCKET_NS (60 * SPILL_NS_PER_S)
 /* Recent samples kept per tunnel (the delay filters and the hold). */
 #define SPILL_RECENT 32
+#define SPILL_BYTES_UNKNOWN UINT64_MAX	/* a sample without the counter */
 
 struct spill_params {
 	uint64_t target_ns;	/* SHORT's queueing delay above which R backs
@@ -90,6 +91,7 @@ struct spill_delay {
 	unsigned int bucket;			/* index of the newest bucket */
 	uint64_t rtt_ns[SPILL_RECENT], at_ns[SPILL_RECENT];
 	uint64_t sent_ns[SPILL_RECENT];
+	uint64_t sent_bytes[SPILL_RECENT];	/* the device's counter then */
 	unsigned int n, pos;			/* recent samples held, next slot */
 	uint64_t samples;			/* every sample */
 	bool one_way;				/* samples are one-way delays */
@@ -130,9 +132,11 @@ struct spill_act {
 	char why[160];		/* the last decision, one line */
 };
 
-/* Counters at one tick (capacity estimates over a few ticks). */
+/* Counters at one tick (capacity estimates over a few ticks; at most
+ * one record per half interval, so that the fast ticks of a grant do not
+ * crowd the others out). */
 struct spill_tick_rec {
-	uint64_t at_ns, tunnel_bytes, spill_bytes;
+	uint64_t at_ns, tunnel_bytes, spill_bytes, long_bytes;
 };
 #define SPILL_HISTORY 8
 
@@ -174,7 +178,10 @@ struct spill {
 	uint64_t grants_taken, grants_withdrawn, backoffs;
 	uint64_t grants_taken_gen;	/* in this generation */
 	bool restarted;		/* a start-up after a too low C */
-	uint64_t long_at_grant_bps;	/* LONG's rate at the generation's
+	uint64_t long_cap_bps;		/* LONG's capacity when the last
+					 * grant was due (congested: what it
+					 * carried less its queue's growth) */
+	uint64_t long_at_grant_bps;	/* long_cap_bps at the generation's
 					 * first grant: the first start-up's
 					 * top is 0.95 x it; 0 none */
 	char why[160];
@@ -191,10 +198,13 @@ void spill_init(struct spill *s, const struct spill_params *p,
  * clock offset, the same for both tunnels: they end at the same router,
  * and only differences count), else its RTT. A tunnel's samples are all
  * of one kind; one-way samples of both tunnels make the hold the
- * difference of the one-way delays.
+ * difference of the one-way delays. @sent_bytes: the tunnel device's
+ * tx_bytes when the probe was sent (SPILL_BYTES_UNKNOWN: interpolated
+ * between the ticks' counters).
  */
 void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
-		  uint64_t now_ns, uint64_t delay_ns, bool one_way);
+		  uint64_t sent_bytes, uint64_t now_ns, uint64_t delay_ns,
+		  bool one_way);
 /* The tunnel's round-trip time now (with one-way samples: how long a
  * back-off takes to show, so the next waits for it). */
 void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t rtt_ns);

@@ -388,6 +388,22 @@ static void ts_open(struct spill_agent *sa)
 	}
 }
 
+static uint64_t dev_tx_bytes(const char *dev)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
+	f = fopen(path, "re");
+	if (f) {
+		if (fscanf(f, "%llu", &v) != 1)
+			v = 0;
+		fclose(f);
+	}
+	return v;
+}
+
 static void ts_send(struct spill_agent *sa, int t)
 {
 	struct ts_msg m = { .type = ICMP_TIMESTAMP };
@@ -405,6 +421,9 @@ static void ts_send(struct spill_agent *sa, int t)
 	sa->slot_seq[t][slot] = sa->ts_seq[t];
 	sa->slot_rt_ns[t][slot] = rt;
 	sa->slot_mono_ns[t][slot] = mono_ns();
+	/* what the device had sent: the capacity is measured between
+	 * probes (spill.c, capacity_of()) */
+	sa->slot_tx_bytes[t][slot] = dev_tx_bytes(sa->dev[t]);
 	sendto(sa->ts_fd[t], &m, sizeof(m), 0, (struct sockaddr *)&to, sizeof(to));
 }
 
@@ -439,7 +458,8 @@ static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
 		else if (owd < -(int64_t)SA_DAY_NS / 2)
 			owd += SA_DAY_NS;
 		sa->ts_last_ns[t] = now;
-		spill_sample(&sa->ctl, t, sa->slot_mono_ns[t][slot], now,
+		spill_sample(&sa->ctl, t, sa->slot_mono_ns[t][slot],
+			     sa->slot_tx_bytes[t][slot], now,
 			     (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
 		sa->slot_seq[t][slot] = 0;
 	}
@@ -558,22 +578,6 @@ static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 	pr_info("run: spill: class on %s (code point %d, ceiling %llu bit/s)", c.dev, c.dscp,
 		(unsigned long long)c.top_bps);
 	return true;
-}
-
-static uint64_t dev_tx_bytes(const char *dev)
-{
-	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
 }
 
 static void log_act(struct spill_agent *sa, const struct spill_act *a)
@@ -713,7 +717,8 @@ bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint
 			spill_rtt(&sa->ctl, t, h->rtt_last_ns[t]);
 			/* no timestamp answers: the RTTs are the delay */
 			if (!fresh && now > h->rtt_last_ns[t])
-				spill_sample(&sa->ctl, t, now - h->rtt_last_ns[t], now,
+				spill_sample(&sa->ctl, t, now - h->rtt_last_ns[t],
+					     SPILL_BYTES_UNKNOWN, now,
 					     h->rtt_last_ns[t], false);
 		}
 	}

@@ -113,6 +113,7 @@ struct spill_agent {
 	uint16_t ts_seq[HEALTH_TUNNELS];
 	uint16_t slot_seq[HEALTH_TUNNELS][64];
 	uint64_t slot_rt_ns[HEALTH_TUNNELS][64], slot_mono_ns[HEALTH_TUNNELS][64];
+	uint64_t slot_tx_bytes[HEALTH_TUNNELS][64];	/* the device's, at the send */
 	uint64_t ts_last_ns[HEALTH_TUNNELS];	/* the last timestamp answer */
 	uint64_t rtt_samples[HEALTH_TUNNELS];	/* health's, fed so far */
 	uint16_t gen_written;
