@@ -295,17 +295,20 @@ static __always_inline void flow_count(void *flows, void *key,
 	v->packets = flow_add(&st->packets, segs, v->limits.packets);
 }
 
-/* Record the flow's class; count a short->long transition once, by its
- * cause, even when several CPUs see it at the same time.
+/* Record a flow's promotion to long; count it once, by its cause, even
+ * when several CPUs see it at the same time. The stored class goes back
+ * to short only when the flow starts counting again (flow_start()): a
+ * CPU that classified the packet before the crossing short, and stores
+ * it after the crossing one stored long, must not undo the promotion
+ * (the next long packet would count it twice).
  */
 static __always_inline void flow_set_class(struct flow_state *st,
 					   __u32 class, __u32 cause,
 					   struct fs_stats *s)
 {
-	if (!st || st->class == class)
+	if (!st || class != FS_CLASS_LONG || st->class == FS_CLASS_LONG)
 		return;
-	if (__sync_lock_test_and_set(&st->class, class) == FS_CLASS_SHORT &&
-	    class == FS_CLASS_LONG) {
+	if (__sync_lock_test_and_set(&st->class, class) == FS_CLASS_SHORT) {
 		s->v[FS_STAT_FLOWS_PROMOTED]++;
 		if (cause == FS_STAT_PROMOTED_BYTES)
 			s->v[FS_STAT_PROMOTED_BYTES]++;
