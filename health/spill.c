@@ -73,7 +73,7 @@
 #define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
 #define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
-#define START_LONG_DIV 4		/* a start-up from LONG's rate / 4 */
+#define START_LONG_DIV 4		/* a start-up from LONG's capacity / 4 */
 #define IDLE_OPEN_NS SPILL_NS_PER_S	/* the class idle for 1 s: top open */
 /* a queue draining at least half as fast as a top of 0.95 x C drains it
  * (5 % of C): the top is below C, no need to estimate again */
@@ -266,8 +266,8 @@ static bool spill_idle(const struct spill *s)
 /* The ceiling of short and spilled traffic together on the router (the
  * HTB's top): 0.95 x the capacity estimate and the probe, at most
  * rate_max. In a generation's first start-up (no estimate yet), 0.95 x
- * LONG's rate at the first grant: LONG is congested then, so that is
- * about its capacity, and SHORT is likely as big; the start-up's R then
+ * LONG's capacity at the first grant (LONG is congested then: measured
+ * as SHORT's is, capacity_of()), and SHORT is likely as big; the start-up's R then
  * cannot push a queue into a SHORT as big as LONG, and a smaller SHORT
  * still shows its queue to R's ramp. rate_max in a later start-up (it
  * looks for a larger capacity), without a generation and while the class
@@ -675,12 +675,12 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	}
 	if (!s->cap_bps && !s->restarted && s->long_at_grant_bps &&
 	    s->rate_bps >= top_bps(s)) {
-		/* the first start-up reached its top, LONG's rate, without
-		 * a queue on SHORT: that is the estimate; the probe looks
-		 * for more */
+		/* the first start-up reached its top (0.95 x LONG's
+		 * capacity) without a queue on SHORT: LONG's capacity is the
+		 * estimate; the probe looks for more */
 		s->cap_bps = s->long_at_grant_bps;
 		s->calm_since_ns = now;
-		say(s, "start-up at LONG's rate without a SHORT queue: capacity estimate %.2f Mbit/s",
+		say(s, "start-up at LONG's capacity without a SHORT queue: capacity estimate %.2f Mbit/s",
 		    mbit(s->cap_bps));
 		return;
 	}

@@ -360,7 +360,7 @@ static void test_grant_and_hold(bool one_way)
 	tap_prefix = "";
 }
 
-/* The first grant takes LONG's rate as SHORT's capacity estimate: a
+/* The first grant takes LONG's capacity as SHORT's capacity estimate: a
  * SHORT as big as LONG sees no start-up queue; a smaller one is found by
  * its queue, within the bounds of a back-off. */
 static void test_first_estimate(void)
