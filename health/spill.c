@@ -267,9 +267,9 @@ static bool spill_idle(const struct spill *s)
  * HTB's top): 0.95 x the capacity estimate and the probe, at most
  * rate_max. In a generation's first start-up (no estimate yet), 0.95 x
  * LONG's capacity at the first grant (LONG is congested then: measured
- * as SHORT's is, capacity_of()), and SHORT is likely as big; the start-up's R then
- * cannot push a queue into a SHORT as big as LONG, and a smaller SHORT
- * still shows its queue to R's ramp. rate_max in a later start-up (it
+ * as SHORT's is, capacity_of()), and SHORT is likely as big; the
+ * start-up's R then cannot push a queue into a SHORT as big as LONG, and
+ * a smaller SHORT still shows its queue to R's ramp. rate_max in a later start-up (it
  * looks for a larger capacity), without a generation and while the class
  * is idle, so that short traffic is never capped while nothing spills. */
 static uint64_t top_bps(const struct spill *s)
@@ -416,17 +416,17 @@ static uint64_t room_bps(const struct spill *s)
 }
 
 /*
- * How fast tunnel @t's queue grows, in ppm (queueing time per time): the
+ * How fast SHORT's queue grows, in ppm (queueing time per time): the
  * newest and the oldest of its samples of the last @window. A queue that
  * grows by g seconds per second is fed at (1 + g) times the capacity; one
  * that drains (g < 0) but is still there at the end was fed at (1 + g)
  * times the capacity too, the bottleneck busy all along. 0 when it
  * drained empty (the capacity is then at least what was fed).
  */
-static int64_t queue_growth_ppm(const struct spill *s, enum spill_tunnel t,
-				uint64_t now, uint64_t window)
+static int64_t queue_growth_ppm(const struct spill *s, uint64_t now,
+				uint64_t window)
 {
-	const struct spill_delay *d = &s->d[t];
+	const struct spill_delay *d = &s->d[SPILL_SHORT];
 	unsigned int i, old = SPILL_RECENT, new = SPILL_RECENT;
 	uint64_t base = delay_base(d);
 	int64_t g;
@@ -482,7 +482,6 @@ static bool bytes_at(const struct spill *s, enum spill_tunnel t,
 		*bytes = s->d[t].sent_bytes[k];
 		return true;
 	}
-
 	for (i = 0; i < s->hist_n; i++) {
 		r = &s->hist[i];
 		if (r->at_ns <= at_ns && (!a || r->at_ns > a->at_ns))
@@ -510,7 +509,7 @@ static bool bytes_at(const struct spill *s, enum spill_tunnel t,
  * timestamps allow). The smallest of the pairs: a full FIFO drops what
  * the device sent, and a pair across such a loss comes out too high;
  * the timestamps' resolution costs a pair 1-2 %. Without such a pair:
- * what the device sent over the window (at most C), or @fallback.
+ * what the device sent over the window, or @fallback.
  */
 static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 			    uint64_t now, uint64_t window, uint64_t fallback)
@@ -622,8 +621,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	if (s->cap_bps && !spill_idle(s) && qd > s->p.target_ns / 2 &&
 	    now - s->last_backoff_ns >= 3 * (s->d[SPILL_SHORT].rtt_last_ns +
 					     s->p.interval_ns) &&
-	    queue_growth_ppm(s, SPILL_SHORT, now,
-			     filter_window(s, GROWTH_INTERVALS)) >
+	    queue_growth_ppm(s, now, filter_window(s, GROWTH_INTERVALS)) >
 		    -(int64_t)DRAIN_PPM) {
 		top_above_capacity(s, now, qd, "standing under the top");
 		return;

@@ -179,8 +179,8 @@ struct spill {
 	uint64_t grants_taken_gen;	/* in this generation */
 	bool restarted;		/* a start-up after a too low C */
 	uint64_t long_cap_bps;		/* LONG's capacity when the last
-					 * grant was due (congested: what it
-					 * carried less its queue's growth) */
+					 * grant was due (congested; measured
+					 * over its last five probes) */
 	uint64_t long_at_grant_bps;	/* long_cap_bps at the generation's
 					 * first grant: the first start-up's
 					 * top is 0.95 x it; 0 none */

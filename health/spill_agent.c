@@ -407,7 +407,7 @@ static uint64_t dev_tx_bytes(const char *dev)
 static void ts_send(struct spill_agent *sa, int t)
 {
 	struct ts_msg m = { .type = ICMP_TIMESTAMP };
-	uint64_t rt = realtime_ns();
+	uint64_t rt = realtime_ns(), tx;
 	struct sockaddr_in to;
 	unsigned int slot;
 
@@ -422,8 +422,9 @@ static void ts_send(struct spill_agent *sa, int t)
 	sa->slot_rt_ns[t][slot] = rt;
 	sa->slot_mono_ns[t][slot] = mono_ns();
 	/* what the device had sent: the capacity is measured between
-	 * probes (spill.c, capacity_of()) */
-	sa->slot_tx_bytes[t][slot] = dev_tx_bytes(sa->dev[t]);
+	 * probes (spill.c, capacity_of()); 0, unreadable */
+	tx = dev_tx_bytes(sa->dev[t]);
+	sa->slot_tx_bytes[t][slot] = tx ? tx : SPILL_BYTES_UNKNOWN;
 	sendto(sa->ts_fd[t], &m, sizeof(m), 0, (struct sockaddr *)&to, sizeof(to));
 }
 
