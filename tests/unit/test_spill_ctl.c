@@ -430,8 +430,8 @@ static void first_top_swing(double q0_ms, double fifo_ms, double *lo,
 
 /* The first top is LONG's capacity from its probes and the device's
  * counter at each send, not what it sent in the last (10 ms) tick; a FIFO
- * that drops for part of the time does not raise it (the median of the
- * probe pairs). */
+ * that drops for part of the time does not raise it (the smallest of
+ * the probe pairs counts). */
 static void test_first_estimate_noisy(void)
 {
 	const double want = 0.95 * 20 * MBIT;
