@@ -205,6 +205,42 @@ spill_mbit() {
 	awk -v b="$busy" -v i="$idle" -v t=$TARGET_MS 'BEGIN { exit !(b <= i + 2 * t) }'
 }
 
+@test "spill: short traffic queued under the top on the router is not taken for SHORT's queue (the probes go first)" {
+	spill_setup
+	bulk 25
+	granted() { [ "$(spill_field taken)" -ge 1 ]; }
+	fs_wait_for 20 granted
+	sleep 3
+	local top0 log0
+	top0=$(htb_top)
+	log0=$(wc -l <"$D/agent-$A")
+	# 20 Mbit/s of UDP (short class) against a top below 20: its queue
+	# forms in the short class on the router, not in the WAN
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5202 -u -b 20M -t 6
+	sleep 2.5
+	ip netns exec "$C" ping -i 0.05 -c 20 10.2.0.1 >"$D/ping-udp"
+	local rtt q top
+	rtt=$(fs_median_rtt <"$D/ping-udp")
+	q=$(awk '$1 == "flowsplit_tunnel_queue_delay_seconds{tunnel=\"short\",dev=\"vxs\"}" { print $2 * 1000 }' "$D/m.prom")
+	top=$(htb_top)
+	echo "# spill: under 20 Mbit/s of UDP: SHORT ping median ${rtt} ms, the agent's SHORT queue ${q} ms, top ${top0} -> ${top} bit/s" >&3
+	# the premise: short traffic queues on the router
+	awk -v r="$rtt" -v t=$TARGET_MS 'BEGIN { exit !(r > 10 * t) }'
+	# the agent's timestamp probes pass it (class :5, prio 0): the
+	# controller sees SHORT's WAN queue, below the target, and neither
+	# backs off nor lowers the top (before the probe class: back-offs at
+	# 10, 94, 385 and 1071 ms, the top 18.1 -> 4.8 Mbit/s, SHORT failed
+	# over as congested)
+	awk -v q="$q" -v t=$TARGET_MS 'BEGIN { exit !(q != "" && q < t) }'
+	[ "$top" -eq "$top0" ]
+	tail -n +"$((log0 + 1))" "$D/agent-$A" >"$D/agent-udp"
+	! grep -E "SHORT queue [0-9.]+ ms (>|standing)|up -> down" "$D/agent-udp"
+	local probes
+	# (classes as text only: "Sent B bytes N pkt")
+	probes=$(ip netns exec "$A" tc -s class show dev vxs classid f5a0:5 | awk '$1 == "Sent" { print $4 }')
+	[ "$probes" -gt 10 ]
+}
+
 @test "spill: a failover ends the generation, detection stays within health's bound; a new one after the return" {
 	spill_setup
 	bulk 40

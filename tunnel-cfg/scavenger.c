@@ -5,11 +5,18 @@
  *
  *   root  HTB TCFG_SCAV_MAJOR:   unclassified traffic -> :10
  *     :1   HTB class, rate = ceil = top
- *       :10  short traffic, prio 0, rate = ceil = top
- *       :20  spilled traffic, prio 1, rate rate-min, ceil top
+ *       :5   the agent's timestamp probes, prio 0, rate = ceil = top
+ *       :10  short traffic, prio 1, rate = ceil = top
+ *       :20  spilled traffic, prio 2, rate rate-min, ceil top
  *              leaf TBF TCFG_SCAV_TBF_MAJOR: at the rate the agent sets
  *   u32 filters on the root: IPv4 dsfield / IPv6 traffic class & 0xfc ==
- *   the spill code point -> :20
+ *   the spill code point -> :20; an IPv4 ICMP timestamp request (header
+ *   without options) -> :5
+ *
+ * The probes go first so that they see the WAN's queue and not the one
+ * short traffic makes here when the top holds it (a job bound by SHORT's
+ * rate keeps a few of its packets queued wherever the bottleneck is): the
+ * controller must not take that queue for the WAN's.
  *
  * top (tcfg_scav_top() changes it in place): while a flow is spilled,
  * 0.95 x the agent's estimate of SHORT's capacity (the queue then forms
@@ -49,6 +56,8 @@
 #define SCAV_HTB_R2Q 10
 #define SCAV_PRIO_V4 1		/* the filters' priorities */
 #define SCAV_PRIO_V6 2
+#define SCAV_PRIO_PROBE 3
+#define SCAV_ICMP_TIMESTAMP 13	/* RFC 792 */
 
 static __u32 h(unsigned int major, unsigned int minor)
 {
@@ -190,6 +199,38 @@ struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int ds
 	return nlh;
 }
 
+struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
+{
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+					h(TCFG_SCAV_MAJOR, 0), 0,
+					TC_H_MAKE((__u32)SCAV_PRIO_PROBE << 16, htons(ETH_P_IP)));
+	struct {
+		struct tc_u32_sel sel;
+		struct tc_u32_key key[3];
+	} s = { 0 };
+	struct nlattr *opt;
+
+	s.sel.flags = TC_U32_TERMINAL;
+	s.sel.nkeys = 3;
+	/* a header of 5 words (so the ICMP type is at byte 20), protocol
+	 * ICMP, type timestamp request */
+	s.key[0].off = 0;
+	s.key[0].mask = htonl(0x0f000000u);
+	s.key[0].val = htonl(0x05000000u);
+	s.key[1].off = 8;
+	s.key[1].mask = htonl(0x00ff0000u);
+	s.key[1].val = htonl((__u32)IPPROTO_ICMP << 16);
+	s.key[2].off = 20;
+	s.key[2].mask = htonl(0xff000000u);
+	s.key[2].val = htonl((__u32)SCAV_ICMP_TIMESTAMP << 24);
+	mnl_attr_put_strz(nlh, TCA_KIND, "u32");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, TCFG_SCAV_PROBE_MINOR));
+	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s), &s);
+	mnl_attr_nest_end(nlh, opt);
+	return nlh;
+}
+
 /* RTM_GETQDISC / RTM_DELQDISC of one qdisc (parent, handle) */
 struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 parent,
 				     __u32 handle)
@@ -295,9 +336,11 @@ static int del_root(struct nl *nl, int ifindex)
 					       h(TCFG_SCAV_MAJOR, 0)), NULL, NULL);
 }
 
-/* The three HTB classes, @k: 0 the top :1 (rate = ceil = top), 1 the short
- * class :10 (prio 0, rate = ceil = top), 2 the spill class :20 (prio 1, its
- * guaranteed min_bps, ceil top). */
+/* The four HTB classes, @k: 0 the top :1 (rate = ceil = top), 1 the probe
+ * class :5 (prio 0, rate = ceil = top), 2 the short class :10 (prio 1,
+ * rate = ceil = top), 3 the spill class :20 (prio 2, its guaranteed
+ * min_bps, ceil top). */
+#define SCAV_CLASSES 4
 static struct nlmsghdr *class_msg(void *buf, const struct tcfg_scav *s, bool create, int k,
 				  __u64 top_bps, const char **step)
 {
@@ -309,13 +352,17 @@ static struct nlmsghdr *class_msg(void *buf, const struct tcfg_scav *s, bool cre
 		return tcfg_msg_scav_class(buf, s->ifindex, create, 0, TCFG_SCAV_TOP_MINOR, 0,
 					   top_bps, top_bps);
 	case 1:
+		*step = "the probe class";
+		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
+					   TCFG_SCAV_PROBE_MINOR, 0, top_bps, top_bps);
+	case 2:
 		*step = "the short class";
 		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
-					   TCFG_SCAV_SHORT_MINOR, 0, top_bps, top_bps);
+					   TCFG_SCAV_SHORT_MINOR, 1, top_bps, top_bps);
 	default:
 		*step = "the spill class";
 		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
-					   TCFG_SCAV_SPILL_MINOR, 1, min, top_bps);
+					   TCFG_SCAV_SPILL_MINOR, 2, min, top_bps);
 	}
 }
 
@@ -358,27 +405,29 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 		goto fail;
 	}
 	ret = 0;
-	for (i = 0; i < 7 && !ret; i++) {
+	for (i = 0; i < SCAV_CLASSES + 5 && !ret; i++) {
 		struct nlmsghdr *nlh;
 
 		switch (i) {
 		case 0: step = "the HTB root"; nlh = tcfg_msg_scav_root(buf, s->ifindex); break;
-		case 1:
-		case 2:
-		case 3:
+		case 1 ... SCAV_CLASSES:
 			nlh = class_msg(buf, s, true, i - 1, c->top_bps, &step);
 			break;
-		case 4:
+		case SCAV_CLASSES + 1:
 			step = "the spill TBF";
 			nlh = tcfg_msg_scav_tbf(buf, s->ifindex, true, c->rate_bps, c->limit_bytes);
 			break;
-		case 5:
+		case SCAV_CLASSES + 2:
 			step = "the IPv4 filter";
 			nlh = tcfg_msg_scav_filter(buf, s->ifindex, AF_INET, c->dscp);
 			break;
-		default:
+		case SCAV_CLASSES + 3:
 			step = "the IPv6 filter";
 			nlh = tcfg_msg_scav_filter(buf, s->ifindex, AF_INET6, c->dscp);
+			break;
+		default:
+			step = "the probe filter";
+			nlh = tcfg_msg_scav_probe_filter(buf, s->ifindex);
 			break;
 		}
 		if (nl_talk(&s->nl, nlh, NULL, NULL))
@@ -420,7 +469,7 @@ int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen)
 	const char *step = "";
 	int k, ret;
 
-	for (k = 0; k < 3; k++) {
+	for (k = 0; k < SCAV_CLASSES; k++) {
 		if (!nl_talk(&s->nl, class_msg(buf, s, false, k, top_bps, &step), NULL, NULL))
 			continue;
 		ret = -errno;

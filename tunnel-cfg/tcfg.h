@@ -311,6 +311,8 @@ struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 ra
 				   __u32 limit_bytes);
 /* RTM_NEWTFILTER: u32 on the root, family's code point dscp -> MAJOR:20 */
 struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp);
+/* RTM_NEWTFILTER: u32 on the root, an IPv4 ICMP timestamp request -> MAJOR:5 */
+struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex);
 /* RTM_GETQDISC / RTM_DELQDISC of one qdisc */
 struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 parent,
 				     __u32 handle);

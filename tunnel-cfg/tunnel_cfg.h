@@ -182,6 +182,7 @@ int tcfg_tunnels_down(struct tcfg_down_result *r, char *err, size_t errlen);
 #define TCFG_SCAV_MAJOR 0xf5a0
 #define TCFG_SCAV_TBF_MAJOR 0xf5a2
 #define TCFG_SCAV_TOP_MINOR 0x1
+#define TCFG_SCAV_PROBE_MINOR 0x5
 #define TCFG_SCAV_SHORT_MINOR 0x10
 #define TCFG_SCAV_SPILL_MINOR 0x20
 struct tcfg_scav_cfg {

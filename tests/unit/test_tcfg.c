@@ -796,13 +796,13 @@ static void test_scav_msgs(void)
 	   ho && ho->rate.rate == 1900000 && ho->ceil.rate == 1900000 && ho->buffer > 0 &&
 	   ho->cbuffer > 0,
 	   "top class: a change of the top is a plain RTM_NEWTCLASS (no CREATE): the kernel changes the class in place");
-	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 0,
+	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 1,
 				  40000000000ull, 40000000000ull);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
-	ok(ho && ho->prio == 0 && ho->rate.rate == ~0U &&
+	ok(ho && ho->prio == 1 && ho->rate.rate == ~0U &&
 	   (a = opt(nlh, TCA_HTB_RATE64)) && mnl_attr_get_u64(a) == 5000000000ull &&
 	   (a = opt(nlh, TCA_HTB_CEIL64)) && mnl_attr_get_u64(a) == 5000000000ull,
-	   "short class: prio 0; 40 Gbit/s goes as the 64-bit rate and ceil");
+	   "short class: prio 1; 40 Gbit/s goes as the 64-bit rate and ceil");
 
 	nlh = tcfg_msg_scav_tbf(buf, 7, true, 8, 1000000);
 	tq = (a = opt(nlh, TCA_TBF_PARMS)) ? mnl_attr_get_payload(a) : NULL;
@@ -833,6 +833,22 @@ static void test_scav_msgs(void)
 	   sel->keys[0].mask == htonl(0x0fc00000) && sel->keys[0].val == htonl(0x00800000) &&
 	   TC_H_MAJ(tcm(nlh)->tcm_info) != v4_prio,
 	   "IPv6 filter: traffic class & 0xfc == 0x08, as tc's 'match ip6 priority 0x08 0xfc'");
+	nlh = tcfg_msg_scav_probe_filter(buf, 7);
+	a = opt(nlh, TCA_U32_SEL);
+	sel = a ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWTFILTER && tcm(nlh)->tcm_parent == major &&
+	   TC_H_MIN(tcm(nlh)->tcm_info) == htons(0x0800) && kind_is(nlh, "u32") && sel &&
+	   TC_H_MAJ(tcm(nlh)->tcm_info) != v4_prio && sel->nkeys == 3 &&
+	   sel->flags == TC_U32_TERMINAL &&
+	   sel->keys[0].off == 0 && sel->keys[0].mask == htonl(0x0f000000) &&
+	   sel->keys[0].val == htonl(0x05000000) &&
+	   sel->keys[1].off == 8 && sel->keys[1].mask == htonl(0x00ff0000) &&
+	   sel->keys[1].val == htonl(0x00010000) &&
+	   sel->keys[2].off == 20 && sel->keys[2].mask == htonl(0xff000000) &&
+	   sel->keys[2].val == htonl(0x0d000000) &&
+	   u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x5),
+	   "probe filter: IPv4, IHL 5, protocol ICMP, type 13 (timestamp request) -> :5, "
+	   "as tc's 'match ip ihl 5 0xf match ip protocol 1 0xff match u8 13 0xff at 20'");
 	nlh = tcfg_msg_scav_qdisc(buf, RTM_GETQDISC, 7, TC_H_ROOT, 0);
 	ok(nlh->nlmsg_flags == (REQ_ACK | NLM_F_ECHO) && tcm(nlh)->tcm_parent == TC_H_ROOT,
 	   "reading a qdisc asks for the echo (the kernel answers a get as a notification)");
