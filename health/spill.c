@@ -263,6 +263,12 @@ static bool spill_idle(const struct spill *s)
 	return s->last_tick_ns - s->last_spill_ns >= IDLE_OPEN_NS;
 }
 
+/* A generation's first start-up: no estimate yet, LONG's capacity known */
+static bool first_startup(const struct spill *s)
+{
+	return !s->cap_bps && !s->restarted && s->long_at_grant_bps;
+}
+
 /* The ceiling of short and spilled traffic together on the router (the
  * HTB's top): 0.95 x the capacity estimate and the probe, at most
  * rate_max. In a generation's first start-up (no estimate yet), 0.95 x
@@ -278,10 +284,10 @@ static uint64_t top_bps(const struct spill *s)
 
 	if (s->state == SPILL_OFF || spill_idle(s))
 		return s->p.rate_max_bps;
+	if (first_startup(s))
+		return clamp_rate(s, s->long_at_grant_bps * KNEE_PCT / 100);
 	if (!s->cap_bps)
-		return s->long_at_grant_bps && !s->restarted ?
-		       clamp_rate(s, s->long_at_grant_bps * KNEE_PCT / 100) :
-		       s->p.rate_max_bps;
+		return s->p.rate_max_bps;
 	t = s->cap_bps * KNEE_PCT / 100 + s->probe_bps;
 	return clamp_rate(s, t);
 }
@@ -671,8 +677,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
 		return;
 	}
-	if (!s->cap_bps && !s->restarted && s->long_at_grant_bps &&
-	    s->rate_bps >= top_bps(s)) {
+	if (first_startup(s) && s->rate_bps >= top_bps(s)) {
 		/* the first start-up reached its top (0.95 x LONG's
 		 * capacity) without a queue on SHORT: LONG's capacity is the
 		 * estimate; the probe looks for more */

@@ -87,7 +87,8 @@ void spill_settings_default(struct spill_settings *s)
 	s->limit_bytes = SPILL_DEF_LIMIT_BYTES;
 }
 
-static uint64_t top_bps(const struct spill_settings *s)
+/* the top the settings allow: 0.95 x tunnel-rate, or a line rate */
+static uint64_t settings_top_bps(const struct spill_settings *s)
 {
 	return s->tunnel_rate_bps ? s->tunnel_rate_bps * SPILL_TOP_PCT / 100 :
 				    SPILL_DEF_RATE_MAX_BPS;
@@ -104,7 +105,7 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 	if (s->rate_min_bps > s->rate_init_bps) {
 		key = "rate-min";
 		rule = "at most rate-init";
-	} else if (s->rate_init_bps > top_bps(s)) {
+	} else if (s->rate_init_bps > settings_top_bps(s)) {
 		key = "rate-init";
 		rule = "at most 0.95 x tunnel-rate";
 	}
@@ -143,7 +144,7 @@ void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
 	p->long_target_ns = s->long_target_ns;
 	p->rate_init_bps = s->rate_init_bps;
 	p->rate_min_bps = s->rate_min_bps;
-	p->rate_max_bps = top_bps(s);
+	p->rate_max_bps = settings_top_bps(s);
 	p->interval_ns = interval_ns;
 	p->grant_gap_ns = s->grant_gap_ns;
 	p->hold_margin_ns = s->hold_margin_ns;
@@ -551,7 +552,8 @@ uint64_t spill_agent_next_ns(const struct spill_agent *sa)
 static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 {
 	struct tcfg_scav_cfg c = {
-		.dscp = sa->dp.dscp, .top_bps = top_bps(&sa->s), .min_bps = sa->s.rate_min_bps,
+		.dscp = sa->dp.dscp, .top_bps = settings_top_bps(&sa->s),
+		.min_bps = sa->s.rate_min_bps,
 		.rate_bps = sa->s.rate_init_bps, .limit_bytes = sa->s.limit_bytes,
 	};
 	char err[512];
@@ -608,7 +610,7 @@ static void apply_top(struct spill_agent *sa, uint64_t top)
 
 	/* small moves wait; back to the configured top at once */
 	if (!top || top == sa->applied_top_bps ||
-	    (!moved(top, sa->applied_top_bps) && top != top_bps(&sa->s)))
+	    (!moved(top, sa->applied_top_bps) && top != settings_top_bps(&sa->s)))
 		return;
 	if (tcfg_scav_top(sa->scav, top, err, sizeof(err)))
 		pr_warn("run: spill: %s", err);
