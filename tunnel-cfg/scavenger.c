@@ -169,41 +169,15 @@ struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 ra
 	return nlh;
 }
 
-struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp)
-{
-	bool v6 = family == AF_INET6;
-	__u16 proto = v6 ? ETH_P_IPV6 : ETH_P_IP;
-	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-					h(TCFG_SCAV_MAJOR, 0), 0,
-					TC_H_MAKE((__u32)(v6 ? SCAV_PRIO_V6 : SCAV_PRIO_V4) << 16,
-						  htons(proto)));
-	struct {
-		struct tc_u32_sel sel;
-		struct tc_u32_key key;
-	} s = { 0 };
-	__u32 tos = (__u32)dscp << 2;
-	struct nlattr *opt;
-
-	s.sel.flags = TC_U32_TERMINAL;
-	s.sel.nkeys = 1;
-	/* the first word of the IP header: IPv4's TOS byte is bits 16..23,
-	 * IPv6's traffic class bits 20..27; the DSCP is its upper 6 bits */
-	s.key.off = 0;
-	s.key.mask = htonl(v6 ? 0xfcu << 20 : 0xfcu << 16);
-	s.key.val = htonl(v6 ? tos << 20 : tos << 16);
-	mnl_attr_put_strz(nlh, TCA_KIND, "u32");
-	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR));
-	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s), &s);
-	mnl_attr_nest_end(nlh, opt);
-	return nlh;
-}
-
-struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
+/* A u32 filter on the root: nkeys (at most 3) keys on the network header,
+ * all to match, -> class minor */
+static struct nlmsghdr *u32_filter(void *buf, int ifindex, unsigned int prio, __u16 proto,
+				   unsigned int minor, const struct tc_u32_key *keys,
+				   unsigned int nkeys)
 {
 	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
 					h(TCFG_SCAV_MAJOR, 0), 0,
-					TC_H_MAKE((__u32)SCAV_PRIO_PROBE << 16, htons(ETH_P_IP)));
+					TC_H_MAKE((__u32)prio << 16, htons(proto)));
 	struct {
 		struct tc_u32_sel sel;
 		struct tc_u32_key key[3];
@@ -211,24 +185,44 @@ struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
 	struct nlattr *opt;
 
 	s.sel.flags = TC_U32_TERMINAL;
-	s.sel.nkeys = 3;
-	/* a header of 5 words (so the ICMP type is at byte 20), protocol
-	 * ICMP, type timestamp request */
-	s.key[0].off = 0;
-	s.key[0].mask = htonl(0x0f000000u);
-	s.key[0].val = htonl(0x05000000u);
-	s.key[1].off = 8;
-	s.key[1].mask = htonl(0x00ff0000u);
-	s.key[1].val = htonl((__u32)IPPROTO_ICMP << 16);
-	s.key[2].off = 20;
-	s.key[2].mask = htonl(0xff000000u);
-	s.key[2].val = htonl((__u32)SCAV_ICMP_TIMESTAMP << 24);
+	s.sel.nkeys = nkeys;
+	memcpy(s.key, keys, nkeys * sizeof(*keys));
 	mnl_attr_put_strz(nlh, TCA_KIND, "u32");
 	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, TCFG_SCAV_PROBE_MINOR));
-	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s), &s);
+	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, minor));
+	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s.sel) + nkeys * sizeof(*keys), &s);
 	mnl_attr_nest_end(nlh, opt);
 	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp)
+{
+	bool v6 = family == AF_INET6;
+	__u32 tos = (__u32)dscp << 2;
+	/* the first word of the IP header: IPv4's TOS byte is bits 16..23,
+	 * IPv6's traffic class bits 20..27; the DSCP is its upper 6 bits */
+	struct tc_u32_key k = {
+		.off = 0,
+		.mask = htonl(v6 ? 0xfcu << 20 : 0xfcu << 16),
+		.val = htonl(v6 ? tos << 20 : tos << 16),
+	};
+
+	return u32_filter(buf, ifindex, v6 ? SCAV_PRIO_V6 : SCAV_PRIO_V4,
+			  v6 ? ETH_P_IPV6 : ETH_P_IP, TCFG_SCAV_SPILL_MINOR, &k, 1);
+}
+
+struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
+{
+	/* a header of 5 words (so the ICMP type is at byte 20), protocol
+	 * ICMP, type timestamp request */
+	const struct tc_u32_key k[] = {
+		{ .off = 0, .mask = htonl(0x0f000000u), .val = htonl(0x05000000u) },
+		{ .off = 8, .mask = htonl(0x00ff0000u), .val = htonl((__u32)IPPROTO_ICMP << 16) },
+		{ .off = 20, .mask = htonl(0xff000000u),
+		  .val = htonl((__u32)SCAV_ICMP_TIMESTAMP << 24) },
+	};
+
+	return u32_filter(buf, ifindex, SCAV_PRIO_PROBE, ETH_P_IP, TCFG_SCAV_PROBE_MINOR, k, 3);
 }
 
 /* RTM_GETQDISC / RTM_DELQDISC of one qdisc (parent, handle) */
