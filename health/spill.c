@@ -275,9 +275,10 @@ static bool first_startup(const struct spill *s)
  * LONG's capacity at the first grant (LONG is congested then: measured
  * as SHORT's is, capacity_of()), and SHORT is likely as big; the
  * start-up's R then cannot push a queue into a SHORT as big as LONG, and
- * a smaller SHORT still shows its queue to R's ramp. rate_max in a later start-up (it
- * looks for a larger capacity), without a generation and while the class
- * is idle, so that short traffic is never capped while nothing spills. */
+ * a smaller SHORT still shows its queue to R's ramp. rate_max in a later
+ * start-up (it looks for a larger capacity), without a generation and
+ * while the class is idle, so that short traffic is never capped while
+ * nothing spills. */
 static uint64_t top_bps(const struct spill *s)
 {
 	uint64_t t;

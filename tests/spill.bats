@@ -44,6 +44,8 @@ spill_setup() {
 
 spill_json() { wan_sc "$A" -j route show | jq '.health.spill'; }
 spill_field() { spill_json | jq -r ".$1"; }
+# granted: the datapath took a grant in the agent's generation
+granted() { [ "$(spill_field taken)" -ge 1 ]; }
 
 # bulk SECONDS [iperf3 options]: 2 cubic streams client -> server, in the
 # background (its JSON in $D/bulk.json)
@@ -140,7 +142,6 @@ spill_mbit() {
 	ip netns exec "$C" ping -q -i 0.05 -c 40 10.2.0.1 >/dev/null
 	ip netns exec "$C" ping -i 0.05 -c 40 10.2.0.1 >"$D/ping-idle"
 	bulk 30
-	granted() { [ "$(spill_field taken)" -ge 1 ]; }
 	fs_wait_for 20 granted
 	# settle into the spilled state, then the pings of both classes
 	sleep 3
@@ -211,7 +212,6 @@ spill_mbit() {
 @test "spill: short traffic queued under the top on the router is not taken for SHORT's queue (the probes go first)" {
 	spill_setup
 	bulk 25
-	granted() { [ "$(spill_field taken)" -ge 1 ]; }
 	fs_wait_for 20 granted
 	sleep 3
 	local top0 log0
@@ -247,7 +247,6 @@ spill_mbit() {
 @test "spill: a failover ends the generation, detection stays within health's bound; a new one after the return" {
 	spill_setup
 	bulk 40
-	granted() { [ "$(spill_field taken)" -ge 1 ]; }
 	fs_wait_for 20 granted
 	local gen t0 t
 	gen=$(spill_field generation)
