@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
 # The apps harness (testbed/apps) on a small testbed: a wrk job under unpaced
-# bulk, a pgbench job under paced bulk and a redis-benchmark job under
-# unpaced bulk, all complete with run-times and percentiles that respect
+# bulk, a pgbench job under paced bulk, a redis-benchmark job under
+# unpaced bulk and flowgen's short flows (a new connection each) without
+# bulk, all complete with run-times and percentiles that respect
 # the propagation delay, bulk, the endpoints' TCP counters, the flow
 # tables and the paths' bottleneck load recorded, the report built, bad
 # values refused, the designs of run-experiment listed, the modes with
@@ -17,6 +18,7 @@ APPS=$FS_ROOT/testbed/apps
 ONE_WAY_MS=5		# RTT 10 ms on both tunnels
 RATE_MBIT=20
 WRK_N=200 PG_N=40 REDIS_N=200 CONNS=4
+FLOWGEN_N=60 FLOWGEN_RATE=60	# short flows, one new connection each, no bulk
 AGENT_N=100		# the jobs of the modes with agents: their plumbing only
 PG_DEMAND=0.5		# x one tunnel's rate per direction
 
@@ -37,6 +39,8 @@ setup_file() {
 		--bulk-demand "$PG_DEMAND" --bulk-cc bbr --bulk-warmup 2 --out "$OUTDIR/split-pgbench-1"
 	"$APPS" run --prefix "$P" --mode split --app redis --requests "$REDIS_N" --conns "$CONNS" \
 		--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/split-redis-1"
+	"$APPS" run --prefix "$P" --mode split --app flowgen --requests "$FLOWGEN_N" --rate "$FLOWGEN_RATE" \
+		--bulk-demand 0 --bulk-warmup 0 --out "$OUTDIR/split-flowgen-1"
 	for m in spill nospill; do
 		"$APPS" run --prefix "$P" --mode "$m" --app wrk --requests "$AGENT_N" --conns "$CONNS" \
 			--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/$m-wrk-1"
@@ -66,6 +70,17 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	jq -e --argjson rtt "$(rtt_ms)" '.p50_ms >= 5 * $rtt * 0.95 and .p50_ms <= .p99_ms and .p99_ms <= .max_ms' "$a"
 	jq -e --argjson rtt "$(rtt_ms)" --argjson n "$PG_N" --argjson k "$CONNS" \
 		'.runtime_s >= $n * 5 * $rtt / 1000 / $k * 0.95' "$a"
+}
+
+@test "flowgen: every short flow, a handshake and a request's round trip each at least" {
+	a=$OUTDIR/split-flowgen-1/app.json
+	cat "$a"
+	jq -e --argjson n "$FLOWGEN_N" '.app == "flowgen" and .complete and .requests == $n and .errors == 0' "$a"
+	# a new connection per request: the handshake's round trip, then the request's
+	jq -e --argjson rtt "$(rtt_ms)" '.p50_ms >= 2 * $rtt * 0.95 and .p50_ms <= .p99_ms and .p99_ms <= .max_ms' "$a"
+	jq -e --argjson r "$FLOWGEN_RATE" '.rate == $r and .bulk_demand == 0' "$OUTDIR/split-flowgen-1/meta.json"
+	# one 5-tuple per request: as many client ports as requests
+	[ "$(tail -n +2 "$OUTDIR/split-flowgen-1/flowgen.csv" | cut -d, -f6 | sort -u | wc -l)" -eq "$FLOWGEN_N" ]
 }
 
 @test "bulk: both directions measured; paced bulk stays near its demand" {
@@ -158,7 +173,7 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" --demo "$OUTDIR"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 5 ]
+	[ "$(tail -n +2 "$OUTDIR/apps.csv" | wc -l)" -eq 6 ]
 	[ -s "$OUTDIR/apps-summary.md" ]
 	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
 }
@@ -205,6 +220,8 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 2 ] && [[ $output == *"'memcached'"*redis* ]]
 	run "$APPS" run --prefix "$P" --mode ecmp --app wrk --tap maybe --out "$BATS_TEST_TMPDIR/x"
 	[ "$status" -eq 2 ] && [[ $output == *"'maybe'"* ]]
+	run "$APPS" run --prefix "$P" --mode ecmp --app flowgen --rate 0 --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"--rate '0'"*10000* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
 	run "$FS_ROOT/testbed/run-experiment" apps --modes "ecmp bogus"
 	[ "$status" -eq 2 ] && [[ $output == *"'bogus'"* ]]
@@ -248,11 +265,12 @@ has_runs() {
 	[ "$status" -eq 0 ]
 	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 12 ]
 	[ "$(grep -c '^d' <<<"$output")" -eq 12 ]
-	# spill: 3 RTTs x 2 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
+	# spill: 3 RTTs x 3 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
 	# ECMP and split, the limit per routing)
 	design_runs spill
-	[ "$(wc -l <<<"$runs")" -eq $((3 * 2 * 3 * (3 * 4 + 2))) ]
+	[ "$(wc -l <<<"$runs")" -eq $((3 * 3 * 3 * (3 * 4 + 2))) ]
 	has_runs d20_20-pgbench-bulkmax-cubic-nospill-3 d0_0-wrk-bulk0.5-cubic-spill-1 \
+		d10_10-flowgen-bulk1.5-cubic-spill-2 d0_0-flowgen-bulk0-cubic-split-1 \
 		d10_10-wrk-bulk0-cubic-ecmp-2 d10_10-wrk-bulk0-cubic-split-2
 	# no bulk: ECMP and split only; split without agents only there
 	# (counted: a "! cmd" before a test's last line fails nothing)
