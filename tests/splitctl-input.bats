@@ -4,14 +4,69 @@
 # a one-line message naming the bad value and what is accepted, and that
 # the state is unchanged (expect, lib/common.bash, compares state() with
 # the $BEFORE setup() took).
+#
+# Every test starts from the same fixture: the router topology with the
+# splitter on rc (XDP, threshold 7), built once for the file (an attach
+# takes a second here, the test itself a fraction of one). A test that
+# changes it on purpose puts it back in teardown(); setup() checks it is
+# as built and rebuilds it otherwise (after a test that failed), so that
+# no test depends on the ones before it.
 FS_PREFIX=fstc
 load lib/common
 load lib/router
 
+# fixture: the instance every test starts from (its topology built)
+fixture() {
+	fs_sc attach rc --hook xdp --threshold 7 >/dev/null
+}
+
+# fixture_state: the fixture as a test may find it, without the ids a
+# rebuild changes (programs, the namespace's inode and cookie): config,
+# interfaces, pins, links up, XDP on each interface, what is in the
+# private bpffs, the routes
+fixture_state() {
+	fs_sc -j status | jq -c '{config, ifs: [.interfaces[] | {name, hook, mode}]}'
+	ls "$BPF" "${BPF%/*}" | sed 's/^netns_[0-9]*_[0-9]*$/netns_INO_COOKIE/'
+	ip -n "$R" -d link show | awk '/^[0-9]+:/ { sub(/@.*/, "", $2); print $2, ($3 ~ /[<,]UP[,>]/) ? "up" : "down" }
+		/prog\/xdp/ { print "xdp" }'
+	fs_sc route show
+}
+
+setup_file() {
+	fs_router_setup_file
+	fixture
+	export FIXTURE_STATE
+	FIXTURE_STATE=$(fixture_state)
+}
+
+teardown_file() {
+	fs_router_teardown_file
+}
+
 setup() {
-	fs_router_setup
-	fs_sc attach rc --hook xdp --threshold 7
+	D=$BATS_TEST_TMPDIR
+	local now
+	now=$(fixture_state)
+	if [ "$now" != "$FIXTURE_STATE" ]; then
+		echo "# the fixture was changed (an earlier test failed?): rebuilt" >&3
+		diff <(echo "$FIXTURE_STATE") <(echo "$now") | sed 's/^/#   /' >&3
+		fs_router_teardown_file
+		fs_router_setup_file
+		fixture
+		[ "$(fixture_state)" = "$FIXTURE_STATE" ]
+	fi
 	BEFORE=$(state)
+}
+
+# what tests change on purpose, put back (setup() checks the rest): rs
+# down, a foreign XDP program on rs (iproute2 loading it makes its
+# directories in the first bpffs it finds: ours), pin directories beside
+# the instance's (not the kernel's *.debug files of every bpffs)
+teardown() {
+	ip -n "$R" link set rs up || true
+	ip -n "$R" link set dev rs xdpgeneric off || true
+	find "${BPF%/*}" -mindepth 1 -maxdepth 1 ! -name "${BPF##*/}" ! -name '*.debug' -exec rm -rf {} +
+	fs_teardown
 }
 
 # everything an error must not change: config, interfaces, pins, XDP

@@ -33,10 +33,11 @@ fs_pin_dir() {
 	echo "$d"
 }
 
-# fs_bpffs: a private bpffs mounted under /run, visible inside "ip netns exec"
-# (which remounts /sys); prints the mount point; unmounted at teardown
+# fs_bpffs [ID]: a private bpffs mounted under /run, visible inside "ip netns
+# exec" (which remounts /sys); prints the mount point; unmounted at teardown.
+# ID names it (default: the test's PID and number)
 fs_bpffs() {
-	local d=/run/$FS_PREFIX-$$-$BATS_TEST_NUMBER/bpf
+	local d=/run/$FS_PREFIX-${1:-$$-$BATS_TEST_NUMBER}/bpf
 	mkdir -p "$d"
 	mount -t bpf bpf "$d"
 	echo "$d" >>"$BATS_TEST_TMPDIR/.fs_mounts"

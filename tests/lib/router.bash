@@ -10,8 +10,10 @@
 # afterwards ("route down" first, and fd 7 closed, which a test may hold
 # open on a FIFO). A suite that needs more defines its own after the load.
 
+# fs_router_setup [ID]: the topology, ID in its names (default: the test's
+# PID and number)
 fs_router_setup() {
-	local id=$$-$BATS_TEST_NUMBER
+	local id=${1:-$$-$BATS_TEST_NUMBER}
 	C=$FS_PREFIX-c-$id R=$FS_PREFIX-r-$id S=$FS_PREFIX-s-$id
 	fs_netns "$C" "$R" "$S"
 	ip link add cv netns "$C" type veth peer rc netns "$R"
@@ -35,8 +37,30 @@ fs_router_setup() {
 	ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	# native XDP on a veth needs an XDP program on the peer to receive
 	# redirected frames; for frames arriving from the stack it works as is.
-	BPF=$(fs_bpffs)/fs
+	BPF=$(fs_bpffs "$id")/fs
 	SC="ip netns exec $R $SPLITCTL --pin-dir $BPF"
+}
+
+# fs_router_setup_file: from setup_file(), the topology once for the whole
+# file, for a suite whose tests leave it as they found it (each test's
+# setup() should check that, and rebuild it if a failed test did not: the
+# tests stay independent of their order). Its names are fixed for the file
+# (FS_FILE_ID), exported (each test runs in a process of its own), so that
+# a test can rebuild it under the same names: fs_router_teardown_file, then
+# fs_router_setup_file. Registered in $BATS_FILE_TMPDIR; removed by
+# fs_router_teardown_file from teardown_file() (which bats runs even when
+# setup_file failed).
+fs_router_setup_file() {
+	local BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR
+	export FS_FILE_ID=${FS_FILE_ID:-$$-f}
+	fs_router_setup "$FS_FILE_ID"
+	export C R S BPF SC
+}
+
+fs_router_teardown_file() {
+	local BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR
+	[ -z "${R:-}" ] || fs_sc route down >/dev/null 2>&1 || true
+	fs_teardown
 }
 
 # fs_sc ARGS...: splitctl in the router namespace
