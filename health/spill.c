@@ -75,6 +75,8 @@
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 #define START_LONG_DIV 4		/* a start-up from LONG's capacity / 4 */
 #define IDLE_OPEN_NS SPILL_NS_PER_S	/* the class idle for 1 s: top open */
+#define BUSY_PCT 50			/* a queue is the device's own only when
+					 * it sent >= half of what it was let */
 /* a queue draining at least half as fast as a top of 0.95 x C drains it
  * (5 % of C): the top is below C, no need to estimate again */
 #define DRAIN_PPM ((100 - KNEE_PCT) * 10000 / 2)
@@ -516,10 +518,13 @@ static bool bytes_at(const struct spill *s, enum spill_tunnel t,
  * timestamps allow). The smallest of the pairs: a full FIFO drops what
  * the device sent, and a pair across such a loss comes out too high;
  * the timestamps' resolution costs a pair 1-2 %. Without such a pair:
- * what the device sent over the window, or @fallback.
+ * what the device sent over the window, or @fallback. A pair over which
+ * the device sent less than @busy_bps does not count (the link was not
+ * kept busy by it), nor a window rate below it: then 0, no estimate.
  */
 static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
-			    uint64_t now, uint64_t window, uint64_t fallback)
+			    uint64_t now, uint64_t window, uint64_t fallback,
+			    uint64_t busy_bps)
 {
 	const struct spill_delay *d = &s->d[t];
 	unsigned int i, j, n = 0, idx[SPILL_RECENT];
@@ -541,7 +546,7 @@ static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 			continue;
 		bytes_at(s, t, o, &b0);
 		bytes_at(s, t, w, &b1);
-		if (b1 < b0)
+		if (b1 < b0 || (b1 - b0) * 8 * SPILL_NS_PER_S / span < busy_bps)
 			continue;
 		dq = (int64_t)d->rtt_ns[w] - (int64_t)d->rtt_ns[o];
 		if (dq < -(int64_t)(span / 1000000 * GROWTH_MIN_PPM))
@@ -552,25 +557,50 @@ static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 	}
 	if (!best && !rates_over(s, t, now, window, &best))
 		best = fallback;
-	return best;
+	return best < busy_bps ? 0 : best;
 }
 
-/* SHORT's capacity now that its queue builds, over its last probes. */
+/* What SHORT's device was let send: the top; while the top is open, the
+ * class's rate and the short traffic's recent peak. (Not the class's rate
+ * under a top: a back-off on someone else's queue cuts it, and the next
+ * would then find the device "busy" at what it let itself send.) */
+static uint64_t let_send_bps(const struct spill *s)
+{
+	uint64_t top = top_bps(s);
+
+	return top < s->p.rate_max_bps ? top : s->rate_bps + s->short_env_bps;
+}
+
+/*
+ * SHORT's capacity now that its queue builds, over its last probes; 0
+ * when the queue is not the device's own: it sent less than BUSY_PCT of
+ * what it was let send between the probes that saw it. Such a queue is
+ * jitter in the path or cross traffic in the underlay, and what the device
+ * sent measures nothing: in the testbed, a 6 ms sample right after a
+ * grant (the class held, 0.57 Mbit/s sent) became a capacity of 0.57
+ * Mbit/s, and the top, which holds short traffic too, went down to 0.1
+ * Mbit/s with it: short flows waited seconds on the router.
+ */
 static uint64_t capacity(const struct spill *s, uint64_t now,
 			 uint64_t fallback)
 {
 	return capacity_of(s, SPILL_SHORT, now,
-			   filter_window(s, GROWTH_INTERVALS), fallback);
+			   filter_window(s, GROWTH_INTERVALS), fallback,
+			   let_send_bps(s) * BUSY_PCT / 100);
 }
 
+/* Back off R; C and the top only on a queue the device built (else the
+ * top stays: short traffic is not capped for someone else's queue). */
 static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 {
-	uint64_t contrib, old = s->rate_bps;
+	uint64_t contrib, c, old = s->rate_bps;
 	int64_t beta;
 
 	contrib = s->saturated || s->used_bps > s->rate_bps ? s->rate_bps
 							    : s->used_bps;
-	s->cap_bps = capacity(s, now, contrib + s->short_env_bps);
+	c = capacity(s, now, contrib + s->short_env_bps);
+	if (c)
+		s->cap_bps = c;
 	s->probe_bps = 0;
 	beta = 100 - (int64_t)(BETA_SLOPE_PCT * qd / s->p.target_ns);
 	beta = beta < BETA_MIN_PCT ? BETA_MIN_PCT
@@ -580,21 +610,29 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 	s->qd_backoff_ns = qd;
 	s->calm_since_ns = now;
 	s->backoffs++;
-	say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried %.2f: capacity estimate)",
-	    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
-	    mbit(s->cap_bps));
+	if (c)
+		say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried %.2f: capacity estimate)",
+		    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
+		    mbit(c));
+	else
+		say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (not SHORT's own queue: it sent less than half of %.2f; top kept)",
+		    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
+		    mbit(let_send_bps(s)));
 }
 
 /* SHORT's queue at @qd under the top (half the target: the newest probe
  * while the probe runs, the filtered delay else): the top is above C (the
  * probe found it, or an estimate was made on a queue seen late). C as at
- * a back-off, the probe starts again from 0. */
+ * a back-off, the probe starts again from 0. Nothing changes on a queue
+ * that is not the device's own. */
 static void top_above_capacity(struct spill *s, uint64_t now, uint64_t qd,
 			       const char *how)
 {
-	uint64_t old = top_bps(s);
+	uint64_t old = top_bps(s), c = capacity(s, now, old);
 
-	s->cap_bps = capacity(s, now, old);
+	if (!c)
+		return;
+	s->cap_bps = c;
 	s->probe_bps = 0;
 	s->rate_bps = clamp_rate(s, top_bps(s));
 	s->calm_since_ns = now;
@@ -662,11 +700,14 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	 * probes saw the queue about that late */
 	if (!s->cap_bps && (qd > s->p.target_ns / 2 || qd1 > s->p.target_ns)) {
 		/* C as at a back-off, and R well below it: the probe saw
-		 * the queue late, R went on growing meanwhile */
+		 * the queue late, R went on growing meanwhile; a queue
+		 * that is not the device's own holds R where it is */
 		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
 					      STARTUP_GAIN_PCT * 100 /
 					      STARTUP_GAIN_PCT +
 					      s->short_env_bps);
+		if (!s->cap_bps)
+			return;
 		s->rate_bps = clamp_rate(s, room_bps(s) * BETA_MAX_PCT / 100);
 		s->calm_since_ns = now;
 		/* a back-off as far as the next one is concerned: it waits
@@ -752,7 +793,7 @@ static bool grant_due(struct spill *s, uint64_t now,
 	 * tick alone is noisy: the queue drains after a loss) */
 	s->long_cap_bps = capacity_of(s, SPILL_LONG, now,
 				      filter_window(s, LONG_FILTER_INTERVALS),
-				      s->long_bps);
+				      s->long_bps, 0);
 	say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
 	    ms(qd_l), ms(s->p.long_target_ns), mbit(s->long_cap_bps), ms(qd_s),
 	    mbit(s->used_avg_bps), mbit(s->rate_bps));

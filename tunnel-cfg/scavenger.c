@@ -4,8 +4,8 @@
  * (docs/design.md, *Spill*):
  *
  *   root  HTB TCFG_SCAV_MAJOR:   unclassified traffic -> :10
+ *     :5   the agent's timestamp probes, prio 0, rate = ceil = a line rate
  *     :1   HTB class, rate = ceil = top
- *       :5   the agent's timestamp probes, prio 0, rate = ceil = top
  *       :10  short traffic, prio 1, rate = ceil = top
  *       :20  spilled traffic, prio 2, rate rate-min, ceil top
  *              leaf TBF TCFG_SCAV_TBF_MAJOR: at the rate the agent sets
@@ -16,7 +16,11 @@
  * The probes go first so that they see the WAN's queue and not the one
  * short traffic makes here when the top holds it (a job bound by SHORT's
  * rate keeps a few of its packets queued wherever the bottleneck is): the
- * controller must not take that queue for the WAN's.
+ * controller must not take that queue for the WAN's. They are beside the
+ * top, not under it: under it, a probe waits for the top's tokens after
+ * every frame it let through (a frame's time, 0.7 ms at 18 Mbit/s, but
+ * 120 ms at 0.1 Mbit/s), so a top cut too low would delay the probes, and
+ * the controller would cut it again on that delay.
  *
  * top (tcfg_scav_top() changes it in place): while a flow is spilled,
  * 0.95 x the agent's estimate of SHORT's capacity (the queue then forms
@@ -58,6 +62,7 @@
 #define SCAV_PRIO_V6 2
 #define SCAV_PRIO_PROBE 3
 #define SCAV_ICMP_TIMESTAMP 13	/* RFC 792 */
+#define SCAV_PROBE_BPS 10000000000ULL /* the probe class: never holds one */
 
 static __u32 h(unsigned int major, unsigned int minor)
 {
@@ -331,7 +336,8 @@ static int del_root(struct nl *nl, int ifindex)
 }
 
 /* The four HTB classes, @k: 0 the top :1 (rate = ceil = top), 1 the probe
- * class :5 (prio 0, rate = ceil = top), 2 the short class :10 (prio 1,
+ * class :5 beside it (prio 0, rate = ceil = SCAV_PROBE_BPS, whatever the
+ * top), 2 the short class :10 (prio 1,
  * rate = ceil = top), 3 the spill class :20 (prio 2, its guaranteed
  * min_bps, ceil top). */
 #define SCAV_CLASSES 4
@@ -347,8 +353,8 @@ static struct nlmsghdr *class_msg(void *buf, const struct tcfg_scav *s, bool cre
 					   top_bps, top_bps);
 	case 1:
 		*step = "the probe class";
-		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
-					   TCFG_SCAV_PROBE_MINOR, 0, top_bps, top_bps);
+		return tcfg_msg_scav_class(buf, s->ifindex, create, 0, TCFG_SCAV_PROBE_MINOR, 0,
+					   SCAV_PROBE_BPS, SCAV_PROBE_BPS);
 	case 2:
 		*step = "the short class";
 		return tcfg_msg_scav_class(buf, s->ifindex, create, TCFG_SCAV_TOP_MINOR,
@@ -464,6 +470,8 @@ int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen)
 	int k, ret;
 
 	for (k = 0; k < SCAV_CLASSES; k++) {
+		if (k == 1)
+			continue;	/* the probe class is not under the top */
 		if (!nl_talk(&s->nl, class_msg(buf, s, false, k, top_bps, &step), NULL, NULL))
 			continue;
 		ret = -errno;

@@ -49,6 +49,9 @@ struct sim {
 	double cap_bps, short_bps, q_bytes;
 	double rq_bytes;	/* short traffic queued on the router (above
 				 * the top) */
+	uint64_t jitter_ns, jitter_until; /* SHORT's probes sent before
+				 * jitter_until see jitter_ns more delay,
+				 * without a queue (the path's jitter) */
 	double short_swing_bps;	/* short traffic +- up to this, a new
 				 * (pseudo-random) value every 100 ms:
 				 * request/response bursts */
@@ -185,7 +188,11 @@ static void datapath(struct sim *m)
  * ahead. */
 static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 {
-	uint64_t rtt = base_ns + q_ns;
+	uint64_t rtt;
+
+	if (t == SPILL_SHORT && m->now < m->jitter_until)
+		q_ns += m->jitter_ns;
+	rtt = base_ns + q_ns;
 
 	m->pend[m->npend++] = (typeof(m->pend[0])){
 		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t,
@@ -798,6 +805,32 @@ static void test_draining_keeps(void)
 	       q_end, (unsigned long long)n);
 }
 
+/* Jitter in the path: SHORT's probes see 8 ms more for a second, with no
+ * queue, while the device sends little (two spilled flows of 0.25 Mbit/s
+ * each, short traffic 1 Mbit/s, LONG no longer congested): not SHORT's own queue, so no capacity is
+ * made of what the device sent. R backs off, the top stays (without the
+ * rule: the top at 0.95 x 1.5 Mbit/s, all the short traffic there is). */
+static void test_jitter_not_own(void)
+{
+	struct sim m;
+	unsigned int b0;
+	double top0;
+
+	converge(&m);
+	m.flow_bps = 0.25 * MBIT;
+	m.long_qd_ns = 0;	/* LONG drained: no grant meanwhile */
+	run_for(&m, 3 * SEC);
+	top0 = m.act.top_bps;
+	b0 = m.backoffs;
+	m.jitter_ns = 8 * MS;
+	m.jitter_until = m.now + SEC;
+	m.max_rq_ms = 0;
+	run_for(&m, 3 * SEC);
+	tap_ok(m.backoffs > b0 && m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
+	       "8 ms of jitter on SHORT for 1 s while it sends 1.5 Mbit/s: %u back-offs, top %.1f -> %.1f Mbit/s (kept), short traffic never waits on the router",
+	       m.backoffs - b0, top0 / MBIT, m.act.top_bps / MBIT);
+}
+
 /* The spilled flows end: after a second without spilled traffic the top
  * opens, so short traffic alone is never capped; it closes again within
  * a few ticks of a spilled flow sending again. */
@@ -865,6 +898,7 @@ int main(void)
 	test_restart();
 	test_top_too_high();
 	test_draining_keeps();
+	test_jitter_not_own();
 	test_idle_opens();
 	test_base();
 	return tap_done();
