@@ -656,6 +656,13 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	if (!queue_delay(s, SPILL_SHORT, now,
 			 filter_window(s, SHORT_FILTER_INTERVALS), &qd))
 		return;		/* SHORT unanswered: hold R, health decides */
+	/* nothing spilled yet in this generation: SHORT's queue is short
+	 * traffic's (or jitter), not the class's; it only delays the first
+	 * grant (which needs SHORT calm). A back-off then left R at
+	 * rate-min and a capacity of what short traffic sent (2.3 Mbit/s in
+	 * the testbed), and no grant came for the rest of the run. */
+	if (!s->grants_taken_gen)
+		return;
 	if (qd > s->p.target_ns) {
 		/* again only when two probes sent after the last back-off
 		 * see the queue still growing (so the effect of the last

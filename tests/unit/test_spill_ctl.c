@@ -49,9 +49,10 @@ struct sim {
 	double cap_bps, short_bps, q_bytes;
 	double rq_bytes;	/* short traffic queued on the router (above
 				 * the top) */
-	uint64_t jitter_ns, jitter_until; /* SHORT's probes sent before
-				 * jitter_until see jitter_ns more delay,
-				 * without a queue (the path's jitter) */
+	uint64_t jitter_ns, jitter_from, jitter_until; /* SHORT's probes
+				 * sent in [jitter_from, jitter_until) see
+				 * jitter_ns more delay, without a queue (the
+				 * path's jitter) */
 	double short_swing_bps;	/* short traffic +- up to this, a new
 				 * (pseudo-random) value every 100 ms:
 				 * request/response bursts */
@@ -190,7 +191,7 @@ static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 {
 	uint64_t rtt;
 
-	if (t == SPILL_SHORT && m->now < m->jitter_until)
+	if (t == SPILL_SHORT && m->now >= m->jitter_from && m->now < m->jitter_until)
 		q_ns += m->jitter_ns;
 	rtt = base_ns + q_ns;
 
@@ -855,6 +856,28 @@ static void test_jitter_top_not_full(void)
 	       top0 / MBIT, m.act.top_bps / MBIT);
 }
 
+/* SHORT's queue before the first grant of a generation (9 ms of jitter
+ * from 1 to 1.9 s, LONG congested from 2 s on): nothing is spilled,
+ * so it is not the class's queue: no back-off, and the grant follows
+ * (without the rule: R at rate-min, a capacity of what short traffic
+ * sent, and no grant at all). */
+static void test_jitter_before_grant(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	m.short_bps = 1 * MBIT;
+	m.jitter_ns = 9 * MS;
+	m.jitter_from = SEC;
+	m.jitter_until = 1900 * MS;
+	run_for(&m, 10 * SEC);
+	tap_ok(m.backoffs == 0 && m.taken >= 1 && m.rate_at_grant >= 4 * m.p.rate_min_bps,
+	       "9 ms of jitter on SHORT before any grant: %u back-offs, %llu grants taken by 10 s (R at the grant %.2f Mbit/s)",
+	       m.backoffs, (unsigned long long)m.taken, m.rate_at_grant / MBIT);
+}
+
 /* The spilled flows end: after a second without spilled traffic the top
  * opens, so short traffic alone is never capped; it closes again within
  * a few ticks of a spilled flow sending again. */
@@ -924,6 +947,7 @@ int main(void)
 	test_draining_keeps();
 	test_jitter_not_own();
 	test_jitter_top_not_full();
+	test_jitter_before_grant();
 	test_idle_opens();
 	test_base();
 	return tap_done();
