@@ -135,10 +135,53 @@ state() {
 }
 
 # ---- bad input: exit code, one line, nothing changed ------------------------
-rules_setup() {
-	fs_sc attach rc
+# The cases below share one instance, built once for the file (an attach
+# takes a second here, a case a fraction of one): rules_setup() points a
+# case at it, after checking that it is as built (rebuilt otherwise: a
+# case that failed may have changed it), so no case depends on another.
+# Every other test has a topology of its own (lib/router's setup()).
+
+# rules_fixture: the instance of the bad-input cases: one flow, one rule
+rules_fixture() {
+	fs_sc attach rc >/dev/null
 	transfer 20000 5006
 	fs_sc rule add web --prefix 10.77.0.0/16 --port 443 --threshold 5
+}
+
+# rules_fixture_state: what a case must not have changed, as state()
+# without the flows (no case sends or flushes, but the kernel may send a
+# packet of its own between two cases)
+rules_fixture_state() {
+	fs_sc -j rule show
+	fs_sc -j status | jq -c '{config, ifs: [.interfaces[] | {name, hook, mode}]}'
+	fs_sc route show
+}
+
+setup_file() {
+	local BATS_TEST_TMPDIR=$BATS_FILE_TMPDIR D=$BATS_FILE_TMPDIR
+	fs_router_setup_file
+	rules_fixture
+	export RULES_C=$C RULES_R=$R RULES_S=$S RULES_BPF=$BPF RULES_SC=$SC RULES_STATE
+	RULES_STATE=$(rules_fixture_state)
+}
+
+teardown_file() {
+	C=$RULES_C R=$RULES_R S=$RULES_S BPF=$RULES_BPF SC=$RULES_SC
+	fs_router_teardown_file
+}
+
+rules_setup() {
+	local now
+	C=$RULES_C R=$RULES_R S=$RULES_S BPF=$RULES_BPF SC=$RULES_SC
+	now=$(rules_fixture_state)
+	if [ "$now" != "$RULES_STATE" ]; then
+		echo "# the shared instance was changed (an earlier case failed?): rebuilt" >&3
+		diff <(echo "$RULES_STATE") <(echo "$now") | sed 's/^/#   /' >&3
+		fs_router_teardown_file
+		fs_router_setup_file
+		rules_fixture
+		[ "$(rules_fixture_state)" = "$RULES_STATE" ]
+	fi
 	BEFORE=$(state)
 }
 

@@ -50,22 +50,24 @@ fs_bg() {
 	echo $! >>"$BATS_TEST_TMPDIR/.fs_pids"
 }
 
+# (each step "|| true": it also runs under set -e, from a test that
+# rebuilds a file's fixture, where what is gone already is no error)
 fs_teardown() {
 	local f
 	f=$BATS_TEST_TMPDIR/.fs_pids
-	[ -f "$f" ] && while read -r p; do kill -9 "$p" 2>/dev/null; done <"$f"
+	[ -f "$f" ] && while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_netns
 	[ -f "$f" ] && while read -r ns; do
 		# kill anything still running inside, then delete
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
+		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
+		ip netns del "$ns" 2>/dev/null || true
 	done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_pins
-	[ -f "$f" ] && while read -r d; do rm -rf "$d"; done <"$f"
+	[ -f "$f" ] && while read -r d; do rm -rf "$d" || true; done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_mounts
 	[ -f "$f" ] && while read -r d; do
-		umount "$d" 2>/dev/null
-		rmdir "$d" "$(dirname "$d")" 2>/dev/null
+		umount "$d" 2>/dev/null || true
+		rmdir "$d" "$(dirname "$d")" 2>/dev/null || true
 	done <"$f"
 	rm -f "$BATS_TEST_TMPDIR"/.fs_{pids,netns,pins,mounts}
 	return 0
