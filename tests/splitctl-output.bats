@@ -26,6 +26,19 @@ complete_words() {
 		printf '%s\n' \"\${COMPREPLY[@]}\"" | sort | tr '\n' ' ' | sed 's/ $//'
 }
 
+# watch_lines FILE N TIMEOUT ARGS...: splitctl ARGS (a --watch) in the
+# router namespace, its output in FILE, until it printed N lines (or
+# TIMEOUT seconds passed), then stopped
+watch_lines() {
+	local file=$1 n=$2 t=$3 pid
+	shift 3
+	fs_bg sh -c "exec ip netns exec $R $SPLITCTL --pin-dir $BPF $* >$file"
+	pid=$!
+	fs_wait_for "$t" sh -c "[ \$(wc -l <$file) -ge $n ]" || true
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+}
+
 # doctor_status NAME: the status of one check of "doctor -j"
 doctor_status() {
 	fs_sc -j doctor | jq -r --arg n "$1" '.checks[] | select(.name == $n) | .status'
@@ -53,7 +66,7 @@ doctor_status() {
 	fs_sc -j route show | jq -e '.rules | type == "array"'
 	fs_sc -j tunnel show | jq -e 'map(.name) | index("v\"x\\1") != null'
 	# --watch: one document per line
-	timeout 3 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j stats --watch 0.2 >"$D/watch" || true
+	watch_lines "$D/watch" 2 3 -j stats --watch 0.2
 	[ "$(wc -l <"$D/watch")" -ge 2 ]
 	while read -r line; do echo "$line" | jq -e . >/dev/null; done <"$D/watch"
 }
@@ -218,11 +231,11 @@ doctor_status() {
 
 @test "stats --watch --line: one line per interval; -j one document each; --line alone refused" {
 	fs_sc attach rc
-	timeout 2 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats --watch 0.3 --line >"$D/w" || true
+	watch_lines "$D/w" 2 2 stats --watch 0.3 --line
 	cat "$D/w"
 	[ "$(wc -l <"$D/w")" -ge 2 ]
 	! grep -Evq '^[0-9]{2}:[0-9]{2}:[0-9]{2} short [0-9]+ pkt/s [0-9.]+ Mbit/s  long [0-9]+ pkt/s [0-9.]+ Mbit/s  new [0-9.]+ flows/s  promoted [0-9.]+/s  passed [0-9]+ pkt/s$' "$D/w" || false
-	timeout 2 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" stats -j --watch 0.3 --line >"$D/wj" || true
+	watch_lines "$D/wj" 2 2 stats -j --watch 0.3 --line
 	[ "$(wc -l <"$D/wj")" -ge 2 ]
 	while read -r l; do jq -e '.packets_long_per_s >= 0 and .interval_s > 0 and (.time | type == "number")' <<<"$l" >/dev/null; done <"$D/wj"
 	run fs_sc stats --line
