@@ -14,7 +14,9 @@
  *          C = what SHORT's device sent between two probes over the time
  *          it took to leave the WAN FIFO (capacity_of()), and R = beta x
  *          the class's rate, beta = 1 - 0.15 x qd / target within
- *          [0.5, 0.85];
+ *          [0.5, 0.85]; C only on the device's own queue (it sent at
+ *          least BUSY_PCT of what it was let send; else R alone), and
+ *          qd is not looked at before the generation's first grant;
  *   R above 0.95 x (C - S) + P (short traffic grew): R follows at once,
  *          and P = 0 when S grew by 5 % of C: room for short traffic one
  *          tick after it shows, before its queue does;
@@ -615,9 +617,9 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 		    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
 		    mbit(c));
 	else
-		say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (not SHORT's own queue: it sent less than half of %.2f; top kept)",
+		say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (not SHORT's own queue: it sent less than %d %% of %.2f; top kept)",
 		    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
-		    mbit(let_send_bps(s)));
+		    BUSY_PCT, mbit(let_send_bps(s)));
 }
 
 /* SHORT's queue at @qd under the top (half the target: the newest probe
