@@ -45,16 +45,7 @@ teardown_file() {
 
 setup() {
 	D=$BATS_TEST_TMPDIR
-	local now
-	now=$(fixture_state)
-	if [ "$now" != "$FIXTURE_STATE" ]; then
-		echo "# the fixture was changed (an earlier test failed?): rebuilt" >&3
-		diff <(echo "$FIXTURE_STATE") <(echo "$now") | sed 's/^/#   /' >&3
-		fs_router_teardown_file
-		fs_router_setup_file
-		fixture
-		[ "$(fixture_state)" = "$FIXTURE_STATE" ]
-	fi
+	fs_router_recheck "$FIXTURE_STATE" fixture_state fixture
 	BEFORE=$(state)
 }
 

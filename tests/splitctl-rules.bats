@@ -171,17 +171,8 @@ teardown_file() {
 }
 
 rules_setup() {
-	local now
 	C=$RULES_C R=$RULES_R S=$RULES_S BPF=$RULES_BPF SC=$RULES_SC
-	now=$(rules_fixture_state)
-	if [ "$now" != "$RULES_STATE" ]; then
-		echo "# the shared instance was changed (an earlier case failed?): rebuilt" >&3
-		diff <(echo "$RULES_STATE") <(echo "$now") | sed 's/^/#   /' >&3
-		fs_router_teardown_file
-		fs_router_setup_file
-		rules_fixture
-		[ "$(rules_fixture_state)" = "$RULES_STATE" ]
-	fi
+	fs_router_recheck "$RULES_STATE" rules_fixture_state rules_fixture
 	BEFORE=$(state)
 }
 

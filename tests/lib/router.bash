@@ -63,6 +63,22 @@ fs_router_teardown_file() {
 	fs_teardown
 }
 
+# fs_router_recheck WANT STATE_FN FIXTURE_FN: from setup(), the shared
+# topology of fs_router_setup_file as the file made it: STATE_FN prints
+# what it must be (WANT, taken in setup_file); if a failed test changed
+# it, say what changed and rebuild it (FIXTURE_FN on a fresh topology)
+fs_router_recheck() {
+	local want=$1 state_fn=$2 fixture_fn=$3 now
+	now=$("$state_fn")
+	[ "$now" != "$want" ] || return 0
+	echo "# the shared topology was changed (an earlier test failed?): rebuilt" >&3
+	diff <(echo "$want") <(echo "$now") | sed 's/^/#   /' >&3
+	fs_router_teardown_file
+	fs_router_setup_file
+	"$fixture_fn"
+	[ "$("$state_fn")" = "$want" ]
+}
+
 # fs_sc ARGS...: splitctl in the router namespace
 fs_sc() {
 	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" "$@"
