@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,10 +112,20 @@ void fs_signals_install(bool reload)
 }
 
 /* ---- files -------------------------------------------------------------- */
+/* The temporary of @path, beside it (so that rename() is atomic):
+ * DIR/.NAME.@tail; 0 or -ENAMETOOLONG. */
+static int tmp_name(char *buf, size_t len, const char *path, const char *tail)
+{
+	const char *slash = strrchr(path, '/');
+	int n = snprintf(buf, len, "%.*s.%s.%s", slash ? (int)(slash - path + 1) : 0, path,
+			 slash ? slash + 1 : path, tail);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
 int out_file_open(struct out_file *o, const char *path, unsigned int mode)
 {
-	const char *slash;
-	int fd, n;
+	int fd;
 
 	memset(o, 0, sizeof(*o));
 	if (!strcmp(path, "-")) {
@@ -124,12 +135,7 @@ int out_file_open(struct out_file *o, const char *path, unsigned int mode)
 	if (strlen(path) >= sizeof(o->path))
 		return -ENAMETOOLONG;
 	strcpy(o->path, path);
-	/* the temporary lives beside the target, so rename() is atomic */
-	slash = strrchr(path, '/');
-	n = snprintf(o->tmp, sizeof(o->tmp), "%.*s.%s.XXXXXX",
-		     slash ? (int)(slash - path + 1) : 0, path,
-		     slash ? slash + 1 : path);
-	if (n < 0 || (size_t)n >= sizeof(o->tmp))
+	if (tmp_name(o->tmp, sizeof(o->tmp), path, "XXXXXX"))
 		return -ENAMETOOLONG;
 	/* mkstemp: O_CREAT|O_EXCL with a random name; a planted link or file
 	 * makes it pick another name, never follow it */
@@ -181,6 +187,20 @@ void out_file_abort(struct out_file *o)
 	}
 	o->f = NULL;
 	o->tmp[0] = 0;
+}
+
+void out_file_remove_stale(const char *path)
+{
+	char pat[sizeof(((struct out_file *)0)->tmp)];
+	glob_t g;
+	size_t i;
+
+	if (tmp_name(pat, sizeof(pat), path, "??????") ||
+	    glob(pat, GLOB_NOSORT | GLOB_NOESCAPE, NULL, &g))
+		return;
+	for (i = 0; i < g.gl_pathc; i++)
+		unlink(g.gl_pathv[i]);
+	globfree(&g);
 }
 
 FILE *in_file_open(const char *path)

@@ -82,6 +82,9 @@ int out_file_open(struct out_file *o, const char *path, unsigned int mode);
 int out_file_commit(struct out_file *o);
 /* Give up: close and remove the temporary. */
 void out_file_abort(struct out_file *o);
+/* Remove the temporaries of @path that writers killed before their commit
+ * left behind (for the owner of @path, as it removes @path). */
+void out_file_remove_stale(const char *path);
 
 /*
  * Open an input file for reading: refuses directories, FIFOs, sockets and

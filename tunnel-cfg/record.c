@@ -240,6 +240,9 @@ int tcfg_state_remove(const char *name, struct tcfg_err *e)
 		return ret;
 	if (unlink(path) && errno != ENOENT)
 		return tcfg_fail(e, errno, "cannot remove %s: %s", path, strerror(errno));
+	/* and what a writer killed between write and rename left (seen: a
+	 * health document of an agent killed with SIGKILL) */
+	out_file_remove_stale(path);
 	return 0;
 }
 

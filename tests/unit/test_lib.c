@@ -484,6 +484,23 @@ static void test_files(void)
 	}
 	ok(access(target, F_OK) != 0, "abort writes no target");
 
+	/* a writer killed before its commit leaves its temporary: the
+	 * owner's cleanup of the target removes it, and nothing else */
+	snprintf(target, sizeof(target), "%s/state.json", dir);
+	if (!out_file_open(&of, target, 0644)) {
+		fputs("{}", of.f);
+		fflush(of.f);	/* as far as a SIGKILL lets it get */
+		memcpy(link, of.tmp, sizeof(link) - 1);
+		fclose(of.f);
+	}
+	snprintf(victim, sizeof(victim), "%s/.state.json", dir);
+	f = fopen(victim, "w");
+	if (f)
+		fclose(f);
+	out_file_remove_stale(target);
+	ok(access(link, F_OK) != 0 && access(victim, F_OK) == 0,
+	   "out_file_remove_stale: %s removed, %s (not a temporary) kept", link, victim);
+
 	/* inputs: a directory and a FIFO are refused at once */
 	errno = 0;
 	ok(!in_file_open(dir) && errno == EISDIR, "in_file_open refuses a directory");
