@@ -429,6 +429,18 @@ static void ts_send(struct spill_agent *sa, int t)
 	sendto(sa->ts_fd[t], &m, sizeof(m), 0, (struct sockaddr *)&to, sizeof(to));
 }
 
+/* A delay sample of tunnel @t to the controller; with -v, one line each
+ * (the delay above the path's minimum: queue and jitter). */
+static void sample(struct spill_agent *sa, int t, uint64_t sent_ns,
+		   uint64_t sent_bytes, uint64_t now, uint64_t delay_ns,
+		   bool one_way)
+{
+	spill_sample(&sa->ctl, t, sent_ns, sent_bytes, now, delay_ns, one_way);
+	pr_debug("run: spill: probe on %s: %s %.1f ms above the path's minimum",
+		 sa->dev[t], one_way ? "one-way delay" : "RTT",
+		 (delay_ns - spill_base_ns(&sa->ctl, t)) / 1e6);
+}
+
 /* The answers waiting: each a one-way delay sample. */
 static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
 {
@@ -460,9 +472,9 @@ static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
 		else if (owd < -(int64_t)SA_DAY_NS / 2)
 			owd += SA_DAY_NS;
 		sa->ts_last_ns[t] = now;
-		spill_sample(&sa->ctl, t, sa->slot_mono_ns[t][slot],
-			     sa->slot_tx_bytes[t][slot], now,
-			     (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
+		sample(sa, t, sa->slot_mono_ns[t][slot],
+		       sa->slot_tx_bytes[t][slot], now,
+		       (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
 		sa->slot_seq[t][slot] = 0;
 	}
 }
@@ -720,9 +732,9 @@ bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint
 			spill_rtt(&sa->ctl, t, h->rtt_last_ns[t]);
 			/* no timestamp answers: the RTTs are the delay */
 			if (!fresh && now > h->rtt_last_ns[t])
-				spill_sample(&sa->ctl, t, now - h->rtt_last_ns[t],
-					     SPILL_BYTES_UNKNOWN, now,
-					     h->rtt_last_ns[t], false);
+				sample(sa, t, now - h->rtt_last_ns[t],
+				       SPILL_BYTES_UNKNOWN, now,
+				       h->rtt_last_ns[t], false);
 		}
 	}
 	if (now >= sa->next_ts_ns) {

@@ -5,8 +5,9 @@
 # is started and stopped. Uses SPLITCTL, RUN, RA, RB, sc() and die().
 #
 # agents_start DIR [RUN_OPTS...]: "splitctl run RUN_OPTS" on rA and rB
-#   after route up, logs in DIR/agent-ra.log and DIR/agent-rb.log; returns
-#   once both publish both tunnels up (route show). Pids in AGENT_PIDS.
+#   after route up, logs in DIR/agent-ra.log and DIR/agent-rb.log (with
+#   -v: also each spill probe's delay); returns once both publish both
+#   tunnels up (route show). Pids in AGENT_PIDS.
 # agents_stop: SIGTERM, and wait until they are gone (health files
 #   withdrawn); one that ignores SIGTERM is killed, or it would still steer
 #   in the next run.
@@ -18,7 +19,7 @@ agents_start() {
 		r=${ns##*-}
 		# not through sc(): $! must be splitctl itself (ip netns exec execs
 		# it), or SIGTERM would end a subshell and leave the agent running
-		ip netns exec "$ns" "$SPLITCTL" --pin-dir "$RUN/bpf/$r" run "$@" \
+		ip netns exec "$ns" "$SPLITCTL" -v --pin-dir "$RUN/bpf/$r" run "$@" \
 			>"$out/agent-$r.log" 2>&1 </dev/null &
 		AGENT_PIDS+=($!)
 	done

@@ -137,7 +137,7 @@ spill_mbit() {
 }
 
 @test "spill: bulk above one tunnel gets a grant, the top below SHORT's rate, SHORT's ping stays near its no-bulk value, returning short traffic goes first" {
-	spill_setup
+	spill_setup -v
 	# SHORT's no-bulk RTT (short class: TOS 0)
 	ip netns exec "$C" ping -q -i 0.05 -c 40 10.2.0.1 >/dev/null
 	ip netns exec "$C" ping -i 0.05 -c 40 10.2.0.1 >"$D/ping-idle"
@@ -188,6 +188,12 @@ spill_mbit() {
 	grep '^flowsplit_spill_capacity_bps [0-9]*$' "$D/m.prom"
 	grep '^flowsplit_spill_top_bps [1-9][0-9]*$' "$D/m.prom"
 	grep -x 'flowsplit_spill_active 1' "$D/m.prom"
+	# -v: each probe's delay, per tunnel; SHORT's median within the target
+	local probes
+	probes=$(grep -Eo 'spill: probe on vxs: one-way delay -?[0-9.]+ ms above' "$D/agent-$A" | awk '{ print $7 }' | sort -n)
+	grep -Eq 'spill: probe on vxl: one-way delay [0-9.]+ ms above' "$D/agent-$A"
+	[ "$(wc -l <<<"$probes")" -ge 50 ]
+	awk -v t=$TARGET_MS '{ v[NR] = $1 } END { exit !(v[int((NR + 1) / 2)] <= t) }' <<<"$probes"
 	# the HTB's top: below SHORT's WAN rate while spilling, so that SHORT's
 	# queue is the router's, where short traffic goes first
 	local top

@@ -207,6 +207,16 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	for m in ecmp spill nospill; do
 		grep -Eq "^\| 10 \(5/5\) \| wrk \| max x \| $m \| [01]/1 \|" "$OUTDIR/spill-summary.md"
 	done
+	# the agents log each probe (-v); SHORT's p99 per run from them, none
+	# without agents
+	grep -Eq 'spill: probe on vxs: one-way delay -?[0-9.]+ ms above' "$OUTDIR/spill-wrk-1/agent-rb.log"
+	/usr/bin/python3 - "$OUTDIR/apps.csv" <<-'EOF'
+		import csv, math, sys
+		p = {r["mode"]: float(r["short_probe_p99_ms"] or "nan") for r in csv.DictReader(open(sys.argv[1]))
+		     if r["app"] == "wrk" and r["bulk_demand"] == "max"}
+		print(p)
+		assert 0 <= p["spill"] < 1000 and 0 <= p["nospill"] < 1000 and math.isnan(p["ecmp"]), p
+	EOF
 	[ -s "$OUTDIR/spill.png" ]
 }
 
