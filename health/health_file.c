@@ -13,7 +13,7 @@
  *    "spill": {"active", "dev", "state", "generation", "grants", "taken",
  *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps", "top_bps",
  *              "queue_delay_ns": [SHORT, LONG] (null: none), "one_way",
- *              "backoffs", "holds", "why"}}
+ *              "backoffs", "backoffs_foreign", "holds", "why"}}
  *
  * States are "init", "up", "down". The plans are not stored but derived
  * from the states (health_plan()), so a reader with other settings (a new
@@ -109,6 +109,7 @@ static struct json_object *spill_json(const struct spill_view *v)
 	json_object_object_add(o, "queue_delay_ns", a);
 	json_object_object_add(o, "one_way", json_object_new_boolean(v->one_way));
 	json_object_object_add(o, "backoffs", json_object_new_uint64(v->backoffs));
+	json_object_object_add(o, "backoffs_foreign", json_object_new_uint64(v->backoffs_foreign));
 	json_object_object_add(o, "holds", json_object_new_uint64(v->holds));
 	json_object_object_add(o, "why", json_object_new_string(v->why));
 	return o;
@@ -226,6 +227,7 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 		}
 	v->one_way = json_object_object_get_ex(s, "one_way", &x) && json_object_get_boolean(x);
 	v->backoffs = get_u64(s, "backoffs");
+	v->backoffs_foreign = get_u64(s, "backoffs_foreign");
 	v->holds = get_u64(s, "holds");
 	snprintf(v->why, sizeof(v->why), "%s", get_str(s, "why"));
 }
@@ -384,6 +386,8 @@ static void show_spill(const struct spill_view *v)
 	close_json_object();
 	print_string(PRINT_ANY, "delay_source", " (from %s)", v->one_way ? "timestamps" : "rtts");
 	print_uint(PRINT_ANY, "backoffs", ", back-offs %llu", v->backoffs);
+	print_uint(PRINT_ANY, "backoffs_foreign", " (%llu on a queue not SHORT's own)",
+		   v->backoffs_foreign);
 	print_uint(PRINT_ANY, "holds", ", holds %llu", v->holds);
 	print_nl();
 	print_string(PRINT_ANY, "why", "spill: why: %s", v->why[0] ? v->why : "-");

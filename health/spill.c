@@ -612,6 +612,8 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 	s->qd_backoff_ns = qd;
 	s->calm_since_ns = now;
 	s->backoffs++;
+	if (!c)
+		s->backoffs_foreign++;
 	if (c)
 		say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried %.2f: capacity estimate)",
 		    ms(qd), ms(s->p.target_ns), mbit(old), mbit(s->rate_bps),
@@ -827,6 +829,7 @@ static void start(struct spill *s, uint64_t now)
 	s->long_at_grant_bps = 0;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
+	s->backoffs_foreign = 0;
 	s->calm_since_ns = now;
 	s->last_close_ns = now - s->p.grant_gap_ns;
 	set_state(s, SPILL_RUN, now);

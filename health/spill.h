@@ -176,6 +176,9 @@ struct spill {
 	uint64_t release_ns;		/* SPILL_HOLD ends */
 	uint64_t hold_ns;		/* the hold of the last grant */
 	uint64_t grants_taken, grants_withdrawn, backoffs;
+	uint64_t backoffs_foreign;	/* of them, on a queue SHORT's device
+					 * did not build (path jitter, cross
+					 * traffic): R cut, the top kept */
 	uint64_t grants_taken_gen;	/* in this generation */
 	bool restarted;		/* a start-up after a too low C */
 	uint64_t long_cap_bps;		/* LONG's capacity when the last

@@ -192,6 +192,7 @@ static void set_view(struct spill_agent *sa)
 						&v.qd_ns[SPILL_LONG]);
 		v.one_way = sa->ctl.d[SPILL_SHORT].one_way && sa->ctl.d[SPILL_LONG].one_way;
 		v.backoffs = sa->ctl.backoffs;
+		v.backoffs_foreign = sa->ctl.backoffs_foreign;
 		v.holds = sa->holds;
 		snprintf(v.why, sizeof(v.why), "%s", sa->ctl.why);
 	}

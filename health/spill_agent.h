@@ -89,6 +89,7 @@ struct spill_view {
 	uint64_t qd_ns[HEALTH_TUNNELS];	/* queueing delay now */
 	bool one_way;			/* from timestamps (else RTTs) */
 	uint64_t backoffs, holds;
+	uint64_t backoffs_foreign;	/* of backoffs: not SHORT's own queue */
 	char why[160];			/* the last decision */
 };
 

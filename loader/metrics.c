@@ -220,7 +220,7 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 }
 
 /* Spill (health/spill_agent.h): its rate, SHORT's estimated capacity, its
- * back-offs and holds, and each tunnel's queueing delay while it runs. */
+ * back-offs (those on a queue not SHORT's own too) and holds, and each tunnel's queueing delay while it runs. */
 void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 {
 	static const char *const tunnel[2] = { "short", "long" };
@@ -242,6 +242,9 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
 		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
 		(unsigned long long)v->backoffs);
+	fprintf(f, "# HELP flowsplit_spill_backoffs_foreign_total Of those, back-offs on a queue SHORT's device did not build (path jitter or cross traffic: the rate cut, the top kept).\n"
+		   "# TYPE flowsplit_spill_backoffs_foreign_total counter\nflowsplit_spill_backoffs_foreign_total %llu\n",
+		(unsigned long long)v->backoffs_foreign);
 	fprintf(f, "# HELP flowsplit_spill_holds_total Holds of the spill class before a grant.\n"
 		   "# TYPE flowsplit_spill_holds_total counter\nflowsplit_spill_holds_total %llu\n",
 		(unsigned long long)v->holds);

@@ -626,6 +626,8 @@ static void test_backoff_bound(void)
 		    "SHORT's capacity 20 -> 14 Mbit/s: back-off %.0f ms after its queue passed the target (bound: 3 intervals + SHORT's RTT then, %.0f ms)",
 		    t_back / 1e6, bound / 1e6))
 		tap_diag("queue over target after %.0f ms", (t_over - t0) / 1e6);
+	tap_ok(m.s.backoffs_foreign == 0,
+	       "that queue is SHORT's own (the device filled what it was let send): no back-off counted as foreign");
 	settles_after_step(&m);
 }
 
@@ -830,6 +832,9 @@ static void test_jitter_not_own(void)
 	tap_ok(m.backoffs > b0 && m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
 	       "8 ms of jitter on SHORT for 1 s while it sends 1.5 Mbit/s: %u back-offs, top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
 	       m.backoffs - b0, top0 / MBIT, m.act.top_bps / MBIT);
+	tap_ok(m.s.backoffs_foreign == m.backoffs - b0,
+	       "each of them counted as on a queue not SHORT's own (%llu)",
+	       (unsigned long long)m.s.backoffs_foreign);
 }
 
 /* Jitter below the target (3.5 ms on SHORT's probes for 5 s, no queue)
