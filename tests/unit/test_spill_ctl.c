@@ -53,6 +53,9 @@ struct sim {
 				 * sent in [jitter_from, jitter_until) see
 				 * jitter_ns more delay, without a queue (the
 				 * path's jitter) */
+	uint64_t jpat_ns[8];	/* or, with jpat_n, the next of these in
+				 * turn, one per probe */
+	unsigned int jpat_n, jpat_i;
 	double short_swing_bps;	/* short traffic +- up to this, a new
 				 * (pseudo-random) value every 100 ms:
 				 * request/response bursts */
@@ -192,7 +195,7 @@ static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 	uint64_t rtt;
 
 	if (t == SPILL_SHORT && m->now >= m->jitter_from && m->now < m->jitter_until)
-		q_ns += m->jitter_ns;
+		q_ns += m->jpat_n ? m->jpat_ns[m->jpat_i++ % m->jpat_n] : m->jitter_ns;
 	rtt = base_ns + q_ns;
 
 	m->pend[m->npend++] = (typeof(m->pend[0])){
@@ -759,8 +762,10 @@ static void test_restart(void)
 }
 
 /* An estimate 6 % too high (made on a queue seen late): the top is above
- * C and a queue stands in the WAN, growing slowly; at half the target the
- * controller estimates again, before the queue reaches the target. */
+ * C and a queue stands in the WAN, growing slowly; at half the target in
+ * three probes in a row the controller estimates again, about when the
+ * queue reaches the target (two probes let jitter through: the top
+ * ratcheted down in the testbed). */
 static void test_top_too_high(void)
 {
 	struct sim m;
@@ -772,8 +777,8 @@ static void test_top_too_high(void)
 	m.s.last_backoff_ns = m.now;
 	m.max_q_ms = 0;
 	run_for(&m, 3 * SEC);
-	tap_ok(m.act.top_bps <= m.cap_bps && m.max_q_ms < m.p.target_ns / 1e6,
-	       "a capacity estimate 6 %% too high: 3 s later the top is %.1f Mbit/s (<= the capacity 20), SHORT's queue at most %.1f ms (< target)",
+	tap_ok(m.act.top_bps <= m.cap_bps && m.max_q_ms < 1.5 * m.p.target_ns / 1e6,
+	       "a capacity estimate 6 %% too high: 3 s later the top is %.1f Mbit/s (<= the capacity 20), SHORT's queue at most %.1f ms (< 1.5 x target)",
 	       m.act.top_bps / MBIT, m.max_q_ms);
 }
 
@@ -883,6 +888,56 @@ static void test_jitter_before_grant(void)
 	       m.backoffs, (unsigned long long)m.taken, m.rate_at_grant / MBIT);
 }
 
+/* Isolated jitter during the first start-up (SHORT as big as LONG): one
+ * SHORT probe in four 7 ms late, from before the grant on. A start-up
+ * ended on one such probe took what the device sent for C (in the
+ * testbed 11.5 Mbit/s on a SHORT of 19); a ramp's queue rises from probe
+ * to probe, jitter does not. */
+static void test_jitter_startup(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.cap_bps = m.long_bps = 20 * MBIT;
+	m.short_bps = 1 * MBIT;
+	m.waiting = 1;
+	m.long_qd_ns = 80 * MS;
+	m.jpat_ns[3] = 7 * MS;
+	m.jpat_n = 4;
+	m.jitter_until = UINT64_MAX;
+	/* ticks late in the probe period, so that the newest answer is the
+	 * only one of the last 1.5 intervals (as in that testbed run) */
+	m.next_tick = 95 * MS;
+	run_for(&m, LONG_IDLE_NS + 8 * SEC);
+	tap_ok(m.taken == 1 && m.s.cap_bps >= 0.95 * m.long_bps && m.backoffs == 0,
+	       "one SHORT probe in four 7 ms late through the first start-up: it reaches LONG's capacity (capacity estimate %.2f Mbit/s, LONG 20), %u back-offs",
+	       m.s.cap_bps / MBIT, m.backoffs);
+}
+
+/* Jitter in pairs while the top is full: two SHORT probes in four 3 and
+ * 4.5 ms late for 20 s (the testbed beside PostgreSQL: 2.7 then 4.6 ms,
+ * 3.3 then 4.8 ms). A queue standing under the top is one in three
+ * probes in a row; without that the top went down by a tenth at each
+ * pair (10.96 -> 9.65 -> 8.65 Mbit/s in the testbed). */
+static void test_jitter_pairs(void)
+{
+	struct sim m;
+	double top0;
+
+	converge(&m);
+	top0 = m.act.top_bps;
+	m.jpat_ns[2] = 3 * MS;
+	m.jpat_ns[3] = 4500 * MS / 1000;
+	m.jpat_n = 4;
+	m.jitter_from = m.now;
+	m.jitter_until = m.now + 20 * SEC;
+	m.max_rq_ms = 0;
+	run_for(&m, 21 * SEC);
+	tap_ok(m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
+	       "two SHORT probes in four 3 and 4.5 ms late for 20 s, the top full: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x)",
+	       top0 / MBIT, m.act.top_bps / MBIT);
+}
+
 /* The spilled flows end: after a second without spilled traffic the top
  * opens, so short traffic alone is never capped; it closes again within
  * a few ticks of a spilled flow sending again. */
@@ -953,6 +1008,8 @@ int main(void)
 	test_jitter_not_own();
 	test_jitter_top_not_full();
 	test_jitter_before_grant();
+	test_jitter_startup();
+	test_jitter_pairs();
 	test_idle_opens();
 	test_base();
 	return tap_done();
