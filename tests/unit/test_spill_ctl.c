@@ -847,23 +847,34 @@ static void test_jitter_not_own(void)
  * short traffic 1): a queue "standing under the top" that the device does
  * not fill is not the top's doing, so the top stays (without the rule:
  * cut to about 0.8 x, again and again, to 9.0 Mbit/s in the 5 s). */
+/* @jitter_ns (or the pattern set) on SHORT's probes from now for
+ * @for_ns, run @run_ns: the top kept (>= 0.95 x), short traffic never
+ * waiting on the router. */
+static void jitter_keeps_top(struct sim *m, uint64_t for_ns, uint64_t run_ns,
+			     const char *what)
+{
+	double top0 = m->act.top_bps;
+
+	m->jitter_from = m->now;
+	m->jitter_until = m->now + for_ns;
+	m->max_rq_ms = 0;
+	run_for(m, run_ns);
+	tap_ok(m->act.top_bps >= 0.95 * top0 && m->max_rq_ms == 0,
+	       "%s: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
+	       what, top0 / MBIT, m->act.top_bps / MBIT);
+}
+
 static void test_jitter_top_not_full(void)
 {
 	struct sim m;
-	double top0;
 
 	converge(&m);
 	m.flow_bps = 14 * MBIT;
 	m.long_qd_ns = 0;
 	run_for(&m, 3 * SEC);
-	top0 = m.act.top_bps;
 	m.jitter_ns = 3500 * MS / 1000;
-	m.jitter_until = m.now + 5 * SEC;
-	m.max_rq_ms = 0;
-	run_for(&m, 6 * SEC);
-	tap_ok(m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
-	       "3.5 ms of jitter on SHORT for 5 s while it sends 0.8 x the top: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
-	       top0 / MBIT, m.act.top_bps / MBIT);
+	jitter_keeps_top(&m, 5 * SEC, 6 * SEC,
+			 "3.5 ms of jitter on SHORT for 5 s while it sends 0.8 x the top");
 }
 
 /* SHORT's queue before the first grant of a generation (9 ms of jitter
@@ -922,20 +933,13 @@ static void test_jitter_startup(void)
 static void test_jitter_pairs(void)
 {
 	struct sim m;
-	double top0;
 
 	converge(&m);
-	top0 = m.act.top_bps;
 	m.jpat_ns[2] = 3 * MS;
 	m.jpat_ns[3] = 4500 * MS / 1000;
 	m.jpat_n = 4;
-	m.jitter_from = m.now;
-	m.jitter_until = m.now + 20 * SEC;
-	m.max_rq_ms = 0;
-	run_for(&m, 21 * SEC);
-	tap_ok(m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
-	       "two SHORT probes in four 3 and 4.5 ms late for 20 s, the top full: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x)",
-	       top0 / MBIT, m.act.top_bps / MBIT);
+	jitter_keeps_top(&m, 20 * SEC, 21 * SEC,
+			 "two SHORT probes in four 3 and 4.5 ms late for 20 s, the top full");
 }
 
 /* The spilled flows end: after a second without spilled traffic the top
