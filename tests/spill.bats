@@ -171,6 +171,8 @@ spill_mbit() {
 	sent=$(ip netns exec "$A" tc -s -j qdisc show dev vxs | jq '.[] | select(.kind == "tbf") | .bytes')
 	[ "$sent" -gt 1000000 ]
 	wan_sc "$A" route show
+	# the text says how many back-offs were on a queue not SHORT's own
+	wan_sc "$A" route show | grep -Eq "^spill: queueing delay .*, back-offs [0-9]+ \([0-9]+ on a queue not SHORT's own\), holds [0-9]+$"
 	# doctor: the agent spills, its class is on SHORT
 	run wan_sc "$A" -j doctor
 	jq -e '.checks[] | select(.name == "spill") | .status == "pass"' <<<"$output"
