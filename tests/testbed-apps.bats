@@ -217,6 +217,19 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 		print(p)
 		assert 0 <= p["spill"] < 1000 and 0 <= p["nospill"] < 1000 and math.isnan(p["ecmp"]), p
 	EOF
+	# each path's delay line over the run, in every mode; path 1's worst
+	# lateness per run in the report
+	for m in ecmp spill nospill; do
+		jq -e '.lines | length == 2 and all(.[]; has("rx_age_max_us") and has("late_max_us"))' \
+			"$OUTDIR/$m-wrk-1/delayline-w1.json" "$OUTDIR/$m-wrk-1/delayline-w2.json"
+	done
+	/usr/bin/python3 - "$OUTDIR/apps.csv" <<-'EOF'
+		import csv, sys
+		w = [float(r["dl1_worst_ms"]) for r in csv.DictReader(open(sys.argv[1]))
+		     if r["app"] == "wrk" and r["bulk_demand"] == "max"]
+		print(w)
+		assert len(w) == 3 and all(0 <= x < 10000 for x in w), w
+	EOF
 	[ -s "$OUTDIR/spill.png" ]
 }
 

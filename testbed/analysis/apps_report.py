@@ -70,7 +70,10 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              probes of SHORT (they log each with -v) above the path's
              minimum, p99 over the run, the worse of rA's (upload) and
              rB's (download): the queue the controller steers by, and the
-             testbed's jitter (nospill: short traffic and jitter alone)
+             testbed's jitter (nospill: short traffic and jitter alone);
+             beside it, path 1's delay line (delayline-w1.json, both
+             directions): its worst late read or late send over the run,
+             ms (the delay the testbed itself added to a frame)
 
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
 apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR, and
@@ -111,7 +114,7 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
         "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
         "agents", "spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
-        "spill_packets", "spill_state", "downs_long", "downs_short", "short_probe_p99_ms",
+        "spill_packets", "spill_state", "downs_long", "downs_short", "short_probe_p99_ms", "dl1_worst_ms",
         "path1_up_load", "path1_down_load", "path2_up_load", "path2_down_load",
         "path1_time_ratio", "path2_time_ratio",
         "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
@@ -258,6 +261,16 @@ def short_probe_p99(d):
     return worst
 
 
+def dl_worst(d, path):
+    """path's delay line over the run: its worst late read or late send,
+    both directions, ms (NaN without its counters)"""
+    dl = read_json(os.path.join(d, "delayline-w%d.json" % path))
+    if not dl or not dl.get("lines"):
+        return NAN
+    return max(max(num(l.get("rx_age_max_us")), num(l.get("late_max_us")))
+               for l in dl["lines"]) / 1e3
+
+
 def load_run(d, include_flagged=False):
     meta = read_json(os.path.join(d, "meta.json"))
     app = read_json(os.path.join(d, "app.json"))
@@ -311,7 +324,7 @@ def load_run(d, include_flagged=False):
         "agents": bool(meta.get("agents")), "spill_up_mbit": sp[0], "spill_down_mbit": sp[1],
         "spill_grants_job": sp[2], "spill_grants": sp[3], "spill_packets": sp[4],
         "spill_state": sp[5], "downs_long": sp[6], "downs_short": sp[7],
-        "short_probe_p99_ms": short_probe_p99(d),
+        "short_probe_p99_ms": short_probe_p99(d), "dl1_worst_ms": dl_worst(d, 1),
         "path1_up_load": load("w1", "up"), "path1_down_load": load("w1", "down"),
         "path2_up_load": load("w2", "up"), "path2_down_load": load("w2", "down"),
         "path1_time_ratio": time_ratio("w1"), "path2_time_ratio": time_ratio("w2"),
@@ -412,7 +425,7 @@ def summarise(runs):
             segs = sum(r["out_segs"] for r in used)
             row["retrans_per_1000"] = 1000 * sum(r["retrans_segs"] for r in used) / segs if segs else NAN
             for k in ("spill_up_mbit", "spill_down_mbit", "spill_grants_job", "spill_grants",
-                      "downs_long", "downs_short", "short_probe_p99_ms"):
+                      "downs_long", "downs_short", "short_probe_p99_ms", "dl1_worst_ms"):
                 row[k] = mean_of([r[k] for r in used])
             row["spill_states"] = " ".join(sorted({r["spill_state"] for r in used if r["spill_state"]}))
             # both directions together against both tunnels' capacity
@@ -518,15 +531,15 @@ def spill_table(rows):
         "same routing | p50 ms | p99 ms | p99 / nospill "
         "| SACK reorder / DSACK per run | spilled Mbit/s up / down | grants per job (run) "
         "| agents' spill state | tunnel downs LONG / SHORT per run | SHORT probe delay p99 ms "
-        "| busiest CPU % |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| path 1 delay line late, worst ms | busiest CPU % |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
         if (r["delays"], r["app"]) not in keys:
             continue
         nobulk = demand_sort(r["bulk_demand"]) == 0
         paced = r["app"] in PACED_APPS
-        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        lines.append("| %g (%s) | %s | %s | %s | %d/%d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["rtt_ms"], r["delays"], r["app"], "none" if nobulk else r["bulk_demand"] + " x",
             r["mode"], r["used"], r["runs"],
             "–" if nobulk else "%s / %s" % (fmt(r["bulk_up_mbit"], f="%.1f"),
@@ -543,7 +556,8 @@ def spill_table(rows):
             "%s (%s)" % (fmt(r["spill_grants_job"], f="%.1f"), fmt(r["spill_grants"], f="%.1f")),
             r["spill_states"] or "–",
             "%s / %s" % (fmt(r["downs_long"], f="%.1f"), fmt(r["downs_short"], f="%.1f")),
-            fmt(r["short_probe_p99_ms"], f="%.1f"), fmt(r["cpu_busy_max_pct"], f="%.0f")))
+            fmt(r["short_probe_p99_ms"], f="%.1f"), fmt(r["dl1_worst_ms"], f="%.1f"),
+            fmt(r["cpu_busy_max_pct"], f="%.0f")))
     return "\n".join(lines)
 
 
