@@ -207,7 +207,7 @@ lost() {
 	in_force_is "$A" "short=LONG long=LONG"
 	in_force_is "$B" "short=LONG long=LONG"
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down"'
-	! grep -q 'routes now short=SHORT' "$D/agent-$A"
+	! grep -q 'routes now short=SHORT' "$D/agent-$A" || false
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	# A's agent dies again; the path heals while it is gone: the one
 	# restarted then brings split back
@@ -320,10 +320,17 @@ long_loss() {
 	fs_wait_for 10 grep -q 'health: vxl (long) init -> up' "$D/agent-$A"
 	flood_long 11 10 new
 	cat "$D/agent-$A"
-	run -1 grep -q 'vxl (long) up -> down' "$D/agent-$A"
 	echo "# LONG's probe loss under the flood: $(long_loss new)" >&3
 	awk -v l="$(long_loss new)" 'BEGIN { exit !(l >= 0.05) }'
-	[ "$(wan_sc "$A" -j route show | jq -r '.health.in_force')" = "short=SHORT long=LONG" ]
+	# never after down-misses (3) while queued; after congested-misses
+	# (10) in a row it may: the full FIFO drops 48-59 % of the probes
+	# here, and 10 in a row came once in a CI run (loss 58.8 %)
+	! grep -Eq 'vxl \(long\) up -> down after [1-9] misses' "$D/agent-$A" || false
+	if grep -q 'vxl (long) up -> down' "$D/agent-$A"; then
+		grep -Eq 'vxl \(long\) up -> down after [0-9]{2,} misses \(congested\)' "$D/agent-$A"
+	else
+		[ "$(wan_sc "$A" -j route show | jq -r '.health.in_force')" = "short=SHORT long=LONG" ]
+	fi
 	kill -TERM "$pid"
 	fs_wait_for 5 sh -c "! kill -0 $pid 2>/dev/null"
 	# the same flood with N' = N = 1: LONG fails over at its first lost

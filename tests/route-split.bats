@@ -353,7 +353,7 @@ applied_both() {
 	[ "$(mp6)" = '[["vxs","fd10:1::2"]]' ]
 	wan_sc "$A" -j route show | jq -e '.state == "degraded"'   # no agent: both up wanted
 	ip -n "$A" route show table 100 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
-	! ip -n "$A" route show table 100 10.2.0.0/24 | grep -q nexthop
+	! ip -n "$A" route show table 100 10.2.0.0/24 | grep -q nexthop || false
 	[ "$(fo "$A" apply down up)" = "applied plan=short=LONG changed=2" ]
 	[ "$(mp)" = '[["vxl","192.168.102.2"]]' ]
 	[ "$(mp6)" = '[["vxl","fd10:2::2"]]' ]
