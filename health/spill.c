@@ -462,30 +462,10 @@ static int64_t queue_growth_ppm(const struct spill *s, uint64_t now,
 	return g < -GROWTH_MIN_PPM ? -GROWTH_MIN_PPM : g;
 }
 
-/* Did SHORT's queue grow between the two newest probes, both sent at or
- * after @t? */
-static bool growing_since(const struct spill *s, uint64_t t)
-{
-	const struct spill_delay *d = &s->d[SPILL_SHORT];
-	unsigned int i, a = SPILL_RECENT, b = SPILL_RECENT;
-
-	for (i = 0; i < d->n; i++) {
-		if (d->sent_ns[i] < t)
-			continue;
-		if (b == SPILL_RECENT || d->sent_ns[i] > d->sent_ns[b]) {
-			a = b;
-			b = i;
-		} else if (a == SPILL_RECENT || d->sent_ns[i] > d->sent_ns[a]) {
-			a = i;
-		}
-	}
-	return a != SPILL_RECENT && d->rtt_ns[b] > d->rtt_ns[a];
-}
-
 /* Did SHORT's delay rise from each of its @n newest probes (by send
- * time) to the next? A queue the device builds grows from probe to
- * probe; jitter comes and goes. */
-static bool rising(const struct spill *s, unsigned int n)
+ * time) to the next, all of them sent at or after @since? A queue the
+ * device builds grows from probe to probe; jitter comes and goes. */
+static bool rising(const struct spill *s, unsigned int n, uint64_t since)
 {
 	const struct spill_delay *d = &s->d[SPILL_SHORT];
 	uint64_t below = UINT64_MAX, prev = 0;
@@ -497,7 +477,8 @@ static bool rising(const struct spill *s, unsigned int n)
 			if (d->sent_ns[i] < below &&
 			    (b == SPILL_RECENT || d->sent_ns[i] > d->sent_ns[b]))
 				b = i;
-		if (b == SPILL_RECENT || (k && d->rtt_ns[b] >= prev))
+		if (b == SPILL_RECENT || d->sent_ns[b] < since ||
+		    (k && d->rtt_ns[b] >= prev))
 			return false;
 		prev = d->rtt_ns[b];
 		below = d->sent_ns[b];
@@ -698,7 +679,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		 * see the queue still growing (so the effect of the last
 		 * one shows first), or three RTTs on not smaller */
 		react = s->d[SPILL_SHORT].rtt_last_ns + s->p.interval_ns;
-		if (s->backoffs && !growing_since(s, s->last_backoff_ns) &&
+		if (s->backoffs && !rising(s, 2, s->last_backoff_ns) &&
 		    (now - s->last_backoff_ns < 3 * react ||
 		     qd < s->qd_backoff_ns))
 			return;
@@ -750,7 +731,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	 * ended so took what the device sent for C (11.5 Mbit/s on a SHORT
 	 * of 19) */
 	if (!s->cap_bps && (qd > s->p.target_ns / 2 ||
-			    (qd1 > s->p.target_ns && rising(s, STARTUP_RISES + 1)))) {
+			    (qd1 > s->p.target_ns && rising(s, STARTUP_RISES + 1, 0)))) {
 		/* C as at a back-off, and R well below it: the probe saw
 		 * the queue late, R went on growing meanwhile; a queue
 		 * that is not the device's own holds R where it is */
