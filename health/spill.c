@@ -61,6 +61,10 @@
 					 * back-off: a probe builds a queue */
 #define RESTART_CALM_NS (30 * SPILL_NS_PER_S) /* start-up again after 30 s, */
 #define RESTART_GAIN_PCT 104		/* then R x 1.04 per tick */
+#define DOUBT_PCT 75			/* an estimate below 3/4 of the one
+					 * before is checked */
+#define CHECK_CALM_NS (2 * SPILL_NS_PER_S) /* after 2 s calm, once, */
+#define CHECK_GAIN_PCT 103		/* R x 1.02 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
 #define BETA_MAX_PCT 85
 #define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
@@ -270,10 +274,11 @@ static bool spill_idle(const struct spill *s)
 	return s->last_tick_ns - s->last_spill_ns >= IDLE_OPEN_NS;
 }
 
-/* A generation's first start-up: no estimate yet, LONG's capacity known */
-static bool first_startup(const struct spill *s)
+/* A start-up under a ceiling: the generation's first (LONG's capacity),
+ * or a check of a doubted estimate */
+static bool ceiled_startup(const struct spill *s)
 {
-	return !s->cap_bps && !s->restarted && s->long_at_grant_bps;
+	return !s->cap_bps && s->ceil_bps;
 }
 
 /* The ceiling of short and spilled traffic together on the router (the
@@ -282,8 +287,10 @@ static bool first_startup(const struct spill *s)
  * LONG's capacity at the first grant (LONG is congested then: measured
  * as SHORT's is, capacity_of()), and SHORT is likely as big; the
  * start-up's R then cannot push a queue into a SHORT as big as LONG, and
- * a smaller SHORT still shows its queue to R's ramp. rate_max in a later
- * start-up (it looks for a larger capacity), without a generation and
+ * a smaller SHORT still shows its queue to R's ramp. In a check, 0.95 x
+ * the doubted estimate, for the same reasons. rate_max in a start-up
+ * after RESTART_CALM_NS (it looks for a larger capacity), without a
+ * generation and
  * while the class is idle, so that short traffic is never capped while
  * nothing spills. */
 static uint64_t top_bps(const struct spill *s)
@@ -292,8 +299,8 @@ static uint64_t top_bps(const struct spill *s)
 
 	if (s->state == SPILL_OFF || spill_idle(s))
 		return s->p.rate_max_bps;
-	if (first_startup(s))
-		return clamp_rate(s, s->long_at_grant_bps * KNEE_PCT / 100);
+	if (ceiled_startup(s))
+		return clamp_rate(s, s->ceil_bps * KNEE_PCT / 100);
 	if (!s->cap_bps)
 		return s->p.rate_max_bps;
 	t = s->cap_bps * KNEE_PCT / 100 + s->probe_bps;
@@ -569,6 +576,25 @@ static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 	return best < busy_bps ? 0 : best;
 }
 
+/* A new capacity estimate @c. One below DOUBT_PCT of the one it replaces
+ * (or of a start-up's ceiling) at once is doubted: a capacity rarely
+ * drops by a quarter, and jitter that stands for a few probes while the
+ * spilled flows send less than the top makes such an estimate of what
+ * the device happened to send (in the testbed, 11.25 and 15.06 Mbit/s on
+ * a SHORT of about 19, after LONG's capacity of 19.3 and 20.7 had served
+ * as C; the bulk got 0.71 of both tunnels). A doubted estimate is checked
+ * once SHORT has been calm for a while (adapt_rate()). */
+static void set_cap(struct spill *s, uint64_t c)
+{
+	uint64_t prev = s->cap_bps ? s->cap_bps : s->ceil_bps;
+
+	if (!s->checking && prev && c * 100 < prev * DOUBT_PCT &&
+	    prev > s->doubt_bps)
+		s->doubt_bps = prev;
+	s->checking = false;
+	s->cap_bps = c;
+}
+
 /* What SHORT's device was let send: the top; while the top is open, the
  * class's rate and the short traffic's recent peak. (Not the class's rate
  * under a top: a back-off on someone else's queue cuts it, and the next
@@ -609,7 +635,7 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 							    : s->used_bps;
 	c = capacity(s, now, contrib + s->short_env_bps, BUSY_PCT);
 	if (c)
-		s->cap_bps = c;
+		set_cap(s, c);
 	s->probe_bps = 0;
 	beta = 100 - (int64_t)(BETA_SLOPE_PCT * qd / s->p.target_ns);
 	beta = beta < BETA_MIN_PCT ? BETA_MIN_PCT
@@ -648,7 +674,7 @@ static void top_above_capacity(struct spill *s, uint64_t now, uint64_t qd,
 
 	if (!c)
 		return;
-	s->cap_bps = c;
+	set_cap(s, c);
 	s->probe_bps = 0;
 	s->rate_bps = clamp_rate(s, top_bps(s));
 	s->calm_since_ns = now;
@@ -735,12 +761,14 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		/* C as at a back-off, and R well below it: the probe saw
 		 * the queue late, R went on growing meanwhile; a queue
 		 * that is not the device's own holds R where it is */
-		s->cap_bps = capacity(s, now, s->rate_bps * 100 /
+		uint64_t c = capacity(s, now, s->rate_bps * 100 /
 					      STARTUP_GAIN_PCT * 100 /
 					      STARTUP_GAIN_PCT +
 					      s->short_env_bps, BUSY_PCT);
-		if (!s->cap_bps)
+
+		if (!c)
 			return;
+		set_cap(s, c);
 		s->rate_bps = clamp_rate(s, room_bps(s) * BETA_MAX_PCT / 100);
 		s->calm_since_ns = now;
 		/* a back-off as far as the next one is concerned: it waits
@@ -752,18 +780,28 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		    ms(qd1), mbit(old), mbit(s->rate_bps), mbit(s->cap_bps));
 		return;
 	}
-	if (first_startup(s) && s->rate_bps >= top_bps(s)) {
-		/* the first start-up reached its top (0.95 x LONG's
-		 * capacity) without a queue on SHORT: LONG's capacity is the
-		 * estimate; the probe looks for more */
-		s->cap_bps = s->long_at_grant_bps;
+	if (ceiled_startup(s) && s->rate_bps >= top_bps(s)) {
+		/* the start-up reached its top (0.95 x its ceiling) without
+		 * a queue on SHORT: the ceiling is the estimate (LONG's
+		 * capacity, or the doubted one: the doubt was wrong); the
+		 * probe looks for more */
+		s->cap_bps = s->ceil_bps;
 		s->calm_since_ns = now;
-		say(s, "start-up at LONG's capacity without a SHORT queue: capacity estimate %.2f Mbit/s",
-		    mbit(s->cap_bps));
+		if (s->checking) {
+			s->checking = false;
+			say(s, "check at the earlier estimate without a SHORT queue: capacity estimate %.2f Mbit/s",
+			    mbit(s->cap_bps));
+		} else {
+			say(s, "start-up at LONG's capacity without a SHORT queue: capacity estimate %.2f Mbit/s",
+			    mbit(s->cap_bps));
+		}
 		return;
 	}
 	if (!s->cap_bps) {
-		s->rate_bps = clamp_rate(s, s->rate_bps * (s->restarted ?
+		if (s->checking && qd1 > s->p.target_ns / 2)
+			return;	/* hold R: a queue, or jitter */
+		s->rate_bps = clamp_rate(s, s->rate_bps * (s->checking ?
+				CHECK_GAIN_PCT : s->restarted ?
 				RESTART_GAIN_PCT : STARTUP_GAIN_PCT) / 100);
 		return;
 	}
@@ -775,12 +813,28 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		if (step < s->cap_bps / 100)
 			step = s->cap_bps / 100;
 		s->rate_bps = s->rate_bps + step > tgt ? tgt : s->rate_bps + step;
+	} else if (s->doubt_bps && calm >= CHECK_CALM_NS) {
+		/* a doubted estimate (set_cap()), and no queue since
+		 * although the top is full: start-up again from here under
+		 * the estimate before it: a SHORT that big gets it back
+		 * without a queue; a real drop shows its queue to the ramp
+		 * again, once (its estimate is not doubted) */
+		say(s, "no SHORT queue for %.0f s under an estimate of %.2f Mbit/s, down from %.2f at once: start-up again, up to that",
+		    ms(calm) / 1e3, mbit(s->cap_bps), mbit(s->doubt_bps));
+		s->ceil_bps = s->doubt_bps;
+		s->doubt_bps = 0;
+		s->checking = true;
+		s->cap_bps = 0;
+		s->probe_bps = 0;
+		s->restarted = true;
 	} else if (calm >= RESTART_CALM_NS) {
 		/* no queue for long although the top is full: the capacity
 		 * estimate is too low (it grew, or the last one was made on
 		 * noise): find it again from here, the top open meanwhile */
 		s->cap_bps = 0;
 		s->probe_bps = 0;
+		s->ceil_bps = 0;
+		s->doubt_bps = 0;
 		s->restarted = true;
 		say(s, "no SHORT queue for %.0f s at %.2f Mbit/s: start-up again",
 		    ms(RESTART_CALM_NS) / 1e3, mbit(s->rate_bps));
@@ -843,7 +897,9 @@ static void start(struct spill *s, uint64_t now)
 	s->last_full_ns = 0;
 	s->grants_taken_gen = 0;
 	s->restarted = false;
-	s->long_at_grant_bps = 0;
+	s->ceil_bps = 0;
+	s->doubt_bps = 0;
+	s->checking = false;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
 	s->backoffs_foreign = 0;
@@ -900,8 +956,8 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 			s->rate_bps = clamp_rate(s, s->long_cap_bps /
 						    START_LONG_DIV);
 		}
-		if (!s->cap_bps && !s->long_at_grant_bps)
-			s->long_at_grant_bps = s->long_cap_bps;
+		if (!s->cap_bps && !s->restarted && !s->ceil_bps)
+			s->ceil_bps = s->long_cap_bps;
 		s->taken_at_grant = o->taken;
 		s->grants = o->taken + 1;
 		set_state(s, SPILL_GRANT, now);

@@ -180,13 +180,22 @@ struct spill {
 					 * did not build (path jitter, cross
 					 * traffic): R cut, the top kept */
 	uint64_t grants_taken_gen;	/* in this generation */
-	bool restarted;		/* a start-up after a too low C */
+	bool restarted;		/* a start-up after a too low C (30 s calm,
+				 * or a check) */
 	uint64_t long_cap_bps;		/* LONG's capacity when the last
 					 * grant was due (congested; measured
 					 * over its last five probes) */
-	uint64_t long_at_grant_bps;	/* long_cap_bps at the generation's
-					 * first grant: the first start-up's
-					 * top is 0.95 x it; 0 none */
+	uint64_t ceil_bps;	/* a start-up's ceiling: its top is 0.95 x
+				 * it, and reaching it without a queue
+				 * makes it C. long_cap_bps at the
+				 * generation's first grant, or in a
+				 * check the doubted estimate; 0 none (the
+				 * top open) */
+	uint64_t doubt_bps;	/* an estimate the next one fell below
+				 * DOUBT_PCT of, at once: checked once
+				 * SHORT is calm; 0 none */
+	bool checking;		/* a start-up that checks a doubted
+				 * estimate: its own is not doubted */
 	char why[160];
 	bool changed;
 };
