@@ -31,7 +31,9 @@
  *          to 0.4 %): slowly near the capacity, so the next queue is found
  *          small, faster the longer none is found (C may have grown); after
  *          30 s without one, start-up again at R x 1.04 per tick (C was too
- *          low).
+ *          low). An estimate below 3/4 of the one before is doubted
+ *          (set_cap()) and checked once after 2 s without a queue: a
+ *          start-up at R x 1.03 per tick under 0.95 x the one before.
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
  * target / 2), the spilled flows leave the class half empty (so one more
