@@ -33,7 +33,8 @@
  *          30 s without one, start-up again at R x 1.04 per tick (C was too
  *          low). An estimate below 3/4 of the one before is doubted
  *          (set_cap()) and checked once after 2 s without a queue: a
- *          start-up at R x 1.03 per tick under 0.95 x the one before.
+ *          start-up at R x 1.03 per tick under 0.95 x the one before,
+ *          R held while the newest probe sees target / 2.
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
  * target / 2), the spilled flows leave the class half empty (so one more
@@ -66,7 +67,7 @@
 #define DOUBT_PCT 75			/* an estimate below 3/4 of the one
 					 * before is checked */
 #define CHECK_CALM_NS (2 * SPILL_NS_PER_S) /* after 2 s calm, once, */
-#define CHECK_GAIN_PCT 103		/* R x 1.02 per tick */
+#define CHECK_GAIN_PCT 103		/* R x 1.03 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
 #define BETA_MAX_PCT 85
 #define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
@@ -292,9 +293,8 @@ static bool ceiled_startup(const struct spill *s)
  * a smaller SHORT still shows its queue to R's ramp. In a check, 0.95 x
  * the doubted estimate, for the same reasons. rate_max in a start-up
  * after RESTART_CALM_NS (it looks for a larger capacity), without a
- * generation and
- * while the class is idle, so that short traffic is never capped while
- * nothing spills. */
+ * generation and while the class is idle, so that short traffic is never
+ * capped while nothing spills. */
 static uint64_t top_bps(const struct spill *s)
 {
 	uint64_t t;
