@@ -31,10 +31,11 @@
  *          to 0.4 %): slowly near the capacity, so the next queue is found
  *          small, faster the longer none is found (C may have grown); after
  *          30 s without one, start-up again at R x 1.04 per tick (C was too
- *          low). An estimate below 3/4 of the one before is doubted
- *          (set_cap()) and checked once after 2 s without a queue: a
- *          start-up at R x 1.03 per tick under 0.95 x the one before,
- *          R held while the newest probe sees target / 2.
+ *          low). An estimate below 3/4 of the highest since the
+ *          generation began (or the last check) is doubted (set_cap())
+ *          and checked once after 2 s without a queue: a start-up at
+ *          R x 1.03 per tick under 0.95 x that one, R held while the
+ *          newest probe sees target / 2.
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
  * target / 2), the spilled flows leave the class half empty (so one more
@@ -64,8 +65,8 @@
 					 * back-off: a probe builds a queue */
 #define RESTART_CALM_NS (30 * SPILL_NS_PER_S) /* start-up again after 30 s, */
 #define RESTART_GAIN_PCT 104		/* then R x 1.04 per tick */
-#define DOUBT_PCT 75			/* an estimate below 3/4 of the one
-					 * before is checked */
+#define DOUBT_PCT 75			/* an estimate below 3/4 of the
+					 * reference is checked */
 #define CHECK_CALM_NS (2 * SPILL_NS_PER_S) /* after 2 s calm, once, */
 #define CHECK_GAIN_PCT 103		/* R x 1.03 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
@@ -578,21 +579,35 @@ static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 	return best < busy_bps ? 0 : best;
 }
 
-/* A new capacity estimate @c. One below DOUBT_PCT of the one it replaces
- * (or of a start-up's ceiling) at once is doubted: a capacity rarely
- * drops by a quarter, and jitter that stands for a few probes while the
- * spilled flows send less than the top makes such an estimate of what
- * the device happened to send (in the testbed, 11.25 and 15.06 Mbit/s on
- * a SHORT of about 19, after LONG's capacity of 19.3 and 20.7 had served
- * as C; the bulk got 0.71 of both tunnels). A doubted estimate is checked
- * once SHORT has been calm for a while (adapt_rate()). */
+/* A new capacity estimate @c. One below DOUBT_PCT of the reference (the
+ * highest estimate or start-up ceiling since the generation's start, a
+ * restart or the last check) is doubted: a capacity rarely drops by a
+ * quarter, and jitter that stands for a few probes while the spilled
+ * flows send less than the top makes such an estimate of what the device
+ * happened to send (in the testbed, 11.25 and 15.06 Mbit/s on a SHORT of
+ * about 19, after LONG's capacity of 19.3 and 20.7 had served as C; the
+ * bulk got 0.71 of both tunnels). Under a top the device fills, each
+ * such back-off takes a little less than the top for C, and the top is
+ * 0.95 x C: steps of a tenth add up, so the reference is not the last
+ * estimate (in the testbed 19.33, 12.20, then 13.25, 6.88, 4.50 ... 2.23
+ * Mbit/s on a SHORT of 19). A doubted estimate is checked once SHORT has
+ * been calm for a while (adapt_rate()); one within DOUBT_PCT of the
+ * reference ends the doubt; the check's own becomes the reference. */
 static void set_cap(struct spill *s, uint64_t c)
 {
-	uint64_t prev = s->cap_bps ? s->cap_bps : s->ceil_bps;
+	uint64_t ref = s->ref_bps ? s->ref_bps : s->cap_bps ? s->cap_bps
+							    : s->ceil_bps;
 
-	if (!s->checking && prev && c * 100 < prev * DOUBT_PCT &&
-	    prev > s->doubt_bps)
-		s->doubt_bps = prev;
+	if (s->checking) {
+		s->ref_bps = c;
+		s->doubt_bps = 0;
+	} else if (ref && c * 100 < ref * DOUBT_PCT) {
+		s->doubt_bps = ref;
+		s->ref_bps = ref;
+	} else {
+		s->doubt_bps = 0;
+		s->ref_bps = c > ref ? c : ref;
+	}
 	s->checking = false;
 	s->cap_bps = c;
 }
@@ -788,6 +803,8 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		 * capacity, or the doubted one: the doubt was wrong); the
 		 * probe looks for more */
 		s->cap_bps = s->ceil_bps;
+		if (s->ref_bps < s->ceil_bps)
+			s->ref_bps = s->ceil_bps;
 		s->calm_since_ns = now;
 		if (s->checking) {
 			s->checking = false;
@@ -818,10 +835,10 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	} else if (s->doubt_bps && calm >= CHECK_CALM_NS) {
 		/* a doubted estimate (set_cap()), and no queue since
 		 * although the top is full: start-up again from here under
-		 * the estimate before it: a SHORT that big gets it back
-		 * without a queue; a real drop shows its queue to the ramp
-		 * again, once (its estimate is not doubted) */
-		say(s, "no SHORT queue for %.0f s under an estimate of %.2f Mbit/s, down from %.2f at once: start-up again, up to that",
+		 * the reference: a SHORT that big gets it back without a
+		 * queue; a real drop shows its queue to the ramp again,
+		 * once (the check's estimate is the new reference) */
+		say(s, "no SHORT queue for %.0f s under an estimate of %.2f Mbit/s, down from %.2f: start-up again, up to that",
 		    ms(calm) / 1e3, mbit(s->cap_bps), mbit(s->doubt_bps));
 		s->ceil_bps = s->doubt_bps;
 		s->doubt_bps = 0;
@@ -837,6 +854,7 @@ static void adapt_rate(struct spill *s, uint64_t now)
 		s->probe_bps = 0;
 		s->ceil_bps = 0;
 		s->doubt_bps = 0;
+		s->ref_bps = 0;
 		s->restarted = true;
 		say(s, "no SHORT queue for %.0f s at %.2f Mbit/s: start-up again",
 		    ms(RESTART_CALM_NS) / 1e3, mbit(s->rate_bps));
@@ -901,6 +919,7 @@ static void start(struct spill *s, uint64_t now)
 	s->restarted = false;
 	s->ceil_bps = 0;
 	s->doubt_bps = 0;
+	s->ref_bps = 0;
 	s->checking = false;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;

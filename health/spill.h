@@ -191,9 +191,13 @@ struct spill {
 				 * generation's first grant, or in a
 				 * check the doubted estimate; 0 none (the
 				 * top open) */
-	uint64_t doubt_bps;	/* an estimate the next one fell below
-				 * DOUBT_PCT of, at once: checked once
-				 * SHORT is calm; 0 none */
+	uint64_t ref_bps;	/* the highest estimate (or start-up
+				 * ceiling) since the generation began, a
+				 * restart or the last check: the one a
+				 * new estimate is doubted against */
+	uint64_t doubt_bps;	/* the reference a later estimate fell
+				 * below DOUBT_PCT of: checked once SHORT
+				 * is calm; 0 none */
 	bool checking;		/* a start-up that checks a doubted
 				 * estimate: its own is not doubted */
 	char why[160];
