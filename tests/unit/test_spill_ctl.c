@@ -17,7 +17,9 @@
  * queue in the WAN; a capacity drop backs off within the stated bound and
  * drains the queue; a failover ends the generation in the same tick and
  * opens the top, and the next starts afresh; an untaken grant is
- * withdrawn.
+ * withdrawn; an estimate that jitter made far too low is doubted and
+ * checked, the top back within seconds, and a real drop is checked once.
+ * SPILL_SIM_LOG=1 prints the controller's decisions as TAP comments.
  */
 #include <math.h>
 #include <stdio.h>
