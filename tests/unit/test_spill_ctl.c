@@ -816,76 +816,72 @@ static void test_check_real_drop(void)
 	       q_check, q_drop, m.s.cap_bps / MBIT);
 }
 
-/* The testbed's case: the spilled flow sends 10 Mbit/s for a moment (its
- * window cut) while SHORT's probes see 8 ms of jitter in three probes: a
- * back-off takes what the device sent for C (far below the 20 it has).
- * The estimate is doubted, and checked once SHORT is calm: the top is back
- * within 6 s, with no queue (without the check: 0.95 x the low estimate
- * for 30 s). */
+/* A moment of the testbed's: the spilled flow sends only @flow_bps (its
+ * window cut) for 1.5 s, while for 300 ms of it SHORT's probes see 8 ms
+ * of jitter (three probes): a back-off takes what the device sent for
+ * C. */
+static void lull_with_jitter(struct sim *m, double flow_bps)
+{
+	m->flow_bps = flow_bps;
+	run_for(m, SEC);
+	m->jitter_ns = 8 * MS;
+	m->jitter_from = m->now;
+	m->jitter_until = m->now + 300 * MS;
+	run_for(m, 500 * MS);
+}
+
+/* The spilled flow fills the class again: 6 s later the top is back
+ * (0.9..1 x the capacity), with no queue meanwhile. */
+static void top_back(struct sim *m)
+{
+	m->flow_bps = INFINITY;
+	m->max_q_ms = 0;
+	m->max_rq_ms = 0;
+	run_for(m, 6 * SEC);
+	tap_ok(m->act.top_bps >= 0.9 * m->cap_bps &&
+	       m->act.top_bps <= m->cap_bps &&
+	       m->max_q_ms < m->p.target_ns / 2e6 && m->max_rq_ms < 1,
+	       "the flow fills the class again: 6 s later the top is %.1f Mbit/s (0.9..1 x the capacity), SHORT's queue at most %.1f ms meanwhile, short traffic waited at most %.2f ms on the router",
+	       m->act.top_bps / MBIT, m->max_q_ms, m->max_rq_ms);
+}
+
+/* The testbed's case, once, the flow at 10 Mbit/s: an estimate far below
+ * the 20 SHORT has, doubted, and checked once SHORT is calm (without the
+ * check: 0.95 x the low estimate for 30 s). */
 static void test_check_jitter(void)
 {
 	struct sim m;
-	double low;
 
 	converge(&m);
-	m.flow_bps = 10 * MBIT;
-	run_for(&m, SEC);
-	m.jitter_ns = 8 * MS;
-	m.jitter_from = m.now;
-	m.jitter_until = m.now + 300 * MS;
-	run_for(&m, 500 * MS);
-	low = m.s.cap_bps;
-	if (!tap_ok(low < 0.75 * m.cap_bps && m.s.doubt_bps,
+	lull_with_jitter(&m, 10 * MBIT);
+	if (!tap_ok(m.s.cap_bps < 0.75 * m.cap_bps && m.s.doubt_bps,
 		    "8 ms of jitter in three probes while the spilled flow sends 10 Mbit/s: an estimate of %.2f Mbit/s (capacity 20), doubted",
-		    low / MBIT))
+		    m.s.cap_bps / MBIT))
 		return;
-	m.flow_bps = INFINITY;
-	m.max_q_ms = 0;
-	m.max_rq_ms = 0;
-	run_for(&m, 6 * SEC);
-	tap_ok(m.act.top_bps >= 0.9 * m.cap_bps && m.act.top_bps <= m.cap_bps &&
-	       m.max_q_ms < m.p.target_ns / 2e6 && m.max_rq_ms < 1,
-	       "the flow fills the class again: 6 s later the top is %.1f Mbit/s (0.9..1 x the capacity), SHORT's queue at most %.1f ms meanwhile, short traffic waited at most %.2f ms on the router",
-	       m.act.top_bps / MBIT, m.max_q_ms, m.max_rq_ms);
+	top_back(&m);
 }
 
-/* Two such moments, each lowering the estimate by less than a quarter
- * (20 -> 16 -> 12.5 Mbit/s: the spilled flow sends 15, then 11.5, under
- * 8 ms of jitter in three probes): together they pass it, the second is
- * doubted and checked (without the reference: 0.95 x 12.5 for 30 s; in
- * the testbed such steps went from 19.33 down to 2.23 Mbit/s). */
+/* Twice, each lowering the estimate by less than a quarter (20 -> 16 ->
+ * 12.5 Mbit/s: the flow at 15, then 11.5): together they pass it, the
+ * second is doubted and checked (without the reference: 0.95 x 12.5 for
+ * 30 s; in the testbed such steps went from 19.33 down to 2.23 Mbit/s). */
 static void test_check_steps(void)
 {
 	struct sim m;
 	double first;
 
 	converge(&m);
-	m.flow_bps = 15 * MBIT;
-	run_for(&m, SEC);
-	m.jitter_ns = 8 * MS;
-	m.jitter_from = m.now;
-	m.jitter_until = m.now + 300 * MS;
-	run_for(&m, 500 * MS);
+	lull_with_jitter(&m, 15 * MBIT);
 	first = m.s.cap_bps;
 	m.flow_bps = INFINITY;
 	run_for(&m, 1500 * MS);
-	m.flow_bps = 11.5 * MBIT;
-	run_for(&m, SEC);
-	m.jitter_from = m.now;
-	m.jitter_until = m.now + 300 * MS;
-	run_for(&m, 500 * MS);
+	lull_with_jitter(&m, 11.5 * MBIT);
 	if (!tap_ok(first >= 0.75 * m.cap_bps && m.s.cap_bps >= 0.75 * first &&
 		    m.s.cap_bps < 0.75 * m.cap_bps && m.s.doubt_bps,
 		    "two moments of jitter while the flow sends less: estimates %.2f, then %.2f Mbit/s (capacity 20), each within 3/4 of the one before, the second doubted",
 		    first / MBIT, m.s.cap_bps / MBIT))
 		return;
-	m.flow_bps = INFINITY;
-	m.max_q_ms = 0;
-	run_for(&m, 6 * SEC);
-	tap_ok(m.act.top_bps >= 0.9 * m.cap_bps && m.act.top_bps <= m.cap_bps &&
-	       m.max_q_ms < m.p.target_ns / 2e6,
-	       "6 s later the top is %.1f Mbit/s (0.9..1 x the capacity), SHORT's queue at most %.1f ms meanwhile",
-	       m.act.top_bps / MBIT, m.max_q_ms);
+	top_back(&m);
 }
 
 /* An estimate 6 % too high (made on a queue seen late): the top is above
