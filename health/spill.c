@@ -54,6 +54,8 @@
 #define SHORT_FILTER_INTERVALS 2	/* probes in SHORT's delay filter */
 #define LONG_FILTER_INTERVALS 5		/* probes in LONG's */
 #define LONG_MIN_SAMPLES 3		/* LONG congested on fewer: unknown */
+#define LONG_FLOOR_PCT 85		/* LONG's probe pairs below 0.85 x its
+					 * whole window: jitter */
 #define STARTUP_GAIN_PCT 112		/* R x 1.12 per tick until a queue */
 #define STARTUP_RISES 2			/* one probe at the target ends it
 					 * after two rises in a row */
@@ -536,44 +538,76 @@ static bool bytes_at(const struct spill *s, enum spill_tunnel t,
  * A draining queue counts for at most half the time (as the 1 ms
  * timestamps allow). The smallest of the pairs: a full FIFO drops what
  * the device sent, and a pair across such a loss comes out too high;
- * the timestamps' resolution costs a pair 1-2 %. Without such a pair:
- * what the device sent over the window, or @fallback. A pair over which
- * the device sent less than @busy_bps does not count (the link was not
- * kept busy by it), nor a window rate below it: then 0, no estimate.
+ * the timestamps' resolution costs a pair 1-2 %. With @floor_pct, a pair
+ * below floor_pct of the window's first and last probe as one pair does
+ * not count: one probe that jitter delayed makes its pair far too low
+ * (LONG measured at 12.3 Mbit/s for 19.2 in the testbed, on a host whose
+ * CPU was contended: the first top that low for 10 s), and over the whole
+ * window the same delay counts for a quarter as much. Without such a
+ * pair: the whole window, what the device sent over it, or @fallback. A
+ * pair over which the device sent less than @busy_bps does not count
+ * (the link was not kept busy by it), nor a window rate below it: then 0,
+ * no estimate.
  */
+/* The capacity between tunnel @t's samples @o and @w (sent in that
+ * order; capacity_of()), 0 when they do not both see the queue or the
+ * device sent less than @busy_bps between them. */
+static uint64_t pair_capacity(const struct spill *s, enum spill_tunnel t,
+			      unsigned int o, unsigned int w, uint64_t busy_bps)
+{
+	const struct spill_delay *d = &s->d[t];
+	uint64_t b0, b1, span = d->sent_ns[w] - d->sent_ns[o],
+		 seen = delay_base(d) + QUEUE_SEEN_NS;
+	int64_t dq;
+
+	if (!span || d->rtt_ns[o] < seen || d->rtt_ns[w] < seen)
+		return 0;
+	bytes_at(s, t, o, &b0);
+	bytes_at(s, t, w, &b1);
+	if (b1 < b0 || (b1 - b0) * 8 * SPILL_NS_PER_S / span < busy_bps)
+		return 0;
+	dq = (int64_t)d->rtt_ns[w] - (int64_t)d->rtt_ns[o];
+	if (dq < -(int64_t)(span / 1000000 * GROWTH_MIN_PPM))
+		dq = -(int64_t)(span / 1000000 * GROWTH_MIN_PPM);
+	return (b1 - b0) * 8 * SPILL_NS_PER_S / (span + dq);
+}
+
 static uint64_t capacity_of(const struct spill *s, enum spill_tunnel t,
 			    uint64_t now, uint64_t window, uint64_t fallback,
-			    uint64_t busy_bps)
+			    uint64_t busy_bps, unsigned int floor_pct)
 {
 	const struct spill_delay *d = &s->d[t];
 	unsigned int i, j, n = 0, idx[SPILL_RECENT];
-	uint64_t b0, b1, c, best = 0, span, seen = delay_base(d) + QUEUE_SEEN_NS;
-	int64_t dq;
+	uint64_t b, c, best = 0, whole = 0;
 
 	for (i = 0; i < d->n; i++) {	/* in the window, by send time */
-		if (d->at_ns[i] + window < now || !bytes_at(s, t, i, &b0))
+		if (d->at_ns[i] + window < now || !bytes_at(s, t, i, &b))
 			continue;
 		for (j = n++; j && d->sent_ns[idx[j - 1]] > d->sent_ns[i]; j--)
 			idx[j] = idx[j - 1];
 		idx[j] = i;
 	}
-	for (i = 1; i < n; i++) {
-		const unsigned int o = idx[i - 1], w = idx[i];
+	if (floor_pct) {	/* the first and last probes that see the
+				 * queue */
+		uint64_t seen = delay_base(d) + QUEUE_SEEN_NS;
 
-		span = d->sent_ns[w] - d->sent_ns[o];
-		if (!span || d->rtt_ns[o] < seen || d->rtt_ns[w] < seen)
+		for (i = 0; i < n && d->rtt_ns[idx[i]] < seen; i++)
+			;
+		for (j = n; j > i + 2 && d->rtt_ns[idx[j - 1]] < seen; j--)
+			;
+		if (j > i + 2)
+			whole = pair_capacity(s, t, idx[i], idx[j - 1],
+					      busy_bps);
+	}
+	for (i = 1; i < n; i++) {
+		c = pair_capacity(s, t, idx[i - 1], idx[i], busy_bps);
+		if (!c || c * 100 < whole * floor_pct)
 			continue;
-		bytes_at(s, t, o, &b0);
-		bytes_at(s, t, w, &b1);
-		if (b1 < b0 || (b1 - b0) * 8 * SPILL_NS_PER_S / span < busy_bps)
-			continue;
-		dq = (int64_t)d->rtt_ns[w] - (int64_t)d->rtt_ns[o];
-		if (dq < -(int64_t)(span / 1000000 * GROWTH_MIN_PPM))
-			dq = -(int64_t)(span / 1000000 * GROWTH_MIN_PPM);
-		c = (b1 - b0) * 8 * SPILL_NS_PER_S / (span + dq);
 		if (!best || c < best)
 			best = c;
 	}
+	if (!best && whole)
+		best = whole;
 	if (!best && !rates_over(s, t, now, window, &best))
 		best = fallback;
 	return best < busy_bps ? 0 : best;
@@ -638,7 +672,7 @@ static uint64_t capacity(const struct spill *s, uint64_t now,
 {
 	return capacity_of(s, SPILL_SHORT, now,
 			   filter_window(s, GROWTH_INTERVALS), fallback,
-			   let_send_bps(s) * busy_pct / 100);
+			   let_send_bps(s) * busy_pct / 100, 0);
 }
 
 /* Back off R; C and the top only on a queue the device built (else the
@@ -900,7 +934,7 @@ static bool grant_due(struct spill *s, uint64_t now,
 	 * tick alone is noisy: the queue drains after a loss) */
 	s->long_cap_bps = capacity_of(s, SPILL_LONG, now,
 				      filter_window(s, LONG_FILTER_INTERVALS),
-				      s->long_bps, 0);
+				      s->long_bps, 0, LONG_FLOOR_PCT);
 	say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
 	    ms(qd_l), ms(s->p.long_target_ns), mbit(s->long_cap_bps), ms(qd_s),
 	    mbit(s->used_avg_bps), mbit(s->rate_bps));
