@@ -106,7 +106,9 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 			jq -e --arg s "$side" '.[$s].TcpOutSegs > 1000' "$n"
 		done
 		jq -e '.cpu_busy_max_pct >= 0 and .cpu_busy_max_pct <= 100 and
-			.cpu_flagged == (.cpu_busy_max_pct > .cpu_flag_pct)' "$OUTDIR/$r/meta.json"
+			.cpu_steal_pct >= 0 and .cpu_steal_pct <= 100 and
+			.cpu_flagged == (.cpu_busy_max_pct > .cpu_flag_pct or
+					 .cpu_steal_pct > .steal_flag_pct)' "$OUTDIR/$r/meta.json"
 	done
 }
 

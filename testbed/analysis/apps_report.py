@@ -34,9 +34,12 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              (warm-up: slow start and the first losses; job: steady state)
   app re-shorts: message boundaries counted on the application's flows
   CPU:       the busiest CPU over the job (/proc/stat); a run above its
-             cpu_flag_pct (80 %) is flagged and left out of every figure,
-             as is a job that did not complete or whose bulk lost a
-             direction's report (iperf3 died: meta.json bulk_ok false)
+             cpu_flag_pct (80 %), or whose CPUs the host took more than
+             steal_flag_pct (2 %) of over the bulk's run (steal: on a
+             virtual machine, the hypervisor running something else), is
+             flagged and left out of every figure, as is a job that did
+             not complete or whose bulk lost a direction's report (iperf3
+             died: meta.json bulk_ok false)
   no bulk:   bulk demand 0: the job's limit, per repetition one ECMP run
              (both tunnels) and, when the design has it, one split run (the
              split's routing: every message of the job on one tunnel).
@@ -117,7 +120,7 @@ COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc
         "spill_packets", "spill_state", "downs_long", "downs_short", "short_probe_p99_ms", "dl1_worst_ms",
         "path1_up_load", "path1_down_load", "path2_up_load", "path2_down_load",
         "path1_time_ratio", "path2_time_ratio",
-        "cpu_busy_max_pct", "delayline_cpu_pct", "cpu_flagged", "used")
+        "cpu_busy_max_pct", "cpu_steal_pct", "delayline_cpu_pct", "cpu_flagged", "used")
 SEG_BYTES = 1448	# payload of a full segment (MTU 1500, TCP timestamps)
 APP_PORTS = {"wrk": 80, "pgbench": 5432, "redis": 6379}
 BULK_PORTS = {"up": 5201, "down": 5202}	# testbed/apps: iperf3 servers
@@ -329,6 +332,7 @@ def load_run(d, include_flagged=False):
         "path2_up_load": load("w2", "up"), "path2_down_load": load("w2", "down"),
         "path1_time_ratio": time_ratio("w1"), "path2_time_ratio": time_ratio("w2"),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
+        "cpu_steal_pct": num(meta.get("cpu_steal_pct")),
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
     }
@@ -695,7 +699,7 @@ def headline(runs):
     if not sp:
         sp, p99, bulk = headline_pairs(runs, lambda r: r["complete"])
         if sp:
-            note = ("note: every ECMP/split pair had a CPU above 80 %: the line below counts "
+            note = ("note: every ECMP/split pair was CPU-flagged: the line below counts "
                     "them (a preview, not a figure)\n")
     rtts = sorted({r["rtt_ms"] for r in runs})
     (s, sh), (p, _), (w, _) = ci(sp), ci(p99), ci(bulk)
@@ -741,12 +745,13 @@ def main(argv):
     if loose:
         flagged = [r for r in runs if r["cpu_flagged"]]
         notes += ["", "**Preview: CPU-flagged runs are counted** (--include-flagged): %d of %d runs "
-                  "had a busiest CPU above 80 %%: %s." % (len(flagged), len(runs),
+                  "had a busiest CPU above 80 %% or host steal above 2 %%: %s." % (len(flagged), len(runs),
                                                           ", ".join(r["run"] for r in flagged) or "none")]
     for r in bad:
         why = []
         if r["cpu_flagged"]:
-            why.append("busiest CPU %.0f %%" % r["cpu_busy_max_pct"])
+            why.append("busiest CPU %.0f %%, host steal %s %%" % (
+                r["cpu_busy_max_pct"], fmt(r["cpu_steal_pct"], f="%.1f")))
         if not r["complete"]:
             why.append("job incomplete")
         notes.append("- %s: %s" % (r["run"], ", ".join(why)))
@@ -769,7 +774,8 @@ def main(argv):
           "over %s persistent connections; bulk: "
           "iperf3, %s streams per direction for the whole run, demand x one tunnel's rate "
           "per direction (max: unpaced). Speedup and ratios paired by repetition, ± = 95 %% "
-          "t-interval; runs whose busiest CPU was above 80 %% are left out "
+          "t-interval; runs whose busiest CPU was above 80 %% or whose CPUs the host took "
+          "more than 2 %% of (steal) are left out "
           "(`testbed/analysis/apps_report.py` says how each figure is made)." % (
               os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
               next((r["requests"] for r in runs if r["app"] == "wrk"), "–"), first["conns"],
@@ -799,7 +805,8 @@ def main(argv):
             "its class onto the other tunnel); flowgen: short flows, each a GET of 5 packets "
             "on a new connection, Poisson arrivals: its run-time is its schedule's, so its "
             "figures are p50/p99 (connect to last byte); runs whose "
-            "busiest CPU was above 80 %% are left out (`testbed/analysis/apps_report.py`)." % (
+            "busiest CPU was above 80 %% or whose CPUs the host took more than 2 %% of "
+            "(steal) are left out (`testbed/analysis/apps_report.py`)." % (
                 os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
                 first["bulk_streams"]), "", st] + notes
         with open(os.path.join(top, "spill-summary.md"), "w") as f:
