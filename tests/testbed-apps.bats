@@ -180,6 +180,20 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[[ ${lines[-1]} =~ ^at\ RTT\ 10\ ms:\ application\ run-time\ speedup\ ECMP/split ]]
 }
 
+@test "apps_report.py: an iperf3 interval begun as SIGINT came (no sum) changes no figure" {
+	local d=$BATS_TEST_TMPDIR/cut f
+	mkdir -p "$d"
+	cp -a "$OUTDIR/split-redis-1" "$d/"
+	/usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$d" >/dev/null
+	cp "$d/apps.csv" "$d/before.csv"
+	f=$d/split-redis-1/iperf3-up.json
+	jq '.intervals += [{"streams": []}]' "$f" >"$f.new" && mv "$f.new" "$f"
+	run /usr/bin/python3 "$FS_ROOT/testbed/analysis/apps_report.py" "$d"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	diff "$d/before.csv" "$d/apps.csv"
+}
+
 @test "modes with agents: started for the run, stopped after it, spill counters recorded" {
 	for m in spill nospill; do
 		d=$OUTDIR/$m-wrk-1

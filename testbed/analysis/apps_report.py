@@ -185,6 +185,8 @@ def bulk_on_short(d, meta):
         n_warm += sum(f["boundaries"] for f in data_flows(warm))
         n_end += sum(f["boundaries"] for f in data_flows(end))
         for iv in ip.get("intervals", []):
+            if "sum" not in iv:
+                continue	# an interval iperf3 began as SIGINT came: no streams
             b = iv["sum"]["bytes"]
             if iv["sum"]["end"] <= at + 0.5:
                 bytes_warm += b
