@@ -419,6 +419,18 @@ static void test_first_estimate(void)
 	       max_q, m.act.top_bps / MBIT, short_qd_ms(&m));
 }
 
+/* SHORT and LONG of 20 Mbit/s, 1 Mbit/s of short traffic, one long flow
+ * waiting: run until it took the generation's first grant (at most 5 s
+ * after LONG's queue came). */
+static void run_to_first_grant(struct sim *m)
+{
+	m->cap_bps = m->long_bps = 20 * MBIT;
+	m->short_bps = 1 * MBIT;
+	m->waiting = 1;
+	while (m->now < LONG_IDLE_NS + 5 * SEC && !m->taken)
+		step(m);
+}
+
 /* The first top when LONG's senders swing by +-30 % around its capacity
  * (20 Mbit/s) within 300 ms, its queue from @q0_ms in a FIFO of @fifo_ms
  * (0: never full), in six phases against the probes: the lowest and the
@@ -433,15 +445,11 @@ static void first_top_swing(double q0_ms, double fifo_ms, double *lo,
 	*hi = 0;
 	for (i = 0; i < 6; i++) {
 		sim_init(&m);
-		m.cap_bps = m.long_bps = 20 * MBIT;
-		m.short_bps = 1 * MBIT;
-		m.waiting = 1;
 		m.long_qd_ns = q0_ms * MS;
 		m.long_fifo_ns = fifo_ms * MS;
 		m.long_swing = 0.3;
 		m.long_phase_ns = i * LONG_SWING_NS / 6;
-		while (m.now < LONG_IDLE_NS + 5 * SEC && !m.taken)
-			step(&m);
+		run_to_first_grant(&m);
 		*lo = fmin(*lo, m.act.top_bps);
 		*hi = fmax(*hi, m.act.top_bps);
 	}
@@ -480,17 +488,13 @@ static void test_first_estimate_jitter(void)
 
 	for (k = 0; k < 5; k++) {
 		sim_init(&m);
-		m.cap_bps = m.long_bps = 20 * MBIT;
-		m.short_bps = 1 * MBIT;
-		m.waiting = 1;
 		m.long_qd_ns = 60 * MS;
 		m.jitter_long = true;
 		m.jitter_from = LONG_IDLE_NS;	/* with the queue */
 		m.jitter_until = UINT64_MAX;
 		m.jpat_n = 5;
 		m.jpat_ns[k] = 40 * MS;
-		while (m.now < LONG_IDLE_NS + 5 * SEC && !m.taken)
-			step(&m);
+		run_to_first_grant(&m);
 		lo = fmin(lo, m.act.top_bps);
 		hi = fmax(hi, m.act.top_bps);
 	}
