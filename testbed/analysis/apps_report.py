@@ -276,6 +276,18 @@ def dl_worst(d, path):
                for l in dl["lines"]) / 1e3
 
 
+def flag_rule(runs):
+    """which runs testbed/apps flagged, in words, from the limits their
+    meta.json gives (runs made before the steal limit have none)"""
+    def limit(k):
+        return next((r[k] for r in runs if not math.isnan(r[k])), NAN)
+    rule = "runs whose busiest CPU was above %s %%" % fmt(limit("cpu_flag_pct"), f="%g")
+    steal = limit("steal_flag_pct")
+    if not math.isnan(steal):
+        rule += " or whose CPUs the host took more than %s %% of (steal)" % fmt(steal, f="%g")
+    return rule
+
+
 def load_run(d, include_flagged=False):
     meta = read_json(os.path.join(d, "meta.json"))
     app = read_json(os.path.join(d, "app.json"))
@@ -335,6 +347,8 @@ def load_run(d, include_flagged=False):
         "path1_time_ratio": time_ratio("w1"), "path2_time_ratio": time_ratio("w2"),
         "cpu_busy_max_pct": num(meta.get("cpu_busy_max_pct")), "cpu_flagged": flagged,
         "cpu_steal_pct": num(meta.get("cpu_steal_pct")),
+        "cpu_flag_pct": num(meta.get("cpu_flag_pct")),
+        "steal_flag_pct": num(meta.get("steal_flag_pct")),
         "delayline_cpu_pct": num(meta.get("delayline_cpu_pct")),
         "used": complete and (include_flagged or not flagged),
     }
@@ -747,8 +761,8 @@ def main(argv):
     if loose:
         flagged = [r for r in runs if r["cpu_flagged"]]
         notes += ["", "**Preview: CPU-flagged runs are counted** (--include-flagged): %d of %d runs "
-                  "had a busiest CPU above 80 %% or host steal above 2 %%: %s." % (len(flagged), len(runs),
-                                                          ", ".join(r["run"] for r in flagged) or "none")]
+                  "flagged (%s): %s." % (len(flagged), len(runs), flag_rule(runs),
+                                         ", ".join(r["run"] for r in flagged) or "none")]
     for r in bad:
         why = []
         if r["cpu_flagged"]:
@@ -776,12 +790,11 @@ def main(argv):
           "over %s persistent connections; bulk: "
           "iperf3, %s streams per direction for the whole run, demand x one tunnel's rate "
           "per direction (max: unpaced). Speedup and ratios paired by repetition, ± = 95 %% "
-          "t-interval; runs whose busiest CPU was above 80 %% or whose CPUs the host took "
-          "more than 2 %% of (steal) are left out "
+          "t-interval; %s are left out "
           "(`testbed/analysis/apps_report.py` says how each figure is made)." % (
               os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
               next((r["requests"] for r in runs if r["app"] == "wrk"), "–"), first["conns"],
-              first["bulk_streams"]), "", t] + notes
+              first["bulk_streams"], flag_rule(runs)), "", t] + notes
     if demo:
         md += ["", headline(runs)]
     with open(os.path.join(top, "apps-summary.md"), "w") as f:
@@ -806,11 +819,10 @@ def main(argv):
             "tunnel downs: the agents' health flaps by the job's end (rA + rB; a down moves "
             "its class onto the other tunnel); flowgen: short flows, each a GET of 5 packets "
             "on a new connection, Poisson arrivals: its run-time is its schedule's, so its "
-            "figures are p50/p99 (connect to last byte); runs whose "
-            "busiest CPU was above 80 %% or whose CPUs the host took more than 2 %% of "
-            "(steal) are left out (`testbed/analysis/apps_report.py`)." % (
+            "figures are p50/p99 (connect to last byte); %s are left out "
+            "(`testbed/analysis/apps_report.py`)." % (
                 os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
-                first["bulk_streams"]), "", st] + notes
+                first["bulk_streams"], flag_rule(runs)), "", st] + notes
         with open(os.path.join(top, "spill-summary.md"), "w") as f:
             f.write("\n".join(spill_md) + "\n")
         spill_plot(rows, top)
