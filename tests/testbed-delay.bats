@@ -26,10 +26,11 @@ stalled() {
 	jq -e '[.[1] | .w1, .w2 | .lines[] | .late_max_us, .rx_age_max_us] | max > 5000' -s "$1/delayline.json" >/dev/null
 }
 
-@test "bad knobs: negative, non-numeric or > 10 s delays, bad queue-ms: exit 2, one line, nothing created" {
+@test "bad knobs: negative, non-numeric or > 10 s delays, bad queue-ms or burst: exit 2, one line, nothing created" {
 	for a in "--delay-ms -1" "--delay-ms abc" "--delay-ms 10000.5" "--delay-ms 1e3" "--delay-ms 20ms" \
 		"--delay-short-ms -5" "--delay-long-ms x" "--delay-long-ms 20001" "--queue-ms 0" \
-		"--queue-ms -3" "--queue-ms q" "--delay-impl tc" "--delay-ms"; do
+		"--queue-ms -3" "--queue-ms q" "--delay-impl tc" "--delay-ms" "--burst 1599" "--burst 15k" \
+		"--burst -1" "--burst 1234567890"; do
 		run "$TB" up --prefix fstwbad $a
 		echo "$a -> $status: $output"
 		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == testbed:* ]]

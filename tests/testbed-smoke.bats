@@ -1,14 +1,14 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# Smoke test of the whole testbed: up, a short split run and a short ECMP run,
-# every request measured by flowgen and fct-tap, tunnels used as the mode
-# says, nothing left behind.
+# Smoke test of the whole testbed: up (a small bottleneck bucket), a short
+# split run and a short ECMP run, every request measured by flowgen and
+# fct-tap, tunnels used as the mode says, nothing left behind.
 FS_PREFIX=fstb
 load lib/common
 load lib/testbed
 
 setup_file() {
-	tb_up --rate-mbit 20 --queue 200
+	tb_up --rate-mbit 20 --queue 200 --burst 4096
 	export OUTDIR=$BATS_FILE_TMPDIR/runs
 	"$TB" run --prefix "$P" --mode split --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/split-1"
 	"$TB" run --prefix "$P" --mode ecmp --duration 8 --seed 1 --req-rate 5 --out "$OUTDIR/ecmp-1"
@@ -57,6 +57,19 @@ requests() { tail -n +2 "$1/flowgen.csv" | wc -l; }
 	e_vxs=$(jq '.tunnels[] | select(.name == "vxs") | .tx_packets' "$OUTDIR/ecmp-1/tunnels.json")
 	[ "$((e_vxl - vxl))" -gt 100 ] && [ "$((e_vxs - vxs))" -gt 100 ]
 	jq -e '.mode == "ecmp"' "$OUTDIR/ecmp-1/tunnels.json"
+}
+
+@test "--burst: both paths' bottleneck, both directions, is an HTB with that bucket; meta.json says it" {
+	for n in 1 2; do
+		for dev in wan_a wan_b; do
+			c=$(ip netns exec "$P-w$n" tc class show dev "$dev" classid 1:1)
+			echo "path $n $dev: $c"
+			# tc stores the bucket as time at the rate and prints it back
+			# in bytes (4096 -> 4Kb, or a few bytes under it)
+			echo "$c" | grep -Eq 'rate 20Mbit ceil 20Mbit burst (4Kb|40[89][0-9]b) cburst (4Kb|40[89][0-9]b)'
+		done
+	done
+	jq -e '.burst_bytes == 4096' "$OUTDIR/split-1/meta.json"
 }
 
 @test "report.py summarises the pair" {
