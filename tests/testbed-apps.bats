@@ -92,6 +92,9 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	jq -e --argjson cap "$(awk -v d="$PG_DEMAND" -v r="$RATE_MBIT" 'BEGIN { print d * r * 1.3 }')" \
 		'.up.mbit <= $cap and .down.mbit <= $cap' "$OUTDIR/split-pgbench-1/bulk.json"
 	jq -e '.bulk_cc == "bbr" and .bulk_demand == 0.5' "$OUTDIR/split-pgbench-1/meta.json"
+	# the paths as the testbed was brought up: rate and bottleneck bucket
+	jq -e --argjson r "$RATE_MBIT" --argjson b "$(sed -n 's/^BURST=//p' "/run/$P/env")" \
+		'.rate_mbit == $r and .burst_bytes == $b' "$OUTDIR/split-pgbench-1/meta.json"
 }
 
 @test "the endpoints' TCP counters and the busiest CPU are recorded" {

@@ -111,8 +111,8 @@ SPILL_BASE = "nospill"			# split without spill, the p99 reference
 # flows): their run-time is the schedule's length, not a figure; p50/p99 are
 PACED_APPS = ("flowgen",)
 COLS = ("run", "mode", "app", "rep", "delays", "rtt_ms", "bulk_demand", "bulk_cc",
-        "bulk_streams", "rate_mbit", "queue_ms", "requests", "conns", "complete", "runtime_s",
-        "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
+        "bulk_streams", "rate_mbit", "queue_ms", "burst_bytes", "requests", "conns", "complete",
+        "runtime_s", "p50_ms", "p99_ms", "tps", "bulk_up_mbit", "bulk_down_mbit", "sack_reorder",
         "dsack_recv", "retrans_segs", "out_segs", "tap_retrans", "tap_lost", "tap_drops",
         "bulk_flows", "bulk_flows_found", "bulk_reshorts_warmup", "bulk_reshorts_job",
         "bulk_short_pct_warmup", "bulk_short_pct_job", "bulk_short_pct", "app_reshorts", "threshold",
@@ -276,6 +276,16 @@ def dl_worst(d, path):
                for l in dl["lines"]) / 1e3
 
 
+def path_words(runs):
+    """the WAN paths the runs had, in words: rate, FIFO and the bottleneck's
+    bucket (runs made before testbed's --burst had the default one)"""
+    first = runs[0]
+    buckets = sorted({"%d B" % r["burst_bytes"] if r.get("burst_bytes") else "the testbed's default"
+                      for r in runs})
+    return "tunnels %s Mbit/s each, FIFO %s ms, bottleneck bucket %s" % (
+        first["rate_mbit"], first["queue_ms"], " and ".join(buckets))
+
+
 def flag_rule(runs):
     """which runs testbed/apps flagged, in words, from the limits their
     meta.json gives (runs made before the steal limit have none)"""
@@ -326,7 +336,8 @@ def load_run(d, include_flagged=False):
         "rep": int(m.group(1)) if m else 1, "delays": meta["delays"], "rtt_ms": meta["rtt_ms"],
         "bulk_demand": str(meta["bulk_demand"]), "bulk_cc": meta["bulk_cc"],
         "bulk_streams": meta["bulk_streams"], "rate_mbit": meta["rate_mbit"],
-        "queue_ms": meta.get("queue_ms"), "requests": meta["requests"], "conns": meta["conns"],
+        "queue_ms": meta.get("queue_ms"), "burst_bytes": meta.get("burst_bytes"),
+        "requests": meta["requests"], "conns": meta["conns"],
         "complete": complete, "runtime_s": num(app.get("runtime_s")),
         "p50_ms": num(app.get("p50_ms")), "p99_ms": num(app.get("p99_ms")),
         "tps": num(app.get("tps")),
@@ -785,14 +796,14 @@ def main(argv):
                    "the runs done stay):", ""]
         design += ["    " + c for c in exp["calls"]] + [""]
     md = ["# Real applications under long-lived bulk", ""] + design + [
-          "`%s` — tunnels %s Mbit/s each, FIFO %s ms; the job: wrk = %s GETs of 1 KB, pgbench = "
+          "`%s` — %s; the job: wrk = %s GETs of 1 KB, pgbench = "
           "transactions (simple-update, 5 round trips), redis = GETs of 64 B by redis-benchmark, "
           "over %s persistent connections; bulk: "
           "iperf3, %s streams per direction for the whole run, demand x one tunnel's rate "
           "per direction (max: unpaced). Speedup and ratios paired by repetition, ± = 95 %% "
           "t-interval; %s are left out "
           "(`testbed/analysis/apps_report.py` says how each figure is made)." % (
-              os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
+              os.path.basename(os.path.abspath(top)), path_words(runs),
               next((r["requests"] for r in runs if r["app"] == "wrk"), "–"), first["conns"],
               first["bulk_streams"], flag_rule(runs)), "", t] + notes
     if demo:
@@ -803,7 +814,7 @@ def main(argv):
     if any(r["mode"] in SPILL_MODES for r in runs):
         st = spill_table(rows)
         spill_md = ["# Spill: bulk onto SHORT's spare capacity", ""] + design + [
-            "`%s` — tunnels %s Mbit/s each, FIFO %s ms; bulk: iperf3 cubic, %s streams per "
+            "`%s` — %s; bulk: iperf3 cubic, %s streams per "
             "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `split`: "
             "split without agents (here only the no-bulk limit of the split's routing); "
             "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
@@ -821,7 +832,7 @@ def main(argv):
             "on a new connection, Poisson arrivals: its run-time is its schedule's, so its "
             "figures are p50/p99 (connect to last byte); %s are left out "
             "(`testbed/analysis/apps_report.py`)." % (
-                os.path.basename(os.path.abspath(top)), first["rate_mbit"], first["queue_ms"],
+                os.path.basename(os.path.abspath(top)), path_words(runs),
                 first["bulk_streams"], flag_rule(runs)), "", st] + notes
         with open(os.path.join(top, "spill-summary.md"), "w") as f:
             f.write("\n".join(spill_md) + "\n")
