@@ -84,6 +84,13 @@ client_out_segs() {
 	ip netns exec "$C" nstat -az TcpOutSegs TcpRetransSegs | awk '$1 ~ /^Tcp/ {n += $2} END {print n}'
 }
 
+# client_done PORT: the client's side of its connection to PORT has sent
+# its last segment: TIME-WAIT, or gone (no socket in any other state)
+client_done() {
+	local out
+	out=$(ip netns exec "$C" ss -Htn state big "( dport = :$1 )") && [ -z "$out" ]
+}
+
 @test "attach with defaults on veth: auto picks tc and says why" {
 	run fs_sc attach rc
 	[ "$status" -eq 0 ]
@@ -107,8 +114,8 @@ client_out_segs() {
 	fs_sc set ack-short no
 	transfer 3000000 5020
 	# the client's last ACK (of the server's FIN) is out once its socket
-	# is in TIME-WAIT; then both counts are final
-	fs_wait_for 10 sh -c "ip netns exec $C ss -Htn state time-wait '( dport = :5020 )' | grep -q ."
+	# is in TIME-WAIT (or gone); then both counts are final
+	fs_wait_for 30 client_done 5020
 	# (the router counts a packet a moment after the client sent it)
 	for _ in $(seq 50); do
 		[ "$(client_out_segs)" = "$(flow_packets 5020)" ] && break
@@ -143,7 +150,7 @@ client_out_segs() {
 	ip netns exec "$C" socat -u OPEN:"$D/src" TCP6:[fd77:2::1]:5021
 	# a wrong checksum after the rewrite would stall the transfer here
 	fs_wait_for 10 cmp -s "$D/src" "$D/dst"
-	fs_wait_for 10 sh -c "ip netns exec $C ss -Htn state time-wait '( dport = :5021 )' | grep -q ."
+	fs_wait_for 30 client_done 5021
 	for _ in $(seq 50); do
 		[ "$(client_out_segs)" = "$(flow_packets 5021)" ] && break
 		sleep 0.1
