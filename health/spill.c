@@ -39,7 +39,9 @@
  * A grant is due when LONG's standing queueing delay (the smallest of
  * its last five probes) is above long_target, SHORT is calm (qd <=
  * target / 2), the spilled flows leave the class half empty (so one more
- * flow is useful) and grant_gap has passed since the last grant closed.
+ * flow is useful), grant_gap has passed since the last grant closed and
+ * one frame at SHORT's capacity takes at most frame_share of SHORT's
+ * least RTT (frame_fits()).
  * Then: hold the class, open one grant, close it when taken (or withdraw
  * it after GRANT_TIMEOUT_NS), and keep holding until LONG's worst delay
  * of the last HOLD_WINDOW_NS (less SHORT's minimum, with one-way delays)
@@ -75,7 +77,8 @@
 #define BETA_MAX_PCT 85
 #define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
 #define FULL_PCT 90			/* the class sent >= 0.9 R: full */
-#define FULL_BACKLOG_BYTES 3028		/* or two full frames queued */
+#define FULL_BACKLOG_BYTES (2 * SPILL_FRAME_BYTES) /* or two full frames
+					 * queued */
 #define ROOM_PCT 50			/* a grant: the class sent < 0.5 R */
 #define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
 #define SHORT_DECAY_NS (2 * SPILL_NS_PER_S) /* short traffic's peak */
@@ -107,6 +110,7 @@ void spill_params_default(struct spill_params *p)
 		.interval_ns = SPILL_DEF_INTERVAL_NS,
 		.grant_gap_ns = SPILL_DEF_GRANT_GAP_NS,
 		.hold_margin_ns = SPILL_DEF_HOLD_MARGIN_NS,
+		.frame_share_pct = SPILL_DEF_FRAME_SHARE_PCT,
 	};
 }
 
@@ -134,12 +138,12 @@ static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t bytes,
 	} else if (now - d->bucket_start_ns >=
 		   SPILL_BASE_BUCKETS * SPILL_BASE_BUCKET_NS) {
 		for (i = 0; i < SPILL_BASE_BUCKETS; i++)
-			d->base_ns[i] = 0;
+			d->base_ns[i] = d->rtt_base_ns[i] = 0;
 		d->bucket_start_ns = now;
 	} else {
 		while (now - d->bucket_start_ns >= SPILL_BASE_BUCKET_NS) {
 			d->bucket = (d->bucket + 1) % SPILL_BASE_BUCKETS;
-			d->base_ns[d->bucket] = 0;
+			d->base_ns[d->bucket] = d->rtt_base_ns[d->bucket] = 0;
 			d->bucket_start_ns += SPILL_BASE_BUCKET_NS;
 		}
 	}
@@ -155,15 +159,30 @@ static void delay_add(struct spill_delay *d, uint64_t sent, uint64_t bytes,
 	d->samples++;
 }
 
-static uint64_t delay_base(const struct spill_delay *d)
+/* The least non-zero of the buckets @b (0: none). */
+static uint64_t buckets_min(const uint64_t b[SPILL_BASE_BUCKETS])
 {
-	uint64_t b = 0;
+	uint64_t m = 0;
 	unsigned int i;
 
 	for (i = 0; i < SPILL_BASE_BUCKETS; i++)
-		if (d->base_ns[i] && (!b || d->base_ns[i] < b))
-			b = d->base_ns[i];
-	return b;
+		if (b[i] && (!m || b[i] < m))
+			m = b[i];
+	return m;
+}
+
+static uint64_t delay_base(const struct spill_delay *d)
+{
+	return buckets_min(d->base_ns);
+}
+
+/* An RTT: the last, and the least of the newest bucket (the buckets turn
+ * with the delay samples, which come as often). */
+static void rtt_add(struct spill_delay *d, uint64_t rtt)
+{
+	d->rtt_last_ns = rtt;
+	if (!d->rtt_base_ns[d->bucket] || rtt < d->rtt_base_ns[d->bucket])
+		d->rtt_base_ns[d->bucket] = rtt;
 }
 
 /* Smallest and largest RTT of the samples since @from; their count. */
@@ -196,18 +215,23 @@ void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
 	s->d[t].one_way = one_way;
 	delay_add(&s->d[t], sent_ns, sent_bytes, now_ns, delay_ns);
 	if (!one_way)
-		s->d[t].rtt_last_ns = delay_ns;
+		rtt_add(&s->d[t], delay_ns);
 }
 
 void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t rtt_ns)
 {
 	if (t < SPILL_TUNNELS && rtt_ns)
-		s->d[t].rtt_last_ns = rtt_ns;
+		rtt_add(&s->d[t], rtt_ns);
 }
 
 uint64_t spill_base_ns(const struct spill *s, enum spill_tunnel t)
 {
 	return t < SPILL_TUNNELS ? delay_base(&s->d[t]) : 0;
+}
+
+uint64_t spill_rtt_min_ns(const struct spill *s, enum spill_tunnel t)
+{
+	return t < SPILL_TUNNELS ? buckets_min(s->d[t].rtt_base_ns) : 0;
 }
 
 static unsigned int queue_delay(const struct spill *s, enum spill_tunnel t,
@@ -906,6 +930,28 @@ static void adapt_rate(struct spill *s, uint64_t now)
 	s->rate_bps = clamp_rate(s, s->rate_bps);
 }
 
+/* Does one spilled frame fit SHORT's path? A short packet may find one
+ * in service on SHORT's WAN link: at most frame_share of SHORT's least RTT
+ * (its capacity estimate, else LONG's as the grant is due; a path with
+ * neither is let spill). Says why, once per generation, when it does not. */
+static bool frame_fits(struct spill *s)
+{
+	uint64_t c = s->cap_bps ? s->cap_bps : s->long_cap_bps;
+	uint64_t rtt = spill_rtt_min_ns(s, SPILL_SHORT), frame_ns;
+
+	if (!s->p.frame_share_pct || !c)
+		return true;
+	frame_ns = SPILL_FRAME_BYTES * 8 * SPILL_NS_PER_S / c;
+	if (frame_ns * 100 <= rtt * s->p.frame_share_pct)
+		return true;
+	if (!s->frame_gated) {
+		s->frame_gated = true;
+		say(s, "no grant: a frame at %.2f Mbit/s takes %.2f ms, over %u %% of SHORT's least RTT %.2f ms (frame-share)",
+		    mbit(c), ms(frame_ns), s->p.frame_share_pct, ms(rtt));
+	}
+	return false;
+}
+
 /* RUN: is a grant due? Says why when it is. */
 static bool grant_due(struct spill *s, uint64_t now,
 		      const struct spill_obs *o)
@@ -935,6 +981,8 @@ static bool grant_due(struct spill *s, uint64_t now,
 	s->long_cap_bps = capacity_of(s, SPILL_LONG, now,
 				      filter_window(s, LONG_FILTER_INTERVALS),
 				      s->long_bps, 0, LONG_FLOOR_PCT);
+	if (!frame_fits(s))
+		return false;
 	say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
 	    ms(qd_l), ms(s->p.long_target_ns), mbit(s->long_cap_bps), ms(qd_s),
 	    mbit(s->used_avg_bps), mbit(s->rate_bps));
@@ -955,6 +1003,7 @@ static void start(struct spill *s, uint64_t now)
 	s->doubt_bps = 0;
 	s->ref_bps = 0;
 	s->checking = false;
+	s->frame_gated = false;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
 	s->backoffs_foreign = 0;

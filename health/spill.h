@@ -43,6 +43,10 @@
 #define SPILL_DEF_INTERVAL_NS (100 * SPILL_NS_PER_MS)
 #define SPILL_DEF_GRANT_GAP_NS (2 * SPILL_NS_PER_S)
 #define SPILL_DEF_HOLD_MARGIN_NS (20 * SPILL_NS_PER_MS)
+#define SPILL_DEF_FRAME_SHARE_PCT 10
+/* A full frame on the tunnel (Ethernet header included), for the frame
+ * share: how long a short packet may wait behind one spilled frame. */
+#define SPILL_FRAME_BYTES 1514
 
 /* A long-enough history of the path minimum: LEDBAT's 10 one-minute
  * buckets (RFC 6817, BASE_HISTORY). */
@@ -66,6 +70,9 @@ struct spill_params {
 	uint64_t grant_gap_ns;	/* at least this from one grant's close to
 				 * the next grant */
 	uint64_t hold_margin_ns; /* added to the hold's delay difference */
+	uint32_t frame_share_pct; /* a grant only where one frame at SHORT's
+				 * capacity takes at most this share of its
+				 * least RTT (0: on any path) */
 };
 
 void spill_params_default(struct spill_params *p);
@@ -96,6 +103,8 @@ struct spill_delay {
 	uint64_t samples;			/* every sample */
 	bool one_way;				/* samples are one-way delays */
 	uint64_t rtt_last_ns;			/* the last RTT */
+	uint64_t rtt_base_ns[SPILL_BASE_BUCKETS]; /* least RTT per bucket of
+						 * base_ns, 0: none */
 };
 
 /* What the caller observed since the last tick; counters are cumulative
@@ -200,6 +209,8 @@ struct spill {
 				 * is calm; 0 none */
 	bool checking;		/* a start-up that checks a doubted
 				 * estimate: its own is not doubted */
+	bool frame_gated;	/* a grant was due but the path too short for
+				 * a frame (said once per generation) */
 	char why[160];
 	bool changed;
 };
@@ -234,5 +245,7 @@ bool spill_queue_delay(const struct spill *s, enum spill_tunnel t,
 		       uint64_t now_ns, uint64_t window_ns, uint64_t *qd_ns);
 /* The path minimum of tunnel @t (0: no sample yet). */
 uint64_t spill_base_ns(const struct spill *s, enum spill_tunnel t);
+/* The least RTT of tunnel @t over the same minutes (0: none yet). */
+uint64_t spill_rtt_min_ns(const struct spill *s, enum spill_tunnel t);
 
 #endif /* FS_SPILL_H */

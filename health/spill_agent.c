@@ -65,6 +65,9 @@ const struct sc_option spill_settings_opts[] = {
 		       "at least this between two grants (default 2s)"),
 	SPILL_DURATION("hold-margin", "spill-hold-margin", hold_margin_ns, 1, 1000,
 		       "added to a hold's delay difference (default 20ms)"),
+	SPILL_OPT("frame-share", "spill-frame-share", SC_OPT_UINT, frame_share_pct, .lo = 0,
+		  .hi = 100, .metavar = "PCT",
+		  .help = "spill only where one frame at SHORT's rate takes at most this % of its least RTT (default 10; 0: any path)"),
 	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 3028, .hi = 1e9,
 		  .metavar = "BYTES",
 		  .help = "the spilled flows' queue on the router, in bytes (default 1000000)"),
@@ -84,6 +87,7 @@ void spill_settings_default(struct spill_settings *s)
 	s->rate_min_bps = p.rate_min_bps;
 	s->grant_gap_ns = p.grant_gap_ns;
 	s->hold_margin_ns = p.hold_margin_ns;
+	s->frame_share_pct = p.frame_share_pct;
 	s->limit_bytes = SPILL_DEF_LIMIT_BYTES;
 }
 
@@ -148,6 +152,7 @@ void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
 	p->interval_ns = interval_ns;
 	p->grant_gap_ns = s->grant_gap_ns;
 	p->hold_margin_ns = s->hold_margin_ns;
+	p->frame_share_pct = s->frame_share_pct;
 }
 
 /* ---- the agent ------------------------------------------------------------------ */

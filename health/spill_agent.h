@@ -47,6 +47,7 @@ struct spill_settings {
 	__u64 rate_init_bps, rate_min_bps;
 	__u64 tunnel_rate_bps;		/* 0: not configured */
 	__u64 grant_gap_ns, hold_margin_ns;
+	__u32 frame_share_pct;
 	__u32 limit_bytes;
 };
 extern const struct sc_option spill_settings_opts[];

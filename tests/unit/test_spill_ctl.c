@@ -572,17 +572,47 @@ static void test_steady(void)
 	steady(&m);
 }
 
-/* Both tunnels at RTT 1 ms (one-way delays), LONG congested, 1 Mbit/s of
- * short traffic, two flows waiting: spilling after @ns. */
-static void sim_low_rtt(struct sim *m, uint64_t ns)
+/* Both tunnels at @rtt_ns (one-way delays), LONG congested, 1 Mbit/s of
+ * short traffic, two flows waiting, frame-share @share: after @ns. */
+static void sim_rtt(struct sim *m, uint64_t rtt_ns, uint32_t share, uint64_t ns)
 {
 	sim_init(m);
-	m->base_short_ns = m->base_long_ns = 1 * MS;
+	m->p.frame_share_pct = share;
+	spill_init(&m->s, &m->p, 0);
+	m->base_short_ns = m->base_long_ns = rtt_ns;
 	m->one_way = true;
 	m->waiting = 2;
 	m->long_qd_ns = 80 * MS;
 	m->short_bps = 1 * MBIT;
 	run_for(m, ns);
+}
+
+/* The controller's mechanics at RTT 1 ms (where frame-share 0 lets it
+ * spill): spilling after @ns. */
+static void sim_low_rtt(struct sim *m, uint64_t ns)
+{
+	sim_rtt(m, 1 * MS, 0, ns);
+}
+
+/* The frame share: a frame at 20 Mbit/s takes 0.61 ms, 10 % of a 6.1 ms
+ * RTT. No grant below, grants above; the reason said once. */
+static void test_frame_share(void)
+{
+	static const struct { uint64_t rtt_ns; bool grants; } c[] = {
+		{ 1 * MS, false }, { 5 * MS, false }, { 7 * MS, true }, { 40 * MS, true },
+	};
+	unsigned int i;
+	struct sim m;
+
+	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		sim_rtt(&m, c[i].rtt_ns, SPILL_DEF_FRAME_SHARE_PCT, 30 * SEC);
+		tap_ok(m.s.state != SPILL_OFF && (m.s.grants_taken > 0) == c[i].grants &&
+		       m.s.frame_gated == !c[i].grants &&
+		       (c[i].grants || !strncmp(m.s.why, "no grant: a frame at ", 21)),
+		       "frame share %u %%, SHORT 20 Mbit/s at RTT %.0f ms, LONG congested, 30 s: %llu grants taken (%s); %s",
+		       SPILL_DEF_FRAME_SHARE_PCT, c[i].rtt_ns / 1e6, (unsigned long long)m.s.grants_taken,
+		       c[i].grants ? "some" : "none", m.s.why);
+	}
 }
 
 /* The same at RTT 1 ms: a short message takes a millisecond or two, so
@@ -1162,6 +1192,7 @@ int main(void)
 	test_light_flows();
 	test_steady();
 	test_low_rtt();
+	test_frame_share();
 	test_bursty();
 	test_backoff_bound();
 	test_short_returns();
