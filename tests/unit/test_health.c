@@ -1187,7 +1187,7 @@ static void test_spill_settings(void)
 	spill_settings_params(&out, 100 * MS, &p);
 	tap_ok(p.rate_max_bps == 19000000 && p.target_ns == 3 * MS && p.interval_ns == 100 * MS &&
 	       p.frame_share_pct == 25,
-	       "a configured tunnel rate caps the spilled rate at 0.95 x it");
+	       "a configured tunnel rate caps the spilled rate at 0.95 x it; the frame share as given");
 	spill_settings_default(&out);
 	spill_settings_params(&out, 100 * MS, &p);
 	tap_ok(p.rate_max_bps == SPILL_DEF_RATE_MAX_BPS, "no tunnel rate: the line-rate ceiling");
