@@ -51,6 +51,18 @@ spill_setup() {
 }
 
 spill_json() { wan_sc "$A" -j route show | jq '.health.spill'; }
+# ungranted: once the bulk is done, the agent's log; a generation open
+# with no grant given or taken; and the bulk did flow
+ungranted() {
+	local j
+
+	wait "$BULK_PID" || true
+	cat "$D/agent-$A"
+	j=$(spill_json)
+	echo "$j"
+	jq -e '.active and .generation >= 1 and .grants == 0 and .taken == 0 and .state == "run"' <<<"$j"
+	jq -e '.end.sum_received.bits_per_second > 0' "$D/bulk.json"
+}
 spill_field() { spill_json | jq -r ".$1"; }
 # granted: the datapath took a grant in the agent's generation
 granted() { [ "$(spill_field taken)" -ge 1 ]; }
@@ -133,15 +145,8 @@ spill_mbit() {
 	# 15 ms queue under half its rate, and a grant followed)
 	bulk 8 -b $((WAN_MBIT / 8))M
 	sleep 8.5
-	wait "$BULK_PID" || true
-	cat "$D/agent-$A"
-	local j
-	j=$(spill_json)
-	echo "$j"
-	jq -e '.active and .grants == 0 and .taken == 0 and .state == "run"' <<<"$j"
+	ungranted
 	! grep -Eq 'spill: (hold-wait|grant) ' "$D/agent-$A" || false
-	# the bulk did flow
-	jq -e '.end.sum_received.bits_per_second > 0' "$D/bulk.json"
 }
 
 @test "spill: by default, no grant where one frame is over 10 % of SHORT's RTT (here under 1 ms); the reason logged once" {
@@ -149,15 +154,8 @@ spill_mbit() {
 	bulk 12
 	gated() { grep -Eq "run: spill: run \(vxs\), generation [0-9]+, grants 0, .*: no grant: a frame at [0-9.]+ Mbit/s takes [0-9.]+ ms, over 10 % of SHORT's least RTT [0-9.]+ ms \(frame-share\)$" "$D/agent-$A"; }
 	fs_wait_for 10 gated || { cat "$D/agent-$A"; false; }
-	wait "$BULK_PID" || true
-	cat "$D/agent-$A"
-	local j
-	j=$(spill_json)
-	echo "$j"
-	jq -e '.active and .generation >= 1 and .grants == 0 and .taken == 0' <<<"$j"
+	ungranted
 	[ "$(grep -c 'no grant: a frame at' "$D/agent-$A")" -eq 1 ]
-	# LONG was congested all along: the bulk filled it
-	jq -e '.end.sum_received.bits_per_second > 0' "$D/bulk.json"
 }
 
 @test "spill: bulk above one tunnel gets a grant, the top below SHORT's rate, SHORT's ping stays near its no-bulk value, returning short traffic goes first" {
