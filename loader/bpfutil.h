@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * bpfutil.h - user-space BPF helpers shared by splitctl, the tests and the
- * tap: batched map iteration, map capacity and fill, the names of the
- * datapath's counters (from the FS_STATS X-macro of bpf/flowsplit.h) and of
- * the XDP attach modes.
+ * bpfutil.h - splitctl's user-space BPF helpers: batched map iteration,
+ * map capacity and fill, the names of the datapath's counters (from the
+ * FS_STATS X-macro of bpf/flowsplit.h) and of the XDP attach modes. They
+ * live with splitctl, their only user, so lib/ knows nothing of bpf/.
  *
  * Library-like code: every function returns 0 (or a count) or a negative
  * errno and prints nothing; the caller words the error.
