@@ -50,6 +50,8 @@ TABLES = {
     'filehosting-sweeps-rtt20': {},
     'failover': {},
     'failover-ping': {},
+    'failover-phases': {},
+    'failover-runs': {},
     'spill-50mbit': {'bold_if': ('mode', 'spill', 'mode')},
     'spill-wrk': {'bold_if': ('mode', 'spill', 'mode')},
     'spill-flowgen': {'bold_if': ('mode', 'spill', 'mode')},
