@@ -158,6 +158,22 @@ def _read(data_dir, name):
         return list(csv.DictReader(f))
 
 
+def _against_rtt(ax, ylabel, title, legend_size):
+    """Label a ratio-against-the-RTT plot, 1 (no gain) marked."""
+    ax.axhline(1, color='grey', lw=0.8)
+    ax.set_xlabel('RTT (ms)')
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=legend_size)
+
+
+def _save(fig, out):
+    import matplotlib.pyplot as plt
+    fig.tight_layout()
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+
+
 def plot_apps(data_dir, out):
     """Speedup ECMP/split against the RTT, equal tunnels, per bulk."""
     import matplotlib.pyplot as plt
@@ -170,19 +186,14 @@ def plot_apps(data_dir, out):
                              ("paper's rule: speedup", "paper's rule", ':')):
             ax.errorbar(x, [_num(r[col]) for r in sel], yerr=[_ci(r[col]) for r in sel],
                         ls=ls, marker='o', capsize=3, label='%s, %s' % (lab, bulk))
-    ax.axhline(1, color='grey', lw=0.8)
     ax.set_yscale('log')
-    ax.set_xlabel('RTT (ms)')
-    ax.set_ylabel('run-time speedup ECMP / split')
-    ax.set_title('wrk, 400 GETs over 4 keep-alive connections, under bulk')
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    _against_rtt(ax, 'run-time speedup ECMP / split',
+                 'wrk, 400 GETs over 4 keep-alive connections, under bulk', 7)
+    _save(fig, out)
 
 
 def plot_spill(data_dir, out):
-    """Bulk's share of both tunnels and the jobs' p99, per mode."""
+    """Bulk's share of both tunnels per mode, beside wrk and flowgen."""
     import matplotlib.pyplot as plt
     fig, axes = plt.subplots(1, 2, figsize=(9, 3.8))
     modes = ['ECMP', 'spill', 'split, spill off']
@@ -200,9 +211,7 @@ def plot_spill(data_dir, out):
         ax.set_ylabel("bulk's share of both tunnels")
         ax.set_title('beside %s (20 Mbit/s tunnels)' % what, fontsize=9)
     axes[0].legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    _save(fig, out)
 
 
 def plot_rtt(data_dir, out):
@@ -214,14 +223,9 @@ def plot_rtt(data_dir, out):
     for col in ('mean speedup', 'p99 speedup'):
         ax.errorbar(x, [_num(r[col]) for r in rows], yerr=[_ci(r[col]) for r in rows],
                     marker='o', capsize=3, label=col)
-    ax.axhline(1, color='grey', lw=0.8)
-    ax.set_xlabel('RTT (ms)')
-    ax.set_ylabel('short-flow FCT, ECMP / split')
-    ax.set_title('file-hosting mix, 40 % background, T = 20')
-    ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out, dpi=100)
-    plt.close(fig)
+    _against_rtt(ax, 'short-flow FCT, ECMP / split',
+                 'file-hosting mix, 40 % background, T = 20', 8)
+    _save(fig, out)
 
 
 # plot file (under docs/results/img/) -> its function
