@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0
 # The README and docs/: a README a newcomer reads in minutes (at most 200
 # lines), every file under docs/ reachable from the README or the docs
-# index, no link to a file that is not there, no path of one machine, and
+# index, no link to a file that is not there, no path of one machine,
+# every results page naming its command and a commit the repository holds,
+# and
 # the results pages' tables exactly what their data in docs/results/data/
 # regenerates (testbed/analysis/regen_docs.py, `make results-docs`).
 # Needs no root, no network namespace, no build.
@@ -93,4 +95,19 @@ links() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ $output == *flood.csv* ]]
+}
+
+@test "every results page names its command and a commit this repository holds" {
+	git -C "$ROOT" rev-parse --git-dir >/dev/null 2>&1 || skip "not a git checkout"
+	bad=
+	for f in "$ROOT"/docs/results/*.md; do
+		grep -q 'Command' "$f" || bad+="${f#"$ROOT"/}: no command"$'\n'
+		hashes=$(grep -oE '\bcommits? [0-9a-f]{7,40}\b' "$f" | awk '{print $2}' | sort -u)
+		[ -n "$hashes" ] || bad+="${f#"$ROOT"/}: no commit"$'\n'
+		for h in $hashes; do
+			git -C "$ROOT" cat-file -e "$h^{commit}" 2>/dev/null ||
+				bad+="${f#"$ROOT"/}: commit $h not in this repository"$'\n'
+		done
+	done
+	[ -z "$bad" ] || { echo "$bad"; false; }
 }
