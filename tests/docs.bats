@@ -4,9 +4,9 @@
 # lines), every file under docs/ reachable from the README or the docs
 # index, no link to a file that is not there, no path of one machine,
 # every results page naming its command and a commit the repository holds,
-# and
-# the results pages' tables exactly what their data in docs/results/data/
-# regenerates (testbed/analysis/regen_docs.py, `make results-docs`).
+# and the results pages' tables exactly what their data in
+# docs/results/data/ regenerates (testbed/analysis/regen_docs.py,
+# `make results-docs`).
 # Needs no root, no network namespace, no build.
 
 setup() {
