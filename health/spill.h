@@ -90,6 +90,22 @@ enum spill_state {
 /* "off", "run", "hold-wait", "grant", "hold" */
 const char *spill_state_name(enum spill_state s);
 
+/* The rate's phase, in state RUN (spill_rate.c says the transitions). */
+enum spill_phase {
+	SPILL_PHASE_STARTUP,	/* a generation's ramp: no capacity estimate
+				 * yet; under LONG's capacity once the first
+				 * grant measured it */
+	SPILL_PHASE_RESTART,	/* a ramp after 30 s of a full top and no
+				 * queue (the estimate was too low), top open */
+	SPILL_PHASE_CHECK,	/* a ramp that checks a doubted estimate,
+				 * under the earlier one */
+	SPILL_PHASE_STEADY,	/* an estimate C: the top 0.95 x C + probe */
+	SPILL_PHASE_DOUBTED,	/* as STEADY, the estimate below 3/4 of the
+				 * reference: checked after 2 s calm */
+};
+/* "start-up", "restart", "check", "steady", "doubted" */
+const char *spill_phase_name(enum spill_phase p);
+
 /* One tunnel's delay: the path minimum over SPILL_BASE_BUCKETS minutes and
  * the recent samples. */
 struct spill_delay {
@@ -157,9 +173,10 @@ struct spill {
 	struct spill_delay d[SPILL_TUNNELS];
 	/* the rate */
 	uint64_t rate_bps;	/* R */
+	enum spill_phase phase;	/* the rate's */
 	uint64_t cap_bps;	/* C: what SHORT carried (spilled and short
-				 * traffic) when its queue built last; 0
-				 * before (start-up) */
+				 * traffic) when its queue built last; 0 in
+				 * the ramps (STARTUP, RESTART, CHECK) */
 	uint64_t probe_bps;	/* the top above 0.95 x C: grown while
 				 * calm */
 	uint64_t last_backoff_ns, calm_since_ns;
@@ -189,8 +206,6 @@ struct spill {
 					 * did not build (path jitter, cross
 					 * traffic): R cut, the top kept */
 	uint64_t grants_taken_gen;	/* in this generation */
-	bool restarted;		/* a start-up after a too low C (30 s calm,
-				 * or a check) */
 	uint64_t long_cap_bps;		/* LONG's capacity when the last
 					 * grant was due (congested; measured
 					 * over its last five probes) */
@@ -204,11 +219,9 @@ struct spill {
 				 * ceiling) since the generation began, a
 				 * restart or the last check: the one a
 				 * new estimate is doubted against */
-	uint64_t doubt_bps;	/* the reference a later estimate fell
-				 * below DOUBT_PCT of: checked once SHORT
-				 * is calm; 0 none */
-	bool checking;		/* a start-up that checks a doubted
-				 * estimate: its own is not doubted */
+	uint64_t doubt_bps;	/* DOUBTED: the reference the estimate fell
+				 * below DOUBT_PCT of (the check's ceiling);
+				 * 0 in the other phases */
 	bool frame_gated;	/* a grant was due but the path too short for
 				 * a frame (said once per generation) */
 	char why[160];

@@ -841,9 +841,9 @@ static bool run_until_check(struct sim *m, uint64_t max_ns)
 {
 	uint64_t t0 = m->now;
 
-	while (m->now - t0 < max_ns && !m->s.checking)
+	while (m->now - t0 < max_ns && !(m->s.phase == SPILL_PHASE_CHECK))
 		step(m);
-	return m->s.checking;
+	return (m->s.phase == SPILL_PHASE_CHECK);
 }
 
 /* A real capacity drop by more than a quarter (20 -> 14 Mbit/s): the
@@ -873,8 +873,8 @@ static void test_check_real_drop(void)
 	t0 = m.now;
 	while (m.now - t0 < 40 * SEC) {
 		step(&m);
-		checks += m.s.checking && !was;
-		was = m.s.checking;
+		checks += (m.s.phase == SPILL_PHASE_CHECK) && !was;
+		was = (m.s.phase == SPILL_PHASE_CHECK);
 		if (m.now - t0 == 3 * SEC)
 			q_check = m.max_q_ms;
 	}

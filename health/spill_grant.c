@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * spill_grant.c - the spill controller's grants (spill_int.h;
+ * docs/design.md, *Which flows, and when they move*): when one more long
+ * flow may spill, whether SHORT's path is long enough for a frame, and
+ * the hold that keeps a moved flow's packets in order.
+ */
+#include "spill_int.h"
+
+/*
+ * The hold of a grant closed now: how much later than a SHORT packet sent
+ * now a LONG packet sent now can arrive, and a margin. One-way delays:
+ * LONG's worst of the last HOLD_WINDOW_NS less SHORT's minimum (the far
+ * end's clock offset cancels). RTTs: LONG's worst alone (a one-way delay
+ * is less than the RTT, SHORT's at least 0).
+ */
+static uint64_t hold_for(const struct spill *s, uint64_t now)
+{
+	const struct spill_delay *l = &s->d[SPILL_LONG], *sh = &s->d[SPILL_SHORT];
+	uint64_t lo, hi, base;
+
+	if (!spill_delay_recent(l, now > HOLD_WINDOW_NS ? now - HOLD_WINDOW_NS : 0,
+				&lo, &hi))
+		return HOLD_BLIND_NS + s->p.hold_margin_ns;
+	if (l->one_way && sh->one_way && (base = spill_delay_base(sh)))
+		hi = hi > base ? hi - base : 0;
+	return hi + s->p.hold_margin_ns;
+}
+
+/* Does one spilled frame fit SHORT's path? A short packet may find one
+ * in service on SHORT's WAN link: at most frame_share of SHORT's least RTT
+ * (its capacity estimate, else LONG's as the grant is due; a path with
+ * neither is let spill). Says why, once per generation, when it does not. */
+static bool frame_fits(struct spill *s)
+{
+	uint64_t c = s->cap_bps ? s->cap_bps : s->long_cap_bps;
+	uint64_t rtt = spill_rtt_min_ns(s, SPILL_SHORT), frame_ns;
+
+	if (!s->p.frame_share_pct || !c)
+		return true;
+	frame_ns = SPILL_FRAME_BYTES * 8 * SPILL_NS_PER_S / c;
+	if (frame_ns * 100 <= rtt * s->p.frame_share_pct)
+		return true;
+	if (!s->frame_gated) {
+		s->frame_gated = true;
+		spill_say(s, "no grant: a frame at %.2f Mbit/s takes %.2f ms, over %u %% of SHORT's least RTT %.2f ms (frame-share)",
+			  spill_mbit(c), spill_ms(frame_ns), s->p.frame_share_pct,
+			  spill_ms(rtt));
+	}
+	return false;
+}
+
+/* RUN: is a grant due? Says why when it is. */
+bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
+{
+	uint64_t qd_l, qd_s;
+	unsigned int k;
+
+	if (now - s->last_close_ns < s->p.grant_gap_ns ||
+	    s->rate_bps < RATE_MIN_GRANT_FACTOR * s->p.rate_min_bps)
+		return false;
+	k = spill_qd(s, SPILL_LONG, now,
+		     spill_filter_window(s, LONG_FILTER_INTERVALS), &qd_l);
+	if (k < LONG_MIN_SAMPLES || qd_l <= s->p.long_target_ns)
+		return false;	/* LONG has headroom (or is not measured) */
+	if (!spill_qd(s, SPILL_SHORT, now,
+		      spill_filter_window(s, SHORT_FILTER_INTERVALS), &qd_s) ||
+	    qd_s > s->p.target_ns / 2)
+		return false;	/* SHORT is not calm */
+	if (s->used_avg_bps * 100 >= s->rate_bps * ROOM_PCT ||
+	    o->spill_backlog_bytes >= FULL_BACKLOG_BYTES ||
+	    (s->last_full_ns && now - s->last_full_ns < ROOM_FOR_NS))
+		return false;	/* the spilled flows use the class already
+				 * (or did within a second: a start-up) */
+	/* LONG was busy all along (a standing queue): its capacity is what
+	 * it carried less its queue's growth, over the same probes (one
+	 * tick alone is noisy: the queue drains after a loss) */
+	s->long_cap_bps = spill_capacity_of(s, SPILL_LONG, now,
+					    spill_filter_window(s, LONG_FILTER_INTERVALS),
+					    s->long_bps, 0, LONG_FLOOR_PCT);
+	if (!frame_fits(s))
+		return false;
+	spill_say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
+		  spill_ms(qd_l), spill_ms(s->p.long_target_ns),
+		  spill_mbit(s->long_cap_bps), spill_ms(qd_s),
+		  spill_mbit(s->used_avg_bps), spill_mbit(s->rate_bps));
+	return true;
+}
+
+/* The grant is closed (taken or withdrawn): hold the class until LONG's
+ * queue has drained. */
+void spill_grant_close(struct spill *s, uint64_t now)
+{
+	s->hold_ns = hold_for(s, now);
+	s->release_ns = now + s->hold_ns;
+	s->last_close_ns = now;
+	spill_set_state(s, SPILL_HOLD, now);
+}
