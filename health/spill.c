@@ -107,16 +107,22 @@ static void start(struct spill *s, uint64_t now)
 		  s->gen, spill_mbit(s->rate_bps));
 }
 
+/* any -> OFF: the generation ends (gen 0 applied: every spilled flow
+ * long again), no hold, no grant open. */
+static void stop(struct spill *s, uint64_t now, const char *why)
+{
+	if (s->state == SPILL_OFF)
+		return;
+	spill_set_state(s, SPILL_OFF, now);
+	spill_say(s, "generation %u ended: %s", s->gen, why);
+}
+
 /* The inputs (spill on, both tunnels up, the plan "both up") decide
  * between OFF and a generation, before the state's own step. */
 static void inputs(struct spill *s, uint64_t now, const struct spill_obs *o)
 {
 	if (!o->usable) {
-		if (s->state != SPILL_OFF) {
-			spill_set_state(s, SPILL_OFF, now);
-			spill_say(s, "generation %u ended: spill disabled, a tunnel not up, or a failover in force",
-				  s->gen);
-		}
+		stop(s, now, "spill disabled, a tunnel not up, or a failover in force");
 	} else if (s->state == SPILL_OFF) {
 		start(s, now);
 	}
@@ -128,16 +134,27 @@ static void inputs(struct spill *s, uint64_t now, const struct spill_obs *o)
 static void state_run(struct spill *s, uint64_t now, const struct spill_obs *o)
 {
 	spill_adapt_rate(s, now);
-	if (spill_grant_due(s, now, o))
+	if (spill_grant_due(s, now, o)) {
+		s->held_since_ns = now;
 		spill_set_state(s, SPILL_HOLD_WAIT, now);
+	}
 }
 
-/* HOLD_WAIT: once the class is held (its burst spent), open one grant. */
+/* HOLD_WAIT: once the class is held (its burst spent), open one grant;
+ * not held within GRANT_TIMEOUT_NS: no grant, back to RUN (the hold's
+ * bound counts from here). */
 static void state_hold_wait(struct spill *s, uint64_t now,
 			    const struct spill_obs *o)
 {
-	if (!o->held)
+	if (!o->held) {
+		if (now - s->held_since_ns < GRANT_TIMEOUT_NS)
+			return;
+		s->last_close_ns = now;
+		spill_set_state(s, SPILL_RUN, now);
+		spill_say(s, "the class not held in %.0f ms: no grant",
+			  spill_ms(GRANT_TIMEOUT_NS));
 		return;
+	}
 	spill_rate_grant(s);
 	s->taken_at_grant = o->taken;
 	s->grants = o->taken + 1;
@@ -211,4 +228,47 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		break;
 	}
 	act_of(s, a);
+}
+
+/* Forget tunnel @t's delays (another kind of sample, other devices). */
+static void forget_delays(struct spill *s, enum spill_tunnel t)
+{
+	memset(&s->d[t], 0, sizeof(s->d[t]));
+}
+
+/* Forget the counters (other devices): the next tick starts them anew. */
+static void forget_counters(struct spill *s)
+{
+	s->counters_valid = false;
+	s->hist_n = s->hist_pos = 0;
+}
+
+void spill_reconfigure(struct spill *s, unsigned int changes,
+		       const struct spill_params *p, uint64_t now_ns)
+{
+	uint16_t gen = s->gen;
+
+	if (changes & SPILL_CHG_RESET) {
+		spill_init(s, (changes & SPILL_CHG_PARAMS) && p ? p : &s->p, now_ns);
+		s->gen = gen;
+		spill_say(s, "reset: no generation until the next usable tick");
+		return;
+	}
+	if ((changes & SPILL_CHG_PARAMS) && p) {
+		s->p = *p;
+		s->rate_bps = spill_clamp_rate(s, s->rate_bps);
+	}
+	if (changes & SPILL_CHG_ROLES) {
+		forget_delays(s, SPILL_SHORT);
+		forget_delays(s, SPILL_LONG);
+		forget_counters(s);
+	}
+	if (changes & SPILL_CHG_KIND_SHORT)
+		forget_delays(s, SPILL_SHORT);
+	if (changes & SPILL_CHG_KIND_LONG)
+		forget_delays(s, SPILL_LONG);
+	if (changes & SPILL_CHG_ROLES)
+		stop(s, now_ns, "the tunnels' roles changed");
+	else if (changes & SPILL_CHG_PARAMS)
+		stop(s, now_ns, "new settings");
 }

@@ -47,6 +47,11 @@
 /* A full frame on the tunnel (Ethernet header included), for the frame
  * share: how long a short packet may wait behind one spilled frame. */
 #define SPILL_FRAME_BYTES 1514
+/* The longest the class holds packets for a grant, from the tick that asks
+ * for the hold to the one that releases it, whatever the delays say: a
+ * spilled flow never stalls longer (issue: a hold computed from delays of
+ * two kinds came out as 1000 s). */
+#define SPILL_HOLD_MAX_NS (2 * SPILL_NS_PER_S)
 
 /* A long-enough history of the path minimum: LEDBAT's 10 one-minute
  * buckets (RFC 6817, BASE_HISTORY). */
@@ -73,6 +78,9 @@ struct spill_params {
 	uint32_t frame_share_pct; /* a grant only where one frame at SHORT's
 				 * capacity takes at most this share of its
 				 * least RTT (0: on any path) */
+	uint64_t short_rate_bps; /* SHORT's configured rate ([spill]
+				 * tunnel-rate); 0: not configured. The frame
+				 * share's capacity when given */
 };
 
 void spill_params_default(struct spill_params *p);
@@ -200,6 +208,8 @@ struct spill {
 	uint64_t state_since_ns;
 	uint64_t last_close_ns;		/* a grant closed (taken or withdrawn) */
 	uint64_t release_ns;		/* SPILL_HOLD ends */
+	uint64_t held_since_ns;		/* HOLD_WAIT began: the class held
+					 * since (at most SPILL_HOLD_MAX_NS) */
 	uint64_t hold_ns;		/* the hold of the last grant */
 	uint64_t grants_taken, grants_withdrawn, backoffs;
 	uint64_t backoffs_foreign;	/* of them, on a queue SHORT's device
@@ -237,8 +247,9 @@ void spill_init(struct spill *s, const struct spill_params *p,
  * @one_way, the far end's receive time less the send time (any constant
  * clock offset, the same for both tunnels: they end at the same router,
  * and only differences count), else its RTT. A tunnel's samples are all
- * of one kind; one-way samples of both tunnels make the hold the
- * difference of the one-way delays. @sent_bytes: the tunnel device's
+ * of one kind (a sample of the other kind starts its history afresh:
+ * spill_reconfigure()); the kinds of the two tunnels may differ. The hold
+ * compares like with like (spill_grant.c). @sent_bytes: the tunnel device's
  * tx_bytes when the probe was sent (SPILL_BYTES_UNKNOWN: interpolated
  * between the ticks' counters).
  */
@@ -251,6 +262,36 @@ void spill_rtt(struct spill *s, enum spill_tunnel t, uint64_t rtt_ns);
 /* One tick: decide and fill @a. */
 void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		struct spill_act *a);
+
+/* What changed under the controller (spill_reconfigure(), a mask). */
+enum spill_change {
+	SPILL_CHG_PARAMS = 1 << 0,	/* new settings (@p) */
+	SPILL_CHG_ROLES = 1 << 1,	/* the tunnels' roles or devices changed
+					 * (a route up, a swap) */
+	SPILL_CHG_KIND_SHORT = 1 << 2,	/* SHORT's samples changed kind */
+	SPILL_CHG_KIND_LONG = 1 << 3,	/* LONG's samples changed kind */
+	SPILL_CHG_RESET = 1 << 4,	/* start afresh (the agent's own state,
+					 * fs_spill, the class were reset) */
+};
+/*
+ * The one entry point for a change of the controller's inputs other than
+ * the per-tick observations; the next spill_tick() applies the state it
+ * leaves:
+ * - PARAMS, ROLES, RESET end the generation (state OFF: the next usable
+ *   tick opens a new one, so every flow spilled before is long again),
+ *   with no hold and no grant open. PARAMS takes @p. ROLES forgets both
+ *   tunnels' delays and the counters (they belong to the devices). RESET
+ *   is spill_init() with the same (or new) parameters, except that the
+ *   generation number goes on (a new one never equals one the datapath
+ *   may still hold).
+ * - KIND_SHORT / KIND_LONG forget that tunnel's delays (the kinds do not
+ *   compare: spill_sample() calls it on a sample of the other kind); the
+ *   generation goes on, grants wait for new samples, a hold in force is
+ *   kept (it is bounded by SPILL_HOLD_MAX_NS).
+ * @p may be NULL without PARAMS.
+ */
+void spill_reconfigure(struct spill *s, unsigned int changes,
+		       const struct spill_params *p, uint64_t now_ns);
 
 /* Queueing delay of tunnel @t now: the minimum of its samples of the last
  * @window_ns above its path minimum; false when there is none. */

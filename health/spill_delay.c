@@ -8,7 +8,7 @@
  * whether it rose from probe to probe (a queue the device builds grows;
  * jitter comes and goes).
  */
-#include <string.h>
+#include <stddef.h>
 
 #include "spill_int.h"
 
@@ -96,7 +96,9 @@ void spill_sample(struct spill *s, enum spill_tunnel t, uint64_t sent_ns,
 	if (t >= SPILL_TUNNELS || !delay_ns)
 		return;
 	if (s->d[t].samples && s->d[t].one_way != one_way)
-		memset(&s->d[t], 0, sizeof(s->d[t]));	/* another kind */
+		spill_reconfigure(s, t == SPILL_SHORT ? SPILL_CHG_KIND_SHORT
+						      : SPILL_CHG_KIND_LONG,
+				  NULL, now_ns);
 	s->d[t].one_way = one_way;
 	delay_add(&s->d[t], sent_ns, sent_bytes, now_ns, delay_ns);
 	if (!one_way)

@@ -8,32 +8,47 @@
 #include "spill_int.h"
 
 /*
- * The hold of a grant closed now: how much later than a SHORT packet sent
- * now a LONG packet sent now can arrive, and a margin. One-way delays:
- * LONG's worst of the last HOLD_WINDOW_NS less SHORT's minimum (the far
- * end's clock offset cancels). RTTs: LONG's worst alone (a one-way delay
- * is less than the RTT, SHORT's at least 0).
+ * How much later than a SHORT packet sent now a LONG packet sent now can
+ * arrive, from LONG's samples of the last HOLD_WINDOW_NS, like compared
+ * with like:
+ * - LONG's samples are RTTs: LONG's worst (its one-way delay is less, and
+ *   SHORT's at least 0), whatever SHORT's kind;
+ * - both one-way: LONG's worst less SHORT's minimum (the far end's clock
+ *   offset, the same for both, cancels);
+ * - LONG's one-way, SHORT's not (its far end drops timestamp requests, or
+ *   none yet): LONG's carry an offset nothing of SHORT's cancels. LONG's
+ *   worst above its own minimum (there it cancels: the queue) plus LONG's
+ *   least RTT (the path, both ways: at least its one-way delay).
+ * HOLD_BLIND_NS without a LONG sample, or in the last case without
+ * LONG's RTT.
  */
-static uint64_t hold_for(const struct spill *s, uint64_t now)
+static uint64_t long_lead(const struct spill *s, uint64_t now)
 {
 	const struct spill_delay *l = &s->d[SPILL_LONG], *sh = &s->d[SPILL_SHORT];
-	uint64_t lo, hi, base;
+	uint64_t lo, hi, base, rtt;
 
 	if (!spill_delay_recent(l, now > HOLD_WINDOW_NS ? now - HOLD_WINDOW_NS : 0,
 				&lo, &hi))
-		return HOLD_BLIND_NS + s->p.hold_margin_ns;
-	if (l->one_way && sh->one_way && (base = spill_delay_base(sh)))
-		hi = hi > base ? hi - base : 0;
-	return hi + s->p.hold_margin_ns;
+		return HOLD_BLIND_NS;
+	if (!l->one_way)
+		return hi;
+	if (sh->one_way && (base = spill_delay_base(sh)))
+		return hi > base ? hi - base : 0;
+	rtt = spill_rtt_min_ns(s, SPILL_LONG);
+	base = spill_delay_base(l);
+	if (!rtt)
+		return HOLD_BLIND_NS;
+	return (hi > base ? hi - base : 0) + rtt;
 }
 
 /* Does one spilled frame fit SHORT's path? A short packet may find one
  * in service on SHORT's WAN link: at most frame_share of SHORT's least RTT
- * (its capacity estimate, else LONG's as the grant is due; a path with
- * neither is let spill). Says why, once per generation, when it does not. */
+ * (at SHORT's configured rate, else its capacity estimate, else LONG's as
+ * the grant is due; a path with none of them is let spill). Says why, once per generation, when it does not. */
 static bool frame_fits(struct spill *s)
 {
-	uint64_t c = s->cap_bps ? s->cap_bps : s->long_cap_bps;
+	uint64_t c = s->p.short_rate_bps ? s->p.short_rate_bps :
+		     s->cap_bps ? s->cap_bps : s->long_cap_bps;
 	uint64_t rtt = spill_rtt_min_ns(s, SPILL_SHORT), frame_ns;
 
 	if (!s->p.frame_share_pct || !c)
@@ -88,11 +103,18 @@ bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 }
 
 /* The grant is closed (taken or withdrawn): hold the class until LONG's
- * queue has drained. */
+ * queue has drained (long_lead() and the margin), and never longer than
+ * SPILL_HOLD_MAX_NS since the hold began (HOLD_WAIT), the tick that sees
+ * the release (one interval later at most) included: a flow stalled on
+ * SHORT costs more than a reordering. */
 void spill_grant_close(struct spill *s, uint64_t now)
 {
-	s->hold_ns = hold_for(s, now);
-	s->release_ns = now + s->hold_ns;
+	uint64_t end = s->held_since_ns + SPILL_HOLD_MAX_NS - s->p.interval_ns;
+
+	s->release_ns = now + long_lead(s, now) + s->p.hold_margin_ns;
+	if (s->release_ns > end)
+		s->release_ns = end > now ? end : now;
+	s->hold_ns = s->release_ns - now;
 	s->last_close_ns = now;
 	spill_set_state(s, SPILL_HOLD, now);
 }

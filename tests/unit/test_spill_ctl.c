@@ -76,6 +76,9 @@ struct sim {
 	/* probes report one-way delays (the far end's receive time, on a
 	 * clock ONE_WAY_OFFSET_NS ahead) instead of RTTs */
 	bool one_way;
+	bool rtt_only[SPILL_TUNNELS];	/* with one_way: this tunnel's far
+					 * end drops timestamp requests (its
+					 * samples are RTTs) */
 	/* the class as applied */
 	bool held;
 	double backlog, tx_bytes, short_tx_bytes;
@@ -88,7 +91,7 @@ struct sim {
 				 * (the device sent it: counted) */
 	uint64_t long_phase_ns;
 	/* probes in flight: answer time, RTT, tunnel */
-	struct { uint64_t sent, bytes, at, rtt, value; int t; } pend[PEND];
+	struct { uint64_t sent, bytes, at, rtt, value; int t; bool ow; } pend[PEND];
 	int npend;
 	uint64_t next_probe, next_tick;
 	/* records */
@@ -199,6 +202,7 @@ static void datapath(struct sim *m)
  * ahead. */
 static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 {
+	bool ow = m->one_way && !m->rtt_only[t];
 	uint64_t rtt;
 
 	if ((t == SPILL_LONG) == m->jitter_long && m->now >= m->jitter_from &&
@@ -207,11 +211,10 @@ static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 	rtt = base_ns + q_ns;
 
 	m->pend[m->npend++] = (typeof(m->pend[0])){
-		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t,
+		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t, .ow = ow,
 		.bytes = (uint64_t)(t == SPILL_LONG ? m->long_tx_bytes :
 				    m->tx_bytes + m->short_tx_bytes),
-		.value = m->one_way ? ONE_WAY_OFFSET_NS + base_ns / 2 + q_ns
-				    : rtt };
+		.value = ow ? ONE_WAY_OFFSET_NS + base_ns / 2 + q_ns : rtt };
 }
 
 static void step(struct sim *m)
@@ -290,7 +293,7 @@ static void step(struct sim *m)
 		if (m->pend[i].at <= m->now) {
 			spill_sample(&m->s, m->pend[i].t, m->pend[i].sent,
 				     m->pend[i].bytes, m->now,
-				     m->pend[i].value, m->one_way);
+				     m->pend[i].value, m->pend[i].ow);
 			spill_rtt(&m->s, m->pend[i].t, m->pend[i].rtt);
 			m->pend[i] = m->pend[--m->npend];
 		} else {
@@ -1181,6 +1184,157 @@ static void test_base(void)
 	       "after 10 minutes without it, the minimum follows the path (140 ms)");
 }
 
+/* Issue 35, item 1: one tunnel's far end drops ICMP timestamp requests
+ * (its samples are RTTs), the other's answers (one-way delays, on a clock
+ * 1000 s off): the hold compares like with like. It covers LONG's forward
+ * delay less SHORT's and stays within SPILL_HOLD_MAX_NS (before: the
+ * offset became a hold of 1000 s, and the spilled flow sat at 0). */
+static void test_hold_mixed(enum spill_tunnel rtt_side)
+{
+	struct sim m;
+	uint64_t hold, need;
+
+	sim_init(&m);
+	m.one_way = true;
+	m.rtt_only[rtt_side] = true;
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 5 * SEC);
+	hold = m.first_send_after_take_ns - m.last_take_ns;
+	need = m.base_long_ns / 2 + m.long_qd_ns - m.base_short_ns / 2;
+	if (!tap_ok(m.taken == 1 && m.first_send_after_take_ns && hold >= need &&
+		    hold <= SPILL_HOLD_MAX_NS && m.spill_bps > 1 * MBIT,
+		    "%s's samples RTTs, %s's one-way: the moved flow's first packet leaves %.0f ms after the take (LONG's lead %.0f ms, bound %.0f ms), then it spills %.1f Mbit/s",
+		    rtt_side == SPILL_SHORT ? "SHORT" : "LONG",
+		    rtt_side == SPILL_SHORT ? "LONG" : "SHORT", hold / 1e6, need / 1e6,
+		    SPILL_HOLD_MAX_NS / 1e6, m.spill_bps / MBIT))
+		tap_diag("taken %llu, state %s, first send %llu, take %llu: %s",
+			 (unsigned long long)m.taken, spill_state_name(m.act.state),
+			 (unsigned long long)m.first_send_after_take_ns,
+			 (unsigned long long)m.last_take_ns, m.act.why);
+}
+
+/* Whatever the delays say, the class is held at most SPILL_HOLD_MAX_NS:
+ * LONG's queue of 3 s (RTT samples) would make a hold of 3 s. */
+static void test_hold_bound(void)
+{
+	struct sim m;
+	uint64_t hold;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 3 * SEC;
+	run_for(&m, LONG_IDLE_NS + 12 * SEC);
+	hold = m.first_send_after_take_ns - m.last_take_ns;
+	tap_ok(m.taken == 1 && m.first_send_after_take_ns &&
+	       hold <= SPILL_HOLD_MAX_NS && hold >= SPILL_HOLD_MAX_NS / 2,
+	       "LONG's queue 3 s: the moved flow's first packet leaves %.0f ms after the take (at most %.0f ms: the bound, not the delays)",
+	       hold / 1e6, SPILL_HOLD_MAX_NS / 1e6);
+}
+
+/* Issue 35, item 7: before SHORT has an estimate, the frame share uses
+ * SHORT's configured rate, not LONG's capacity. LONG 200 Mbit/s, SHORT
+ * 20, RTT 1 ms: a frame at 20 Mbit/s takes 0.61 ms, over 10 % of 1 ms;
+ * at LONG's 200 it would take 0.06 ms. */
+static void test_frame_share_configured(void)
+{
+	uint64_t rate[] = { 20 * MBIT, 0 };
+	unsigned int i;
+	struct sim m;
+
+	for (i = 0; i < 2; i++) {
+		sim_init(&m);
+		m.p.short_rate_bps = rate[i];
+		spill_init(&m.s, &m.p, 0);
+		m.base_short_ns = m.base_long_ns = 1 * MS;
+		m.one_way = true;
+		m.waiting = 2;
+		m.long_qd_ns = 80 * MS;
+		m.long_bps = 200 * MBIT;
+		m.short_bps = 1 * MBIT;
+		run_for(&m, 30 * SEC);
+		if (rate[i])
+			tap_ok(m.s.grants_taken == 0 && m.s.frame_gated,
+			       "SHORT's rate given (20 Mbit/s), LONG 200 Mbit/s, RTT 1 ms: no grant in 30 s (%s)",
+			       m.s.why);
+		else
+			tap_ok(m.s.grants_taken > 0,
+			       "the same without SHORT's rate: LONG's capacity lets it spill (%llu grants taken)",
+			       (unsigned long long)m.s.grants_taken);
+	}
+}
+
+/* A sim with one flow spilled, in state @st (the hold of its grant, or
+ * RUN after it). */
+static void sim_spilled(struct sim *m, enum spill_state st)
+{
+	sim_init(m);
+	m->waiting = 2;
+	m->long_qd_ns = 80 * MS;
+	while (!(m->taken == 1 && m->act.state == st) && m->now < 20 * SEC)
+		step(m);
+}
+
+/* Every input change goes through spill_reconfigure(): a defined state. */
+static void test_reconfigure(void)
+{
+	struct spill_params p;
+	uint16_t gen;
+	struct sim m;
+
+	sim_spilled(&m, SPILL_HOLD);
+	gen = m.act.gen;
+	p = m.p;
+	p.target_ns = 8 * MS;
+	spill_reconfigure(&m.s, SPILL_CHG_PARAMS, &p, m.now);
+	tap_ok(m.s.state == SPILL_OFF && m.s.p.target_ns == 8 * MS,
+	       "new settings in a hold: the generation ends at once (state %s), the settings taken",
+	       spill_state_name(m.s.state));
+	run_for(&m, m.p.interval_ns + 10 * MS);
+	tap_ok(m.act.gen != gen && m.act.gen && !m.act.hold && m.spilled == 0 &&
+	       m.act.state == SPILL_RUN,
+	       "the next tick opens generation %u (was %u): the spilled flow long again, no hold",
+	       m.act.gen, gen);
+
+	sim_spilled(&m, SPILL_RUN);
+	gen = m.act.gen;
+	spill_reconfigure(&m.s, SPILL_CHG_ROLES, NULL, m.now);
+	tap_ok(m.s.state == SPILL_OFF && !spill_base_ns(&m.s, SPILL_SHORT) &&
+	       !spill_base_ns(&m.s, SPILL_LONG) && !m.s.counters_valid,
+	       "roles swapped: the generation ends, both tunnels' delays and the counters forgotten");
+	run_for(&m, 5 * SEC);
+	tap_ok(m.act.gen != gen && m.taken == 1 && m.spilled == 0,
+	       "then a new generation, the flow long again; LONG's queue stood through: no path minimum below it, no grant (taken %llu)",
+	       (unsigned long long)m.taken);
+	m.long_qd_ns = 0;
+	run_for(&m, 2 * SEC);
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, 5 * SEC);
+	tap_ok(m.taken == 2 && m.spilled == 1,
+	       "LONG drained once, then congested again: a grant (taken %llu)",
+	       (unsigned long long)m.taken);
+
+	sim_spilled(&m, SPILL_GRANT);
+	gen = m.act.gen;
+	spill_reconfigure(&m.s, SPILL_CHG_RESET, NULL, m.now);
+	tap_ok(m.s.state == SPILL_OFF && m.s.gen == gen && !m.s.grants_taken,
+	       "reset in a grant: state off, the generation number kept (%u)", m.s.gen);
+	run_for(&m, 10 * MS);
+	tap_ok(m.act.gen == (uint16_t)(gen + 1) && !m.act.hold &&
+	       m.act.grants == m.taken,
+	       "the next tick: generation %u, no hold, no grant open (grants %llu = taken)",
+	       m.act.gen, (unsigned long long)m.act.grants);
+
+	sim_spilled(&m, SPILL_RUN);
+	gen = m.act.gen;
+	spill_sample(&m.s, SPILL_SHORT, m.now - 40 * MS, SPILL_BYTES_UNKNOWN, m.now,
+		     ONE_WAY_OFFSET_NS + 20 * MS, true);
+	tap_ok(m.s.state == SPILL_RUN && m.s.gen == gen &&
+	       m.s.d[SPILL_SHORT].samples == 1 && m.s.d[SPILL_SHORT].one_way &&
+	       m.s.d[SPILL_LONG].samples > 1,
+	       "SHORT's samples change kind: its delays start afresh, LONG's stay, the generation goes on");
+}
+
 int main(void)
 {
 	test_long_headroom();
@@ -1213,5 +1367,10 @@ int main(void)
 	test_jitter_pairs();
 	test_idle_opens();
 	test_base();
+	test_hold_mixed(SPILL_SHORT);
+	test_hold_mixed(SPILL_LONG);
+	test_hold_bound();
+	test_frame_share_configured();
+	test_reconfigure();
 	return tap_done();
 }
