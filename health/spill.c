@@ -12,6 +12,12 @@
  *                           GRANT_TIMEOUT_NS
  *   HOLD      -> RUN        LONG's queue has drained (the hold passed),
  *                           or the withdrawn grant stayed untaken
+ *   RUN       -> RETURN     SHORT loses more than LONG (by the margin)
+ *                           while flows are spilled in this generation
+ *   RETURN    -> RUN        a new generation (the spilled flows long
+ *                           again) once in order, or after
+ *                           SPILL_RETURN_WAIT_NS; or SHORT's loss is
+ *                           back within the margin (the flows stay)
  *   any       -> OFF        the inputs not usable: the generation ends
  *
  * In RUN the rate follows SHORT's queueing delay by its own phase (enum
@@ -37,6 +43,7 @@ void spill_params_default(struct spill_params *p)
 		.grant_gap_ns = SPILL_DEF_GRANT_GAP_NS,
 		.hold_margin_ns = SPILL_DEF_HOLD_MARGIN_NS,
 		.frame_share_pct = SPILL_DEF_FRAME_SHARE_PCT,
+		.loss_margin_ppm = SPILL_DEF_LOSS_MARGIN_PPM,
 	};
 }
 
@@ -48,6 +55,8 @@ const char *spill_state_name(enum spill_state s)
 	case SPILL_HOLD_WAIT: return "hold-wait";
 	case SPILL_GRANT: return "grant";
 	case SPILL_HOLD: return "hold";
+	case SPILL_RETURN: return "return";
+	case SPILL_STATES: break;
 	}
 	return "?";
 }
@@ -94,15 +103,23 @@ void spill_init(struct spill *s, const struct spill_params *p,
 	snprintf(s->why, sizeof(s->why), "not started");
 }
 
-/* OFF -> RUN: a new generation, nothing spilled in it. */
-static void start(struct spill *s, uint64_t now)
+/* -> RUN in a new generation: nothing spilled in it (every flow of an
+ * older one is long again at its next packet). */
+static void new_generation(struct spill *s, uint64_t now)
 {
 	s->gen = s->gen == UINT16_MAX ? 1 : s->gen + 1;
-	spill_rate_reset(s, now);
 	s->grants_taken_gen = 0;
 	s->frame_gated = false;
+	s->loss_gated = false;
 	s->last_close_ns = now - s->p.grant_gap_ns;
 	spill_set_state(s, SPILL_RUN, now);
+}
+
+/* OFF -> RUN: a new generation from the rate's initial state. */
+static void start(struct spill *s, uint64_t now)
+{
+	spill_rate_reset(s, now);
+	new_generation(s, now);
 	spill_say(s, "generation %u: nothing spilled, rate %.2f Mbit/s",
 		  s->gen, spill_mbit(s->rate_bps));
 }
@@ -128,12 +145,19 @@ static void inputs(struct spill *s, uint64_t now, const struct spill_obs *o)
 	}
 	if (o->taken > s->grants)
 		s->grants = o->taken;	/* taken never passes grants; a reset */
+	spill_loss_update(s, o);
 }
 
 /* RUN: R follows SHORT's delay; a grant when due. */
 static void state_run(struct spill *s, uint64_t now, const struct spill_obs *o)
 {
 	spill_adapt_rate(s, now);
+	if (s->short_lossy && s->grants_taken_gen) {
+		spill_set_state(s, SPILL_RETURN, now);
+		spill_say(s, "SHORT loses %.2f %% of probes, LONG %.2f %%: the spilled flows return to LONG",
+			  s->loss_ppm[SPILL_SHORT] / 1e4, s->loss_ppm[SPILL_LONG] / 1e4);
+		return;
+	}
 	if (spill_grant_due(s, now, o)) {
 		s->held_since_ns = now;
 		spill_set_state(s, SPILL_HOLD_WAIT, now);
@@ -191,6 +215,35 @@ static void state_hold(struct spill *s, uint64_t now, const struct spill_obs *o)
 		spill_set_state(s, SPILL_RUN, now);
 }
 
+/* RETURN: R as in RUN, no grant; a new generation (every flow of this
+ * one long again) once that is in order (spill_return_in_order()), or
+ * after SPILL_RETURN_WAIT_NS without that moment; back to RUN, the flows
+ * kept, when SHORT's loss is back within the margin. */
+static void state_return(struct spill *s, uint64_t now,
+			 const struct spill_obs *o)
+{
+	uint16_t gen = s->gen;
+	bool in_order;
+
+	spill_adapt_rate(s, now);
+	if (!s->short_lossy) {
+		spill_set_state(s, SPILL_RUN, now);
+		spill_say(s, "SHORT's loss back within %.2f %% of LONG's: the spilled flows stay",
+			  s->p.loss_margin_ppm / 1e4);
+		return;
+	}
+	in_order = spill_return_in_order(s, now, o);
+	if (!in_order && now - s->state_since_ns < SPILL_RETURN_WAIT_NS)
+		return;
+	s->returned_in_order = in_order;
+	/* the rate stays: what the returned flows left in the class drains
+	 * at it (the order above counts on that), and SHORT is the same */
+	new_generation(s, now);
+	spill_say(s, "generation %u: the flows spilled in %u returned to LONG (%s)",
+		  s->gen, gen, in_order ? "in order: LONG's least delay above SHORT's worst and the class's queue"
+				       : "not known to be in order: no moment found in time");
+}
+
 /* What to apply, from the state. */
 static void act_of(const struct spill *s, struct spill_act *a)
 {
@@ -225,6 +278,11 @@ void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		break;
 	case SPILL_HOLD:
 		state_hold(s, now_ns, o);
+		break;
+	case SPILL_RETURN:
+		state_return(s, now_ns, o);
+		break;
+	case SPILL_STATES:
 		break;
 	}
 	act_of(s, a);

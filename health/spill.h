@@ -44,9 +44,16 @@
 #define SPILL_DEF_GRANT_GAP_NS (2 * SPILL_NS_PER_S)
 #define SPILL_DEF_HOLD_MARGIN_NS (20 * SPILL_NS_PER_MS)
 #define SPILL_DEF_FRAME_SHARE_PCT 10
+/* SHORT's probe loss above LONG's by more than this (parts per million:
+ * 0.5 percentage points) stops grants and returns the spilled flows */
+#define SPILL_DEF_LOSS_MARGIN_PPM 5000
 /* A full frame on the tunnel (Ethernet header included), for the frame
  * share: how long a short packet may wait behind one spilled frame. */
 #define SPILL_FRAME_BYTES 1514
+/* In state RETURN, how long the return waits for the moment it is in
+ * order before it goes anyway: a flow on a lossy SHORT costs more than
+ * one reordering. */
+#define SPILL_RETURN_WAIT_NS SPILL_NS_PER_S
 /* The longest the class holds packets for a grant, from the tick that asks
  * for the hold to the one that releases it, whatever the delays say: a
  * spilled flow never stalls longer (issue: a hold computed from delays of
@@ -81,6 +88,8 @@ struct spill_params {
 	uint64_t short_rate_bps; /* SHORT's configured rate ([spill]
 				 * tunnel-rate); 0: not configured. The frame
 				 * share's capacity when given */
+	uint32_t loss_margin_ppm; /* SHORT loses more than LONG by this:
+				 * no grant, the spilled flows return */
 };
 
 void spill_params_default(struct spill_params *p);
@@ -94,8 +103,12 @@ enum spill_state {
 	SPILL_HOLD_WAIT, /* a grant is due: waiting for the hold */
 	SPILL_GRANT,	/* held, one grant open */
 	SPILL_HOLD,	/* the grant closed: held until LONG has drained */
+	SPILL_RETURN,	/* SHORT loses: no grant; the spilled flows return
+			 * to LONG (a new generation) once that is in
+			 * order, or after SPILL_RETURN_WAIT_NS */
+	SPILL_STATES
 };
-/* "off", "run", "hold-wait", "grant", "hold" */
+/* "off", "run", "hold-wait", "grant", "hold", "return" */
 const char *spill_state_name(enum spill_state s);
 
 /* The rate's phase, in state RUN (spill_rate.c says the transitions). */
@@ -146,6 +159,11 @@ struct spill_obs {
 				 * begins at a quarter of its rate */
 	uint64_t spill_backlog_bytes; /* queued in the class now */
 	uint64_t taken;		/* fs_spill: grants taken */
+	/* health's probes of each tunnel over its loss window (struct
+	 * health: window_lost of window_len): the loss ratio and how much
+	 * evidence it rests on; 0 of 0: unknown (no loss) */
+	uint32_t probes_lost[SPILL_TUNNELS];
+	uint32_t probes_window[SPILL_TUNNELS];
 };
 
 /* What to apply. */
@@ -234,6 +252,13 @@ struct spill {
 				 * 0 in the other phases */
 	bool frame_gated;	/* a grant was due but the path too short for
 				 * a frame (said once per generation) */
+	uint32_t loss_ppm[SPILL_TUNNELS]; /* probe loss, the last tick */
+	bool short_lossy;	/* SHORT loses more than LONG by the margin,
+				 * on SPILL_LOSS_MIN_LOST lost probes at
+				 * least */
+	bool loss_gated;	/* a grant was due but SHORT lossy (said once
+				 * per generation) */
+	bool returned_in_order;	/* the last return found the moment */
 	char why[160];
 	bool changed;
 };

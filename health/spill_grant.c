@@ -65,6 +65,49 @@ static bool frame_fits(struct spill *s)
 	return false;
 }
 
+/* The tunnels' probe loss from health's windows; SHORT is lossy when it
+ * lost at least SPILL_LOSS_MIN_LOST probes and its ratio is above LONG's
+ * by more than loss_margin. Compared with LONG's, not with 0: a
+ * congested LONG loses probes in its full FIFO, and that is no reason
+ * against SHORT. */
+void spill_loss_update(struct spill *s, const struct spill_obs *o)
+{
+	unsigned int t;
+
+	for (t = 0; t < SPILL_TUNNELS; t++)
+		s->loss_ppm[t] = o->probes_window[t] ?
+			(uint32_t)((uint64_t)o->probes_lost[t] * 1000000 /
+				   o->probes_window[t]) : 0;
+	s->short_lossy = o->probes_lost[SPILL_SHORT] >= SPILL_LOSS_MIN_LOST &&
+			 s->loss_ppm[SPILL_SHORT] >
+				 (uint64_t)s->loss_ppm[SPILL_LONG] + s->p.loss_margin_ppm;
+}
+
+/*
+ * Is a return of the spilled flows to LONG in order now? A new generation
+ * makes them long from their next packet (bpf/flowsplit.h, fs_spill: the
+ * datapath keeps no gap for it), so it is in order when a packet sent on
+ * LONG now arrives after every packet already sent to SHORT: LONG's least
+ * delay of its last probes above SHORT's worst, by the class's backlog at
+ * its rate and the margin. Only one-way delays of both tunnels compare
+ * (the far end's clock offset cancels); with RTTs nothing proves it.
+ */
+bool spill_return_in_order(const struct spill *s, uint64_t now,
+			   const struct spill_obs *o)
+{
+	const struct spill_delay *l = &s->d[SPILL_LONG], *sh = &s->d[SPILL_SHORT];
+	uint64_t w = spill_filter_window(s, SHORT_FILTER_INTERVALS);
+	uint64_t l_lo, l_hi, s_lo, s_hi, drain;
+
+	if (!l->one_way || !sh->one_way ||
+	    !spill_delay_recent(l, now > w ? now - w : 0, &l_lo, &l_hi) ||
+	    !spill_delay_recent(sh, now > w ? now - w : 0, &s_lo, &s_hi))
+		return false;
+	drain = o->spill_backlog_bytes * 8 * SPILL_NS_PER_S /
+		(s->rate_bps ? s->rate_bps : 1);
+	return l_lo >= s_hi + drain + s->p.hold_margin_ns;
+}
+
 /* RUN: is a grant due? Says why when it is. */
 bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 {
@@ -82,6 +125,16 @@ bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 		      spill_filter_window(s, SHORT_FILTER_INTERVALS), &qd_s) ||
 	    qd_s > s->p.target_ns / 2)
 		return false;	/* SHORT is not calm */
+	if (s->short_lossy) {
+		if (!s->loss_gated) {
+			s->loss_gated = true;
+			spill_say(s, "no grant: SHORT loses %.2f %% of probes, LONG %.2f %% (margin %.2f)",
+				  s->loss_ppm[SPILL_SHORT] / 1e4,
+				  s->loss_ppm[SPILL_LONG] / 1e4,
+				  s->p.loss_margin_ppm / 1e4);
+		}
+		return false;
+	}
 	if (s->used_avg_bps * 100 >= s->rate_bps * ROOM_PCT ||
 	    o->spill_backlog_bytes >= FULL_BACKLOG_BYTES ||
 	    (s->last_full_ns && now - s->last_full_ns < ROOM_FOR_NS))

@@ -71,6 +71,8 @@
 #define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 #define START_LONG_DIV 4		/* a start-up from LONG's capacity / 4 */
+#define SPILL_LOSS_MIN_LOST 2		/* SHORT lossy on at least 2 lost probes
+					 * in its window: one is chance */
 
 /* spill.c */
 __attribute__((format(printf, 2, 3)))
@@ -111,6 +113,9 @@ void spill_rate_grant(struct spill *s);
 void spill_adapt_rate(struct spill *s, uint64_t now);
 
 /* spill_grant.c */
+void spill_loss_update(struct spill *s, const struct spill_obs *o);
+bool spill_return_in_order(const struct spill *s, uint64_t now,
+			   const struct spill_obs *o);
 bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o);
 void spill_grant_close(struct spill *s, uint64_t now);
 

@@ -79,6 +79,14 @@ struct sim {
 	bool rtt_only[SPILL_TUNNELS];	/* with one_way: this tunnel's far
 					 * end drops timestamp requests (its
 					 * samples are RTTs) */
+	/* health's probe loss: lost of window, per tunnel (spill_obs) */
+	uint32_t lost[SPILL_TUNNELS], window[SPILL_TUNNELS];
+	/* at the last generation change with flows spilled: when the last
+	 * packet already sent to SHORT arrives (the class's backlog at its
+	 * rate and SHORT's forward delay) and when a packet sent on LONG
+	 * then arrives (LONG's forward delay), both after the change */
+	uint64_t ret_short_ns, ret_long_ns;
+	unsigned int returns;
 	/* the class as applied */
 	bool held;
 	double backlog, tx_bytes, short_tx_bytes;
@@ -136,6 +144,14 @@ static void apply(struct sim *m)
 	m->held = m->act.hold;
 	if (m->act.gen != m->spilled_gen) {
 		/* another generation: the spilled flows are long again */
+		if (m->spilled) {
+			m->returns++;
+			m->ret_short_ns = (uint64_t)(m->backlog * 8 /
+					 (m->act.rate_bps ? m->act.rate_bps : 1) * 1e9) +
+					  m->base_short_ns / 2 +
+					  (uint64_t)(short_qd_ms(m) * MS);
+			m->ret_long_ns = m->base_long_ns / 2 + (uint64_t)m->long_q_ns;
+		}
 		m->waiting += m->spilled;
 		m->spilled = 0;
 		m->spilled_gen = m->act.gen;
@@ -158,6 +174,8 @@ static void tick(struct sim *m)
 		.long_tx_bytes = (uint64_t)m->long_tx_bytes,
 		.spill_backlog_bytes = (uint64_t)m->backlog,
 		.taken = m->taken,
+		.probes_lost = { m->lost[SPILL_SHORT], m->lost[SPILL_LONG] },
+		.probes_window = { m->window[SPILL_SHORT], m->window[SPILL_LONG] },
 	};
 
 	spill_tick(&m->s, m->now, &o, &m->act);
@@ -1335,6 +1353,121 @@ static void test_reconfigure(void)
 	       "SHORT's samples change kind: its delays start afresh, LONG's stay, the generation goes on");
 }
 
+/* Health's loss windows: @ls of 100 probes lost on SHORT, @ll on LONG. */
+static void sim_loss(struct sim *m, uint32_t ls, uint32_t ll)
+{
+	m->window[SPILL_SHORT] = m->window[SPILL_LONG] = 100;
+	m->lost[SPILL_SHORT] = ls;
+	m->lost[SPILL_LONG] = ll;
+}
+
+/* Issue 37: SHORT starts to lose (3 % of probes, LONG none) while a flow
+ * is spilled: the flows return to LONG (a new generation), in order when
+ * the delays prove it (one-way: LONG's least delay above SHORT's worst and
+ * the class's queue), else after SPILL_RETURN_WAIT_NS; no grant while the
+ * loss lasts; grants again once it is gone. */
+static void test_loss_short(bool one_way)
+{
+	uint64_t t0, took;
+	uint16_t gen;
+	struct sim m;
+
+	sim_init(&m);
+	m.one_way = one_way;
+	tap_prefix = one_way ? "loss, one-way: " : "loss, RTTs: ";
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 0, 0);
+	run_for(&m, LONG_IDLE_NS + 8 * SEC);
+	gen = m.act.gen;
+	t0 = m.now;
+	sim_loss(&m, 3, 0);
+	while (m.act.gen == gen && m.now - t0 < 5 * SEC)
+		step(&m);
+	took = m.now - t0;
+	if (one_way)
+		tap_ok(m.returns == 1 && m.spilled == 0 && m.s.returned_in_order &&
+		       took <= 2 * m.p.interval_ns + FAST_TICK_NS &&
+		       m.ret_long_ns >= m.ret_short_ns,
+		       "SHORT 3 %%, LONG 0 %%: the spilled flow back on LONG %.0f ms later, in order (LONG's first packet after %.0f ms, SHORT's last %.0f ms)",
+		       took / 1e6, m.ret_long_ns / 1e6, m.ret_short_ns / 1e6);
+	else
+		tap_ok(m.returns == 1 && m.spilled == 0 && !m.s.returned_in_order &&
+		       took >= SPILL_RETURN_WAIT_NS &&
+		       took <= SPILL_RETURN_WAIT_NS + 2 * m.p.interval_ns,
+		       "SHORT 3 %%, LONG 0 %%, no one-way delays to prove an order: the flow back on LONG after %.0f ms (wait %.0f ms)",
+		       took / 1e6, SPILL_RETURN_WAIT_NS / 1e6);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 0 && m.act.state == SPILL_RUN &&
+	       m.s.loss_gated,
+	       "while SHORT loses: no grant in 20 s (taken %llu): %s",
+	       (unsigned long long)m.taken, m.act.why);
+	sim_loss(&m, 0, 0);
+	run_for(&m, 5 * SEC);
+	tap_ok(m.taken == 2 && m.spilled == 1,
+	       "SHORT clean again: a grant (taken %llu)", (unsigned long long)m.taken);
+	tap_prefix = "";
+}
+
+/* Loss on LONG only (its full FIFO drops probes): grants as before. */
+static void test_loss_long(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 0, 5);
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 1,
+	       "LONG loses 5 %%, SHORT none: a grant within 3 s, as without loss");
+	sim_loss(&m, 2, 5);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.returns == 0 && m.spilled == 1 && m.act.gen == 1,
+	       "SHORT 2 %%, LONG 5 %%: the flow stays spilled for 20 s (state %s)",
+	       spill_state_name(m.act.state));
+}
+
+/* One lost probe on SHORT (1 % of its window) changes nothing: it is
+ * above LONG's 0 by more than the margin, but one loss is chance. */
+static void test_loss_single(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	sim_loss(&m, 1, 0);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 1 && m.returns == 0 &&
+	       m.act.gen == 1 && m.act.state != SPILL_RETURN,
+	       "one SHORT probe lost (1 %% of its window), LONG none: nothing changes in 20 s");
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 1, 0);
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	tap_ok(m.taken == 1,
+	       "and it does not stop a grant (taken %llu)", (unsigned long long)m.taken);
+}
+
+/* SHORT lossy from the start: no grant at all, the reason said once. */
+static void test_loss_no_grant(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 2, 0);
+	run_for(&m, 30 * SEC);
+	tap_ok(m.taken == 0 && m.act.state == SPILL_RUN && m.s.loss_gated &&
+	       !strncmp(m.s.why, "no grant: SHORT loses", 21),
+	       "SHORT loses 2 %%, LONG none, LONG congested: no grant in 30 s (%s)",
+	       m.s.why);
+}
+
 int main(void)
 {
 	test_long_headroom();
@@ -1372,5 +1505,10 @@ int main(void)
 	test_hold_bound();
 	test_frame_share_configured();
 	test_reconfigure();
+	test_loss_short(true);
+	test_loss_short(false);
+	test_loss_long();
+	test_loss_single();
+	test_loss_no_grant();
 	return tap_done();
 }
