@@ -10,18 +10,22 @@
  * (a probe's one-way delay above the path's minimum; its RTT where the
  * far end does not answer ICMP timestamp requests), and when one more
  * long flow may spill (a grant the datapath hands to the next long flow,
- * bpf/flowsplit.h fs_spill): only while LONG is congested, SHORT is calm
- * and the flows already spilled do not fill R. A flow that may still have
- * packets in LONG's queue moves only behind a hold: the class sends
- * nothing until LONG's worst recent delay (less SHORT's minimum, with
- * one-way delays) has passed since the grant closed, so no moved packet
- * overtakes one of its own.
+ * bpf/flowsplit.h fs_spill): only while LONG is congested, SHORT is calm,
+ * does not lose more than LONG, and the flows already spilled do not fill
+ * R. A flow that may still have packets in LONG's queue moves only behind
+ * a hold: the class sends nothing until LONG's worst recent delay (less
+ * SHORT's minimum, with one-way delays) has passed since the grant
+ * closed, so no moved packet overtakes one of its own; never longer than
+ * SPILL_HOLD_MAX_NS. A SHORT that starts to lose returns the spilled
+ * flows to LONG (a new generation), in order when the delays allow.
  *
  * Pure: no clock read, no I/O. The caller feeds probe delays
- * (spill_sample()) and, every tick, counters and the tunnels' health
- * (spill_tick()), all on its own CLOCK_MONOTONIC, and applies what
- * spill_tick() returns: the generation and the grants (fs_spill), the
- * class rate or the hold. The unit tests drive it on simulated time.
+ * (spill_sample()) and, every tick, counters, the tunnels' health and
+ * their probe loss (spill_tick()), all on its own CLOCK_MONOTONIC, every
+ * other change of its inputs through spill_reconfigure(), and applies
+ * what spill_tick() returns: the generation and the grants (fs_spill),
+ * the class rate or the hold. The unit tests drive it on simulated time.
+ * The implementation: spill.c and the files spill_int.h lists.
  *
  * Units: *_ns nanoseconds, *_bps bits per second, *_bytes bytes.
  */

@@ -18,7 +18,12 @@
  * drains the queue; a failover ends the generation in the same tick and
  * opens the top, and the next starts afresh; an untaken grant is
  * withdrawn; an estimate that jitter made far too low is doubted and
- * checked, the top back within seconds, and a real drop is checked once.
+ * checked, the top back within seconds, and a real drop is checked once;
+ * the hold with samples of two kinds (one tunnel's far end dropping
+ * timestamp requests) and its absolute bound; the frame share at SHORT's
+ * configured rate; spill_reconfigure() in each state it meets; loss: a
+ * lossy SHORT gets no grant and its spilled flows return to LONG in
+ * order, loss on LONG or one lost probe changes nothing.
  * SPILL_SIM_LOG=1 prints the controller's decisions as TAP comments.
  */
 #include <math.h>
