@@ -260,6 +260,7 @@ struct spill {
 	bool short_lossy;	/* SHORT loses more than LONG by the margin,
 				 * on SPILL_LOSS_MIN_LOST lost probes at
 				 * least */
+	uint64_t lossy_last_ns;	/* the last tick it did (0: never) */
 	bool loss_gated;	/* a grant was due but SHORT lossy (said once
 				 * per generation) */
 	bool returned_in_order;	/* the last return found the moment */

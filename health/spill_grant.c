@@ -65,7 +65,8 @@ static bool frame_fits(struct spill *s)
 	return false;
 }
 
-/* The tunnels' probe loss from health's windows; SHORT is lossy when it
+/* The tunnels' probe loss from health's windows (the tick's counters
+ * taken: last_tick_ns is now); SHORT is lossy when it
  * lost at least SPILL_LOSS_MIN_LOST probes and its ratio is above LONG's
  * by more than loss_margin. Compared with LONG's, not with 0: a
  * congested LONG loses probes in its full FIFO, and that is no reason
@@ -81,6 +82,8 @@ void spill_loss_update(struct spill *s, const struct spill_obs *o)
 	s->short_lossy = o->probes_lost[SPILL_SHORT] >= SPILL_LOSS_MIN_LOST &&
 			 s->loss_ppm[SPILL_SHORT] >
 				 (uint64_t)s->loss_ppm[SPILL_LONG] + s->p.loss_margin_ppm;
+	if (s->short_lossy)
+		s->lossy_last_ns = s->last_tick_ns;
 }
 
 /*
@@ -125,7 +128,8 @@ bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 		      spill_filter_window(s, SHORT_FILTER_INTERVALS), &qd_s) ||
 	    qd_s > s->p.target_ns / 2)
 		return false;	/* SHORT is not calm */
-	if (s->short_lossy) {
+	if (s->short_lossy ||
+	    (s->lossy_last_ns && now - s->lossy_last_ns < LOSS_QUIET_NS)) {
 		if (!s->loss_gated) {
 			s->loss_gated = true;
 			spill_say(s, "no grant: SHORT loses %.2f %% of probes, LONG %.2f %% (margin %.2f)",

@@ -73,6 +73,12 @@
 #define START_LONG_DIV 4		/* a start-up from LONG's capacity / 4 */
 #define SPILL_LOSS_MIN_LOST 2		/* SHORT lossy on at least 2 lost probes
 					 * in its window: one is chance */
+#define LOSS_QUIET_NS (30 * SPILL_NS_PER_S) /* no grant until SHORT was not
+					 * lossy for 30 s (3 default loss
+					 * windows): at 1 % loss a window of
+					 * 100 probes holds 2 lost a quarter
+					 * of the time, and grants and returns
+					 * would take turns */
 
 /* spill.c */
 __attribute__((format(printf, 2, 3)))
