@@ -75,7 +75,7 @@ $(BUILD)/tests/unit-tcfg: tests/unit/test_tcfg.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
 
-# the spill controller (health/spill.c, pure) on simulated time
+# the spill controller (health/spill*.c, pure) on simulated time
 $(BUILD)/tests/unit-spill-ctl: tests/unit/test_spill_ctl.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) -lm
