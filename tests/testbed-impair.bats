@@ -14,10 +14,10 @@ APPS=$FS_ROOT/testbed/apps
 
 setup_file() {
 	# SHORT (path 1): 20 % random loss up, a 50 % brownout down from 1 s
-	# for 4 s on the schedule; LONG (path 2): bursty loss down, 10 ms more
+	# for 8 s on the schedule; LONG (path 2): bursty loss down, 10 ms more
 	# delay up
 	tb_up --rate-mbit 20 --delay-ms 5 --impair short:up:loss=20% \
-		--impair path1:down:at=1:for=4:loss=50% \
+		--impair path1:down:at=1:for=8:loss=50% \
 		--impair long:down:burst-loss=10%:burst-len=3 --impair path2:up:delay=10
 }
 
@@ -55,20 +55,20 @@ line() {
 	line 2 1 | jq -e '.burst_loss_pct == 10 and .burst_len == 3 and .loss_pct == 0 and .delay_ms == 5'
 	line 2 2 | jq -e '.delay_ms == 15 and .loss_pct == 0'
 	# the brownout: a phase of path 1's down line, none elsewhere
-	jq -e '.phases == [{"line": 1, "at_s": 1, "end_s": 5, "active": .phases[0].active,
+	jq -e '.phases == [{"line": 1, "at_s": 1, "end_s": 9, "active": .phases[0].active,
 		"loss_pct": 50, "rx": .phases[0].rx, "lost": .phases[0].lost}]' "/run/$P/delayline-w1.json"
 	jq -e '.phases == []' "/run/$P/delayline-w2.json"
 	jq -e 'length == 4 and
 		(map(select(.path == 1 and .dir == "up"))[0] | .loss_pct == 20 and .at_s == null) and
-		(map(select(.path == 1 and .dir == "down"))[0] | .loss_pct == 50 and .at_s == 1 and .for_s == 4) and
+		(map(select(.path == 1 and .dir == "down"))[0] | .loss_pct == 50 and .at_s == 1 and .for_s == 8) and
 		(map(select(.path == 2 and .dir == "down"))[0] | .burst_loss_pct == 10 and .burst_len == 3) and
 		(map(select(.path == 2 and .dir == "up"))[0] | .extra_delay_ms == 10 and .tunnel == "LONG")' \
 		"/run/$P/impair.json"
 }
 
 @test "pings: SHORT's underlay loses about 20 %, LONG's RTT has the extra 10 ms" {
-	# after the brownout (the schedule's clock past 5 s): path 1 loses up only
-	fs_wait_for 15 sh -c "kill -USR1 \$(cat /run/$P/delayline-w1.pid); jq -e '.schedule_t_s > 5.2' /run/$P/delayline-w1.json >/dev/null"
+	# after the brownout (the schedule's clock past 9 s): path 1 loses up only
+	fs_wait_for 20 sh -c "kill -USR1 \$(cat /run/$P/delayline-w1.pid); jq -e '.schedule_t_s > 9.2' /run/$P/delayline-w1.json >/dev/null"
 	local before
 	before=$(line 1 2 | jq .lost)
 	run ip netns exec "$P-ra" ping -c 300 -i 0.01 -W 1 172.16.1.6
@@ -91,12 +91,15 @@ line() {
 }
 
 @test "testbed impair: the schedule from its start; the brownout drops on path 1 down while it lasts" {
+	local starts
+	starts=$(jq .schedule_starts "/run/$P/delayline-w1.json")
 	run "$TB" impair --prefix "$P"
 	echo "$output"
 	[ "$status" -eq 0 ]
 	jq -e 'length == 4 and all(.[]; has("lost") and has("lost_burst") and has("now"))' <<<"$output"
-	jq -e '.schedule_starts >= 2 and .schedule_t_s < 1 and .phases[0].rx == 0' "/run/$P/delayline-w1.json"
-	# into the brownout (1..5 s): echoes come back through path 1's down line
+	# the schedule started over (once), its phase's counters with it
+	jq -e --argjson s "$starts" 'map(select(.path == 1))[0] | .schedule_starts == $s + 1 and .phases[0].rx == 0' <<<"$output"
+	# into the brownout (1..9 s): echoes come back through path 1's down line
 	sleep 1.5
 	run ip netns exec "$P-ra" ping -c 100 -i 0.01 -W 1 172.16.1.6
 	echo "$output" | tail -n 2
@@ -115,6 +118,12 @@ line() {
 		all(.[]; (.rx | type) == "number" and .lost >= 0 and .lost_burst >= 0)' "$d/meta.json"
 	# the schedule started over at the run's start
 	[ -s "$d/delayline-w1-start.json" ] && [ -s "$d/delayline-w1.json" ]
+}
+
+@test "a testbed run records the impairments; its delay line losses are impaired, not dropped" {
+	local d=$BATS_TEST_TMPDIR/tbrun
+	"$TB" run --prefix "$P" --mode split --out "$d" --duration 3 --req-rate 5 --bg-util 0 --tap no
+	jq -e '(.impairments | length == 4) and .delayline.impaired > 0 and .delayline.dropped == 0' "$d/meta.json"
 }
 
 @test "down stops the impaired delay lines and leaves nothing behind" {
