@@ -656,7 +656,8 @@ def spill_plot(rows, outdir):
             ax.set_title("%s" % app)
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "spill.png"), dpi=110)
     plt.close(fig)
@@ -699,7 +700,8 @@ def plots(rows, outdir):
             ax.set_title("%s, bulk %s" % (app, cc))
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, "apps-%s.png" % name), dpi=110)
         plt.close(fig)
