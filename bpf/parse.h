@@ -33,7 +33,6 @@ struct fs_vlan_hdr {
 	__be16 encap_proto;
 };
 
-#define FS_IP_MF	0x2000		/* IPv4 more-fragments flag */
 #define FS_IP_OFFSET	0x1fff		/* IPv4 fragment offset mask */
 #define FS_IP6_OFFSET	0xfff8		/* IPv6 fragment header offset mask */
 /* TC: bytes pulled into the linear part when the headers are not all there

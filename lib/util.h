@@ -2,7 +2,7 @@
 /*
  * util.h - small helpers shared by splitctl, tunnel-cfg and fct-tap:
  * exit codes, logging, strict number parsing, clocks, stop signals and
- * safe output files. No BPF and no netlink in here (see bpfutil.h).
+ * safe output files. No BPF and no netlink in here.
  *
  * Error convention (the xdp-tools one): library-like code returns 0 or a
  * negative errno and leaves the words to its caller, which knows what the

@@ -11,7 +11,7 @@ $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 
 # second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this;
 # health/ (HEALTH_LIB) calls tunnel-cfg, which calls lib/ (FSLIB: the output
-# layer, parsers and the BPF helpers of bpfutil.h): linked in that order
+# layer, parsers): linked in that order
 $(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
 	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) \
 		$(FSLIB_LIBS) $(SPLITCTL_LIBS)

@@ -28,3 +28,10 @@ $(BUILD)/dlprobe: testbed/delayline/dlprobe.c $$(FSLIB)
 	$(CC) $(CFLAGS) $(FSLIB_CFLAGS) $< -o $@ $(FSLIB) $(FSLIB_LIBS)
 
 ALL_TARGETS += $(BUILD)/delayline $(BUILD)/dlprobe
+
+# docs/results/ (and the README's headline table): tables and plots from
+# docs/results/data/ (testbed/analysis/regen_docs.py; tests/docs.bats
+# checks that the committed pages agree with the data)
+.PHONY: results-docs
+results-docs:
+	/usr/bin/python3 testbed/analysis/regen_docs.py

@@ -244,7 +244,7 @@ caps() {
 	wan_sc "$A" -j route show | jq -e '.state == "down"'
 }
 
-wide_route() { # route up of the README's wider prefixes, a /16 and a /48
+wide_route() { # route up of the deploy guide's wider prefixes, a /16 and a /48
 	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/16 --prefix fd02::/48 --lan-dev lana \
 		--via-short 192.168.101.2 --via-short fd10:1::2 \

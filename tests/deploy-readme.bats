@@ -1,13 +1,14 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0
-# The README's "Deploy on a border router" section, literally: every
-# `splitctl` command of its code blocks, in order and as written, runs on
+# The deploy guide's "Deploy, step by step" section (docs/deploy.md),
+# literally: every `splitctl` command of its code blocks, in order and as
+# written, runs on
 # router A; A then carries IPv4 and IPv6 traffic of both classes through
 # the right tunnel, and the section's last command, `splitctl down`,
 # removes everything splitctl made there.
 #   $C1 --(c0/lan0)--  $A  --(wan0/wan0, wan1/wan1: the underlays)-- $B --(lanb/s0)-- $S
 #   $C2 --(c1/lan1)--
-# B is the peer router (set up by this file, as the README tells: the same
+# B is the peer router (set up by this file, as the guide tells: the same
 # commands with the addresses swapped).
 FS_PREFIX=fsto
 load lib/common
@@ -68,26 +69,26 @@ teardown() {
 	fs_teardown
 }
 
-# on NS CMD: a README command line, as written, in namespace NS with its
+# on NS CMD: a guide's command line, as written, in namespace NS with its
 # own instance directory
 on() {
 	ip netns exec "$1" env PATH="$D/bin:$PATH" FLOWSPLIT_PIN_DIR="$BPF/$1" sh -ec "$2"
 }
 
-# B: the README's tunnels and routes, addresses swapped, A's prefixes
+# B: the guide's tunnels and routes, addresses swapped, A's prefixes
 peer_setup() {
 	on "$B" "splitctl tunnel add sdwan0 vxlan --vni 101 --local 172.16.1.2 --remote 172.16.1.1 --dev wan0 --address 192.168.101.2/30 --address fd10:1::2/64"
 	on "$B" "splitctl tunnel add sdwan1 vxlan --vni 102 --local 172.16.2.2 --remote 172.16.2.1 --dev wan1 --address 192.168.102.2/30 --address fd10:2::2/64"
 	on "$B" "splitctl route up --mode split --short-dev sdwan0 --long-dev sdwan1 --prefix 10.1.0.0/16 --prefix fd01::/16 --lan-dev lanb --via-short 192.168.101.1 --via-short fd10:1::1 --via-long 192.168.102.1 --via-long fd10:2::1"
 }
 
-# The splitctl commands of the README's deploy section: code lines
+# The splitctl commands of the guide's step-by-step section: code lines
 # (indented 4 or more), continuation lines joined, in order.
 readme_commands() {
-	awk '/^## Deploy on a border router/ { on = 1; next } /^## / { on = 0 }
+	awk '/^## Deploy, step by step/ { on = 1; next } /^## / { on = 0 }
 	     on && /^    / { sub(/^ +/, ""); line = line $0
 		     if (line ~ /\\$/) { sub(/\\$/, "", line); next }
-		     if (line ~ /^splitctl /) print line; line = "" }' "$FS_ROOT/README.md" |
+		     if (line ~ /^splitctl /) print line; line = "" }' "$FS_ROOT/docs/deploy.md" |
 		tr -s ' '
 }
 
@@ -104,7 +105,7 @@ transfer() {
 	fs_wait_for 10 sh -c "[ \$(stat -c %s '$D/rx-$3') -eq 2000000 ]"
 }
 
-@test "README deploy section, literally: IPv4 and IPv6 of both classes through the right tunnel, then down" {
+@test "docs/deploy.md step by step, literally: IPv4 and IPv6 of both classes through the right tunnel, then down" {
 	mapfile -t cmds < <(readme_commands)
 	printf '%s\n' "${cmds[@]}"
 	[ "${#cmds[@]}" -ge 12 ]
@@ -128,7 +129,7 @@ transfer() {
 		transfer "$1" "$2" "$3" "$4"
 		s1=$(tx_bytes "$A" sdwan0) l1=$(tx_bytes "$A" sdwan1)
 		echo "$4: SHORT +$((s1 - s0)) B, LONG +$((l1 - l0)) B"
-		# the README sets reshort-gap 50: a sender that pauses longer
+		# the guide sets reshort-gap 50: a sender that pauses longer
 		# (a loaded machine) sends one more threshold short, so the
 		# bounds are the whole transfer and SHORT well below LONG
 		[ $((s1 - s0 + l1 - l0)) -gt 1900000 ]

@@ -41,8 +41,8 @@ r8() { echo $((($1 + 7) / 8 * 8)); }
 	done
 	mb=$(( (total + 500000) / 1000000 ))
 	echo "# ${fig[0]} B per IPv4 flow, ${fig[1]} B per IPv6 flow, about $mb MB with the defaults"
-	grep -q "Memory: ${fig[0]} B per IPv4 flow, ${fig[1]} B per IPv6 flow" "$FS_ROOT/README.md"
-	grep -q "about $mb MB, allocated in full" "$FS_ROOT/README.md"
+	grep -q "Memory: ${fig[0]} B per IPv4 flow, ${fig[1]} B per IPv6 flow" "$FS_ROOT/docs/deploy.md"
+	grep -q "about $mb MB, allocated in full" "$FS_ROOT/docs/deploy.md"
 	grep -q "${fig[0]} B per IPv4 flow, ${fig[1]} B per IPv6 flow in the LRU tables" "$FS_ROOT/docs/design.md"
 	tr '\n' ' ' <"$FS_ROOT/loader/splitctl.8" | grep -q "${fig[0]} B per IPv4 flow, ${fig[1]} B per IPv6 flow, about $mb MB with the defaults"
 	# and no other figure per flow anywhere in the docs

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <linux/rtnetlink.h>
 
+#include "flowsplit.h"
 #include "tcfg.h"
 
 void tcfg_rules_wanted(const struct tcfg_spec *s, int dscp, bool use_dscp,
@@ -37,7 +38,7 @@ void tcfg_rules_wanted(const struct tcfg_spec *s, int dscp, bool use_dscp,
 				if (use_dscp)
 					lr.dscp = dscp;
 				else
-					lr.tos = (dscp << 2) & TCFG_TOS_MASK;
+					lr.tos = (dscp << 2) & FS_TOS_RULE_MASK;
 				want->r[want->n++] = lr;
 			}
 			r.prio = s->priority + 1;

@@ -40,9 +40,6 @@ struct json_object;
 
 #define TCFG_MAX_OBJS 256	/* rules or routes of ours read back from the kernel */
 
-/* The classic rule selector matches the TOS byte within this mask: DSCP 1..7. */
-#define TCFG_TOS_MASK 0x1c
-
 /* The failure reason of the innermost function that failed. */
 struct tcfg_err {
 	char msg[512];
