@@ -8,7 +8,8 @@
 #
 #   make test    install missing packages, build, run every test
 #   make demo    install missing packages, build, run the testbed comparison
-#                (real applications under long-lived bulk at RTT 40 ms)
+#                (real applications under long-lived bulk at RTT 40 ms,
+#                ECMP vs flowsplit as deployed: the agent on both routers)
 #   make demo-filehosting  the same with flowgen's file-hosting mix
 #   make bench   install missing packages, build, run the benchmarks
 #   make sanitize  splitctl and the user-space unit tests with ASan and UBSan
