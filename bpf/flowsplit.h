@@ -427,14 +427,17 @@ _Static_assert(sizeof(struct fs_stats) == 8 * FS_STAT_MAX, "fs_stats layout");
 struct dup_config {
 	__u32 flags;		/* FS_DUP_F_* */
 	__u32 long_ifindex;	/* fs_dup: where the copy goes (egress) */
+	__u32 short_ifindex;	/* fs_dup runs at its egress (splitctl's
+				 * record; the programs do not read it) */
+	__u32 window_ms;	/* operator-facing value */
 	__u8 long_dmac[6];	/* fs_dup: the copy's Ethernet destination,
 				 * the LONG tunnel peer's address (wire order) */
 	__u8 long_smac[6];	/* fs_dup: its source, the LONG device's own
 				 * address (wire order) */
-	__u32 window_ms;	/* operator-facing value */
-	__u64 window_jiffies;	/* the same window in jiffies, per packet */
+	__u8 pad[4];		/* must be zero */
+	__u64 window_jiffies;	/* the window in jiffies, used per packet */
 };
-_Static_assert(sizeof(struct dup_config) == 32, "dup_config layout");
+_Static_assert(sizeof(struct dup_config) == 40, "dup_config layout");
 
 /* What makes two arrivals the same segment (docs/design.md, *Duplicating
  * the short class*): the directional flow, the TCP sequence and
