@@ -146,3 +146,25 @@ underlay_loss() { # NS DEV PERMILLE
 	[ "$(dup_counter "$A" dup_packets)" -ge 40 ]
 	[ "$d1" -ge $((d0 + 10)) ]
 }
+
+@test "dup: under bulk, the copies stay within the short class's bytes" {
+	dup_setup
+	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
+	wan_sc "$A" dup attach --short-dev vxs --long-dev vxl --copy yes
+	wan_sc "$B" dup attach --short-dev vxs --long-dev vxl
+	s0=$(ip -n "$A" -j -s link show vxs | jq '.[0].stats64.tx.bytes')
+	l0=$(ip -n "$A" -j -s link show vxl | jq '.[0].stats64.tx.bytes')
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -t 3 -J >"$D/bulk.json"
+	bulk=$!
+	requests 20
+	wait "$bulk" || true
+	s1=$(ip -n "$A" -j -s link show vxs | jq '.[0].stats64.tx.bytes')
+	l1=$(ip -n "$A" -j -s link show vxl | jq '.[0].stats64.tx.bytes')
+	dupb=$(dup_counter "$A" dup_bytes)
+	short=$(wan_sc "$A" -j stats | jq '.bytes_short')
+	jq -e '.end.sum_received.bits_per_second > 0' "$D/bulk.json"
+	echo "A: dup_bytes $dupb, bytes_short $short, tunnel tx bytes $(((s1 - s0) + (l1 - l0)))"
+	echo "duplicated share of the tunnels' bytes: $(awk -v d="$dupb" -v t="$(((s1 - s0) + (l1 - l0)))" 'BEGIN { printf "%.4f", d / t }')"
+	[ "$dupb" -gt 0 ]
+	[ "$dupb" -le "$short" ]
+}
