@@ -9,6 +9,9 @@ $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) -Iloader -Ihealth -Itunnel-cfg $(FSLIB_CFLAGS) -c $< -o $@
 
+# "splitctl dup" loads the duplication's own object
+$(BUILD)/loader/cmd_dup.o: $(BUILD)/dup.skel.h
+
 # second expansion: tunnel-cfg/build.mk (defining TCFG_LIB) is read after this;
 # health/ (HEALTH_LIB) calls tunnel-cfg, which calls lib/ (FSLIB: the output
 # layer, parsers): linked in that order

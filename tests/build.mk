@@ -33,6 +33,14 @@ $(BUILD)/tests/unit-spill: $(BUILD)/tests/unit/test_spill.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-spill
 
+# the short class's duplication (bpf/dup.bpf.c): its own skeleton
+$(BUILD)/tests/unit/test_dup.o: $(BUILD)/dup.skel.h
+
+$(BUILD)/tests/unit-dup: $(BUILD)/tests/unit/test_dup.o $(BUILD)/tests/unit/pkt.o
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-dup
+
 # the benchmark floors (tests/bench/*_pass.bpf.c), built next to the
 # splitter, where the benchmark and the CLI suites (a foreign XDP program)
 # load them
