@@ -106,3 +106,12 @@ $(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) 
 
 ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
 	$(BUILD)/tests/unit-spill-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
+
+# a command under a unit's system call filter and address families, for
+# tests/unit-sandbox.bats (not installed)
+$(BUILD)/tests/unit-sandbox: tests/tools/unit-sandbox.c
+	@mkdir -p $(@D)
+	@$(PKG_CONFIG) --exists libseccomp || { echo "tests: libseccomp not found: apt-get install libseccomp-dev" >&2; exit 1; }
+	$(CC) $(CFLAGS) $< -o $@ $(shell $(PKG_CONFIG) --libs libseccomp)
+
+ALL_TARGETS += $(BUILD)/tests/unit-sandbox
