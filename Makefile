@@ -79,7 +79,7 @@ deb:
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/src
 	git ls-files -z --cached --others --exclude-standard | \
-		tar -cf - --null -T - --no-recursion --ignore-failed-read | tar -xf - -C $(DEB_DIR)/src
+		tar --null --no-recursion --ignore-failed-read -cf - -T - | tar -xf - -C $(DEB_DIR)/src
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log >&2; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
 	lintian --fail-on error $(DEB_DIR)/flowsplit_*.deb

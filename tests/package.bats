@@ -37,12 +37,14 @@ names() { tr ',' '\n' | sed 's/[(|].*//; s/^ *//; s/ *$//; /^$/d; /^\$/d' | sort
 	! grep -q '^E: ' <<<"$output"
 }
 
-@test "package: Depends and Recommends are install-deps' runtime list" {
+@test "package: Depends and Recommends are install-deps' runtime list, as docs/packaging.md quotes it" {
 	dpkg-deb -f "$FS_DEB" Depends Recommends | sed 's/^[A-Za-z]*: //' | names >"$D/deb"
 	"$FS_ROOT/scripts/install-deps" --list runtime | sort -u >"$D/runtime"
 	diff "$D/deb" "$D/runtime"
 	# the completion's loader is recommended, the libraries are depended on
 	[ "$(dpkg-deb -f "$FS_DEB" Recommends | names)" = bash-completion ]
+	# docs/packaging.md quotes the list
+	grep -qxF "    $("$FS_ROOT/scripts/install-deps" --list runtime | paste -sd' ')" "$FS_ROOT/docs/packaging.md"
 }
 
 @test "package: Build-Depends are in install-deps' build list; the version is splitctl's" {
