@@ -100,7 +100,7 @@ setup() {
 
 # the agent's log shown with a failure
 teardown() {
-	[ -f "$D/agent-$A" ] && sed 's/^/# agent: /' "$D/agent-$A"
+	[ -z "${BATS_TEST_COMPLETED:-}" ] && [ -f "$D/agent-$A" ] && sed 's/^/# agent: /' "$D/agent-$A" >&3
 	wan_teardown
 }
 
@@ -122,7 +122,7 @@ attached() { wan_sc "$A" -j status 2>/dev/null | jq -e '.interfaces[0].name == "
 	systemd-analyze verify --man=no "$D/flowsplit.service"
 }
 
-@test "unit: ExecStartPre checks the file alone; without a file the unit stops at one line naming it" {
+@test "unit: ExecStartPre checks the file alone; without a file, or with a bad one, the unit stops" {
 	# the LAN port and tunnels of the file do not exist (yet): the check passes
 	printf '[splitter]\ninterfaces = fstu-nolan\n' >"$D/flowsplit.conf"
 	pre=$(unit_cmd ExecStartPre)
@@ -133,6 +133,15 @@ attached() { wan_sc "$A" -j status 2>/dev/null | jq -e '.interfaces[0].name == "
 	echo "$output"
 	[ "${#lines[@]}" -eq 1 ]
 	[[ "$output" == *"$D/flowsplit.conf"* ]]
+	# which systemd retries five times a minute, not every 5 s for ever
+	[ "$(unit_value StartLimitBurst)" -le 5 ] && [ "$(unit_value StartLimitIntervalSec)" -ge 60 ]
+	# a file that turns bad under a running unit (the agent exits 2 on
+	# it): no restart
+	printf '[splitter]\ninterfaces = lana\nbogus = 1\n' >"$D/flowsplit.conf"
+	read -ra cmd <<<"$(unit_cmd ExecStart)"
+	run -2 ip netns exec "$A" "${cmd[0]}" --pin-dir "$BPFA" "${cmd[@]:1}"
+	echo "$output"
+	[[ " $(unit_value RestartPreventExitStatus) " == *" 2 "* ]]
 }
 
 @test "unit: the agent under its sandbox attaches, sweeps, serves metrics, probes and fails over" {
@@ -144,26 +153,26 @@ attached() { wan_sc "$A" -j status 2>/dev/null | jq -e '.interfaces[0].name == "
 	wan_agent_started $pid
 	# the agent (exec'd through ip, setpriv and unit-sandbox into splitctl)
 	# holds exactly the unit's set, no_new_privs and a seccomp filter
-	fs_wait_for 10 grep -q '^Name:.*splitctl' /proc/$pid/status
+	fs_wait_for 30 grep -q '^Name:.*splitctl' /proc/$pid/status
 	want=$(setpriv --bounding-set "-all,$(unit_caps)" --inh-caps -all -- grep CapEff /proc/self/status)
 	grep CapEff /proc/$pid/status
 	[ "$(grep CapEff /proc/$pid/status)" = "$want" ]
 	grep -q '^NoNewPrivs:[[:space:]]*1' /proc/$pid/status
 	grep -q '^Seccomp:[[:space:]]*2' /proc/$pid/status
 	# the file's splitter attached
-	fs_wait_for 20 attached
+	fs_wait_for 60 attached
 	# a flow counted, then swept when idle
 	ip netns exec "$C" bash -c 'echo >/dev/tcp/10.2.0.1/7' 2>/dev/null || true
-	fs_wait_for 10 stat_at_least flows_new 1
-	fs_wait_for 10 stat_at_least flows_swept 1
+	fs_wait_for 30 stat_at_least flows_new 1
+	fs_wait_for 30 stat_at_least flows_swept 1
 	# metrics served
 	ip netns exec "$A" curl -sf http://127.0.0.1:9434/metrics >"$D/metrics"
 	grep -q '^flowsplit_' "$D/metrics"
 	# both tunnels probed, and a failover works
-	fs_wait_for 10 both_up
+	fs_wait_for 30 both_up
 	wan_sc "$A" -j route show | jq -e '.health.monitored and .health.tunnels[0].state == "up" and .health.tunnels[1].state == "up"'
 	wan_underlay_drop "$A" a1
-	fs_wait_for 10 in_force_is "short=LONG long=LONG"
+	fs_wait_for 30 in_force_is "short=LONG long=LONG"
 	cat "$D/agent-$A"
 	! grep -q 'Operation not permitted\|not supported' "$D/agent-$A"
 	kill -0 $pid
