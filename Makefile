@@ -76,6 +76,8 @@ DEB_DIR := $(BUILD)/deb
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
 		{ echo "deb: needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper lintian" >&2; exit 1; }
+	@git rev-parse --git-dir >/dev/null 2>&1 || \
+		{ echo "deb: needs a git work tree: the files to package are git's (git ls-files)" >&2; exit 1; }
 	rm -rf $(DEB_DIR)
 	mkdir -p $(DEB_DIR)/src
 	git ls-files -z --cached --others --exclude-standard | \
