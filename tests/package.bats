@@ -3,20 +3,29 @@
 # The Debian package (make deb, debian/): lintian-clean of errors, its
 # dependencies the same as scripts/install-deps' runtime list, and an
 # install on this machine that puts every file in place and a purge that
-# leaves nothing behind. The package is built once per run (FS_DEB=FILE
-# uses one built before).
+# leaves nothing behind. The package is built once, and again only when a
+# file of the work tree is newer (FS_DEB=FILE uses a given one).
 FS_PREFIX=fstd
 bats_require_minimum_version 1.5.0
 load lib/common
 
 APT=(apt-get -y -qq -o DPkg::Lock::Timeout=300)
 
+# stale DEB: a file of the work tree (what make deb packages) is newer
+stale() {
+	(cd "$FS_ROOT" && git ls-files -z --cached --others --exclude-standard |
+		xargs -0 -r sh -c 'find "$@" -newer "$0" -print -quit 2>/dev/null' "$1") | grep -q .
+}
+
 setup_file() {
 	if [ -z "${FS_DEB:-}" ]; then
 		command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null ||
 			skip "dpkg-dev and debhelper not installed (scripts/install-deps build)"
-		make -C "$FS_ROOT" -s deb BUILD="$FS_BUILD" >&3 2>&1
-		FS_DEB=$(ls "$FS_BUILD"/deb/flowsplit_*.deb)
+		FS_DEB=$(ls "$FS_BUILD"/deb/flowsplit_*.deb 2>/dev/null || true)
+		if [ -z "$FS_DEB" ] || stale "$FS_DEB"; then
+			make -C "$FS_ROOT" -s deb BUILD="$FS_BUILD" >&3 2>&1
+			FS_DEB=$(ls "$FS_BUILD"/deb/flowsplit_*.deb)
+		fi
 	fi
 	export FS_DEB
 }
