@@ -109,9 +109,9 @@ ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/u
 
 # a command under a unit's system call filter and address families, for
 # tests/unit-sandbox.bats (not installed)
-$(BUILD)/tests/unit-sandbox: tests/tools/unit-sandbox.c
+$(BUILD)/sandbox-exec: tests/tools/sandbox-exec.c
 	@mkdir -p $(@D)
 	@$(PKG_CONFIG) --exists libseccomp || { echo "tests: libseccomp not found: apt-get install libseccomp-dev" >&2; exit 1; }
 	$(CC) $(CFLAGS) $< -o $@ $(shell $(PKG_CONFIG) --libs libseccomp)
 
-ALL_TARGETS += $(BUILD)/tests/unit-sandbox
+ALL_TARGETS += $(BUILD)/sandbox-exec

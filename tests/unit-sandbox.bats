@@ -6,7 +6,7 @@
 # lines: CapabilityBoundingSet= and NoNewPrivileges= with setpriv,
 # SystemCallFilter= (groups expanded by systemd-analyze, in systemd's
 # order), SystemCallArchitectures=native and RestrictAddressFamilies= with
-# seccomp (build/tests/unit-sandbox), UMask= with umask. The file system
+# seccomp (build/sandbox-exec), UMask= with umask. The file system
 # protections (ProtectSystem= and its ReadWritePaths=) need systemd's
 # mount namespace and are not rebuilt here.
 FS_PREFIX=fstu
@@ -15,7 +15,7 @@ load lib/common
 load lib/wan
 
 UNIT=$FS_ROOT/loader/flowsplit.service
-SANDBOX=$FS_BUILD/tests/unit-sandbox
+SANDBOX=$FS_BUILD/sandbox-exec
 MAX_EXPOSURE=4.0
 
 # unit_value KEY: the values of KEY= in the unit, one line per assignment
@@ -87,10 +87,12 @@ setup() {
 	SYSCALLS=$(unit_syscalls)
 	wan_setup
 	D=$BATS_TEST_TMPDIR
+	# hook auto, as the shipped example: the choice asks ethtool (an
+	# ioctl on an AF_INET socket) for the driver
 	cat >"$D/flowsplit.conf" <<-EOF
 	[splitter]
 	interfaces = lana
-	hook = tc
+	hook = auto
 	idle-timeout = 1
 	[agent]
 	interval = 1

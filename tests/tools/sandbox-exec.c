@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * unit-sandbox.c - runs a command under the seccomp part of a systemd
- * unit's sandbox, for tests/unit-sandbox.bats (there is no systemd as PID 1
+ * sandbox-exec.c - runs a command under the seccomp part of a systemd
+ * unit's sandbox, for tests/sandbox-exec.bats (there is no systemd as PID 1
  * on the test machines, so the unit itself cannot be started):
  *
- *   unit-sandbox --syscalls NAME,... --families AF_X,... -- CMD [ARG]...
+ *   sandbox-exec --syscalls NAME,... --families AF_X,... -- CMD [ARG]...
  *
  * --syscalls: the allow list of SystemCallFilter= (the test expands the
  *   unit's groups with "systemd-analyze syscall-filter"); any other system
@@ -43,7 +43,7 @@ static const struct {
 
 static int usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "unit-sandbox: %s '%s': usage: unit-sandbox --syscalls NAME,... --families AF_X,... -- CMD [ARG]...\n",
+	fprintf(stderr, "sandbox-exec: %s '%s': usage: sandbox-exec --syscalls NAME,... --families AF_X,... -- CMD [ARG]...\n",
 		msg, arg);
 	return 2;
 }
@@ -79,7 +79,7 @@ int main(int argc, char **argv)
 	allow_ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	family_ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!allow_ctx || !family_ctx) {
-		fprintf(stderr, "unit-sandbox: seccomp_init failed\n");
+		fprintf(stderr, "sandbox-exec: seccomp_init failed\n");
 		return 1;
 	}
 	for (tok = strtok_r(syscalls, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
@@ -89,7 +89,7 @@ int main(int argc, char **argv)
 		err = seccomp_rule_add(allow_ctx, SCMP_ACT_ALLOW, nr, 0);
 		/* a pseudo number of another architecture's call */
 		if (err && err != -EDOM && err != -EOPNOTSUPP) {
-			fprintf(stderr, "unit-sandbox: system call '%s': %s\n", tok, strerror(-err));
+			fprintf(stderr, "sandbox-exec: system call '%s': %s\n", tok, strerror(-err));
 			return 1;
 		}
 	}
@@ -104,12 +104,12 @@ int main(int argc, char **argv)
 		if (!allowed[af] &&
 		    seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
 				     SCMP_A0(SCMP_CMP_EQ, af))) {
-			fprintf(stderr, "unit-sandbox: cannot filter socket family %d\n", af);
+			fprintf(stderr, "sandbox-exec: cannot filter socket family %d\n", af);
 			return 1;
 		}
 	if (seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
 			     SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT))) {
-		fprintf(stderr, "unit-sandbox: cannot filter socket families from %d\n", FAMILY_LIMIT);
+		fprintf(stderr, "sandbox-exec: cannot filter socket families from %d\n", FAMILY_LIMIT);
 		return 1;
 	}
 	/* the family filter first: execve must pass the allow list */
@@ -117,12 +117,12 @@ int main(int argc, char **argv)
 	if (!err)
 		err = seccomp_load(allow_ctx);
 	if (err) {
-		fprintf(stderr, "unit-sandbox: cannot load the filter: %s\n", strerror(-err));
+		fprintf(stderr, "sandbox-exec: cannot load the filter: %s\n", strerror(-err));
 		return 1;
 	}
 	seccomp_release(family_ctx);
 	seccomp_release(allow_ctx);
 	execvp(argv[i + 1], argv + i + 1);
-	fprintf(stderr, "unit-sandbox: cannot run '%s': %s\n", argv[i + 1], strerror(errno));
+	fprintf(stderr, "sandbox-exec: cannot run '%s': %s\n", argv[i + 1], strerror(errno));
 	return 1;
 }
