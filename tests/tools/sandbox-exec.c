@@ -33,8 +33,9 @@ static const struct {
 	const char *name;
 	int af;
 } families[] = {
-	{ "AF_UNIX", AF_UNIX },	      { "AF_INET", AF_INET },	{ "AF_INET6", AF_INET6 },
-	{ "AF_NETLINK", AF_NETLINK }, { "AF_PACKET", AF_PACKET },
+	{"AF_UNIX", AF_UNIX},	  {"AF_INET", AF_INET},
+	{"AF_INET6", AF_INET6},	  {"AF_NETLINK", AF_NETLINK},
+	{"AF_PACKET", AF_PACKET},
 };
 
 /* socket() families up to this one are filtered one by one; above it,
@@ -43,7 +44,9 @@ static const struct {
 
 static int usage(const char *msg, const char *arg)
 {
-	fprintf(stderr, "sandbox-exec: %s '%s': usage: sandbox-exec --syscalls NAME,... --families AF_X,... -- CMD [ARG]...\n",
+	fprintf(stderr,
+		"sandbox-exec: %s '%s': usage: sandbox-exec --syscalls "
+		"NAME,... --families AF_X,... -- CMD [ARG]...\n",
 		msg, arg);
 	return 2;
 }
@@ -61,7 +64,7 @@ static int family_of(const char *name)
 int main(int argc, char **argv)
 {
 	char *syscalls = NULL, *fams = NULL, *tok, *save;
-	bool allowed[FAMILY_LIMIT] = { false };
+	bool allowed[FAMILY_LIMIT] = {false};
 	scmp_filter_ctx allow_ctx, family_ctx;
 	int i, af, nr, err;
 
@@ -74,7 +77,8 @@ int main(int argc, char **argv)
 			return usage("unknown or incomplete option", argv[i]);
 	}
 	if (!syscalls || !fams || i + 1 >= argc)
-		return usage("needs --syscalls, --families and a command after", "--");
+		return usage("needs --syscalls, --families and a command after",
+			     "--");
 
 	allow_ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM));
 	family_ctx = seccomp_init(SCMP_ACT_ALLOW);
@@ -82,18 +86,21 @@ int main(int argc, char **argv)
 		fprintf(stderr, "sandbox-exec: seccomp_init failed\n");
 		return 1;
 	}
-	for (tok = strtok_r(syscalls, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(syscalls, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		nr = seccomp_syscall_resolve_name(tok);
 		if (nr == __NR_SCMP_ERROR)
 			continue;
 		err = seccomp_rule_add(allow_ctx, SCMP_ACT_ALLOW, nr, 0);
 		/* a pseudo number of another architecture's call */
 		if (err && err != -EDOM && err != -EOPNOTSUPP) {
-			fprintf(stderr, "sandbox-exec: system call '%s': %s\n", tok, strerror(-err));
+			fprintf(stderr, "sandbox-exec: system call '%s': %s\n",
+				tok, strerror(-err));
 			return 1;
 		}
 	}
-	for (tok = strtok_r(fams, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+	for (tok = strtok_r(fams, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
 		af = family_of(tok);
 		if (af < 0)
 			return usage("unknown address family", tok);
@@ -102,14 +109,21 @@ int main(int argc, char **argv)
 	/* two filters: the kernel takes the stricter verdict of both */
 	for (af = 0; af < FAMILY_LIMIT; af++)
 		if (!allowed[af] &&
-		    seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+		    seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT),
+				     SCMP_SYS(socket), 1,
 				     SCMP_A0(SCMP_CMP_EQ, af))) {
-			fprintf(stderr, "sandbox-exec: cannot filter socket family %d\n", af);
+			fprintf(stderr,
+				"sandbox-exec: cannot filter socket family "
+				"%d\n",
+				af);
 			return 1;
 		}
-	if (seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT), SCMP_SYS(socket), 1,
+	if (seccomp_rule_add(family_ctx, SCMP_ACT_ERRNO(EAFNOSUPPORT),
+			     SCMP_SYS(socket), 1,
 			     SCMP_A0(SCMP_CMP_GE, FAMILY_LIMIT))) {
-		fprintf(stderr, "sandbox-exec: cannot filter socket families from %d\n", FAMILY_LIMIT);
+		fprintf(stderr,
+			"sandbox-exec: cannot filter socket families from %d\n",
+			FAMILY_LIMIT);
 		return 1;
 	}
 	/* the family filter first: execve must pass the allow list */
@@ -117,12 +131,14 @@ int main(int argc, char **argv)
 	if (!err)
 		err = seccomp_load(allow_ctx);
 	if (err) {
-		fprintf(stderr, "sandbox-exec: cannot load the filter: %s\n", strerror(-err));
+		fprintf(stderr, "sandbox-exec: cannot load the filter: %s\n",
+			strerror(-err));
 		return 1;
 	}
 	seccomp_release(family_ctx);
 	seccomp_release(allow_ctx);
 	execvp(argv[i + 1], argv + i + 1);
-	fprintf(stderr, "sandbox-exec: cannot run '%s': %s\n", argv[i + 1], strerror(errno));
+	fprintf(stderr, "sandbox-exec: cannot run '%s': %s\n", argv[i + 1],
+		strerror(errno));
 	return 1;
 }
