@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +61,31 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/* ---- formatting --------------------------------------------------------- */
+const char *fs_prom_double(double v, char *buf, size_t len)
+{
+	const char *e;
+	int prec;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "NaN");
+	} else if (isinf(v)) {
+		snprintf(buf, len, "%cInf", v > 0 ? '+' : '-');
+	} else {
+		/* 17 significant digits always round-trip (IEEE 754 double) */
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(buf, len, "%.*g", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+		/* 30, not 3e+01: whole digits written out below 1e17 */
+		e = strchr(buf, 'e');
+		if (e && e[1] == '+' && atoi(e + 2) < 17)
+			snprintf(buf, len, "%.*g", atoi(e + 2) + 1, v);
+	}
+	return buf;
 }
 
 /* ---- clocks ------------------------------------------------------------- */

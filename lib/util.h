@@ -48,6 +48,15 @@ void fs_log(enum fs_log_level level, const char *fmt, ...)
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Durations, decimal numbers, yes/no, addresses...: params.h. */
 
+/* ---- formatting --------------------------------------------------------- */
+/*
+ * A double as the Prometheus text format reads it: the shortest decimal
+ * that parses back to the same value (0.000535979, not %.17g's
+ * 0.00053597900000000001), or NaN, +Inf, -Inf. Returns buf (len >= 32
+ * holds any value).
+ */
+const char *fs_prom_double(double v, char *buf, size_t len);
+
 /* ---- clocks ------------------------------------------------------------- */
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);

@@ -51,6 +51,8 @@ underlay_heals() {
 	promtool check metrics <"$D/m.prom"
 	grep -x 'flowsplit_tunnel_up{tunnel="long",dev="vxl"} 1' "$D/m.prom"
 	grep -x 'flowsplit_failovers_total [1-9][0-9]*' "$D/m.prom"
+	grep -x 'flowsplit_class_failed_over{class="short"} 1' "$D/m.prom"
+	grep -x 'flowsplit_class_failed_over{class="long"} 0' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_rtt_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_timeout_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_loss_ratio{tunnel="short",dev="vxs"} 0\.[0-9]*' "$D/m.prom"
@@ -58,6 +60,8 @@ underlay_heals() {
 	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	underlay_heals b1
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+	healed() { grep -qx 'flowsplit_class_failed_over{class="short"} 0' "$D/m.prom"; }
+	fs_wait_for 5 healed
 	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
 	wan_ping_end
 	local sent got lost

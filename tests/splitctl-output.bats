@@ -359,14 +359,16 @@ doctor_status() {
 	head -c 10000 /dev/zero | ip netns exec "$C" socat -u - TCP:10.77.2.1:6003
 	fs_sc stats --prometheus >"$D/m"
 	promtool check metrics <"$D/m"
-	grep -q '^flowsplit_packets_short_total [1-9]' "$D/m"
+	grep -q '^flowsplit_class_packets_total{class="short"} [1-9]' "$D/m"
+	# one series per value: the class counters only by label
+	! grep -Eq '^flowsplit_(packets|bytes)_(short|long)_total' "$D/m"
 	grep -q '^flowsplit_threshold_packets 20$' "$D/m"
 	grep -q '^flowsplit_attached{interface="rc",hook="tc",mode="tcx"} 1$' "$D/m"
 	# spill: the settings, its counters and fs_spill's state (no agent: none)
 	grep -qx 'flowsplit_spill 1' "$D/m"
 	grep -qx 'flowsplit_dscp_spill 2' "$D/m"
-	grep -qx 'flowsplit_packets_spill_total 0' "$D/m"
-	grep -qx 'flowsplit_bytes_spill_total 0' "$D/m"
+	grep -qx 'flowsplit_spill_packets_total 0' "$D/m"
+	grep -qx 'flowsplit_spill_bytes_total 0' "$D/m"
 	grep -qx 'flowsplit_spill_flows_total 0' "$D/m"
 	grep -qx 'flowsplit_spill_moved_total 0' "$D/m"
 	grep -qx 'flowsplit_spill_generation 0' "$D/m"

@@ -106,7 +106,7 @@ state() {
 	[ "$(fs_stat flows_promoted_bytes)" -eq 1 ]
 	[ "$(fs_stat flows_promoted_packets)" -eq 0 ]
 	fs_sc stats --prometheus | grep -q '^flowsplit_threshold_bytes 20000$'
-	fs_sc stats --prometheus | grep -q '^flowsplit_flows_promoted_bytes_total 1$'
+	fs_sc stats --prometheus | grep -q '^flowsplit_flows_promoted_by_bytes_total 1$'
 }
 
 @test "reshort-gap: set, shown, checked against idle-timeout" {

@@ -514,9 +514,49 @@ static void test_files(void)
 		ok(0, "cleanup %s", dir);
 }
 
+/* Prometheus sample values: shortest round-trip, and the format's NaN/Inf. */
+static void test_prom_double(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0.000535979, "0.000535979" },	/* %.17g: 0.00053597900000000001 */
+		{ 0.1, "0.1" },
+		{ 1.0 / 3, "0.3333333333333333" },
+		{ 0, "0" },
+		{ -2.5, "-2.5" },
+		{ 1e-9, "1e-09" },
+		{ 30, "30" },
+		{ 1500, "1500" },
+		{ 1e20, "1e+20" },
+		{ 12345678901234567.0, "12345678901234568" },
+		{ 0.0 / 0.0, "NaN" },
+		{ 1.0 / 0.0, "+Inf" },
+		{ -1.0 / 0.0, "-Inf" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fs_prom_double(cases[i].v, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].want), "fs_prom_double %s (got %s)", cases[i].want, buf);
+	}
+	/* every value round-trips, whatever its digits */
+	for (i = 1; i < 2000; i++) {
+		double v = (double)i / 7919 * (i % 3 ? 1e-4 : 1e6);
+
+		fs_prom_double(v, buf, sizeof(buf));
+		if (strtod(buf, NULL) != v)
+			break;
+	}
+	ok(i == 2000, "fs_prom_double round-trips 1999 values");
+}
+
 int main(void)
 {
 	test_json();
+	test_prom_double();
 	test_parse();
 	test_validators();
 	test_params_cases();
