@@ -3,7 +3,7 @@
 
 SPLITCTL_SRCS := $(wildcard loader/*.c)
 SPLITCTL_OBJS := $(SPLITCTL_SRCS:%.c=$(BUILD)/%.o)
-SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp zlib libmicrohttpd) -lpthread
+SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp zlib libmicrohttpd) -lpthread -lcrypt
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)

@@ -138,7 +138,10 @@ const struct sc_option sc_agent_opts[] = {
 		  .help = "write metrics there (node_exporter textfile collector)"),
 	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_agent_args, listen, .short_opt = 'l',
 		  .metavar = "ADDR:PORT", .noun = "address",
-		  .help = "serve GET /metrics on this loopback address"),
+		  .help = "serve GET /metrics on this address (not loopback: needs --web-config)"),
+	SC_OPTION("web-config", SC_OPT_ABSPATH, struct sc_agent_args, web_config,
+		  .metavar = "FILE",
+		  .help = "TLS and basic auth of --listen (Prometheus exporters' web config file)"),
 	SC_OPTIONS_END,
 };
 

@@ -37,6 +37,7 @@ struct sc_agent_args {
 	double interval;	/* seconds between sweeps */
 	const char *textfile;
 	struct sc_listen listen;
+	const char *web_config;	/* webcfg.h */
 };
 extern const struct sc_option sc_agent_opts[];
 #define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */

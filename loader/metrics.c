@@ -269,15 +269,17 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 	fprintf(f, "# HELP flowsplit_spill_active 1 while the agent runs spill on the tunnels.\n"
 		   "# TYPE flowsplit_spill_active gauge\nflowsplit_spill_active %d\n", v->active);
 	/* the generation: the datapath's side (write_spill), from fs_spill */
-	fprintf(f, "# HELP flowsplit_spill_rate_bits_per_second The spill class's rate (0: held or off).\n"
-		   "# TYPE flowsplit_spill_rate_bits_per_second gauge\nflowsplit_spill_rate_bits_per_second %llu\n",
-		(unsigned long long)(v->active && v->state != SPILL_OFF ? v->rate_bps : 0));
-	fprintf(f, "# HELP flowsplit_spill_capacity_bits_per_second SHORT's capacity as spill last estimated it (0: none yet).\n"
-		   "# TYPE flowsplit_spill_capacity_bits_per_second gauge\nflowsplit_spill_capacity_bits_per_second %llu\n",
-		(unsigned long long)(v->active ? v->cap_bps : 0));
-	fprintf(f, "# HELP flowsplit_spill_top_bits_per_second Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
-		   "# TYPE flowsplit_spill_top_bits_per_second gauge\nflowsplit_spill_top_bits_per_second %llu\n",
-		(unsigned long long)(v->active ? v->top_bps : 0));
+	/* bytes per second: Prometheus' base unit (promtool refuses bits) */
+	fprintf(f, "# HELP flowsplit_spill_rate_bytes_per_second The spill class's rate (0: held or off).\n"
+		   "# TYPE flowsplit_spill_rate_bytes_per_second gauge\nflowsplit_spill_rate_bytes_per_second %s\n",
+		fs_prom_double(v->active && v->state != SPILL_OFF ? v->rate_bps / 8.0 : 0, num,
+			       sizeof(num)));
+	fprintf(f, "# HELP flowsplit_spill_capacity_bytes_per_second SHORT's capacity as spill last estimated it (0: none yet).\n"
+		   "# TYPE flowsplit_spill_capacity_bytes_per_second gauge\nflowsplit_spill_capacity_bytes_per_second %s\n",
+		fs_prom_double(v->active ? v->cap_bps / 8.0 : 0, num, sizeof(num)));
+	fprintf(f, "# HELP flowsplit_spill_top_bytes_per_second Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
+		   "# TYPE flowsplit_spill_top_bytes_per_second gauge\nflowsplit_spill_top_bytes_per_second %s\n",
+		fs_prom_double(v->active ? v->top_bps / 8.0 : 0, num, sizeof(num)));
 	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
 		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
 		(unsigned long long)v->backoffs);

@@ -84,10 +84,13 @@ complete_words() {
 	! flow_exists 6005 || false
 }
 
-@test "run: a non-loopback listen address is refused" {
+@test "run: a non-loopback listen address without a web config is refused" {
 	run fs_sc run --listen 0.0.0.0:9434
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"listen: invalid address '0.0.0.0:9434': accepted: a loopback address"* ]]
+	[[ "$output" == *"listen: '0.0.0.0:9434' is not a loopback address: serving metrics beyond this host needs --web-config FILE"* ]]
+	run fs_sc run --listen 0.0.0.0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"listen: invalid address '0.0.0.0': accepted: an address and port"* ]]
 }
 
 @test "check: the example config (with its interface renamed) is valid" {
@@ -103,7 +106,7 @@ complete_words() {
 	printf '[splitter]\ninterfaces = rc nosuch9\n' | bad_conf 2 "interfaces: interface 'nosuch9' does not exist"
 	printf '[spliter]\ninterfaces = rc\n' | bad_conf 2 "unknown section '[spliter]'"
 	printf '[splitter]\ninterfaces = rc\nthis is not ini\n' | bad_conf 3 "syntax error"
-	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1:80\n' | bad_conf 4 "listen: invalid address"
+	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1\n' | bad_conf 4 "listen: invalid address"
 	printf '[splitter]\ninterfaces = rc\nmode = fast\n' | bad_conf 3 "mode: invalid value 'fast'"
 	printf '[splitter]\ninterfaces = rc\nhook = bpf\n' | bad_conf 3 "hook: invalid value 'bpf'"
 	run ip netns exec "$R" "$SPLITCTL" check -c "$D/missing.conf"
