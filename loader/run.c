@@ -509,7 +509,7 @@ static void reload(struct agent *ag)
 		goto fail;
 	}
 	effective(ag->cli, &next, true, &eff);
-	if (http_config(&eff, &wc, herr, sizeof(herr))) {
+	if (eff.listen.len && http_config(&eff, &wc, herr, sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
 		goto fail;
 	}
