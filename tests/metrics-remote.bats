@@ -226,16 +226,32 @@ PY
 	fs_sc attach rc
 	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = %s:%s\nweb-config = %s\n' \
 		"$ADDR" "$PORT" "$D/web.yml" >"$D/a.conf"
-	agent -c "$D/a.conf"
+	# -v: its loop's first line says the start (an apply) is over; a
+	# reload applies the file again, seconds on a loaded machine
+	fs_bg sh -c "exec ip netns exec $R $SPLITCTL -v --pin-dir $BPF run --interval 1 --health no -c $D/a.conf 2>$D/agent.err"
+	AGENT=$!
+	fs_wait_for 60 grep -q 'run: sweeping every' "$D/agent.err"
 	fs_wait_for 10 eval '[ "$(scrape -u old:oldpw)" = 200 ]'
+	# listen_ino: the listening socket's inode (the same socket after a
+	# handover)
+	listen_ino() { ip netns exec "$R" ss -ltnHe "sport = :$PORT" | grep -o 'ino:[0-9]*'; }
+	local ino
+	ino=$(listen_ino)
+	[ -n "$ino" ]
 	web_config new newpw
 	kill -HUP "$AGENT"
-	fs_wait_for 30 eval '[ "$(scrape -u new:newpw)" = 200 ]' || { cat "$D/agent.err"; false; }
+	fs_wait_for 60 eval '[ "$(scrape -u new:newpw)" = 200 ]' || {
+		echo "old: $(scrape -u old:oldpw), new: $(scrape -u new:newpw)"
+		kill -0 "$AGENT" && echo "agent runs"
+		cat "$D/agent.err"
+		false
+	}
 	[ "$(scrape -u old:oldpw)" = 401 ]
 	grep -q "reloaded '$D/a.conf'" "$D/agent.err"
+	[ "$(listen_ino)" = "$ino" ]
 	# a broken web config on reload: the running one stays, the reason logged
 	echo 'tls_server_config: nope' >"$D/web.yml"
 	kill -HUP "$AGENT"
-	fs_wait_for 5 grep -q "reload: web config: $D/web.yml:1: .*keeping the running config" "$D/agent.err"
+	fs_wait_for 30 grep -q "reload: web config: $D/web.yml:1: .*keeping the running config" "$D/agent.err"
 	[ "$(scrape -u new:newpw)" = 200 ]
 }
