@@ -18,14 +18,33 @@
 
 #include "splitctl.h"
 
+/* The one spelling of a pin directory: no trailing '/', no "//" (the
+ * agent's lock file names it, and status/doctor compare by name). A path
+ * too long to copy stays as given: opening it says so. */
+static const char *pin_dir_normal(const char *dir)
+{
+	static char buf[PATH_MAX];
+	size_t i, n = 0;
+
+	if (strlen(dir) >= sizeof(buf))
+		return dir;
+	for (i = 0; dir[i]; i++)
+		if (dir[i] != '/' || !n || buf[n - 1] != '/')
+			buf[n++] = dir[i];
+	while (n > 1 && buf[n - 1] == '/')
+		n--;
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *sc_pin_dir(const struct sc_opts *o)
 {
 	const char *env = getenv(FS_PIN_DIR_ENV);
 
 	if (o->pin_dir)
-		return o->pin_dir;
+		return pin_dir_normal(o->pin_dir);
 	if (env && *env)
-		return env;
+		return pin_dir_normal(env);
 	return FS_PIN_DIR_DEFAULT;
 }
 
