@@ -726,9 +726,13 @@ static void apply_top(struct spill_agent *sa, uint64_t top)
  *  - the queued bytes leave within SA_WAIT_MS at it (the queue limit,
  *    tcfg_scav_limit(), bounds what comes after): a back-off or a hold
  *    never strands what is queued, agent or not;
- *  - held: the slowest rate that lets no frame out for a hold
- *    (SPILL_FRAME_BYTES per hold_margin + SA_WAIT_MS / 8: one frame in
- *    about a tenth of the wait), and never below rate-min;
+ *  - held: rate-init (or the class's rate, when lower), never below
+ *    rate-min: not 8 bit/s, which strands what is queued if the agent
+ *    dies in the hold. Its queue (SA_WAIT_MS at it: 187 kB at 1 Mbit/s)
+ *    takes what a moved flow sends during a hold (a 9 Mbit/s flow held
+ *    120 ms: 135 kB); the frames it lets out early (about 10 in 120 ms
+ *    at 1 Mbit/s, against every one of them without a hold) are the
+ *    price (docs/design.md, *Spill fails safe*);
  *  - nothing spilled in this generation: the top (the class then holds
  *    back nothing: traffic of the code point that no grant put there
  *    passes behind short traffic, not at the start-up rate).
@@ -739,7 +743,9 @@ static uint64_t class_rate(const struct spill_agent *sa, const struct spill_act 
 	uint64_t floor = backlog * 8 * 1000 / SA_WAIT_MS, r;
 
 	if (a->hold) {
-		r = SPILL_FRAME_BYTES * 8 * 1000 / (SA_WAIT_MS / 8);
+		r = sa->s.rate_init_bps;
+		if (a->rate_bps && a->rate_bps < r)
+			r = a->rate_bps;
 		if (r < sa->s.rate_min_bps)
 			r = sa->s.rate_min_bps;
 	} else if (!spilled) {
