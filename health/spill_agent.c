@@ -531,6 +531,8 @@ static void run_start(struct spill_agent *sa, uint64_t now)
 	sa->next_tick_ns = now + sa->interval_ns;
 	sa->next_ts_ns = now;
 	sa->one_way = false;
+	sa->kind_said = false;
+	sa->started_ns = now;
 	memset(sa->rtt_samples, 0, sizeof(sa->rtt_samples));
 	memset(sa->ts_last_ns, 0, sizeof(sa->ts_last_ns));
 	ts_open(sa);
@@ -862,9 +864,13 @@ static void sample_kind(struct spill_agent *sa, uint64_t now)
 
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		one_way &= ts_fresh(sa, t, now);
-	if (one_way != sa->one_way)
+	/* said once the first answers could be in, then at each change */
+	if (now - sa->started_ns < SA_TS_FRESH_NS)
+		return;
+	if (one_way != sa->one_way || !sa->kind_said)
 		pr_info("run: spill: delays from %s", one_way ? "timestamps (one-way)" :
 			"RTTs (a tunnel has no timestamp answers)");
+	sa->kind_said = true;
 	sa->one_way = one_way;
 }
 

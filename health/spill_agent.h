@@ -126,6 +126,8 @@ struct spill_agent {
 	uint64_t interval_ns;
 	int scav_dscp;			/* the class's filters' code point */
 	bool one_way;			/* the controller gets timestamps */
+	bool kind_said;			/* the kind was logged */
+	uint64_t started_ns;		/* run_start()'s time */
 	uint64_t taken_at_gen;		/* the datapath's taken when the
 					 * generation in force was opened */
 	uint64_t renew_ns;		/* write the lease again by then */
