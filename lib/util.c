@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - see util.h. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -86,6 +87,22 @@ const char *fs_prom_double(double v, char *buf, size_t len)
 			snprintf(buf, len, "%.*g", atoi(e + 2) + 1, v);
 	}
 	return buf;
+}
+
+/* ---- packets ------------------------------------------------------------ */
+uint16_t inet_csum(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons(~sum & 0xffff);
 }
 
 /* ---- clocks ------------------------------------------------------------- */

@@ -57,6 +57,11 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 const char *fs_prom_double(double v, char *buf, size_t len);
 
+/* ---- packets ------------------------------------------------------------ */
+/* The Internet checksum (RFC 1071) of len bytes, in network byte order:
+ * stored as it is into a header whose checksum field was 0. */
+uint16_t inet_csum(const void *data, size_t len);
+
 /* ---- clocks ------------------------------------------------------------- */
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);

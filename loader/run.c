@@ -384,50 +384,66 @@ static int write_textfile(const char *path, const char *buf, size_t len)
 }
 
 /* spill's splitter (health/spill_agent.h): the agent's pin directory,
- * opened anew each time (the operator may detach/attach while we run). */
+ * opened anew each time (the operator may detach/attach while we run);
+ * fs_spill is read and written by sc_spill_read()/sc_spill_write() only. */
 static int spill_dp_open(void *arg, struct spill_dp *dp)
 {
 	const struct sc_opts *o = arg;
 	struct split_config c;
-	struct sc_state st;
+	struct sc_state *st;
 	int err;
 
-	err = sc_spill_open(o, &st);
+	dp->h = NULL;
+	st = calloc(1, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	err = sc_spill_open(o, st);
+	if (err) {
+		free(st);
+		return err;
+	}
+	err = sc_config_read(st, &c);
+	if (err) {
+		sc_state_close(st);
+		free(st);
+		return err;
+	}
+	dp->h = st;
+	dp->on = c.flags & FS_CFG_F_SPILL;
+	dp->dscp = c.dscp_spill;
+	return 0;
+}
+
+static void spill_dp_close(struct spill_dp *dp)
+{
+	if (!dp->h)
+		return;
+	sc_state_close(dp->h);
+	free(dp->h);
+	dp->h = NULL;
+}
+
+static int spill_dp_write(const struct spill_dp *dp, uint16_t gen, uint64_t grants)
+{
+	return sc_spill_write(dp->h, gen, grants);
+}
+
+static int spill_dp_read(const struct spill_dp *dp, uint16_t *gen, uint64_t *taken)
+{
+	struct fs_spill a, d;
+	int err = sc_spill_read(dp->h, &a, &d);
+
 	if (err)
 		return err;
-	dp->spill_fd = -1;
-	err = sc_config_read(&st, &c);
-	if (!err) {
-		dp->spill_fd = dup(st.spill_fd);
-		err = dp->spill_fd < 0 ? -errno : 0;
-		dp->on = c.flags & FS_CFG_F_SPILL;
-		dp->dscp = c.dscp_spill;
-	}
-	sc_state_close(&st);
-	return err;
-}
-
-static int spill_dp_write(int fd, uint16_t gen, uint64_t grants)
-{
-	struct fs_spill a = { .grants = grants, .gen = gen };
-	__u32 key = FS_SPILL_KEY_AGENT;
-
-	return bpf_map_update_elem(fd, &key, &a, BPF_ANY) ? -errno : 0;
-}
-
-static int spill_dp_taken(int fd, uint64_t *taken)
-{
-	struct fs_spill d;
-	__u32 key = FS_SPILL_KEY_DATAPATH;
-
-	if (bpf_map_lookup_elem(fd, &key, &d))
-		return -errno;
+	if (gen)
+		*gen = a.gen;
 	*taken = d.taken;
 	return 0;
 }
 
 static const struct spill_dp_ops spill_dp = {
-	.open = spill_dp_open, .write = spill_dp_write, .taken = spill_dp_taken,
+	.open = spill_dp_open, .close = spill_dp_close,
+	.write = spill_dp_write, .read = spill_dp_read,
 };
 
 /* One sweep and one textfile; 0 or -errno (printed by the caller). */

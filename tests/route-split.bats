@@ -250,6 +250,13 @@ refused() {
 	refused 2 "dscp-long: invalid DSCP '64'" route_a split --dscp-long 64
 	refused 1 "interface 'nosuch' does not exist" \
 		wan_sc "$A" route up --mode split --short-dev vxs --long-dev nosuch --prefix 10.2.0.0/24
+	# not tunnels: the loopback, a LAN interface of the same plan
+	refused 2 "--long-dev 'lo': a loopback device, not a tunnel" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev lo --via-long 127.0.0.1 \
+		--prefix 10.2.0.0/24
+	refused 2 "--short-dev 'lana': also a LAN interface (--lan-dev)" \
+		wan_sc "$A" route up --mode split --short-dev lana --long-dev vxl --lan-dev lana \
+		--prefix 10.2.0.0/24
 	refused 2 "prefix: invalid value '10.2.0.0/33'" \
 		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/33
 	refused 2 "mode: invalid value 'fast'" \

@@ -39,9 +39,14 @@ struct route_plan {
 	struct tcfg_routes routes;
 };
 
-/* A tunnel must exist and be up. Exit code, the reason in e. */
-static int tunnel_dev(const char *name, int *ifindex, struct tcfg_err *e)
+/* A tunnel must exist, be up, and be a device that leaves the router:
+ * not the loopback (its traffic would never reach a WAN), not a LAN
+ * interface of the same plan. Exit code, the reason in e. */
+static int tunnel_dev(const struct tcfg_spec *s, const char *opt, const char *name,
+		      int *ifindex, struct tcfg_err *e)
 {
+	int i;
+
 	struct ifreq ifr = { 0 };
 	int fd, ret;
 
@@ -59,6 +64,17 @@ static int tunnel_dev(const char *name, int *ifindex, struct tcfg_err *e)
 		close(fd);
 	if (ret)
 		return FS_EXIT_RUNTIME;
+	if (ifr.ifr_flags & IFF_LOOPBACK) {
+		tcfg_fail(e, EINVAL, "--%s '%s': a loopback device, not a tunnel: accepted: a device that leaves the router (VXLAN, TUN, an SD-WAN appliance's interface)",
+			  opt, name);
+		return FS_EXIT_USAGE;
+	}
+	for (i = 0; i < s->nlan; i++)
+		if (!strcmp(s->lan[i], name)) {
+			tcfg_fail(e, EINVAL, "--%s '%s': also a LAN interface (--lan-dev): accepted: a tunnel device that is not one",
+				  opt, name);
+			return FS_EXIT_USAGE;
+		}
 	if (!(ifr.ifr_flags & IFF_UP)) {
 		tcfg_fail(e, ENETDOWN, "tunnel interface '%s' is down: bring it up first", name);
 		return FS_EXIT_RUNTIME;
@@ -76,8 +92,8 @@ static int check_devices(const struct tcfg_spec *s, struct route_plan *p,
 			tcfg_fail(e, ENODEV, "LAN interface '%s' does not exist", s->lan[i]);
 			return FS_EXIT_RUNTIME;
 		}
-	ret = tunnel_dev(s->short_dev, &p->short_if, e);
-	return ret ? ret : tunnel_dev(s->long_dev, &p->long_if, e);
+	ret = tunnel_dev(s, "short-dev", s->short_dev, &p->short_if, e);
+	return ret ? ret : tunnel_dev(s, "long-dev", s->long_dev, &p->long_if, e);
 }
 
 /* Split mode: how the rules match the long code point (probes the kernel). */
@@ -282,16 +298,24 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
 
-/* Remove the spill class of ours on the recorded SHORT tunnel (best
- * effort: it goes with its device anyway). */
+/* Remove the spill class of ours on both recorded tunnels (best effort:
+ * it goes with its device anyway): a "route up" that swapped the roles
+ * leaves an earlier agent's class on what is LONG now. */
 static void scav_remove_recorded(void)
 {
 	static struct tcfg_spec rec;
 	struct tcfg_err ignored;
+	const char *dev[2];
 	char err[256];
+	int i;
 
-	if (!tcfg_record_read(&rec, &ignored) && tcfg_scav_remove(rec.short_dev, err, sizeof(err)) < 0)
-		pr_warn("route down: %s", err);
+	if (tcfg_record_read(&rec, &ignored))
+		return;
+	dev[0] = rec.short_dev;
+	dev[1] = rec.long_dev;
+	for (i = 0; i < 2; i++)
+		if (dev[i][0] && tcfg_scav_remove(dev[i], err, sizeof(err)) < 0)
+			pr_warn("route down: %s", err);
 }
 
 int tcfg_route_down(const struct tcfg_ctx *ctx)

@@ -192,7 +192,10 @@ struct tcfg_scav_cfg {
 				 * or a line rate) */
 	__u64 min_bps;		/* the spill class's guaranteed rate */
 	__u64 rate_bps;		/* the spill TBF's first rate */
-	__u32 limit_bytes;	/* the spill TBF's queue */
+	__u32 limit_bytes;	/* the spill TBF's queue at most */
+	__u32 wait_ms;		/* no packet waits longer in the spill TBF:
+				 * its queue is held to wait_ms at its rate
+				 * (at least one frame), whoever sets it */
 };
 struct tcfg_scav_stats {
 	__u64 bytes, packets;	/* sent by the spill TBF */
@@ -204,19 +207,27 @@ struct tcfg_scav;
  * line in err; nothing half-made stays. */
 int tcfg_scav_open(struct tcfg_scav **s, const struct tcfg_scav_cfg *c, char *err,
 		   size_t errlen);
-/* The spill TBF's rate (its bucket refills: see the hold). */
+/* The spill TBF's rate (its bucket refills: see the hold), and its queue
+ * limit with it: wait_ms at that rate (tcfg_scav_limit()). */
 int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen);
 /* The top: short and spilled traffic together at most top_bps (class :1
  * and both classes' ceilings; the short class's rate). */
 int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen);
 int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
 		    size_t errlen);
+/* The spill TBF's queue in bytes at rate_bps: wait_ms's worth, at least
+ * one frame, at most limit_bytes. With no agent left to change the rate,
+ * a queued packet leaves within about wait_ms (plus one frame's time). */
+__u32 tcfg_scav_limit(__u64 rate_bps, __u32 wait_ms, __u32 limit_bytes);
 /* Close; remove: the class goes too (when it is still ours). */
 void tcfg_scav_close(struct tcfg_scav *s, bool remove);
 /* Who owns dev's root qdisc: 1 the spill class (ours), 0 the kernel's
  * default or no such device, -EEXIST someone else (named in err), -errno
  * ("doctor"). */
 int tcfg_scav_owner(const char *dev, char *err, size_t errlen);
+/* The code point the spill class's IPv4 filter on dev matches, in *dscp
+ * (-1: none): 1 the class is ours, 0 no class of ours, -errno ("doctor"). */
+int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen);
 /* Remove ours from dev ("route down", an agent that stops spilling): 1
  * removed, 0 none of ours there, -errno (reason in err). */
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen);

@@ -3,6 +3,7 @@
  * test_lib.c - unit tests of lib/ (output layer, parsers, safe files),
  * TAP output. The JSON output is checked by parsing it back with json-c.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -554,8 +555,26 @@ static void test_prom_double(void)
 	ok(i == 2000, "fs_prom_double round-trips 1999 values");
 }
 
+/* lib's one Internet checksum: RFC 1071's example words, an odd length,
+ * and a header that sums to zero with its checksum in place. */
+static void test_csum(void)
+{
+	/* RFC 1071 4.1: 00 01 f2 03 f4 f5 f6 f7 sums to ddf2, so ~ = 220d */
+	static const uint8_t rfc[] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+	/* an ICMP echo request, id 0x5350, seq 1, checksum field 0, then 3
+	 * bytes of payload (odd) */
+	uint8_t echo[11] = { 8, 0, 0, 0, 0x53, 0x50, 0x00, 0x01, 'a', 'b', 'c' };
+	uint16_t c;
+
+	tap_ok(ntohs(inet_csum(rfc, sizeof(rfc))) == 0x220d, "inet_csum: RFC 1071's example");
+	c = inet_csum(echo, sizeof(echo));
+	memcpy(echo + 2, &c, 2);
+	tap_ok(inet_csum(echo, sizeof(echo)) == 0, "inet_csum: odd length, zero with the checksum in place");
+}
+
 int main(void)
 {
+	test_csum();
 	test_json();
 	test_prom_double();
 	test_parse();
