@@ -91,10 +91,16 @@ static int cmd_route_up(const struct sc_call *c)
 
 	spec = tcfg_spec_defaults;
 	sc_options_merge(tcfg_route_opts, &spec, &a->spec);
+	tcfg_context(c->o, &ctx);
+	/* a bad request says what is wrong with it first */
+	ret = tcfg_route_check(&spec, &ctx, gone, sizeof(gone));
+	if (ret) {
+		pr_err("route: %s", gone);
+		return ret;
+	}
 	if (tcfg_route_removals(&spec, gone, sizeof(gone)) > 0 && !a->replace)
 		return sc_print_usage_error("route up", "this would remove from the running setup: %s: give them again, or --replace to drop them",
 					    gone);
-	tcfg_context(c->o, &ctx);
 	ret = tcfg_route_up(&spec, &ctx);
 	if (!ret) {
 		open_json_object(NULL);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -607,6 +608,29 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 	return 0;
 }
 
+/* The agent writes its textfile beside itself (a temporary file renamed
+ * over it): the directory must exist, or every sweep's metrics fail. */
+static int check_textfile(struct sc_config *cfg)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (!cfg->agent.textfile)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", cfg->agent.textfile);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	int e = stat(dir, &st) ? errno : 0;
+
+	if (e || !S_ISDIR(st.st_mode))
+		return vfail(cfg, 0, FS_EXIT_RUNTIME, "[agent] textfile '%.100s': directory '%.100s' %s: create it (node_exporter's textfile collector directory) or leave textfile out",
+			     cfg->agent.textfile, dir, e == ENOENT ? "does not exist" :
+			     e ? strerror(e) : "is not a directory");
+	return 0;
+}
+
 /* The file's tunnels against the kernel's: an interface of one's name that
  * splitctl did not make is refused; the route's devices among those apply
  * makes (or makes again) are checked once they exist. */
@@ -663,6 +687,8 @@ static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 		ret = check_foreign_xdp(o, cfg, &live);
 	if (!ret)
 		ret = check_tunnels(cfg);
+	if (!ret)
+		ret = check_textfile(cfg);
 	if (ret)
 		return ret;
 	if (cfg->route && cfg->route_check_later)

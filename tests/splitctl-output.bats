@@ -128,7 +128,7 @@ doctor_status() {
 	fs_sc -j detach "$name" | jq -e --arg n "$name" --arg d "$BPF" '.detached == [$n] and .pins_removed and .pin_dir == $d'
 	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j detach --all
 	[ "$status" -eq 1 ]
-	echo "$output" | grep -v '^splitctl:' | jq -e '.detached == [] and .pins_removed == false'
+	echo "$output" | grep -v '^{"level"' | jq -e '.detached == [] and .pins_removed == false'
 	fs_sc -j attach "$name" >/dev/null
 	for cmd in status doctor "flows --class long" "stats --prometheus"; do
 		# shellcheck disable=SC2086

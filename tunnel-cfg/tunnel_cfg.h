@@ -110,6 +110,9 @@ int tcfg_route_diff(const struct tcfg_spec *want,
 int tcfg_route_removals(const struct tcfg_spec *want, char *what, size_t len);
 int tcfg_route_down(const struct tcfg_ctx *ctx);
 int tcfg_route_show(const struct tcfg_ctx *ctx);
+/* route show's state alone ("ok", "degraded", "down", "unknown"), its
+ * first reason in why ("" when none); prints nothing (status). */
+const char *tcfg_route_state(const struct tcfg_ctx *ctx, char *why, size_t len);
 
 /* ---- tunnel add|del|show --------------------------------------------------- */
 /* A lab tunnel: name and kind from tcfg_tunnel_new(), the rest from the
@@ -173,6 +176,10 @@ struct tcfg_doctor {
 	int kernel_dscp;		/* this kernel matches FRA_DSCP */
 	int missing;			/* rules/routes wanted but not in the kernel */
 	char missing_first[200];
+	int problems;			/* health: no agent, a class failed
+					 * over, a tunnel down (route show's
+					 * "degraded:" lines) */
+	char problem_first[200];
 	int foreign;			/* routes of others where ours go */
 	char foreign_first[300];
 	char lan[8][16];
