@@ -211,7 +211,8 @@ static int tunnel_key(struct parse_ctx *p, int line, const char *name, const cha
 				    SC_CFG_MAX_TUNNELS);
 		ct = &cfg->tunnels[cfg->ntunnels++];
 		snprintf(ct->name, sizeof(ct->name), "%s", name);
-		ct->line = line;
+		/* errors about the whole section name its header */
+		ct->line = p->nsections ? p->sections[p->nsections - 1].line : line;
 	}
 	if (!strcmp(key, "kind")) {
 		snprintf(ct->kind, sizeof(ct->kind), "%.15s", value);
