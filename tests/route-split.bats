@@ -339,7 +339,7 @@ applied_both() {
 	[ "$rc2" -eq 0 ]
 	# back to split: exactly what route up installed
 	[ "$(wan_dump "$A")" = "$one" ]
-	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .degraded == false'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .missing == []'
 }
 
 @test "failover: ecmp: the dead member leaves the multipath route and returns" {
