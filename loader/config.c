@@ -426,7 +426,8 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s%s", path,
 			 strerror(errno),
 			 errno == EISDIR ? " (name a config file)" :
-			 errno == EINVAL ? " (not a regular file)" : "");
+			 errno == EINVAL ? " (not a regular file)" :
+			 errno == ENOENT ? ": write one (a whole router: flowsplit.conf.example, docs/config.md) and check it with 'splitctl check -c FILE'" : "");
 		return FS_EXIT_RUNTIME;
 	}
 	p = calloc(1, sizeof(*p));

@@ -75,7 +75,7 @@ bad_conf() {
 	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\nvni = 99999999\n' |
 		bad_conf 5 "vni: invalid value '99999999'"
 	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\nvni = 9\n[tunnel vx9]\nvni = 8\n' |
-		bad_conf 5 "[tunnel vx9] given twice (first at line 3)"
+		bad_conf 6 "[tunnel vx9] given twice (first at line 3)"
 }
 
 @test "config: the shipped example is a whole router that check --offline accepts" {
