@@ -210,6 +210,7 @@ static void check_routing(struct doctor *d)
 	      t->missing ? t->missing_first : "");
 	check(d, t->problems ? FAIL : PASS, "health",
 	      strstr(t->problem_first, "no agent") ? "splitctl run -c FILE (systemctl start flowsplit)" :
+	      strstr(t->problem_first, "does not probe") ? "run the agent with health on ([health] enabled = yes, --health yes)" :
 	      "bring the tunnel back (splitctl route show: health), then the class returns after the hold-down",
 	      t->problems ? "degraded: %s" : "the agent probes both tunnels, both up, no class failed over%s",
 	      t->problems ? t->problem_first : "");

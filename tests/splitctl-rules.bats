@@ -329,3 +329,21 @@ rules_setup() {
 	kill -TERM "$agent"
 	wait "$agent" || true
 }
+
+@test "rule add and del under -j: the rule changed and the count, as one document" {
+	fs_sc attach rc
+	run fs_sc -j rule add bk --prefix 10.9.0.0/16 --mode long
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.added == {"name":"bk","prefix":"10.9.0.0/16","port":null,"mode":"long","threshold":null,"threshold_bytes":null} and .rules == 1'
+	run fs_sc -j rule del bk
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.removed.name == "bk" and .rules == 0'
+	# text: silent, as before
+	run fs_sc rule add bk --prefix 10.9.0.0/16
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# an error under -j: one JSON object on stderr, the same exit code
+	run fs_sc -j rule del nosuch
+	[ "$status" -eq 1 ]
+	echo "$output" | jq -e '.level == "error" and .message == "no rule '"'nosuch'"' (see '"'splitctl rule show'"')"'
+}

@@ -241,15 +241,19 @@ static void problem(struct tcfg_missing *m, const char *fmt, ...)
  * down or gone.
  */
 static void health_problems(struct nl *nl, const struct tcfg_spec *s,
-			    const struct tcfg_in_force *f, struct tcfg_missing *m)
+			    const struct tcfg_ctx *ctx, struct tcfg_missing *m)
 {
+	const struct tcfg_in_force *f = &ctx->in_force;
 	static const char *const role[HEALTH_TUNNELS] = { "short", "long" };
 	const char *dev[HEALTH_TUNNELS] = { s->short_dev, s->long_dev };
 	struct link_info li;
 	int t, i, ifindex;
 
 	m->n = m->total = 0;
-	if (!f->pid)
+	if (!f->pid && ctx->agent_pid)
+		problem(m, "the agent (pid %d) does not probe the tunnels (health off, or starting): no class fails over",
+			ctx->agent_pid);
+	else if (!f->pid)
 		problem(m, "no agent: the tunnels are not probed and no class fails over: start 'splitctl run'");
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		ifindex = if_nametoindex(dev[t]);
@@ -278,7 +282,7 @@ static void recorded_wants(const struct tcfg_spec *s, const struct tcfg_in_force
 }
 
 static void check_state(struct nl *nl, const struct tcfg_rules *rules,
-			const struct tcfg_routes *routes, const struct tcfg_in_force *f,
+			const struct tcfg_routes *routes, const struct tcfg_ctx *ctx,
 			struct show_state *st)
 {
 	static struct tcfg_routes want_routes;
@@ -290,8 +294,8 @@ static void check_state(struct nl *nl, const struct tcfg_rules *rules,
 	st->problems.n = st->problems.total = 0;
 	if (!st->recorded)
 		return;
-	health_problems(nl, &st->spec, f, &st->problems);
-	recorded_wants(&st->spec, f, &want_routes, &want_rules);
+	health_problems(nl, &st->spec, ctx, &st->problems);
+	recorded_wants(&st->spec, &ctx->in_force, &want_routes, &want_rules);
 	tcfg_check(&want_routes, &want_rules, routes, rules, &st->missing);
 }
 
@@ -341,7 +345,7 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
-	check_state(&nl, &rules, &routes, &ctx->in_force, &st);
+	check_state(&nl, &rules, &routes, ctx, &st);
 	mode = st.recorded ? (st.spec.mode == MODE_ECMP ? "ecmp" : "split") : mode_name(&rules);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "mode", NULL, mode);
@@ -376,7 +380,7 @@ const char *tcfg_route_state(const struct tcfg_ctx *ctx, char *why, size_t len)
 		nl_close(&nl);
 		return "unknown";
 	}
-	check_state(&nl, &rules, &routes, &ctx->in_force, &st);
+	check_state(&nl, &rules, &routes, ctx, &st);
 	nl_close(&nl);
 	if (!st.recorded)
 		return rules.n || routes.n ? "unknown" : "down";
@@ -389,9 +393,10 @@ const char *tcfg_route_state(const struct tcfg_ctx *ctx, char *why, size_t len)
 
 /* ---- doctor: the same facts as a struct ---------------------------------------------- */
 /* Missing rules and routes, as route show's state, and routes of others. */
-static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struct tcfg_in_force *f,
+static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 			   struct tcfg_doctor *d)
 {
+	const struct tcfg_in_force *f = &ctx->in_force;
 	static struct tcfg_routes want_routes, have_routes;
 	static struct tcfg_rules want_rules, have_rules;
 	struct tcfg_missing m = { .n = 0 };
@@ -414,7 +419,7 @@ static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struc
 	d->missing = m.total;
 	if (m.n)
 		snprintf(d->missing_first, sizeof(d->missing_first), "%s", m.what[0]);
-	health_problems(nl, s, f, &m);
+	health_problems(nl, s, ctx, &m);
 	d->problems = m.total;
 	if (m.n)
 		snprintf(d->problem_first, sizeof(d->problem_first), "%s", m.what[0]);
@@ -452,7 +457,7 @@ int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d)
 		if (ifindex)
 			tcfg_tunnel_details(&nl, ifindex, &d->t[i]);
 	}
-	doctor_missing(&nl, &s, &ctx->in_force, d);
+	doctor_missing(&nl, &s, ctx, d);
 	nl_close(&nl);
 	return 0;
 }

@@ -29,7 +29,10 @@
 /* What splitctl knows that tunnel-cfg does not look up itself. */
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
-	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none) */
+	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none
+					 * publishes health) */
+	int agent_pid;			/* a running agent, publishing or not
+					 * (0: none) */
 	/* route show: the members the caller adds at the end of its object
 	 * (splitctl: the agent's tunnel health); NULL for none */
 	void (*show_more)(void);
