@@ -904,8 +904,11 @@ int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s%s%s%s: %s\n", fs_log_prog(), cmd && errors_as_log ? ":" : "",
-		cmd ? " " : "", cmd ? cmd : "", msg);
+	if (fs_log_json_on())	/* -j: one JSON object, as every error */
+		fs_log(FS_LOG_ERR, "%s%s%s", cmd ? cmd : "", cmd ? ": " : "", msg);
+	else
+		fprintf(stderr, "%s%s%s%s: %s\n", fs_log_prog(), cmd && errors_as_log ? ":" : "",
+			cmd ? " " : "", cmd ? cmd : "", msg);
 	return FS_EXIT_USAGE;
 }
 

@@ -35,6 +35,17 @@ const char *fs_log_prog(void);
 /* "prog: message\n" on stderr when level <= the configured level. */
 void fs_log(enum fs_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Long-running programs (the agent): prefix every line with the time
+ * (ISO 8601, UTC, milliseconds) unless stderr is the systemd journal
+ * ($JOURNAL_STREAM names stderr's device and inode, as systemd sets it
+ * for a unit's output), which stamps lines itself. */
+void fs_log_timestamps(void);
+/* -j: every log line on stderr is one JSON object, {"level": "error" |
+ * "warning" | "info" | "debug", "program": PROG, "message": TEXT} (and
+ * "time" when stamped); stdout keeps the command's document. */
+void fs_log_json(bool on);
+bool fs_log_json_on(void);
+bool fs_log_is_journal(void);
 #define pr_err(...)   fs_log(FS_LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)  fs_log(FS_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  fs_log(FS_LOG_INFO, __VA_ARGS__)

@@ -208,6 +208,12 @@ static void check_routing(struct doctor *d)
 	check(d, t->missing ? FAIL : PASS, "routes", "splitctl route up ... again, or run the agent (it re-converges)",
 	      t->missing ? "degraded: %s" : "rules and routes of both classes in place%s",
 	      t->missing ? t->missing_first : "");
+	check(d, t->problems ? FAIL : PASS, "health",
+	      strstr(t->problem_first, "no agent") ? "splitctl run -c FILE (systemctl start flowsplit)" :
+	      strstr(t->problem_first, "does not probe") ? "run the agent with health on ([health] enabled = yes, --health yes)" :
+	      "bring the tunnel back (splitctl route show: health), then the class returns after the hold-down",
+	      t->problems ? "degraded: %s" : "the agent probes both tunnels, both up, no class failed over%s",
+	      t->problems ? t->problem_first : "");
 	check(d, t->foreign ? FAIL : PASS, "route owners",
 	      "remove the route, or route up with free --table-short/--table-long",
 	      t->foreign ? "%s" : "no route of someone else in our tables overlaps our prefixes%s",

@@ -266,6 +266,25 @@ static int status_unavailable(const struct sc_opts *o, int err)
 	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 }
 
+/* route show's state: the routes, the agent, failover, tunnels. */
+static void print_routing(const struct split_config *cfg)
+{
+	struct tcfg_ctx ctx;
+	const char *state;
+	char why[256];
+
+	sc_route_ctx(cfg->dscp_long, &ctx);
+	state = tcfg_route_state(&ctx, why, sizeof(why));
+	open_json_object("routing");
+	print_string(PRINT_ANY, "state", "routing: %s", state);
+	print_bool(PRINT_JSON, "degraded", NULL, !strcmp(state, "degraded"));
+	print_string(PRINT_JSON, "why", NULL, why);
+	if (why[0])
+		print_string(PRINT_FP, NULL, " (%s)", why);
+	print_string(PRINT_FP, NULL, "%s", !strcmp(state, "down") ? " (no route up)\n" : "\n");
+	close_json_object();
+}
+
 static int cmd_status(const struct sc_call *c)
 {
 	const struct sc_opts *o = c->o;
@@ -305,6 +324,7 @@ static int cmd_status(const struct sc_call *c)
 	print_fill(&st, n4, n6);
 	print_memory(&st);
 	print_spill(&st, &cfg, print_agent(st.dir));
+	print_routing(&cfg);
 	/* the tunnels' health as the agent publishes it ("not monitored"
 	 * without an agent) */
 	health_show();

@@ -82,7 +82,12 @@ struct agent {
 	struct sc_config cfg;		/* the config file (-c), if any */
 	struct sc_agent_args eff;	/* cli over the file's [agent] */
 	struct http_server *http;
-	bool failing;			/* a tick failed; reported once */
+	bool failing;			/* a tick failed: logged when it starts, again
+					 * every SC_AGENT_RELOG_S while it lasts,
+					 * and when it ends */
+	unsigned int failures;		/* ticks failed in a row */
+	__u64 failing_since_ns, relog_ns;
+	char failure[PATH_MAX + 256];	/* what failed, naming its object */
 	struct health_agent health;	/* tunnel probes and failover */
 };
 
@@ -332,6 +337,7 @@ static struct http_server *http_start(struct agent *ag, const struct sc_listen *
 		free(hs);
 		return NULL;
 	}
+	pr_info("run: listening on %s (GET /metrics)", l->text);
 	return hs;
 }
 
@@ -447,9 +453,12 @@ static const struct spill_dp_ops spill_dp = {
 };
 
 /* One sweep and one textfile; 0 or -errno (printed by the caller). */
+/* One sweep and metrics write: 0, or -errno with what failed, naming its
+ * object (the instance, the textfile's path), in ag->failure. */
 static int tick(struct agent *ag)
 {
 	const char *textfile = ag->eff.textfile;
+	char msg[PATH_MAX + 128];
 	struct sc_state st;
 	__u64 removed;
 	size_t len;
@@ -458,18 +467,58 @@ static int tick(struct agent *ag)
 
 	/* re-open every time: the operator may detach/attach while we run */
 	err = sc_state_open(ag->o, &st, 1);
-	if (err)
+	if (err) {
+		snprintf(ag->failure, sizeof(ag->failure), "idle sweep: %s",
+			 sc_state_strerror(err, sc_pin_dir(ag->o), msg, sizeof(msg)));
 		return err;
+	}
 	err = sc_gc_sweep(&st, &removed);
 	sc_state_close(&st);
+	if (err)
+		snprintf(ag->failure, sizeof(ag->failure), "idle sweep of '%s' failed (%s)",
+			 sc_pin_dir(ag->o), strerror(-err));
 	if (!err && removed)
 		pr_debug("run: %llu idle flows removed", (unsigned long long)removed);
 	if (!err && textfile) {
 		buf = render(ag, &len);
 		err = buf ? write_textfile(textfile, buf, len) : -EIO;
+		if (err)
+			snprintf(ag->failure, sizeof(ag->failure), "metrics textfile '%s': %s (%s)",
+				 textfile, buf ? "cannot write it" : "cannot render the metrics",
+				 strerror(-err));
 		free(buf);
 	}
 	return err;
+}
+
+/* A failing tick is logged when it starts, again at most every
+ * SC_AGENT_RELOG_S while it lasts (a journal that rotated, an operator
+ * who looks later, still sees it), and when it ends. */
+#define SC_AGENT_RELOG_S 300
+static void tick_report(struct agent *ag, int err)
+{
+	__u64 now = mono_ns();
+
+	if (err) {
+		if (!ag->failing) {
+			ag->failing_since_ns = now;
+			ag->failures = 0;
+		}
+		ag->failures++;
+		if (!ag->failing || now >= ag->relog_ns) {
+			if (!ag->failing)
+				pr_err("run: %s; retrying every %g s", ag->failure, ag->eff.interval);
+			else
+				pr_err("run: still failing after %u attempts in %.0f s: %s; retrying every %g s",
+				       ag->failures, (now - ag->failing_since_ns) / 1e9, ag->failure,
+				       ag->eff.interval);
+			ag->relog_ns = now + (__u64)SC_AGENT_RELOG_S * 1000000000ull;
+		}
+	} else if (ag->failing) {
+		pr_info("run: sweep and metrics work again, after %u failed attempts in %.0f s",
+			ag->failures, (now - ag->failing_since_ns) / 1e9);
+	}
+	ag->failing = err != 0;
 }
 
 /* The agent's settings: the config file's [agent], the command line on top
@@ -635,11 +684,7 @@ static void agent_loop(struct agent *ag)
 		}
 		if (mono_ns() >= next) {
 			err = tick(ag);
-			/* report a failure once, not every interval */
-			if (err && !ag->failing)
-				pr_err("run: sweep or metrics failed (%s); retrying every %g s",
-				       strerror(-err), ag->eff.interval);
-			ag->failing = err != 0;
+			tick_report(ag, err);
 			next = mono_ns() + (__u64)(ag->eff.interval * 1e9);
 		}
 		/* tunnel health until the next sweep; SIGTERM, SIGINT and
@@ -665,6 +710,8 @@ static int cmd_run(const struct sc_call *c)
 		pr_err("run: %s", msg);
 		return FS_EXIT_USAGE;
 	}
+	/* the journal stamps its lines; a terminal or a file gets the time */
+	fs_log_timestamps();
 	health_agent_init(&ag.health, &health, &spill, &spill_dp, (void *)o);
 	ret = sc_check_privileges();
 	if (ret) {
@@ -683,13 +730,20 @@ static int cmd_run(const struct sc_call *c)
 	agent_lock_remove_stale();
 	fs_signals_install(true);
 	ret = agent_start(&ag);
-	if (!ret)
+	/* a start that failed said why in one line */
+	if (!ret) {
+		pr_info("run: started (pid %d, instance '%s', config %s%s%s)", (int)getpid(),
+			sc_pin_dir(o), ag.cli->config ? "'" : "",
+			ag.cli->config ? ag.cli->config : "none", ag.cli->config ? "'" : "");
 		agent_loop(&ag);
+	}
 	/* the HTTP thread reads the health metrics: stopped first */
 	http_stop(ag.http);
 	health_agent_close(&ag.health);
 	sc_config_free(&ag.cfg);
 	agent_lock_release(mark);
+	if (!ret)
+		pr_info("run: exiting: stopped by a signal");
 	return ret;
 }
 
