@@ -594,6 +594,8 @@ static void spill_step(struct health_agent *ha)
 		sh.up[t] = h->state == HEALTH_UP;
 		sh.rtt_samples[t] = h->rtt_samples;
 		sh.rtt_last_ns[t] = h->rtt_last_ns;
+		sh.probes_lost[t] = h->window_lost;
+		sh.probes_window[t] = h->window_len;
 	}
 	if (spill_agent_step(&ha->spill, &sh, mono_ns()))
 		publish(ha);

@@ -153,6 +153,7 @@ void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
 	p->grant_gap_ns = s->grant_gap_ns;
 	p->hold_margin_ns = s->hold_margin_ns;
 	p->frame_share_pct = s->frame_share_pct;
+	p->short_rate_bps = s->tunnel_rate_bps;
 }
 
 /* ---- the agent ------------------------------------------------------------------ */
@@ -821,6 +822,10 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 	o.long_tx_bytes = dev_tx_bytes(sa->dev[SPILL_LONG]);
 	o.spill_tx_bytes = st.bytes;
 	o.spill_backlog_bytes = st.backlog;
+	for (int t = 0; t < SPILL_TUNNELS; t++) {
+		o.probes_lost[t] = h->probes_lost[t];
+		o.probes_window[t] = h->probes_window[t];
+	}
 	spill_tick(&sa->ctl, now, &o, &sa->act);
 	if (sa->act.state == SPILL_OFF) {
 		/* a generation ends (or none runs): every spilled flow long

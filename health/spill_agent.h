@@ -183,6 +183,8 @@ struct spill_health {
 	bool up[HEALTH_TUNNELS];
 	bool normal_plan;		/* the plan in force is both tunnels up */
 	uint64_t rtt_samples[HEALTH_TUNNELS], rtt_last_ns[HEALTH_TUNNELS];
+	/* the probes lost in each tunnel's loss window, and its length */
+	uint32_t probes_lost[HEALTH_TUNNELS], probes_window[HEALTH_TUNNELS];
 };
 /* Read answers, probe, tick when due. True when the published state
  * changed (the caller publishes). */
