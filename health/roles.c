@@ -39,11 +39,11 @@ int roles_params_check(const struct roles_params *p, const char **field)
 	else if (p->hold_max_ns < p->hold_min_ns || p->hold_max_ns > ROLES_MAX_NS)
 		bad = "roles-hold-max";
 	else if (p->sla_delay_ns > ROLES_MAX_NS)
-		bad = "sla-delay";
-	else if (p->sla_loss_permille > 1000)
-		bad = "sla-loss";
+		bad = "roles-sla-delay";
+	else if (!(p->sla_loss_pct >= 0 && p->sla_loss_pct <= 100))
+		bad = "roles-sla-loss";
 	else if (p->sla_jitter_ns > ROLES_MAX_NS)
-		bad = "sla-jitter";
+		bad = "roles-sla-jitter";
 	if (field)
 		*field = bad;
 	return bad ? -EINVAL : 0;
@@ -79,7 +79,7 @@ struct health_plan roles_plan(struct health_plan plan, bool swapped)
 static bool sla_broken(const struct roles_params *p, const struct quality *q, uint64_t seen_ns)
 {
 	return (p->sla_delay_ns && seen_ns > p->sla_delay_ns) ||
-	       (p->sla_loss_permille && quality_loss_counted(q) * 1000 > p->sla_loss_permille) ||
+	       (p->sla_loss_pct > 0 && quality_loss_counted(q) * 100 > p->sla_loss_pct) ||
 	       (p->sla_jitter_ns && quality_jitter_ns(q) > p->sla_jitter_ns);
 }
 
@@ -102,7 +102,7 @@ static bool wish(struct roles *r, const struct roles_input *in, uint64_t now_ns,
 		 enum roles_cause *cause)
 {
 	const struct roles_params *p = &r->params;
-	bool sla = p->sla_delay_ns || p->sla_loss_permille || p->sla_jitter_ns;
+	bool sla = p->sla_delay_ns || p->sla_loss_pct > 0 || p->sla_jitter_ns;
 	bool broken[HEALTH_TUNNELS];
 	int t, cur = r->swapped ? HEALTH_LONG : HEALTH_SHORT;
 
@@ -133,6 +133,8 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 	bool want;
 
 	if (p->mode == ROLES_FIXED) {
+		if (quality_ready(in->q[HEALTH_SHORT]) && quality_ready(in->q[HEALTH_LONG]))
+			wish(r, in, now_ns, &cause);	/* the view only */
 		want = r->swapped;
 		r->swapped = r->want = false;
 		r->cause = ROLES_CAUSE_NONE;
@@ -189,11 +191,56 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], char *buf,
 		 size_t len)
 {
-	return snprintf(buf, len, "short class on %s (%s): %s, seen %s %.2f ms, %s %.2f ms",
+	static const char *const why[ROLES_CAUSES] = {
+		[ROLES_CAUSE_NONE] = "as configured",
+		[ROLES_CAUSE_BASE] = "the other path is shorter",
+		[ROLES_CAUSE_QUEUE] = "queueing delay",
+		[ROLES_CAUSE_LOSS] = "loss",
+		[ROLES_CAUSE_SLA] = "an SLA threshold",
+		[ROLES_CAUSE_RECOVERED] = "recovered",
+		[ROLES_CAUSE_FAILOVER] = "a failover",
+	};
+	double s_ms = (double)r->seen_ns[HEALTH_SHORT] / HEALTH_NS_PER_MS;
+	double l_ms = (double)r->seen_ns[HEALTH_LONG] / HEALTH_NS_PER_MS;
+
+	if (r->params.mode == ROLES_FIXED)
+		return snprintf(buf, len, "roles fixed: short class on %s", dev[HEALTH_SHORT]);
+	return snprintf(buf, len, "short class on %s (%s: %s); expected delay %s %.2f ms, %s %.2f ms",
 			dev[r->swapped ? HEALTH_LONG : HEALTH_SHORT],
-			r->params.mode == ROLES_FIXED ? "fixed" :
 			r->swapped ? "swapped" : "configured",
-			roles_cause_name(r->cause), dev[HEALTH_SHORT],
-			(double)r->seen_ns[HEALTH_SHORT] / HEALTH_NS_PER_MS, dev[HEALTH_LONG],
-			(double)r->seen_ns[HEALTH_LONG] / HEALTH_NS_PER_MS);
+			r->cause < ROLES_CAUSES ? why[r->cause] : "?", dev[HEALTH_SHORT], s_ms,
+			dev[HEALTH_LONG], l_ms);
+}
+
+const char *roles_mode_name(int mode)
+{
+	return mode == ROLES_FIXED ? "fixed" : "auto";
+}
+
+void roles_view(const struct roles *r, const struct roles_input *in,
+		const char *const dev[HEALTH_TUNNELS], uint64_t now_ns, struct roles_view *v)
+{
+	int t;
+
+	memset(v, 0, sizeof(*v));
+	v->active = true;
+	v->mode = r->params.mode;
+	v->swapped = r->swapped;
+	v->cause = r->cause;
+	v->hold_left_ns = r->hold_until_ns > now_ns ? r->hold_until_ns - now_ns : 0;
+	memcpy(v->moves, r->moves, sizeof(v->moves));
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct quality *q = in->q[t];
+		struct roles_tunnel_view *o = &v->t[t];
+
+		o->ready = quality_ready(q);
+		o->base_ns = quality_base_ns(q);
+		o->queue_ns = quality_queue_ns(q);
+		o->jitter_ns = quality_jitter_ns(q);
+		o->expected_ns = quality_expected_ns(q);
+		o->seen_ns = r->seen_ns[t];
+		o->loss = quality_loss_ratio(q);
+		o->busy = in->busy[t];
+	}
+	roles_format(r, dev, v->why, sizeof(v->why));
 }

@@ -55,10 +55,10 @@ struct roles_params {
 	uint64_t margin_abs_ns;		/* and absolute */
 	uint64_t sustain_ns;		/* a wish must hold this long */
 	uint64_t hold_min_ns, hold_max_ns;
-	/* SLA thresholds, 0 = off: expected delay, counted loss (per mille),
+	/* SLA thresholds, 0 = off: expected delay, counted loss (percent),
 	 * jitter */
 	uint64_t sla_delay_ns;
-	uint32_t sla_loss_permille;
+	double sla_loss_pct;
 	uint64_t sla_jitter_ns;
 };
 void roles_params_default(struct roles_params *p);
@@ -108,6 +108,29 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns);
  * swapped (table SHORT via LONG, table LONG via SHORT); every other plan
  * (a failover, ECMP, wait/keep/main) unchanged. */
 struct health_plan roles_plan(struct health_plan plan, bool swapped);
+/* What status, route show and the metrics show (the agent fills it). */
+struct roles_tunnel_view {
+	uint64_t base_ns, queue_ns, jitter_ns, expected_ns, seen_ns;
+	double loss;		/* raw, over QUALITY_LOSS_WINDOW probes */
+	bool busy;		/* our traffic fills it (its queue not judged) */
+	bool ready;
+};
+struct roles_view {
+	bool active;		/* the agent steers the roles' tunnels */
+	int mode;		/* enum roles_mode */
+	bool swapped;
+	enum roles_cause cause;
+	uint64_t hold_left_ns;	/* of the hold-down now */
+	uint64_t moves[ROLES_CAUSES];
+	struct roles_tunnel_view t[HEALTH_TUNNELS];	/* by configured role */
+	char why[160];
+};
+/* The view of r and its inputs at now_ns (why: roles_format()). */
+void roles_view(const struct roles *r, const struct roles_input *in,
+		const char *const dev[HEALTH_TUNNELS], uint64_t now_ns, struct roles_view *v);
+/* "fixed", "auto" */
+const char *roles_mode_name(int mode);
+
 /* One line: "short class on DEV (swapped|configured): CAUSE, seen short
  * X ms, long Y ms" with devices dev[] by configured role. */
 int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], char *buf,
