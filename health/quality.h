@@ -22,8 +22,9 @@
  *           probes is
  *   jitter  RFC 3550 6.4.1 on consecutive RTTs: J += (|D| - J) / 16
  *   loss    lost probes over the last QUALITY_LOSS_WINDOW outcomes; the
- *           counted loss forgives QUALITY_LOSS_FORGIVEN of them, so a
- *           single lost probe never counts
+ *           counted loss forgives QUALITY_LOSS_FORGIVEN of them, so one
+ *           or two lost probes in 2 s never count (a loaded router or
+ *           path stalls that long now and then; a brownout loses far more)
  *   expected base + queue + loss x (QUALITY_RTO_MIN_NS + base + queue):
  *           a lost packet of a short request costs Linux's least RTO
  *           (200 ms) plus the RTT of the retransmission
@@ -46,7 +47,7 @@
 #define QUALITY_BASE_BUCKET 3000
 #define QUALITY_QUEUE_SAMPLES 4
 #define QUALITY_LOSS_WINDOW 20
-#define QUALITY_LOSS_FORGIVEN 1
+#define QUALITY_LOSS_FORGIVEN 2
 #define QUALITY_RTO_MIN_NS (200 * QUALITY_NS_PER_MS)
 /* what was measured while not busy stands for the tunnel this long */
 #define QUALITY_IDLE_MEMORY_NS (30 * QUALITY_NS_PER_S)
