@@ -576,6 +576,7 @@ static void publish(struct health_agent *ha)
 	health_failover_set_spill(ha->fo, &sv);
 	roles_input(ha, &in, now);
 	roles_view(&ha->roles, &in, dev, now, &rv);
+	rv.active = ha->info.mode == HEALTH_MODE_SPLIT;	/* ECMP: no roles */
 	health_failover_set_roles_view(ha->fo, &rv);
 	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);

@@ -500,7 +500,7 @@ static void show_roles(const struct health_file *hf)
 	open_json_object("roles");
 	print_bool(PRINT_JSON, "active", NULL, v->active);
 	if (!v->active) {
-		print_string(PRINT_FP, NULL, "%s\n", "roles: not steered");
+		print_string(PRINT_FP, NULL, "%s\n", "roles: none (ecmp mode)");
 		close_json_object();
 		return;
 	}

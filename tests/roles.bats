@@ -108,6 +108,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	fs_wait_for 10 quality_ready
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
 	ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -t 20 -J >"$D/bulk.json"
+	# and after it, while LONG's queue drains
+	sleep 3
 	roles_json
 	cat "$D/agent-$A"
 	# the bulk ran, on LONG, and filled its FIFO: its probes saw the queue
