@@ -100,7 +100,7 @@ const struct sc_option health_settings_opts[] = {
 		   .hi = ROLES_MAX_MARGIN_PCT, .metavar = "PCT",
 		   .help = "the configured SHORT must be worse by this percent of the other's expected delay (default 20)"),
 	ROLES_DURATION("roles-margin-abs", margin_abs_ns,
-		       "and by this much more (default 10ms)"),
+		       "and by this much more (default 15ms)"),
 	ROLES_DURATION("roles-sustain", sustain_ns,
 		       "a move is due after the wish held this long (default 200ms)"),
 	ROLES_DURATION("roles-hold-min", hold_min_ns,

@@ -145,7 +145,10 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 		want = r->swapped;
 		r->want = r->swapped = false;
 		r->want_since_ns = now_ns;
-		r->after_failover = true;
+		/* a tunnel still without a verdict (the agent starting) is no
+		 * failover: no hold-down after it */
+		if (in->state[HEALTH_SHORT] == HEALTH_DOWN || in->state[HEALTH_LONG] == HEALTH_DOWN)
+			r->after_failover = true;
 		if (want) {
 			r->cause = ROLES_CAUSE_FAILOVER;
 			r->moves[ROLES_CAUSE_FAILOVER]++;

@@ -25,7 +25,8 @@
  *   hold-down of hold-min, doubled (up to hold-max) when the move came
  *   less than twice the last hold-down after the one before (flapping).
  *   A tunnel not up (a failover) resets the roles to the configured ones
- *   at once; the hold-down then runs from when both are up again.
+ *   at once; after a tunnel was down, the hold-down runs from when both
+ *   are up again (not after the first verdicts: init is no failover).
  */
 #ifndef HEALTH_ROLES_H
 #define HEALTH_ROLES_H
@@ -42,7 +43,7 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 /* Defaults and ranges (docs/health.md says why). */
 #define ROLES_DEF_MODE ROLES_AUTO
 #define ROLES_DEF_MARGIN_PCT 20
-#define ROLES_DEF_MARGIN_ABS_NS (10 * HEALTH_NS_PER_MS)
+#define ROLES_DEF_MARGIN_ABS_NS (15 * HEALTH_NS_PER_MS)
 #define ROLES_DEF_SUSTAIN_NS (200 * HEALTH_NS_PER_MS)
 #define ROLES_DEF_HOLD_MIN_NS (5 * HEALTH_NS_PER_S)
 #define ROLES_DEF_HOLD_MAX_NS (80 * HEALTH_NS_PER_S)
