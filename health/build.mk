@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # health/: tunnel health and the agent's failover (the state machine, the
 # prober, the link monitor, the failover controller, what the agent
-# publishes, the one-agent lock), built as a static library that splitctl
+# publishes, the one-agent lock) and spill (the controller, spill*.c, and
+# the agent's side, spill_agent.c), built as a static library that splitctl
 # links before tunnel-cfg's (HEALTH_LIB, then TCFG_LIB TCFG_LIBS). Its
 # tests are built by tests/build.mk.
 # $$(...) in prerequisites and recipes: fragments read later define

@@ -250,9 +250,11 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 		return;
 	v->active = true;
 	snprintf(v->dev[HEALTH_SHORT], sizeof(v->dev[HEALTH_SHORT]), "%s", get_str(s, "dev"));
-	for (v->state = SPILL_OFF; v->state < SPILL_HOLD; v->state++)
+	for (v->state = SPILL_OFF; v->state < SPILL_STATES; v->state++)
 		if (!strcmp(get_str(s, "state"), spill_state_name(v->state)))
 			break;
+	if (v->state == SPILL_STATES)
+		v->state = SPILL_OFF;
 	v->gen = get_u64(s, "generation");
 	v->grants = get_u64(s, "grants");
 	v->taken = get_u64(s, "taken");

@@ -158,6 +158,9 @@ void sc_netns_strerror(const char *dir, char *buf, size_t len);
  * lock first (for commands that change state). 0 or -errno (see above).
  */
 int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock);
+/* Remove the short-class duplication of the instance in @dir (its dup/
+ * subdirectory, cmd_dup.c): with the instance's last pins. */
+void sc_dup_remove(const char *dir);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */

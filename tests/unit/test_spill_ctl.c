@@ -18,7 +18,12 @@
  * drains the queue; a failover ends the generation in the same tick and
  * opens the top, and the next starts afresh; an untaken grant is
  * withdrawn; an estimate that jitter made far too low is doubted and
- * checked, the top back within seconds, and a real drop is checked once.
+ * checked, the top back within seconds, and a real drop is checked once;
+ * the hold with samples of two kinds (one tunnel's far end dropping
+ * timestamp requests) and its absolute bound; the frame share at SHORT's
+ * configured rate; spill_reconfigure() in each state it meets; loss: a
+ * lossy SHORT gets no grant and its spilled flows return to LONG in
+ * order, loss on LONG or one lost probe changes nothing.
  * SPILL_SIM_LOG=1 prints the controller's decisions as TAP comments.
  */
 #include <math.h>
@@ -76,6 +81,19 @@ struct sim {
 	/* probes report one-way delays (the far end's receive time, on a
 	 * clock ONE_WAY_OFFSET_NS ahead) instead of RTTs */
 	bool one_way;
+	bool rtt_only[SPILL_TUNNELS];	/* with one_way: this tunnel's far
+					 * end drops timestamp requests (its
+					 * samples are RTTs) */
+	/* health's probe loss: lost of window, per tunnel (spill_obs) */
+	uint32_t lost[SPILL_TUNNELS], window[SPILL_TUNNELS];
+	/* at the last generation change with flows spilled: when the last
+	 * packet already sent to SHORT arrives (the class's backlog at its
+	 * rate and SHORT's forward delay) and when a packet sent on LONG
+	 * then arrives (LONG's forward delay), both after the change */
+	uint64_t ret_short_ns, ret_long_ns;
+	unsigned int returns;
+	bool never_held;	/* the agent never reports the class held */
+	uint64_t held_ns, held_max_ns; /* the class held since, longest */
 	/* the class as applied */
 	bool held;
 	double backlog, tx_bytes, short_tx_bytes;
@@ -88,7 +106,7 @@ struct sim {
 				 * (the device sent it: counted) */
 	uint64_t long_phase_ns;
 	/* probes in flight: answer time, RTT, tunnel */
-	struct { uint64_t sent, bytes, at, rtt, value; int t; } pend[PEND];
+	struct { uint64_t sent, bytes, at, rtt, value; int t; bool ow; } pend[PEND];
 	int npend;
 	uint64_t next_probe, next_tick;
 	/* records */
@@ -130,9 +148,24 @@ static double top_bps(const struct sim *m)
 
 static void apply(struct sim *m)
 {
-	m->held = m->act.hold;
+	if (m->act.hold && !m->held_ns)
+		m->held_ns = m->now;
+	if (!m->act.hold && m->held_ns) {
+		if (m->now - m->held_ns > m->held_max_ns)
+			m->held_max_ns = m->now - m->held_ns;
+		m->held_ns = 0;
+	}
+	m->held = m->act.hold && !m->never_held;
 	if (m->act.gen != m->spilled_gen) {
 		/* another generation: the spilled flows are long again */
+		if (m->spilled) {
+			m->returns++;
+			m->ret_short_ns = (uint64_t)(m->backlog * 8 /
+					 (m->act.rate_bps ? m->act.rate_bps : 1) * 1e9) +
+					  m->base_short_ns / 2 +
+					  (uint64_t)(short_qd_ms(m) * MS);
+			m->ret_long_ns = m->base_long_ns / 2 + (uint64_t)m->long_q_ns;
+		}
 		m->waiting += m->spilled;
 		m->spilled = 0;
 		m->spilled_gen = m->act.gen;
@@ -155,6 +188,8 @@ static void tick(struct sim *m)
 		.long_tx_bytes = (uint64_t)m->long_tx_bytes,
 		.spill_backlog_bytes = (uint64_t)m->backlog,
 		.taken = m->taken,
+		.probes_lost = { m->lost[SPILL_SHORT], m->lost[SPILL_LONG] },
+		.probes_window = { m->window[SPILL_SHORT], m->window[SPILL_LONG] },
 	};
 
 	spill_tick(&m->s, m->now, &o, &m->act);
@@ -199,6 +234,7 @@ static void datapath(struct sim *m)
  * ahead. */
 static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 {
+	bool ow = m->one_way && !m->rtt_only[t];
 	uint64_t rtt;
 
 	if ((t == SPILL_LONG) == m->jitter_long && m->now >= m->jitter_from &&
@@ -207,11 +243,10 @@ static void probe(struct sim *m, int t, uint64_t base_ns, uint64_t q_ns)
 	rtt = base_ns + q_ns;
 
 	m->pend[m->npend++] = (typeof(m->pend[0])){
-		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t,
+		.sent = m->now, .at = m->now + rtt, .rtt = rtt, .t = t, .ow = ow,
 		.bytes = (uint64_t)(t == SPILL_LONG ? m->long_tx_bytes :
 				    m->tx_bytes + m->short_tx_bytes),
-		.value = m->one_way ? ONE_WAY_OFFSET_NS + base_ns / 2 + q_ns
-				    : rtt };
+		.value = ow ? ONE_WAY_OFFSET_NS + base_ns / 2 + q_ns : rtt };
 }
 
 static void step(struct sim *m)
@@ -290,7 +325,7 @@ static void step(struct sim *m)
 		if (m->pend[i].at <= m->now) {
 			spill_sample(&m->s, m->pend[i].t, m->pend[i].sent,
 				     m->pend[i].bytes, m->now,
-				     m->pend[i].value, m->one_way);
+				     m->pend[i].value, m->pend[i].ow);
 			spill_rtt(&m->s, m->pend[i].t, m->pend[i].rtt);
 			m->pend[i] = m->pend[--m->npend];
 		} else {
@@ -841,9 +876,9 @@ static bool run_until_check(struct sim *m, uint64_t max_ns)
 {
 	uint64_t t0 = m->now;
 
-	while (m->now - t0 < max_ns && !m->s.checking)
+	while (m->now - t0 < max_ns && !(m->s.phase == SPILL_PHASE_CHECK))
 		step(m);
-	return m->s.checking;
+	return (m->s.phase == SPILL_PHASE_CHECK);
 }
 
 /* A real capacity drop by more than a quarter (20 -> 14 Mbit/s): the
@@ -873,8 +908,8 @@ static void test_check_real_drop(void)
 	t0 = m.now;
 	while (m.now - t0 < 40 * SEC) {
 		step(&m);
-		checks += m.s.checking && !was;
-		was = m.s.checking;
+		checks += (m.s.phase == SPILL_PHASE_CHECK) && !was;
+		was = (m.s.phase == SPILL_PHASE_CHECK);
 		if (m.now - t0 == 3 * SEC)
 			q_check = m.max_q_ms;
 	}
@@ -1181,6 +1216,316 @@ static void test_base(void)
 	       "after 10 minutes without it, the minimum follows the path (140 ms)");
 }
 
+/* Issue 35, item 1: one tunnel's far end drops ICMP timestamp requests
+ * (its samples are RTTs), the other's answers (one-way delays, on a clock
+ * 1000 s off): the hold compares like with like. It covers LONG's forward
+ * delay less SHORT's and stays within SPILL_HOLD_MAX_NS (before: the
+ * offset became a hold of 1000 s, and the spilled flow sat at 0). */
+static void test_hold_mixed(enum spill_tunnel rtt_side)
+{
+	struct sim m;
+	uint64_t hold, need;
+
+	sim_init(&m);
+	m.one_way = true;
+	m.rtt_only[rtt_side] = true;
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 5 * SEC);
+	hold = m.first_send_after_take_ns - m.last_take_ns;
+	need = m.base_long_ns / 2 + m.long_qd_ns - m.base_short_ns / 2;
+	if (!tap_ok(m.taken == 1 && m.first_send_after_take_ns && hold >= need &&
+		    hold <= SPILL_HOLD_MAX_NS && m.spill_bps > 1 * MBIT,
+		    "%s's samples RTTs, %s's one-way: the moved flow's first packet leaves %.0f ms after the take (LONG's lead %.0f ms, bound %.0f ms), then it spills %.1f Mbit/s",
+		    rtt_side == SPILL_SHORT ? "SHORT" : "LONG",
+		    rtt_side == SPILL_SHORT ? "LONG" : "SHORT", hold / 1e6, need / 1e6,
+		    SPILL_HOLD_MAX_NS / 1e6, m.spill_bps / MBIT))
+		tap_diag("taken %llu, state %s, first send %llu, take %llu: %s",
+			 (unsigned long long)m.taken, spill_state_name(m.act.state),
+			 (unsigned long long)m.first_send_after_take_ns,
+			 (unsigned long long)m.last_take_ns, m.act.why);
+}
+
+/* Whatever the delays say, the class is held at most SPILL_HOLD_MAX_NS:
+ * LONG's queue of 3 s (RTT samples) would make a hold of 3 s. */
+static void test_hold_bound(void)
+{
+	struct sim m;
+	uint64_t hold;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 3 * SEC;
+	run_for(&m, LONG_IDLE_NS + 12 * SEC);
+	hold = m.first_send_after_take_ns - m.last_take_ns;
+	tap_ok(m.taken == 1 && m.first_send_after_take_ns &&
+	       hold <= SPILL_HOLD_MAX_NS && hold >= SPILL_HOLD_MAX_NS / 2 &&
+	       m.held_max_ns <= SPILL_HOLD_MAX_NS,
+	       "LONG's queue 3 s: the moved flow's first packet leaves %.0f ms after the take, the class held %.0f ms in all (at most %.0f ms: the bound, not the delays)",
+	       hold / 1e6, m.held_max_ns / 1e6, SPILL_HOLD_MAX_NS / 1e6);
+}
+
+/* A class the agent never reports held (its burst not spent): no grant
+ * is opened, the hold asked for ends after a second. */
+static void test_never_held(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.never_held = true;
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 10 * SEC);
+	tap_ok(m.taken == 0 && m.act.grants == 0 && m.held_max_ns &&
+	       m.held_max_ns <= SPILL_NS_PER_S + FAST_TICK_NS &&
+	       m.act.state != SPILL_GRANT,
+	       "the class never reported held: no grant opened in 10 s, each hold asked for ends within %.0f ms (%s)",
+	       m.held_max_ns / 1e6, m.act.why);
+}
+
+/* Issue 35, item 7: before SHORT has an estimate, the frame share uses
+ * SHORT's configured rate, not LONG's capacity. LONG 200 Mbit/s, SHORT
+ * 20, RTT 1 ms: a frame at 20 Mbit/s takes 0.61 ms, over 10 % of 1 ms;
+ * at LONG's 200 it would take 0.06 ms. */
+static void test_frame_share_configured(void)
+{
+	uint64_t rate[] = { 20 * MBIT, 0 };
+	unsigned int i;
+	struct sim m;
+
+	for (i = 0; i < 2; i++) {
+		sim_init(&m);
+		m.p.short_rate_bps = rate[i];
+		spill_init(&m.s, &m.p, 0);
+		m.base_short_ns = m.base_long_ns = 1 * MS;
+		m.one_way = true;
+		m.waiting = 2;
+		m.long_qd_ns = 80 * MS;
+		m.long_bps = 200 * MBIT;
+		m.short_bps = 1 * MBIT;
+		run_for(&m, 30 * SEC);
+		if (rate[i])
+			tap_ok(m.s.grants_taken == 0 && m.s.frame_gated,
+			       "SHORT's rate given (20 Mbit/s), LONG 200 Mbit/s, RTT 1 ms: no grant in 30 s (%s)",
+			       m.s.why);
+		else
+			tap_ok(m.s.grants_taken > 0,
+			       "the same without SHORT's rate: LONG's capacity lets it spill (%llu grants taken)",
+			       (unsigned long long)m.s.grants_taken);
+	}
+}
+
+/* A sim with one flow spilled, in state @st (the hold of its grant, or
+ * RUN after it). */
+static void sim_spilled(struct sim *m, enum spill_state st)
+{
+	sim_init(m);
+	m->waiting = 2;
+	m->long_qd_ns = 80 * MS;
+	while (!(m->taken == 1 && m->act.state == st) && m->now < 20 * SEC)
+		step(m);
+}
+
+/* Every input change goes through spill_reconfigure(): a defined state. */
+static void test_reconfigure(void)
+{
+	struct spill_params p;
+	uint16_t gen;
+	struct sim m;
+
+	sim_spilled(&m, SPILL_HOLD);
+	gen = m.act.gen;
+	p = m.p;
+	p.target_ns = 8 * MS;
+	spill_reconfigure(&m.s, SPILL_CHG_PARAMS, &p, m.now);
+	tap_ok(m.s.state == SPILL_OFF && m.s.p.target_ns == 8 * MS,
+	       "new settings in a hold: the generation ends at once (state %s), the settings taken",
+	       spill_state_name(m.s.state));
+	run_for(&m, m.p.interval_ns + 10 * MS);
+	tap_ok(m.act.gen != gen && m.act.gen && !m.act.hold && m.spilled == 0 &&
+	       m.act.state == SPILL_RUN,
+	       "the next tick opens generation %u (was %u): the spilled flow long again, no hold",
+	       m.act.gen, gen);
+
+	sim_spilled(&m, SPILL_RUN);
+	gen = m.act.gen;
+	spill_reconfigure(&m.s, SPILL_CHG_ROLES, NULL, m.now);
+	tap_ok(m.s.state == SPILL_OFF && !spill_base_ns(&m.s, SPILL_SHORT) &&
+	       !spill_base_ns(&m.s, SPILL_LONG) && !m.s.counters_valid,
+	       "roles swapped: the generation ends, both tunnels' delays and the counters forgotten");
+	run_for(&m, 5 * SEC);
+	tap_ok(m.act.gen != gen && m.taken == 1 && m.spilled == 0,
+	       "then a new generation, the flow long again; LONG's queue stood through: no path minimum below it, no grant (taken %llu)",
+	       (unsigned long long)m.taken);
+	m.long_qd_ns = 0;
+	run_for(&m, 2 * SEC);
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, 5 * SEC);
+	tap_ok(m.taken == 2 && m.spilled == 1,
+	       "LONG drained once, then congested again: a grant (taken %llu)",
+	       (unsigned long long)m.taken);
+
+	sim_spilled(&m, SPILL_GRANT);
+	gen = m.act.gen;
+	spill_reconfigure(&m.s, SPILL_CHG_RESET, NULL, m.now);
+	tap_ok(m.s.state == SPILL_OFF && m.s.gen == gen && !m.s.grants_taken,
+	       "reset in a grant: state off, the generation number kept (%u)", m.s.gen);
+	run_for(&m, 10 * MS);
+	tap_ok(m.act.gen == (uint16_t)(gen + 1) && !m.act.hold &&
+	       m.act.grants == m.taken,
+	       "the next tick: generation %u, no hold, no grant open (grants %llu = taken)",
+	       m.act.gen, (unsigned long long)m.act.grants);
+
+	sim_spilled(&m, SPILL_RUN);
+	gen = m.act.gen;
+	spill_sample(&m.s, SPILL_SHORT, m.now - 40 * MS, SPILL_BYTES_UNKNOWN, m.now,
+		     ONE_WAY_OFFSET_NS + 20 * MS, true);
+	tap_ok(m.s.state == SPILL_RUN && m.s.gen == gen &&
+	       m.s.d[SPILL_SHORT].samples == 1 && m.s.d[SPILL_SHORT].one_way &&
+	       m.s.d[SPILL_LONG].samples > 1,
+	       "SHORT's samples change kind: its delays start afresh, LONG's stay, the generation goes on");
+}
+
+/* Health's loss windows: @ls of 100 probes lost on SHORT, @ll on LONG. */
+static void sim_loss(struct sim *m, uint32_t ls, uint32_t ll)
+{
+	m->window[SPILL_SHORT] = m->window[SPILL_LONG] = 100;
+	m->lost[SPILL_SHORT] = ls;
+	m->lost[SPILL_LONG] = ll;
+}
+
+/* Issue 37: SHORT starts to lose (3 % of probes, LONG none) while a flow
+ * is spilled: the flows return to LONG (a new generation), in order when
+ * the delays prove it (one-way: LONG's least delay above SHORT's worst and
+ * the class's queue), else after SPILL_RETURN_WAIT_NS; no grant while the
+ * loss lasts; grants again once it is gone. */
+static void test_loss_short(bool one_way)
+{
+	uint64_t t0, took;
+	uint16_t gen;
+	struct sim m;
+
+	sim_init(&m);
+	m.one_way = one_way;
+	tap_prefix = one_way ? "loss, one-way: " : "loss, RTTs: ";
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 0, 0);
+	run_for(&m, LONG_IDLE_NS + 8 * SEC);
+	gen = m.act.gen;
+	t0 = m.now;
+	sim_loss(&m, 3, 0);
+	while (m.act.gen == gen && m.now - t0 < 5 * SEC)
+		step(&m);
+	took = m.now - t0;
+	if (one_way)
+		tap_ok(m.returns == 1 && m.spilled == 0 && m.s.returned_in_order &&
+		       took <= 2 * m.p.interval_ns + FAST_TICK_NS &&
+		       m.ret_long_ns >= m.ret_short_ns,
+		       "SHORT 3 %%, LONG 0 %%: the spilled flow back on LONG %.0f ms later, in order (LONG's first packet after %.0f ms, SHORT's last %.0f ms)",
+		       took / 1e6, m.ret_long_ns / 1e6, m.ret_short_ns / 1e6);
+	else
+		tap_ok(m.returns == 1 && m.spilled == 0 && !m.s.returned_in_order &&
+		       took >= SPILL_RETURN_WAIT_NS &&
+		       took <= SPILL_RETURN_WAIT_NS + 2 * m.p.interval_ns,
+		       "SHORT 3 %%, LONG 0 %%, no one-way delays to prove an order: the flow back on LONG after %.0f ms (wait %.0f ms)",
+		       took / 1e6, SPILL_RETURN_WAIT_NS / 1e6);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 0 && m.act.state == SPILL_RUN &&
+	       m.s.loss_gated,
+	       "while SHORT loses: no grant in 20 s (taken %llu): %s",
+	       (unsigned long long)m.taken, m.act.why);
+	sim_loss(&m, 0, 0);
+	run_for(&m, 25 * SEC);
+	took = m.taken;
+	run_for(&m, 10 * SEC);
+	tap_ok(took == 1 && m.taken == 2 && m.spilled == 1,
+	       "SHORT clean again: no grant for 25 s (taken %llu), one within 35 s (taken %llu)",
+	       (unsigned long long)took, (unsigned long long)m.taken);
+	tap_prefix = "";
+}
+
+/* Loss on LONG only (its full FIFO drops probes): grants as before. */
+static void test_loss_long(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 0, 5);
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 1,
+	       "LONG loses 5 %%, SHORT none: a grant within 3 s, as without loss");
+	sim_loss(&m, 2, 5);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.returns == 0 && m.spilled == 1 && m.act.gen == 1,
+	       "SHORT 2 %%, LONG 5 %%: the flow stays spilled for 20 s (state %s)",
+	       spill_state_name(m.act.state));
+}
+
+/* One lost probe on SHORT (1 % of its window) changes nothing: it is
+ * above LONG's 0 by more than the margin, but one loss is chance. */
+static void test_loss_single(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	sim_loss(&m, 1, 0);
+	run_for(&m, 20 * SEC);
+	tap_ok(m.taken == 1 && m.spilled == 1 && m.returns == 0 &&
+	       m.act.gen == 1 && m.act.state != SPILL_RETURN,
+	       "one SHORT probe lost (1 %% of its window), LONG none: nothing changes in 20 s");
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 1, 0);
+	run_for(&m, LONG_IDLE_NS + 3 * SEC);
+	tap_ok(m.taken == 1,
+	       "and it does not stop a grant (taken %llu)", (unsigned long long)m.taken);
+}
+
+/* About 1 % loss on SHORT: its window of 100 probes holds 2 lost, then 1,
+ * in turns. One return, then no grant: grants and returns do not take
+ * turns. */
+static void test_loss_flap(void)
+{
+	struct sim m;
+	unsigned int i;
+
+	sim_init(&m);
+	m.one_way = true;
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	run_for(&m, LONG_IDLE_NS + 8 * SEC);
+	for (i = 0; i < 20; i++) {
+		sim_loss(&m, i % 2 ? 1 : 2, 0);
+		run_for(&m, 3 * SEC);
+	}
+	tap_ok(m.returns == 1 && m.taken == 1,
+	       "SHORT's window at 2 then 1 lost in turns for 60 s: %u return, %llu grant in all",
+	       m.returns, (unsigned long long)m.taken);
+}
+
+/* SHORT lossy from the start: no grant at all, the reason said once. */
+static void test_loss_no_grant(void)
+{
+	struct sim m;
+
+	sim_init(&m);
+	m.waiting = 2;
+	m.long_qd_ns = 80 * MS;
+	sim_loss(&m, 2, 0);
+	run_for(&m, 30 * SEC);
+	tap_ok(m.taken == 0 && m.act.state == SPILL_RUN && m.s.loss_gated &&
+	       !strncmp(m.s.why, "no grant: SHORT loses", 21),
+	       "SHORT loses 2 %%, LONG none, LONG congested: no grant in 30 s (%s)",
+	       m.s.why);
+}
+
 int main(void)
 {
 	test_long_headroom();
@@ -1213,5 +1558,17 @@ int main(void)
 	test_jitter_pairs();
 	test_idle_opens();
 	test_base();
+	test_hold_mixed(SPILL_SHORT);
+	test_hold_mixed(SPILL_LONG);
+	test_hold_bound();
+	test_never_held();
+	test_frame_share_configured();
+	test_reconfigure();
+	test_loss_short(true);
+	test_loss_short(false);
+	test_loss_long();
+	test_loss_single();
+	test_loss_no_grant();
+	test_loss_flap();
 	return tap_done();
 }
