@@ -15,6 +15,7 @@
 
 #include "failover.h"
 #include "health_file.h"
+#include "roles.h"
 #include "tcfg.h"
 
 struct health_failover {
@@ -32,6 +33,8 @@ struct health_failover {
 	ino_t rec_ino;
 	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
 	struct spill_view spill;	/* published with the health */
+	bool swapped;			/* the roles in force (roles.h) */
+	struct roles_view roles;	/* published with the health */
 	struct nl nl;
 };
 
@@ -149,7 +152,12 @@ struct health_plan health_failover_in_force(const struct health_failover *fo)
 		in_force_of(fo, fo->spec.short_dev), in_force_of(fo, fo->spec.long_dev),
 	};
 
-	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, st);
+	return roles_plan(health_plan(tcfg_health_mode(&fo->spec), fo->both_down, st), fo->swapped);
+}
+
+void health_failover_set_roles(struct health_failover *fo, bool swapped)
+{
+	fo->swapped = swapped;
 }
 
 /* Install the plan in force (and the missing rules), under the lock. */
@@ -244,6 +252,8 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 		hf.in_force_state[t] = in_force_of(fo, fo->dev_info[t]);
 	}
 	hf.spill = fo->spill;
+	hf.swapped = fo->swapped;
+	hf.roles = fo->roles;
 	fo->published = true;
 	return fail_out(&e, health_file_write(&hf, &e), err, errlen);
 }
@@ -251,4 +261,9 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v)
 {
 	fo->spill = *v;
+}
+
+void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v)
+{
+	fo->roles = *v;
 }

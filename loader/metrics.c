@@ -237,6 +237,8 @@ static void tunnel_series(FILE *f, const struct health_metrics *m, const char *n
 			fs_prom_double(v[t], num, sizeof(num)));
 }
 
+static void write_roles(FILE *f, const struct health_metrics *m);
+
 void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 {
 	const double up[2] = { m->up[0], m->up[1] };
@@ -256,6 +258,32 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 		   "flowsplit_class_failed_over{class=\"short\"} %d\n"
 		   "flowsplit_class_failed_over{class=\"long\"} %d\n",
 		m->failed_over[0], m->failed_over[1]);
+	write_roles(f, m);
+}
+
+/* Path quality per tunnel and the roles (health/roles.h): base units. */
+static void write_roles(FILE *f, const struct health_metrics *m)
+{
+	int c;
+
+	tunnel_series(f, m, "tunnel_base_rtt_seconds",
+		      "Path minimum RTT of the probes measured while not busy with our traffic.",
+		      m->base_rtt_s);
+	tunnel_series(f, m, "tunnel_queueing_delay_seconds",
+		      "Least RTT of the last 4 probes above the base RTT.", m->queue_s);
+	tunnel_series(f, m, "tunnel_jitter_seconds", "Probe RTT jitter (RFC 3550).", m->jitter_s);
+	tunnel_series(f, m, "tunnel_short_loss_ratio",
+		      "Lost probes over the last 20 (what the roles count).", m->short_loss);
+	tunnel_series(f, m, "tunnel_expected_delay_seconds",
+		      "A short request's expected delay: base + queueing + loss x (200 ms + RTT).",
+		      m->expected_s);
+	fprintf(f, "# HELP flowsplit_roles_swapped 1 while the short class rides the configured LONG tunnel.\n"
+		   "# TYPE flowsplit_roles_swapped gauge\nflowsplit_roles_swapped %d\n", m->swapped);
+	fprintf(f, "# HELP flowsplit_role_moves_total Moves of the short class between the tunnels, by cause.\n"
+		   "# TYPE flowsplit_role_moves_total counter\n");
+	for (c = ROLES_CAUSE_BASE; c < ROLES_CAUSES; c++)
+		fprintf(f, "flowsplit_role_moves_total{cause=\"%s\"} %llu\n", roles_cause_name(c),
+			(unsigned long long)m->role_moves[c]);
 }
 
 /* Spill (health/spill_agent.h): its rate, SHORT's estimated capacity, its
