@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # bpf/: the XDP splitter and its skeleton header for user space.
 
-BPF_OBJS := $(BUILD)/bpf/splitter.bpf.o $(BUILD)/bpf/ref_count.bpf.o
+BPF_OBJS := $(BUILD)/bpf/splitter.bpf.o $(BUILD)/bpf/ref_count.bpf.o $(BUILD)/bpf/dup.bpf.o
 
 $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 	@mkdir -p $(@D)
@@ -10,4 +10,8 @@ $(BUILD)/bpf/%.bpf.o: bpf/%.bpf.c
 $(BUILD)/splitter.skel.h: $(BUILD)/bpf/splitter.bpf.o
 	$(BPFTOOL) gen skeleton $< name splitter > $@
 
-ALL_TARGETS += $(BPF_OBJS) $(BUILD)/splitter.skel.h
+# the short class's duplication (dup.bpf.c), loaded by "splitctl dup"
+$(BUILD)/dup.skel.h: $(BUILD)/bpf/dup.bpf.o
+	$(BPFTOOL) gen skeleton $< name dup > $@
+
+ALL_TARGETS += $(BPF_OBJS) $(BUILD)/splitter.skel.h $(BUILD)/dup.skel.h

@@ -313,7 +313,13 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
  *   key FS_SPILL_KEY_DATAPATH  taken, moved, taken_jiffies (the programs)
  * A new generation spills nothing until it grants: flows of an older one
  * are long again (gen 0 in the agent's entry: none spills).
+ * The lease: the agent's entry holds only until lease_jiffies
+ * (bpf_jiffies64()); the agent renews it while it runs. Past it the
+ * datapath treats every flow as not spilled and takes no grant, so a
+ * dead agent's spill ends by itself within FS_SPILL_LEASE_MS (plus a
+ * jiffy), with nobody left to end it (docs/design.md, *Spill fails safe*).
  */
+#define FS_SPILL_LEASE_MS	1500	/* the lease the agent writes */
 enum fs_spill_key {
 	FS_SPILL_KEY_AGENT = 0,
 	FS_SPILL_KEY_DATAPATH = 1,
@@ -327,6 +333,8 @@ struct fs_spill {
 	__u16 gen;		/* the generation flows are spilled in;
 				 * 0: none */
 	__u8 pad[6];		/* must be zero */
+	__u64 lease_jiffies;	/* the entry holds while bpf_jiffies64()
+				 * <= this; after it, nothing spills */
 	/* datapath */
 	__u64 taken;		/* grants taken, cumulative (<= grants) */
 	__u64 moved;		/* grants taken by a flow whose previous
@@ -334,7 +342,7 @@ struct fs_spill {
 				 * still be in LONG's queue */
 	__u64 taken_jiffies;	/* bpf_jiffies64() of the last grant taken */
 };
-_Static_assert(sizeof(struct fs_spill) == 40, "fs_spill layout");
+_Static_assert(sizeof(struct fs_spill) == 48, "fs_spill layout");
 
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
  * X(enum suffix, json/prometheus name, help text)
@@ -392,5 +400,115 @@ struct fs_stats {
 	__u64 v[FS_STAT_MAX];		/* indexed by enum fs_stat */
 };
 _Static_assert(sizeof(struct fs_stats) == 8 * FS_STAT_MAX, "fs_stats layout");
+
+/* ---- duplicating the short class (bpf/dup.bpf.c, docs/design.md) --------
+ * fs_dup (TC egress of the SHORT tunnel device) sends a copy of each
+ * short-class TCP segment that consumes sequence space to the LONG tunnel
+ * device; fs_dedup (TC ingress of both tunnel devices, at the peer) passes
+ * the first copy of a segment and drops the second one, which arrives on
+ * the other tunnel. Their own pins, next to the splitter's; fs_config (the
+ * short code point) is the splitter's, shared.
+ */
+#define FS_MAP_DUP_CONFIG	"fs_dup_config"
+#define FS_MAP_DUP_SEEN4	"fs_dup_seen4"
+#define FS_MAP_DUP_SEEN6	"fs_dup_seen6"
+#define FS_MAP_DUP_STATS	"fs_dup_stats"
+#define FS_PROG_DUP		"fs_dup"	/* TC egress of SHORT */
+#define FS_PROG_DEDUP		"fs_dedup"	/* TC ingress of SHORT and LONG */
+
+/* Entries of each dedup table (LRU: a full table forgets its oldest
+ * segments, so a late copy passes; it never drops a new segment). */
+#define FS_DUP_DEFAULT_ENTRIES	65536U
+#define FS_DUP_MIN_ENTRIES	64U
+#define FS_DUP_MAX_ENTRIES	(1U << 24)
+/* How long after the first copy the second one still counts as its copy:
+ * more than the two tunnels' delay difference (queues included), less
+ * than a retransmission timeout would matter for (see design.md). */
+#define FS_DUP_DEFAULT_WINDOW_MS 1000U
+#define FS_DUP_MIN_WINDOW_MS	1U
+#define FS_DUP_MAX_WINDOW_MS	60000U
+
+#define FS_DUP_F_DUP		(1U << 0)	/* fs_dup copies */
+#define FS_DUP_F_DEDUP		(1U << 1)	/* fs_dedup drops second copies */
+
+/* Array map, one entry (key 0), written by splitctl. */
+struct dup_config {
+	__u32 flags;		/* FS_DUP_F_* */
+	__u32 long_ifindex;	/* fs_dup: where the copy goes (egress) */
+	__u32 short_ifindex;	/* fs_dup runs at its egress (splitctl's
+				 * record; the programs do not read it) */
+	__u32 window_ms;	/* operator-facing value */
+	__u8 long_dmac[6];	/* fs_dup: the copy's Ethernet destination,
+				 * the LONG tunnel peer's address (wire order) */
+	__u8 long_smac[6];	/* fs_dup: its source, the LONG device's own
+				 * address (wire order) */
+	__u8 pad[4];		/* must be zero */
+	__u64 window_jiffies;	/* the window in jiffies, used per packet */
+};
+_Static_assert(sizeof(struct dup_config) == 40, "dup_config layout");
+
+/* What makes two arrivals the same segment (docs/design.md, *Duplicating
+ * the short class*): the directional flow, the TCP sequence and
+ * acknowledgment numbers, the IP packet's length and, for IPv4, the IP ID
+ * (a retransmission gets a new one), for IPv6 the TCP timestamp value (0
+ * without the option). Addresses, ports, seq, ack, ip_id and tsval are in
+ * NETWORK byte order as on the wire; len is host order.
+ */
+struct dup_key4 {
+	__be32 saddr;
+	__be32 daddr;
+	__be16 sport;
+	__be16 dport;
+	__be32 seq;
+	__be32 ack;
+	__u32 len;		/* IP total length */
+	__be16 ip_id;
+	__u8 pad[2];		/* must be zero */
+};
+_Static_assert(sizeof(struct dup_key4) == 28, "dup_key4 layout");
+
+struct dup_key6 {
+	__u8 saddr[16];
+	__u8 daddr[16];
+	__be16 sport;
+	__be16 dport;
+	__be32 seq;
+	__be32 ack;
+	__be32 tsval;		/* TCP timestamp value; 0 without the option */
+	__u32 len;		/* IPv6 payload length */
+};
+_Static_assert(sizeof(struct dup_key6) == 52, "dup_key6 layout");
+
+/* The first copy of a segment: when and on which tunnel it arrived. */
+struct dup_seen {
+	__u64 jiffies;		/* bpf_jiffies64() at its arrival */
+	__u32 ifindex;		/* the tunnel device it arrived on */
+	__u32 pad;		/* must be zero */
+};
+_Static_assert(sizeof(struct dup_seen) == 16, "dup_seen layout");
+
+/* X(enum suffix, json/prometheus name, help text); a per-CPU array of one
+ * struct fs_dup_stats, written only by the two programs. */
+#define FS_DUP_STATS(X)								\
+	X(PKTS,        "dup_packets",      "short-class TCP packets copied to the LONG tunnel (wire packets)") \
+	X(BYTES,       "dup_bytes",        "bytes of the copies (wire bytes, as bytes_short counts them)") \
+	X(FAIL,        "dup_failures",     "copies bpf_clone_redirect could not send (LONG device gone or down)") \
+	X(FIRST,       "dedup_first",      "short-class segments whose first copy passed and was remembered") \
+	X(DROPS,       "dedup_drops",      "second copies dropped (arrived on the other tunnel within the window)") \
+	X(SAME_DEV,    "dedup_same_tunnel", "repeats on the tunnel of the first copy, passed (not a copy of ours)") \
+	X(LATE,        "dedup_late",       "repeats after the window, passed (and remembered anew)") \
+	X(INSERT_FAIL, "dedup_insert_failures", "first copies the table could not remember (their copy will pass)")
+
+#define FS_DUP_STAT_ENUM(id, name, help) FS_DUP_STAT_##id,
+enum fs_dup_stat {
+	FS_DUP_STATS(FS_DUP_STAT_ENUM)
+	FS_DUP_STAT_MAX
+};
+#undef FS_DUP_STAT_ENUM
+
+struct fs_dup_stats {
+	__u64 v[FS_DUP_STAT_MAX];	/* indexed by enum fs_dup_stat */
+};
+_Static_assert(sizeof(struct fs_dup_stats) == 8 * FS_DUP_STAT_MAX, "fs_dup_stats layout");
 
 #endif /* FLOWSPLIT_H */

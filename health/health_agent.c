@@ -176,6 +176,25 @@ void health_agent_metrics(struct health_agent *ha, struct health_metrics *m)
 	pthread_mutex_unlock(&ha->lock);
 }
 
+/* Which class the plan in force routes off its own tunnel: split, a class
+ * not on its tunnel; ecmp, the one table without both members (both
+ * classes); both down with "main", both (our routes removed). */
+static void failed_over(struct health_agent *ha, bool out[HEALTH_TUNNELS])
+{
+	struct health_plan p = health_failover_in_force(ha->fo);
+	bool ecmp = ha->info.mode == HEALTH_MODE_ECMP;
+
+	if (p.action == HEALTH_PLAN_MAIN) {
+		out[HEALTH_SHORT] = out[HEALTH_LONG] = true;
+	} else if (p.action == HEALTH_PLAN_ROUTE && ecmp) {
+		out[HEALTH_SHORT] = out[HEALTH_LONG] =
+			p.short_via != (HEALTH_VIA_SHORT | HEALTH_VIA_LONG);
+	} else if (p.action == HEALTH_PLAN_ROUTE) {
+		out[HEALTH_SHORT] = p.short_via != HEALTH_VIA_SHORT;
+		out[HEALTH_LONG] = p.long_via != HEALTH_VIA_LONG;
+	}
+}
+
 /* The metrics from the prober (or none while not probing). */
 static void update_metrics(struct health_agent *ha)
 {
@@ -191,6 +210,8 @@ static void update_metrics(struct health_agent *ha)
 		m.timeout_s[t] = health_probe_timeout_ns(h) / 1e9;
 		m.loss[t] = health_loss_ratio(h);
 	}
+	if (m.probing && ha->fo)
+		failed_over(ha, m.failed_over);
 	pthread_mutex_lock(&ha->lock);
 	ha->metrics = m;
 	pthread_mutex_unlock(&ha->lock);
@@ -573,6 +594,8 @@ static void spill_step(struct health_agent *ha)
 		sh.up[t] = h->state == HEALTH_UP;
 		sh.rtt_samples[t] = h->rtt_samples;
 		sh.rtt_last_ns[t] = h->rtt_last_ns;
+		sh.probes_lost[t] = h->window_lost;
+		sh.probes_window[t] = h->window_len;
 	}
 	if (spill_agent_step(&ha->spill, &sh, mono_ns()))
 		publish(ha);

@@ -27,6 +27,8 @@ struct health_metrics {
 	double rtt_s[2];		/* EWMA; 0 before the first answer */
 	double timeout_s[2];		/* the probe timeout now (adaptive) */
 	double loss[2];			/* over the loss window */
+	bool failed_over[2];		/* class SHORT, LONG: not on its own
+					 * tunnel(s) in the plan in force */
 	__u64 failovers;		/* route changes after a tunnel went down */
 };
 

@@ -390,6 +390,7 @@ static void remove_pins(const char *dir)
 		unlink(path);
 	}
 	unlink_observers(dir);
+	sc_dup_remove(dir);	/* it shares fs_config: it goes with it */
 	remove_named(dir, SC_PIN_ATTACHED_FMT, true);
 	sc_netns_unrecord(dir);
 	pin_path(path, sizeof(path), dir, SC_PIN_CREATED);

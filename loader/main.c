@@ -37,7 +37,8 @@ static const struct sc_option global_opts[] = {
 static const struct sc_cmd *const commands[] = {
 	&sc_cmd_attach, &sc_cmd_detach, &sc_cmd_set, &sc_cmd_status, &sc_cmd_stats,
 	&sc_cmd_flows, &sc_cmd_flush, &sc_cmd_gc, &sc_cmd_run, &sc_cmd_apply, &sc_cmd_check,
-	&sc_cmd_route, &sc_cmd_tunnel, &sc_cmd_down, &sc_cmd_doctor, &sc_cmd_rule, NULL,
+	&sc_cmd_route, &sc_cmd_tunnel, &sc_cmd_down, &sc_cmd_doctor, &sc_cmd_rule, &sc_cmd_dup,
+	NULL,
 };
 
 static void main_usage(FILE *f)
@@ -187,6 +188,7 @@ static int run_sub(const struct sc_cmd *c, struct sc_opts *o, int argc,
 static void apply_globals(const struct sc_opts *o)
 {
 	fs_log_init("splitctl", o->verbose ? FS_LOG_DEBUG : FS_LOG_INFO);
+	fs_log_json(o->json);
 	sc_verbose_level = o->verbose;
 }
 

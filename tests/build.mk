@@ -33,6 +33,14 @@ $(BUILD)/tests/unit-spill: $(BUILD)/tests/unit/test_spill.o $(TEST_DP_OBJS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-spill
 
+# the short class's duplication (bpf/dup.bpf.c): its own skeleton
+$(BUILD)/tests/unit/test_dup.o: $(BUILD)/dup.skel.h
+
+$(BUILD)/tests/unit-dup: $(BUILD)/tests/unit/test_dup.o $(BUILD)/tests/unit/pkt.o
+	$(CC) $(CFLAGS) $^ -o $@ $(LIBBPF_LIBS)
+
+ALL_TARGETS += $(BUILD)/tests/unit-dup
+
 # the benchmark floors (tests/bench/*_pass.bpf.c), built next to the
 # splitter, where the benchmark and the CLI suites (a foreign XDP program)
 # load them
@@ -98,3 +106,12 @@ $(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) 
 
 ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
 	$(BUILD)/tests/unit-spill-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
+
+# a command under a unit's system call filter and address families, for
+# tests/unit-sandbox.bats (not installed)
+$(BUILD)/sandbox-exec: tests/tools/sandbox-exec.c
+	@mkdir -p $(@D)
+	@$(PKG_CONFIG) --exists libseccomp || { echo "tests: libseccomp not found: apt-get install libseccomp-dev" >&2; exit 1; }
+	$(CC) $(CFLAGS) $< -o $@ $(shell $(PKG_CONFIG) --libs libseccomp)
+
+ALL_TARGETS += $(BUILD)/sandbox-exec

@@ -3,7 +3,9 @@
 # testbed/delayline on its own: a -- d [delayline d0 <-> d1] -- b, numbered
 # UDP streams (dlprobe) through it. Order kept, delay accurate, a
 # bandwidth-delay product held without a drop, counters that add up, random
-# loss as configured, bad arguments refused with exit 2.
+# loss as configured, bursty (Gilbert-Elliott) loss with the configured
+# share and mean burst length, a schedule that starts and ends loss on
+# time, bad arguments refused with exit 2.
 FS_PREFIX=fstl
 load lib/common
 
@@ -78,6 +80,22 @@ probe() {
 		echo "$a -> $status: $output"
 		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == delayline:* ]]
 	done
+	# impairments: burst loss without its length, more than a chain can
+	# have, a phase of a line not given or without its line
+	for a in "in=d0,out=d1,delay-ms=1,burst-loss-pct=5" "in=d0,out=d1,delay-ms=1,burst-loss-pct=60,burst-len=1" \
+		"in=d0,out=d1,delay-ms=1,burst-loss-pct=100,burst-len=3" "in=d0,out=d1,delay-ms=1,burst-len=0.5"; do
+		run "$DL" --line "$a"
+		echo "$a -> $status: $output"
+		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == delayline:*burst-* ]]
+	done
+	for a in "line=2,loss-pct=3" "at-ms=5,loss-pct=3" "line=1,for-ms=0" "line=1,loss-pct=x" \
+		"line=1,burst-loss-pct=90,burst-len=2" "line=1,extra-delay-ms=-4"; do
+		run "$DL" --line in=d0,out=d1,delay-ms=1 --phase "$a"
+		echo "$a -> $status: $output"
+		[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == "delayline: --phase"* ]]
+	done
+	run "$DL" --line in=d0,out=d1,delay-ms=1,burst-loss-pct=60,burst-len=1
+	[[ $output == *"'60'"* || $output == *"=60 "*"accepted: burst-loss-pct <= 50 "* ]]
 	for a in "--limit-bytes 5" "--cpu x" "--rt-priority 100" "--bogus" "--line"; do
 		run "$DL" --line in=d0,out=d1,delay-ms=1 $a
 		echo "$a -> $status: $output"
@@ -184,4 +202,108 @@ unstalled() {
 	echo "median RTT $med ms"
 	awk -v m="$med" 'BEGIN { exit !(m >= 19.5 && m <= 20.5) }'
 	dl_stop
+}
+
+@test "burst loss (Gilbert-Elliott): about the configured share, in bursts of about the configured mean" {
+	topo
+	# 5 % in bursts of 4 frames on average: ~6000 x 0.05 / 4 = 75 bursts
+	dl_start --line in=d0,out=d1,delay-ms=1,burst-loss-pct=5,burst-len=4 --line in=d1,out=d0,delay-ms=0 --seed 11
+	probe 6000 3000 64
+	dl_stop
+	lost=$(jq '.lines[0].lost_burst' "$D/dl.json")
+	bursts=$(jq '.lines[0].bursts' "$D/dl.json")
+	echo "lost $lost in $bursts bursts"
+	# share: 5 % of 6000 = 300; bursts make the count vary more than
+	# independent loss (variance x (2 x len - 1)): 4.5 sigma is ~ +-170
+	[ "$lost" -ge 130 ] && [ "$lost" -le 520 ]
+	[ "$(jq '.lines[0].lost' "$D/dl.json")" -eq 0 ]
+	# the receiver sees exactly those frames missing, in runs: mean run
+	# length near 4 (geometric: sd 3.5 per run, ~75 runs: +-1.6 at 4 sigma;
+	# adjacent bursts merge, a little above)
+	jq -e --argjson n "$lost" '.received == 6000 - $n and .reordered == 0' "$D/rx.json"
+	awk -v l="$(jq .lost "$D/rx.json")" -v r="$(jq .loss_runs "$D/rx.json")" \
+		'BEGIN { m = l / r; print "receiver: mean run", m; exit !(m >= 2.4 && m <= 6) }'
+	# and random loss of the same share has runs of about 1 frame
+	dl_start --line in=d0,out=d1,delay-ms=1,loss-pct=5 --line in=d1,out=d0,delay-ms=0 --seed 11
+	probe 6000 3000 64
+	dl_stop
+	lost=$(jq .lost "$D/rx.json")
+	awk -v l="$lost" -v r="$(jq .loss_runs "$D/rx.json")" 'BEGIN { m = l / r; print "random: mean run", m; exit !(m >= 1 && m <= 1.3) }'
+}
+
+@test "schedule: loss starts and ends on the schedule's clock; SIGHUP starts it over" {
+	topo
+	# path down 1.5 s after the start for 2 s at 50 % loss; the counters are
+	# read at times the schedule's own clock stamps (schedule_t_s), so a
+	# loaded machine moves the reads, never the verdict
+	dl_start --line in=d0,out=d1,delay-ms=1 --line in=d1,out=d0,delay-ms=0 --seed 5 \
+		--phase line=1,at-ms=1500,for-ms=2000,loss-pct=50
+	# a constant stream of 500 datagrams/s for 5.5 s, from just after a
+	# restart of the schedule (SIGHUP) on
+	rm -f "$D/ready"
+	ip netns exec "$B" chrt -f 20 "$PROBE" recv --port 9000 --count 2750 --idle-ms 1500 --timeout-s 60 \
+		--ready "$D/ready" --out "$D/rx.json" &
+	local rx=$!
+	fs_wait_for 5 test -e "$D/ready"
+	kill -HUP "$DLPID"
+	ip netns exec "$A" chrt -f 20 "$PROBE" send --dst 10.79.0.2 --port 9000 --count 2750 --pps 500 --size 64 >"$D/tx.json" &
+	local tx=$! snaps=()
+	for t in 0.5 2.5 4.5 5.2; do
+		# SIGUSR1: a fresh write; keep it
+		local w
+		w=$(jq .writes "$D/dl.json")
+		sleep "$(awk -v t="$t" -v p="${prev:-0}" 'BEGIN { print t - p }')"
+		prev=$t
+		kill -USR1 "$DLPID"
+		fs_wait_for 2 sh -c "[ \"\$(jq .writes '$D/dl.json' 2>/dev/null)\" != '$w' ]"
+		cp "$D/dl.json" "$D/snap-$t.json"
+		snaps+=("$D/snap-$t.json")
+	done
+	wait "$tx"
+	wait "$rx" || true
+	dl_stop
+	jq -e '.schedule_starts == 2' "$D/dl.json"
+	# each read: before the phase (t < 1.5 s) nothing lost; inside it losses
+	# grow; after it (t > 3.5 s) the count stays what it was at its end
+	local final
+	final=$(jq '.lines[0].lost' "$D/dl.json")
+	echo "lost: $final in all"
+	for f in "${snaps[@]}"; do
+		jq -c '{t: .schedule_t_s, lost: .lines[0].lost, rx: .lines[0].rx, phase: .phases[0]}' "$f"
+		jq -e --argjson fin "$final" '.schedule_t_s as $t | .lines[0].lost as $l |
+			if $t < 1.45 then $l == 0 and (.phases[0].active | not)
+			elif $t > 1.8 and $t < 3.4 then $l > 0 and .phases[0].active
+			elif $t > 3.6 then $l == $fin and (.phases[0].active | not)
+			else true end' "$f"
+	done
+	# while active the phase saw 2 s of the stream and dropped about half
+	jq -e '.phases[0] | .rx >= 850 and .rx <= 1150 and .lost >= 0.38 * .rx and .lost <= 0.62 * .rx' "$D/dl.json"
+	jq -e '.lines[0].lost == .phases[0].lost' "$D/dl.json"
+	# the receiver: the losses lie in the phase's stretch of the stream
+	# (datagram n sent at n / 500 s after the restart, give or take the
+	# sender's start: 0.3 s of slack)
+	jq -e '.lost_first_seq >= 0.9 * 500 and .lost_first_seq <= 2.1 * 500 and
+		.lost_last_seq >= 2.9 * 500 and .lost_last_seq <= 4.1 * 500' "$D/rx.json"
+	[ "$(jq .lost "$D/rx.json")" -eq "$final" ]
+}
+
+@test "schedule: a delay step for a while, then back" {
+	topo
+	dl_start --line in=d0,out=d1,delay-ms=5 --line in=d1,out=d0,delay-ms=0 \
+		--phase line=1,at-ms=0,for-ms=3000,extra-delay-ms=20
+	# during the step: RTT ~25 ms; the line reports what is in force
+	run ip netns exec "$A" ping -c 10 -i 0.05 10.79.0.2
+	echo "$output"
+	med=$(echo "$output" | fs_median_rtt)
+	awk -v m="$med" 'BEGIN { exit !(m >= 24.5 && m <= 27) }'
+	kill -USR1 "$DLPID"
+	fs_wait_for 2 sh -c "jq -e '.lines[0].now.delay_ms == 25' '$D/dl.json' >/dev/null"
+	# after it (schedule clock > 3 s): back to 5 ms
+	fs_wait_for 8 sh -c "kill -USR1 $DLPID; jq -e '.schedule_t_s > 3.1' '$D/dl.json' >/dev/null"
+	run ip netns exec "$A" ping -c 10 -i 0.05 10.79.0.2
+	echo "$output"
+	med=$(echo "$output" | fs_median_rtt)
+	awk -v m="$med" 'BEGIN { exit !(m >= 4.5 && m <= 7) }'
+	dl_stop
+	jq -e '.lines[0].now.delay_ms == 5 and .lines[0].delay_ms == 5 and .phases[0].extra_delay_ms == 20' "$D/dl.json"
 }

@@ -57,8 +57,8 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
              above 1, that tunnel's rate, not the RTT, bounded what it
              carried (the window holds a few tens of ms of harness around
              the job, so a path carrying bulk shows above 1 for short jobs)
-  spill:     with the spill modes (spill: agents at their defaults, spill on;
-             nospill: agents, spill off): the routers' counters over the job
+  spill:     with the spill modes (deployed, earlier named spill: agents
+             at their defaults, spill on; nospill: agents, spill off): the routers' counters over the job
              (splitter-job.json, `splitctl -j stats` at its start and end):
              bytes marked with the spill code point per direction (rA's: the
              upload, rB's: the download) as Mbit/s over the job, grants
@@ -81,7 +81,9 @@ app.json, bulk.json, nstat.json; the directory name ends in -REP.
 Writes apps.csv (per run), apps-speedups.csv (per group and mode),
 apps-summary.md and apps-speedup.png, apps-bulk.png into RUNSET_DIR, and
 with spill-mode runs spill-summary.md and spill.png; prints the tables.
---demo: also the one-line headline (testbed/demo).
+--demo: also the one-line headline (testbed/demo): flowsplit as deployed
+(mode deployed, or its earlier name spill: the agent on both routers)
+against ECMP; a run set without it: the split without the agent, said so.
 --include-flagged: count CPU-flagged runs too (a shared machine's
 preview; the summary says so on its first line).
 Exit: 0 done, 1 no usable run, 2 usage error.
@@ -104,8 +106,13 @@ except ImportError as e:
 
 NAN = float("nan")
 BASE = "ecmp"		# the baseline every mode is compared with
-MODE_ORDER = ("ecmp", "split", "spill", "spillrate", "nospill", "paper", "reshort20")
-SPILL_MODES = ("spill", "spillrate", "nospill")	# runs with these make the spill report
+MODE_ORDER = ("ecmp", "deployed", "spill", "split", "spillrate", "nospill", "paper", "reshort20")
+SPILL_MODES = ("deployed", "spill", "spillrate", "nospill")	# runs with these make the spill report
+# the headline's mode, first found: flowsplit as deployed (agents at their
+# defaults; "spill" is its earlier name), else the split without the agent
+HEADLINE_MODES = (("deployed", "flowsplit as deployed (agent on both routers)"),
+                  ("spill", "flowsplit as deployed (agent on both routers)"),
+                  ("split", "split without the agent"))
 SPILL_BASE = "nospill"			# split without spill, the p99 reference
 # jobs paced by their own schedule (flowgen: Poisson arrivals of short
 # flows): their run-time is the schedule's length, not a figure; p50/p99 are
@@ -649,7 +656,8 @@ def spill_plot(rows, outdir):
             ax.set_title("%s" % app)
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(os.path.join(outdir, "spill.png"), dpi=110)
     plt.close(fig)
@@ -692,21 +700,22 @@ def plots(rows, outdir):
             ax.set_title("%s, bulk %s" % (app, cc))
             ax.set_xlabel("RTT ms (equal tunnels)")
             ax.set_ylabel(ylabel)
-            ax.legend(fontsize=7)
+            if ax.get_legend_handles_labels()[0]:
+                ax.legend(fontsize=7)
         fig.tight_layout()
         fig.savefig(os.path.join(outdir, "apps-%s.png" % name), dpi=110)
         plt.close(fig)
 
 
-def headline_pairs(runs, ok):
-    """per-pair ratios over every ECMP/split pair whose two runs pass ok()"""
+def headline_pairs(runs, ok, mode):
+    """per-pair ratios over every ECMP/MODE pair whose two runs pass ok()"""
     sp, p99, bulk = [], [], []
     for key in {group_key(r) for r in runs if demand_sort(r["bulk_demand"]) > 0
                 and r["app"] not in PACED_APPS}:
         rs = [r for r in runs if group_key(r) == key and ok(r)]
         base = {r["rep"]: r for r in rs if r["mode"] == BASE}
         for r in rs:
-            if r["mode"] != "split" or r["rep"] not in base:
+            if r["mode"] != mode or r["rep"] not in base:
                 continue
             b = base[r["rep"]]
             sp.append(b["runtime_s"] / r["runtime_s"])
@@ -717,23 +726,31 @@ def headline_pairs(runs, ok):
     return sp, p99, bulk
 
 
+def headline_mode(runs):
+    """(mode, words): the first of HEADLINE_MODES with a run, or (None, None)"""
+    have = {r["mode"] for r in runs}
+    return next(((m, w) for m, w in HEADLINE_MODES if m in have), (None, None))
+
+
 def headline(runs):
-    """the demo's last line: every used ECMP/split pair, all apps together
-    (bulk: both directions' sum). With no used pair (every run CPU-flagged,
-    e.g. a shared machine) the complete runs, and a line before it saying so."""
-    sp, p99, bulk = headline_pairs(runs, lambda r: r["used"])
+    """the demo's last line: every used ECMP/deployed pair (headline_mode),
+    all apps together (bulk: both directions' sum). With no used pair (every
+    run CPU-flagged, e.g. a shared machine) the complete runs, and a line
+    before it saying so."""
+    mode, words = headline_mode(runs)
+    sp, p99, bulk = headline_pairs(runs, lambda r: r["used"], mode)
     note = ""
     if not sp:
-        sp, p99, bulk = headline_pairs(runs, lambda r: r["complete"])
+        sp, p99, bulk = headline_pairs(runs, lambda r: r["complete"], mode)
         if sp:
-            note = ("note: every ECMP/split pair was CPU-flagged: the line below counts "
-                    "them (a preview, not a figure)\n")
+            note = ("note: every ECMP/%s pair was CPU-flagged: the line below counts "
+                    "them (a preview, not a figure)\n" % mode)
     rtts = sorted({r["rtt_ms"] for r in runs})
     (s, sh), (p, _), (w, _) = ci(sp), ci(p99), ci(bulk)
-    return note + ("at RTT %s ms: application run-time speedup ECMP/split %s ± %s x, p99 %s x; "
-            "bulk throughput split/ECMP %s x" % (
-                "/".join("%g" % x for x in rtts), fmt(s, f="%.2f"), fmt(sh, f="%.2f"),
-                fmt(p, f="%.2f"), fmt(w, f="%.2f")))
+    return note + ("at RTT %s ms, %s: application run-time speedup ECMP/%s %s ± %s x, "
+                   "p99 %s x; bulk throughput %s/ECMP %s x" % (
+                       "/".join("%g" % x for x in rtts), words, mode, fmt(s, f="%.2f"),
+                       fmt(sh, f="%.2f"), fmt(p, f="%.2f"), mode, fmt(w, f="%.2f")))
 
 
 def main(argv):
@@ -757,7 +774,7 @@ def main(argv):
         w.writeheader()
         for r in runs:
             w.writerow({k: r[k] for k in COLS})
-    if demo and not loose and not headline_pairs(runs, lambda r: r["used"])[0]:
+    if demo and not loose and not headline_pairs(runs, lambda r: r["used"], headline_mode(runs)[0])[0]:
         # the demo on a loaded machine: show what ran, said to be a preview
         loose = True
         runs = [load_run(os.path.join(top, r["run"]), True) for r in runs]
@@ -817,8 +834,9 @@ def main(argv):
             "`%s` — %s; bulk: iperf3 cubic, %s streams per "
             "direction, demand x one tunnel's rate per direction. Modes: `ecmp`; `split`: "
             "split without agents (here only the no-bulk limit of the split's routing); "
-            "`spill`: split with the agent (`splitctl run`, defaults: spill on) on both "
-            "routers; `nospill`: the same with spill off in the splitter (`splitctl set "
+            "`deployed` (earlier named `spill`): split with the agent (`splitctl run`, "
+            "defaults: health, failover, spill) on both routers, as the README deploys "
+            "flowsplit; `nospill`: the same with spill off in the splitter (`splitctl set "
             "spill no`); `paper`: the paper's rule (no re-short, no spill, no agent). Bulk / "
             "both tunnels' capacity: up + down over 4 x the tunnel rate; bulk / offered: up + "
             "down over twice the demand per direction (its demand x the tunnel rate, at most "

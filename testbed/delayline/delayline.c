@@ -10,6 +10,20 @@
  * predecessor is raised to the predecessor's release time (so jitter never
  * reorders). One process, one thread, any number of lines.
  *
+ * Impairments per line: random loss (loss-pct: each frame dropped with that
+ * probability), bursty loss (burst-loss-pct, burst-len: a two-state
+ * Gilbert-Elliott chain, every frame in the bad state dropped, none in the
+ * good one; P(bad -> good) = 1 / burst-len per frame, so bursts last
+ * burst-len frames on average, and P(good -> bad) = r x pi / (1 - pi) for a
+ * long-run share pi = burst-loss-pct / 100 in the bad state; the two losses
+ * are independent and add), jitter, and the delay. A schedule (--phase)
+ * changes them for a while: a phase of line N is active from at-ms to at-ms +
+ * for-ms on the schedule's clock, and sets the keys it gives (extra-delay-ms
+ * adds to the line's delay-ms); of two active phases of a line, the later
+ * one's keys win. The schedule's clock starts when the process is ready and
+ * starts over on SIGHUP (a run's start), which also zeroes the phases'
+ * counters. The parameters in force are those at a frame's read.
+ *
  * Time, CLOCK_MONOTONIC in ns. Arrival: the kernel's receive stamp of the
  * frame (SO_TIMESTAMPNS, CLOCK_REALTIME, taken when the veth peer sent it),
  * moved to CLOCK_MONOTONIC; so the time a frame waited for this process to
@@ -52,12 +66,16 @@
  * on SIGUSR1 and at exit; stdout at exit without --stats; SIGUSR2: written,
  * then the worst cases - late, early, read age, peak - start over, so a
  * reader can get them per measurement): per line rx, tx,
- * lost (random loss), overflow, oversize, gso, tx_errors, sock_drops (frames
+ * lost (random loss), lost_burst (Gilbert-Elliott loss) and bursts (its
+ * visits to the bad state), the parameters in force (now), overflow,
+ * oversize, gso, tx_errors, sock_drops (frames
  * the kernel dropped because the socket buffer was full), tx_retries, queued,
  * peak_bytes, ts_fallback, release error (mean, worst late, worst early),
  * wake_ahead; per process CPU seconds (user, system: the system time includes
  * the receiving side's processing of every frame sent, which the kernel does
- * in the sender's context on a veth).
+ * in the sender's context on a veth), the schedule's clock (schedule_t_s)
+ * and per phase its settings, whether it is active, and the frames its line
+ * read (rx) and dropped (lost: random and burst) while it was.
  *
  * Exit: 0 on SIGINT/SIGTERM, 1 runtime error, 2 usage error.
  */
@@ -95,6 +113,8 @@
 
 #define MAX_LINES 8
 #define MAX_LINES_STR "8"
+#define MAX_PHASES 16
+#define MAX_BURST_LEN 1000000.0	/* frames */
 #define BATCH 64		/* frames per recvmmsg()/sendmmsg() */
 #define VNET_HDR sizeof(struct virtio_net_hdr)
 #define FRAME_MAX 65536		/* receive slot (a GSO frame fits); larger: oversize */
@@ -119,9 +139,20 @@ struct rec {
 _Static_assert(sizeof(struct rec) == 16, "ring record header is 16 bytes");
 #define REC_WRAP UINT32_MAX
 
+/* what a line does to its frames: its --line keys, and what is in force
+ * (the keys of its active phases over them) */
+struct impair {
+	int64_t delay_ns, jitter_ns;
+	enum dist dist;
+	double loss;		/* random loss, probability 0..1 */
+	double burst_loss;	/* Gilbert-Elliott: long-run share in the bad state, 0..1 */
+	double burst_len;	/* ... mean frames per visit to it, >= 1 */
+};
+
 struct line_stats {
 	uint64_t rx, rx_bytes, tx, tx_bytes;
-	uint64_t lost, overflow, oversize, tx_errors, sock_drops;
+	uint64_t lost, lost_burst, bursts;	/* random, burst loss; bad-state visits */
+	uint64_t overflow, oversize, tx_errors, sock_drops;
 	uint64_t gso;				/* frames received as GSO (offloads on upstream) */
 	uint64_t tx_retries;
 	int64_t err_sum_ns;			/* sum of (send time - release time) */
@@ -134,9 +165,10 @@ struct line_stats {
 struct line {
 	char in_name[IF_NAMESIZE], out_name[IF_NAMESIZE];
 	int in_ifindex, out_ifindex;
-	int64_t delay_ns, jitter_ns;
-	enum dist dist;
-	double loss;		/* probability 0..1 */
+	struct impair base, cur;	/* --line's; in force */
+	double ge_p, ge_r;	/* cur's chain: P(good -> bad), P(bad -> good) */
+	bool ge_bad;		/* the chain's state for the next frame */
+	uint32_t active;	/* bit i: phase i is active */
 	int rx_fd, tx_fd;
 	unsigned char *ring;
 	uint64_t cap;		/* ring bytes */
@@ -150,7 +182,22 @@ struct line {
 
 static struct line lines[MAX_LINES];
 static int nlines;
-static volatile sig_atomic_t stop_flag, dump_flag, reset_flag;
+
+/* one --phase: line `line` gets the keys in `given` from at to end */
+enum { PH_LOSS = 1, PH_BURST_LOSS = 2, PH_BURST_LEN = 4, PH_JITTER = 8, PH_EXTRA_DELAY = 16 };
+struct phase {
+	int line;
+	int64_t at_ns, end_ns;	/* schedule clock; end INT64_MAX: to the exit */
+	unsigned int given;	/* PH_* */
+	struct impair v;	/* delay_ns: the extra delay */
+	uint64_t rx, lost;	/* while active, since the schedule started */
+};
+static struct phase phases[MAX_PHASES];
+static int nphases;
+static int64_t sched_t0;	/* CLOCK_MONOTONIC of the schedule's start */
+static unsigned long sched_starts;
+
+static volatile sig_atomic_t stop_flag, dump_flag, reset_flag, restart_flag;
 static uint64_t rng_state = 0x853c49e6748fea9bULL;
 static const char *stats_path;
 static unsigned long stats_writes;
@@ -172,19 +219,89 @@ static double rng_unit(void)	/* [0, 1) */
 /* delay + jitter sample for one frame, never negative */
 static int64_t sample_delay(const struct line *l)
 {
+	const struct impair *c = &l->cur;
 	double j = 0;
 
-	if (l->jitter_ns) {
-		if (l->dist == DIST_UNIFORM) {
-			j = (2 * rng_unit() - 1) * (double)l->jitter_ns;
+	if (c->jitter_ns) {
+		if (c->dist == DIST_UNIFORM) {
+			j = (2 * rng_unit() - 1) * (double)c->jitter_ns;
 		} else {	/* Box-Muller, standard deviation = jitter */
 			double u1 = 1.0 - rng_unit(), u2 = rng_unit();
 
-			j = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)l->jitter_ns;
+			j = sqrt(-2 * log(u1)) * cos(2 * M_PI * u2) * (double)c->jitter_ns;
 		}
 	}
-	int64_t d = l->delay_ns + (int64_t)j;
+	int64_t d = c->delay_ns + (int64_t)j;
 	return d < 0 ? 0 : d;
+}
+
+/* the impairments in force on line I at schedule time T: its --line keys,
+ * then the keys of each phase active at T, in the order given; the
+ * Gilbert-Elliott chain's probabilities from them (its state is kept, and
+ * set good when burst loss is off) */
+static void line_update(int i, int64_t t)
+{
+	struct line *l = &lines[i];
+	struct impair c = l->base;
+	uint32_t active = 0;
+
+	for (int k = 0; k < nphases; k++) {
+		const struct phase *ph = &phases[k];
+
+		if (ph->line != i || t < ph->at_ns || t >= ph->end_ns)
+			continue;
+		active |= 1u << k;
+		if (ph->given & PH_LOSS)
+			c.loss = ph->v.loss;
+		if (ph->given & PH_BURST_LOSS)
+			c.burst_loss = ph->v.burst_loss;
+		if (ph->given & PH_BURST_LEN)
+			c.burst_len = ph->v.burst_len;
+		if (ph->given & PH_JITTER)
+			c.jitter_ns = ph->v.jitter_ns;
+		if (ph->given & PH_EXTRA_DELAY)
+			c.delay_ns = l->base.delay_ns + ph->v.delay_ns;
+	}
+	l->cur = c;
+	l->active = active;
+	if (c.burst_loss > 0) {
+		l->ge_r = 1.0 / c.burst_len;
+		l->ge_p = l->ge_r * c.burst_loss / (1 - c.burst_loss);
+	} else {
+		l->ge_p = l->ge_r = 0;
+		l->ge_bad = false;
+	}
+}
+
+/* drop this frame? Random loss and the Gilbert-Elliott chain, counted on
+ * the line and on its active phases */
+static bool frame_lost(struct line *l)
+{
+	bool lost = false;
+
+	if (l->cur.loss > 0 && rng_unit() < l->cur.loss) {
+		l->st.lost++;
+		lost = true;
+	}
+	if (l->ge_p > 0) {
+		if (l->ge_bad) {
+			if (!lost)
+				l->st.lost_burst++;
+			lost = true;
+			if (rng_unit() < l->ge_r)
+				l->ge_bad = false;
+		} else if (rng_unit() < l->ge_p) {
+			l->ge_bad = true;	/* from the next frame on */
+			l->st.bursts++;
+		}
+	}
+	for (uint32_t a = l->active; a; a &= a - 1) {
+		struct phase *ph = &phases[__builtin_ctz(a)];
+
+		ph->rx++;
+		ph->lost += lost;
+	}
+	return lost;
 }
 
 /* --- options ----------------------------------------------------------------- */
@@ -195,12 +312,22 @@ struct line_spec {
 	char in[IF_NAMESIZE], out[IF_NAMESIZE];
 	uint64_t delay_ns, jitter_ns;
 	int dist;		/* enum dist */
-	double loss_pct;
+	double loss_pct, burst_loss_pct, burst_len;
+};
+
+/* one --phase, as given */
+struct phase_spec {
+	__u32 given;		/* params.h: first member */
+	uint32_t line;
+	uint64_t at_ns, for_ns;
+	double loss_pct, burst_loss_pct, burst_len;
+	uint64_t jitter_ns, extra_delay_ns;
 };
 
 struct dl_opts {
 	__u32 given;		/* params.h: first member */
 	SC_LIST(struct line_spec, MAX_LINES) lines;
+	SC_LIST(struct phase_spec, MAX_PHASES) phases;
 	uint64_t limit, seed;
 	int cpu, rt_prio;	/* -1, 0: not given */
 	const char *stats;
@@ -229,6 +356,34 @@ static const struct sc_option line_keys[] = {
 			 "with standard deviation jitter"),
 	LINE_KEY("loss-pct", SC_OPT_NUMBER, loss_pct, .metavar = "P", .lo = 0, .hi = 100,
 		 .help = "share of frames dropped at random, 0 by default"),
+	LINE_KEY("burst-loss-pct", SC_OPT_NUMBER, burst_loss_pct, .metavar = "P", .lo = 0, .hi = 99,
+		 .help = "share of frames dropped in bursts (Gilbert-Elliott), 0 by default; "
+			 "needs burst-len"),
+	LINE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1, .hi = MAX_BURST_LEN,
+		 .help = "mean frames per burst of burst-loss-pct"),
+	SC_OPTIONS_END,
+};
+
+#define PHASE_KEY(name, type, member, ...) \
+	SC_OPTION(name, type, struct phase_spec, member, __VA_ARGS__)
+static const struct sc_option phase_keys[] = {
+	PHASE_KEY("line", SC_OPT_UINT, line, .metavar = "N", .required = true, .lo = 1,
+		  .hi = MAX_LINES, .help = "the line, 1 = the first --line"),
+	PHASE_KEY("at-ms", SC_OPT_DURATION, at_ns, .metavar = "MS", .unit = SC_UNIT_MS, .lo = 0,
+		  .hi = 86400000, .help = "start on the schedule's clock, 0 by default"),
+	PHASE_KEY("for-ms", SC_OPT_DURATION, for_ns, .metavar = "MS", .unit = SC_UNIT_MS, .lo = 1,
+		  .hi = 86400000, .help = "length (by default: until the exit)"),
+	PHASE_KEY("loss-pct", SC_OPT_NUMBER, loss_pct, .metavar = "P", .lo = 0, .hi = 100,
+		  .help = "random loss meanwhile"),
+	PHASE_KEY("burst-loss-pct", SC_OPT_NUMBER, burst_loss_pct, .metavar = "P", .lo = 0, .hi = 99,
+		  .help = "burst loss meanwhile"),
+	PHASE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1, .hi = MAX_BURST_LEN,
+		  .help = "mean burst length meanwhile"),
+	PHASE_KEY("jitter-ms", SC_OPT_DURATION, jitter_ns, .metavar = "MS", .unit = SC_UNIT_MS,
+		  .lo = 0, .hi = MAX_DELAY_MS, .help = "jitter meanwhile"),
+	PHASE_KEY("extra-delay-ms", SC_OPT_DURATION, extra_delay_ns, .metavar = "MS",
+		  .unit = SC_UNIT_MS, .lo = 0, .hi = MAX_DELAY_MS,
+		  .help = "added to the line's delay meanwhile"),
 	SC_OPTIONS_END,
 };
 
@@ -237,6 +392,9 @@ static const struct sc_option dl_options[] = {
 	SC_OPTION_LIST("line", SC_OPT_KEYVALS, struct dl_opts, lines, .sub = line_keys,
 		       .metavar = "KEY=VALUE,...", .required = true,
 		       .help = "a line: forward IN to OUT at arrival + delay (+ jitter)"),
+	SC_OPTION_LIST("phase", SC_OPT_KEYVALS, struct dl_opts, phases, .sub = phase_keys,
+		       .metavar = "KEY=VALUE,...",
+		       .help = "a phase of the schedule: other impairments on a line for a while"),
 	DL_OPT("limit-bytes", SC_OPT_UINT, limit, .metavar = "N", .lo = MIN_LIMIT_BYTES,
 	       .hi = 1ULL << 36, .help = "hold buffer per line"),
 	DL_OPT("seed", SC_OPT_UINT, seed, .metavar = "N", .lo = 0, .hi = UINT64_MAX,
@@ -262,16 +420,41 @@ static const struct dl_opts dl_defaults = {
 static void usage(FILE *f)
 {
 	sc_usage(f, "--line in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
-		 "                 [--line ...] [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
+		 "                 [--line ...] [--phase line=N[,at-ms=MS][,for-ms=MS][,loss-pct=P]\n"
+		 "                 [,burst-loss-pct=P,burst-len=N][,jitter-ms=MS][,extra-delay-ms=MS] ...]\n"
+		 "                 [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
 		 "                 [--stats FILE] [--stats-interval-ms MS] [--keep-offloads]",
 		 dl_options, &dl_defaults,
 		 "Forwards every frame arriving on IN out of OUT at arrival + delay (+ jitter),\n"
-		 "in arrival order, dropping loss-pct % at random. Up to " MAX_LINES_STR " lines.\n"
+		 "in arrival order, dropping loss-pct % at random and burst-loss-pct % in bursts\n"
+		 "of burst-len frames on average. Up to " MAX_LINES_STR " lines. A --phase changes a\n"
+		 "line's impairments from at-ms for for-ms on the schedule's clock, which starts\n"
+		 "when ready and again on SIGHUP.\n"
 		 "Exit: 0 stopped by SIGINT/SIGTERM, 1 runtime error, 2 usage error.\n");
 }
 
-/* the lines and the seed from the options; a usage error (printed) when
- * a line goes nowhere */
+/* a burst loss share PCT with mean burst length LEN (0: not given) is one a
+ * two-state chain can have: P(good -> bad) = pi / ((1 - pi) x len) <= 1,
+ * i.e. pi <= len / (1 + len); 0, or a usage error (printed) */
+static int burst_check(const char *opt, unsigned int n, double pct, double len)
+{
+	double pi = pct / 100;
+
+	if (pct <= 0)
+		return 0;
+	if (len <= 0)
+		return sc_print_usage_error(NULL, "%s %u: burst-loss-pct=%g without burst-len: accepted: "
+					    "burst-len=N (mean frames per burst, 1..%.0f) with it",
+					    opt, n, pct, MAX_BURST_LEN);
+	if (pi > len / (1 + len))
+		return sc_print_usage_error(NULL, "%s %u: burst-loss-pct=%g with burst-len=%g: accepted: "
+					    "burst-loss-pct <= %g with that burst-len (100 x len / (1 + len))",
+					    opt, n, pct, len, 100 * len / (1 + len));
+	return 0;
+}
+
+/* the lines, the phases and the seed from the options; a usage error
+ * (printed) when a line goes nowhere or an impairment cannot be had */
 static int lines_set(const struct dl_opts *o)
 {
 	for (unsigned int i = 0; i < o->lines.n; i++) {
@@ -285,12 +468,46 @@ static int lines_set(const struct dl_opts *o)
 		l->rx_fd = l->tx_fd = -1;
 		strcpy(l->in_name, sp->in);
 		strcpy(l->out_name, sp->out);
-		l->delay_ns = (int64_t)sp->delay_ns;
-		l->jitter_ns = (int64_t)sp->jitter_ns;
-		l->dist = sp->dist;
-		l->loss = sp->loss_pct / 100;
+		l->base.delay_ns = (int64_t)sp->delay_ns;
+		l->base.jitter_ns = (int64_t)sp->jitter_ns;
+		l->base.dist = sp->dist;
+		l->base.loss = sp->loss_pct / 100;
+		l->base.burst_loss = sp->burst_loss_pct / 100;
+		l->base.burst_len = sc_option_given(line_keys, (void *)sp, "burst-len") ? sp->burst_len : 0;
+		if (burst_check("--line", i + 1, sp->burst_loss_pct, l->base.burst_len))
+			return -1;
 	}
 	nlines = (int)o->lines.n;
+	for (unsigned int k = 0; k < o->phases.n; k++) {
+		const struct phase_spec *sp = &o->phases.v[k];
+		struct phase *ph = &phases[k];
+		const struct line *l;
+		double pct, len;
+
+		if (sp->line > o->lines.n)
+			return sc_print_usage_error(NULL, "--phase: line=%u: accepted: 1..%u (the --lines given)",
+						    sp->line, o->lines.n);
+		l = &lines[sp->line - 1];
+		memset(ph, 0, sizeof(*ph));
+		ph->line = (int)sp->line - 1;
+		ph->at_ns = (int64_t)sp->at_ns;
+		ph->end_ns = sc_option_given(phase_keys, (void *)sp, "for-ms") ?
+			     (int64_t)(sp->at_ns + sp->for_ns) : INT64_MAX;
+#define PH_KEY(key, bit, set) \
+		if (sc_option_given(phase_keys, (void *)sp, key)) { ph->given |= bit; set; }
+		PH_KEY("loss-pct", PH_LOSS, ph->v.loss = sp->loss_pct / 100)
+		PH_KEY("burst-loss-pct", PH_BURST_LOSS, ph->v.burst_loss = sp->burst_loss_pct / 100)
+		PH_KEY("burst-len", PH_BURST_LEN, ph->v.burst_len = sp->burst_len)
+		PH_KEY("jitter-ms", PH_JITTER, ph->v.jitter_ns = (int64_t)sp->jitter_ns)
+		PH_KEY("extra-delay-ms", PH_EXTRA_DELAY, ph->v.delay_ns = (int64_t)sp->extra_delay_ns)
+#undef PH_KEY
+		/* the burst loss this phase puts in force, over its line's */
+		pct = ph->given & PH_BURST_LOSS ? sp->burst_loss_pct : l->base.burst_loss * 100;
+		len = ph->given & PH_BURST_LEN ? sp->burst_len : l->base.burst_len;
+		if (burst_check("--phase", k + 1, pct, len))
+			return -1;
+	}
+	nphases = (int)o->phases.n;
 	rng_state ^= o->seed * 0x9E3779B97F4A7C15ULL;
 	if (!rng_state)
 		rng_state = 1;
@@ -321,6 +538,8 @@ static void on_signal(int sig)
 		dump_flag = 1;
 	else if (sig == SIGUSR2)
 		dump_flag = reset_flag = 1;
+	else if (sig == SIGHUP)
+		restart_flag = 1;
 	else
 		stop_flag = 1;
 }
@@ -540,6 +759,8 @@ static void line_receive(struct line *l)
 		clock_gettime(CLOCK_REALTIME, &rt);
 		int64_t real_off = (int64_t)rt.tv_sec * NSEC + rt.tv_nsec - now;
 
+		line_update((int)(l - lines), now - sched_t0);
+
 		for (int i = 0; i < n; i++) {
 			/* len: virtio_net_hdr + frame */
 			uint32_t len = msgs[i].msg_len;
@@ -557,10 +778,8 @@ static void line_receive(struct line *l)
 			}
 			if (vh->gso_type != VIRTIO_NET_HDR_GSO_NONE)
 				l->st.gso++;
-			if (l->loss > 0 && rng_unit() < l->loss) {
-				l->st.lost++;
+			if (frame_lost(l))
 				continue;
-			}
 			r = ring_reserve(l, len);
 			if (!r) {
 				l->st.overflow++;
@@ -665,6 +884,42 @@ static void read_sock_drops(struct line *l)
 		l->st.sock_drops += ps.tp_drops;
 }
 
+/* the keys of one impairment set */
+static void print_impair(const struct impair *c)
+{
+	print_float(PRINT_JSON, "delay_ms", NULL, c->delay_ns / 1e6);
+	print_float(PRINT_JSON, "jitter_ms", NULL, c->jitter_ns / 1e6);
+	print_string(PRINT_JSON, "dist", NULL, dist_names[c->dist]);
+	print_float(PRINT_JSON, "loss_pct", NULL, c->loss * 100);
+	print_float(PRINT_JSON, "burst_loss_pct", NULL, c->burst_loss * 100);
+	print_float(PRINT_JSON, "burst_len", NULL, c->burst_len);
+}
+
+static void write_phase_stats(const struct phase *ph, int64_t t)
+{
+	open_json_object(NULL);
+	print_uint(PRINT_JSON, "line", NULL, ph->line + 1);
+	print_float(PRINT_JSON, "at_s", NULL, ph->at_ns / 1e9);
+	if (ph->end_ns == INT64_MAX)
+		print_null(PRINT_JSON, "end_s", NULL, NULL);
+	else
+		print_float(PRINT_JSON, "end_s", NULL, ph->end_ns / 1e9);
+	print_bool(PRINT_JSON, "active", NULL, t >= ph->at_ns && t < ph->end_ns);
+	if (ph->given & PH_LOSS)
+		print_float(PRINT_JSON, "loss_pct", NULL, ph->v.loss * 100);
+	if (ph->given & PH_BURST_LOSS)
+		print_float(PRINT_JSON, "burst_loss_pct", NULL, ph->v.burst_loss * 100);
+	if (ph->given & PH_BURST_LEN)
+		print_float(PRINT_JSON, "burst_len", NULL, ph->v.burst_len);
+	if (ph->given & PH_JITTER)
+		print_float(PRINT_JSON, "jitter_ms", NULL, ph->v.jitter_ns / 1e6);
+	if (ph->given & PH_EXTRA_DELAY)
+		print_float(PRINT_JSON, "extra_delay_ms", NULL, ph->v.delay_ns / 1e6);
+	print_uint(PRINT_JSON, "rx", NULL, ph->rx);
+	print_uint(PRINT_JSON, "lost", NULL, ph->lost);
+	close_json_object();
+}
+
 static void write_line_stats(struct line *l)
 {
 	struct line_stats *s = &l->st;
@@ -673,16 +928,18 @@ static void write_line_stats(struct line *l)
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "in", NULL, l->in_name);
 	print_string(PRINT_JSON, "out", NULL, l->out_name);
-	print_float(PRINT_JSON, "delay_ms", NULL, l->delay_ns / 1e6);
-	print_float(PRINT_JSON, "jitter_ms", NULL, l->jitter_ns / 1e6);
-	print_string(PRINT_JSON, "dist", NULL, dist_names[l->dist]);
-	print_float(PRINT_JSON, "loss_pct", NULL, l->loss * 100);
+	print_impair(&l->base);
+	open_json_object("now");	/* in force at the last frame's read */
+	print_impair(&l->cur);
+	close_json_object();
 	print_uint(PRINT_JSON, "limit_bytes", NULL, l->cap);
 	print_uint(PRINT_JSON, "rx", NULL, s->rx);
 	print_uint(PRINT_JSON, "rx_bytes", NULL, s->rx_bytes);
 	print_uint(PRINT_JSON, "tx", NULL, s->tx);
 	print_uint(PRINT_JSON, "tx_bytes", NULL, s->tx_bytes);
 	print_uint(PRINT_JSON, "lost", NULL, s->lost);
+	print_uint(PRINT_JSON, "lost_burst", NULL, s->lost_burst);
+	print_uint(PRINT_JSON, "bursts", NULL, s->bursts);
 	print_uint(PRINT_JSON, "overflow", NULL, s->overflow);
 	print_uint(PRINT_JSON, "oversize", NULL, s->oversize);
 	print_uint(PRINT_JSON, "gso", NULL, s->gso);
@@ -714,9 +971,17 @@ static void write_stats(FILE *f)
 		    ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6);
 	print_float(PRINT_JSON, "cpu_sys_s", NULL,
 		    ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6);
+	int64_t t = (int64_t)mono_ns() - sched_t0;
+
+	print_float(PRINT_JSON, "schedule_t_s", NULL, t / 1e9);
+	print_uint(PRINT_JSON, "schedule_starts", NULL, sched_starts);
 	open_json_array(PRINT_JSON, "lines");
 	for (int i = 0; i < nlines; i++)
 		write_line_stats(&lines[i]);
+	close_json_array(PRINT_JSON, NULL);
+	open_json_array(PRINT_JSON, "phases");
+	for (int k = 0; k < nphases; k++)
+		write_phase_stats(&phases[k], t);
 	close_json_array(PRINT_JSON, NULL);
 	close_json_object();
 	print_end();
@@ -829,7 +1094,20 @@ static int lines_start(const struct dl_opts *o)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	return ep;
+}
+
+/* the schedule's clock from now, the phases' counters from 0, each line's
+ * impairments as at its start */
+static void sched_restart(void)
+{
+	sched_t0 = mono_ns();
+	sched_starts++;
+	for (int k = 0; k < nphases; k++)
+		phases[k].rx = phases[k].lost = 0;
+	for (int i = 0; i < nlines; i++)
+		line_update(i, 0);
 }
 
 /* Forward until SIGINT/SIGTERM: release what is due, dump the counters
@@ -839,12 +1117,17 @@ static void run_loop(int ep, int64_t interval)
 	struct epoll_event evs[MAX_LINES];
 	int64_t next_dump = (int64_t)mono_ns() + interval;
 
+	sched_restart();
 	dump_stats();	/* ready: the file exists once every socket is bound */
 	fprintf(stderr, "delayline: ready, %d line(s)\n", nlines);
 
 	while (!stop_flag) {
 		int64_t now = mono_ns(), next = next_dump;
 
+		if (restart_flag) {	/* SIGHUP: the schedule from its start */
+			restart_flag = 0;
+			sched_restart();
+		}
 		for (int i = 0; i < nlines; i++) {
 			int64_t t = line_release(&lines[i], now);
 

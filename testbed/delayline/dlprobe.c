@@ -279,6 +279,30 @@ static void rx_report(FILE *f, struct rx_tally *t)
 	print_uint(PRINT_JSON, "duplicates", NULL, t->dups);
 	print_uint(PRINT_JSON, "foreign", NULL, t->foreign);
 	print_uint(PRINT_JSON, "late_reads", NULL, t->late_reads);
+	/* the losses' shape, up to the last datagram received: runs of
+	 * consecutive missing sequence numbers, the longest, the first and
+	 * the last missing one (null: none) */
+	uint64_t runs = 0, run = 0, run_max = 0, first = UINT64_MAX, last = 0;
+
+	for (uint64_t q = 0; t->unique && q <= t->max_seq; q++) {
+		if (t->seen[q]) {
+			run = 0;
+			continue;
+		}
+		runs += !run++;
+		run_max = run > run_max ? run : run_max;
+		first = first == UINT64_MAX ? q : first;
+		last = q;
+	}
+	print_uint(PRINT_JSON, "loss_runs", NULL, runs);
+	print_uint(PRINT_JSON, "loss_run_max", NULL, run_max);
+	if (runs) {
+		print_uint(PRINT_JSON, "lost_first_seq", NULL, first);
+		print_uint(PRINT_JSON, "lost_last_seq", NULL, last);
+	} else {
+		print_null(PRINT_JSON, "lost_first_seq", NULL, NULL);
+		print_null(PRINT_JSON, "lost_last_seq", NULL, NULL);
+	}
 	if (t->unique) {
 		uint64_t n = t->unique, r50 = (n * 50 + 99) / 100, r99 = (n * 99 + 99) / 100;
 		int64_t *owd = t->owd;

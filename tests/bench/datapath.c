@@ -17,6 +17,14 @@
  *              tables) loaded here with the defaults splitctl attach writes.
  * Default: --obj $BUILD/bpf/splitter.bpf.o ($BUILD: default "build").
  *
+ * The short-class duplication of that instance (its dup/ subdirectory,
+ * "splitctl dup attach") gives rows of its own, measured once (fill "-"):
+ * fs_dup (link_dup_if*) on a long data packet (what every packet that is
+ * not short pays on SHORT's egress) and on a short one (the copy: clone
+ * and transmit on the LONG device); fs_dedup (link_dedup_if*) on a long
+ * packet (what bulk pays at the tunnel ingress) and on a short one, IPv4
+ * and IPv6 (repeated on one device: one table lookup that finds it).
+ *
  * Observer links pinned there (observer_if*) give "other direction" rows:
  * a pure ACK of the reversed probe flow, whose entry is in the table, through
  * fs_observer (TC egress).
@@ -76,10 +84,19 @@
 /* the observer's links in a splitctl pin directory (SC_PIN_OBSERVER_FMT) */
 #define OBSERVER_PIN_PREFIX "observer_if"
 
+/* what a target's program is */
+enum target_kind {
+	TK_SPLITTER,
+	TK_OBSERVER,		/* fs_observer: other-direction rows */
+	TK_DUP,			/* fs_dup: the copy (bpf/dup.bpf.c) */
+	TK_DEDUP,		/* fs_dedup */
+};
+
 struct target {
 	char label[96];
 	enum dp_hook hook;
 	bool observer;		/* fs_observer: other-direction rows */
+	enum target_kind kind;
 	int prog_fd, flows4_fd, flows6_fd;
 	int cfg_fd, spill_fd;	/* spill rows; -1: none */
 };
@@ -250,6 +267,8 @@ static int prog_map(int prog_fd, const char *name)
 	return -1;
 }
 
+static int pin_fd(const char *dir, const char *name);
+
 static void add_target(const char *label, int prog_fd, int f4, int f6,
 		       bool observer)
 {
@@ -268,7 +287,55 @@ static void add_target(const char *label, int prog_fd, int f4, int f6,
 	t->flows4_fd = f4;
 	t->flows6_fd = f6;
 	t->observer = observer;
+	t->kind = observer ? TK_OBSERVER : TK_SPLITTER;
 	ntargets++;
+}
+
+/* The dup/ subdirectory of a pin directory: its fs_dup and fs_dedup links
+ * (cmd_dup.c's pin names). None is no error. */
+static void add_dup_pins(const char *dir, const char *base, int f4, int f6)
+{
+	char sub[256];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(sub, sizeof(sub), "%s/dup", dir);
+	d = opendir(sub);
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		struct bpf_link_info li = {};
+		__u32 len = sizeof(li);
+		enum target_kind k;
+		char label[96];
+		int lfd, pfd;
+
+		if (!strncmp(de->d_name, "link_dup_if", 11))
+			k = TK_DUP;
+		else if (!strncmp(de->d_name, "link_dedup_if", 13))
+			k = TK_DEDUP;
+		else
+			continue;
+		lfd = pin_fd(sub, de->d_name);
+		if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
+			continue;
+		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		if (pfd < 0)
+			continue;
+		snprintf(label, sizeof(label), "%.40s dup/%.40s", base, de->d_name);
+		add_target(label, pfd, f4, f6, false);
+		if (ntargets)
+			targets[ntargets - 1].kind = k;
+		/* one fs_dedup row set is enough: both links run one program */
+		if (k == TK_DEDUP)
+			for (int i = 0; i < ntargets - 1; i++)
+				if (targets[i].kind == TK_DEDUP &&
+				    !strncmp(targets[i].label, base, strlen(base))) {
+					ntargets--;
+					break;
+				}
+	}
+	closedir(d);
 }
 
 /* The defaults `splitctl attach` writes. idle_jiffies assumes HZ 1000, the
@@ -356,6 +423,7 @@ static int add_pin(const char *dir)
 		found += !obs;
 	}
 	closedir(d);
+	add_dup_pins(dir, base, f4, f6);
 	if (!found)
 		fprintf(stderr, "bench-datapath: %s: no attached link\n", dir);
 	return found ? 0 : -1;
@@ -469,7 +537,8 @@ static int spill_state(const struct target *t, const struct pkt_spec *s,
 			       .daddr = htobe32(s->daddr4),
 			       .sport = htobe16(s->sport),
 			       .dport = htobe16(s->dport), .proto = 6 };
-	struct fs_spill a = { .gen = on }, d;
+	/* a lease that holds through the run, as the agent renews it */
+	struct fs_spill a = { .gen = on, .lease_jiffies = ~0ULL }, d;
 	struct split_config c;
 	struct flow_state st;
 	__u32 zero = 0, key = FS_SPILL_KEY_DATAPATH;
@@ -488,6 +557,36 @@ static int spill_state(const struct target *t, const struct pkt_spec *s,
 		return 0;
 	st.policy.spill = spilled ? 1 : 0;
 	return bpf_map_update_elem(t->flows4_fd, &k, &st, BPF_EXIST);
+}
+
+/* fs_dup / fs_dedup rows: a long and a short data packet (the probe
+ * flows with the default code points). */
+static int bench_dup(const struct target *t, const int *floor_fd,
+		     const struct pkt_spec *v4, const struct pkt_spec *v6)
+{
+	const struct pkt_spec *sp[2] = { v4, v6 };
+	int fl = floor_fd[t->hook], len, i;
+	__u8 f[PKT_MAX];
+	char what[48];
+
+	for (i = 0; i < 2; i++) {
+		struct pkt_spec l = *sp[i], sh = *sp[i];
+
+		l.tos = FS_DEFAULT_DSCP_LONG << FS_DSCP_SHIFT;
+		sh.tos = FS_DEFAULT_DSCP_SHORT << FS_DSCP_SHIFT;
+		if (t->kind == TK_DUP && i)
+			break;	/* the copy costs the same for IPv6 */
+		len = pkt_build(&l, f, PKT_MAX);
+		snprintf(what, sizeof(what), "ipv%d long", i ? 6 : 4);
+		if (measure(t, what, "-", fl, f, len, 0))
+			return -1;
+		len = pkt_build(&sh, f, PKT_MAX);
+		snprintf(what, sizeof(what), "ipv%d short%s", i ? 6 : 4,
+			 t->kind == TK_DUP ? ", copied" : ", seen");
+		if (measure(t, what, "-", fl, f, len, 0))
+			return -1;
+	}
+	return 0;
 }
 
 static int bench_target(const struct target *t, const int *floor_fd,
@@ -643,6 +742,14 @@ int main(int argc, char **argv)
 		for (i = 0; i < ntargets; i++) {
 			struct target *t = &targets[i];
 
+			if (t->kind == TK_DUP || t->kind == TK_DEDUP) {
+				if (!s && bench_dup(t, floor_fd, &v4, &v6)) {
+					fprintf(stderr, "bench-datapath: %s failed\n",
+						t->label);
+					return 1;
+				}
+				continue;
+			}
 			dp_flush_fds(t->flows4_fd, t->flows6_fd);
 			if (prefill(t->flows4_fd, 4, sizes[s]) ||
 			    prefill(t->flows6_fd, 6, sizes[s]) ||

@@ -68,6 +68,10 @@ rules_conf y0 >"/run/$P/y0.conf"
 rules_conf u0 >"/run/$P/u0.conf"
 sc "$PIN_MNT/xdp-rules" apply -c "/run/$P/y0.conf" >/dev/null
 sc "$PIN_MNT/tc-rules" apply -c "/run/$P/u0.conf" >/dev/null
+# the short-class copy of the TC instance (dup/ rows): t0 as SHORT, t1 as
+# LONG (the copies are transmitted on t1 and dropped by its peer's stack)
+sc "$PIN_MNT/tc" dup attach --short-dev t0 --long-dev t1 --copy yes \
+	--peer-mac 02:00:00:00:00:02 >/dev/null
 args=(--json "$BUILD/bench/datapath.json" --pin "$PIN_MNT/xdp" --pin "$PIN_MNT/tc"
       --pin "$PIN_MNT/xdp-rules" --pin "$PIN_MNT/tc-rules")
 [ -n "${BASELINE_OBJ:-}" ] && args=(--obj "$BASELINE_OBJ" "${args[@]}")
