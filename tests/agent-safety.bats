@@ -89,7 +89,12 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	wan_route split
 	agent "$A"
 	fs_wait_for 10 both_up "$A"
-	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
+	# (other gateways and no IPv6 prefix: an "up" that drops them says so
+	# and needs --replace)
+	run -2 wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
+		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.6 --via-long 192.168.102.2
+	[[ $output == *"would remove from the running setup: prefix fd02::/64; via-short 192.168.101.2 fd10:1::2; via-long fd10:2::2"* ]]
+	wan_sc "$A" route up --replace --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/24 --lan-dev lana --via-short 192.168.101.6 --via-long 192.168.102.2
 	# vxs, probed at another target, starts over; vxl keeps its verdict
 	fs_wait_for 10 grep -q 'route up changed the tunnels: probing vxs (short) via 192.168.101.6, .*; verdicts kept: vxl up$' "$D/agent-$A"

@@ -534,6 +534,20 @@ applied_both() {
 		--via-long 192.168.102.2 --via-long fd10:2::2
 	[ "$status" -eq 0 ]
 	[ "$output" = '{"ok":true,"removed":""}' ]
+	# a swap of the roles drops nothing: a gateway belongs to its device
+	run wan_sc "$A" -j route up --mode split --short-dev vxl --long-dev vxs --prefix 10.2.0.0/24 \
+		--prefix fd02::/64 --lan-dev lana --via-short 192.168.102.2 --via-short fd10:2::2 \
+		--via-long 192.168.101.2 --via-long fd10:1::2
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"ok":true,"removed":""}' ]
+	# the gateways on the other devices are other ones: refused
+	refused 2 "this would remove from the running setup: via-short 192.168.102.2 fd10:2::2; via-long 192.168.101.2 fd10:1::2: give them again, or --replace to drop them" \
+		wan_sc "$A" route up --mode split --short-dev vxl --long-dev vxs --prefix 10.2.0.0/24 \
+		--prefix fd02::/64 --lan-dev lana --via-short 192.168.101.2 --via-short fd10:1::2 \
+		--via-long 192.168.102.2 --via-long fd10:2::2
+	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
+		--prefix fd02::/64 --lan-dev lana --via-short 192.168.101.2 --via-short fd10:1::2 \
+		--via-long 192.168.102.2 --via-long fd10:2::2
 	# asked for: done, and said
 	run wan_sc "$A" -j route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
 		--lan-dev lana --via-short 192.168.101.2 --via-long 192.168.102.2 --replace

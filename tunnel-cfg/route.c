@@ -470,11 +470,48 @@ int tcfg_route_diff(const struct tcfg_spec *want,
 	return 0;
 }
 
+/* Is @item in the array @key of @o? */
+static bool json_list_has(struct json_object *o, const char *key, const char *item)
+{
+	struct json_object *l;
+	size_t i, n;
+
+	if (!json_object_object_get_ex(o, key, &l))
+		return false;
+	n = json_object_array_length(l);
+	for (i = 0; i < n; i++)
+		if (!strcmp(item, json_object_get_string(json_object_array_get_idx(l, i))))
+			return true;
+	return false;
+}
+
+static const char *json_str(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, key, &v) ? json_object_get_string(v) : "";
+}
+
+/* Is @item of the recorded list @k still wanted? A gateway belongs to its
+ * tunnel device, not to a role: a swap that gives the devices again with
+ * their gateways drops nothing. */
+static bool removal_kept(struct json_object *w, struct json_object *r, const char *k,
+			 const char *item)
+{
+	const char *dev;
+
+	if (strncmp(k, "via-", 4))
+		return json_list_has(w, k, item);
+	dev = json_str(r, strcmp(k, "via-short") ? "long-dev" : "short-dev");
+	return (!strcmp(dev, json_str(w, "short-dev")) && json_list_has(w, "via-short", item)) ||
+	       (!strcmp(dev, json_str(w, "long-dev")) && json_list_has(w, "via-long", item));
+}
+
 int tcfg_route_removals(const struct tcfg_spec *want, char *what, size_t len)
 {
 	static const char *const lists[] = { "prefix", "lan-dev", "via-short", "via-long", NULL };
-	struct json_object *w, *r, *wl, *rl;
-	size_t off = 0, i, j, nr, nw;
+	struct json_object *w, *r, *rl;
+	size_t off = 0, i, nr;
 	int n = 0, k, added;
 	const char *item;
 
@@ -482,18 +519,13 @@ int tcfg_route_removals(const struct tcfg_spec *want, char *what, size_t len)
 	if (spec_pair(want, &w, &r))
 		return 0;
 	for (k = 0; lists[k]; k++) {
-		if (!json_object_object_get_ex(r, lists[k], &rl) ||
-		    !json_object_object_get_ex(w, lists[k], &wl))
+		if (!json_object_object_get_ex(r, lists[k], &rl))
 			continue;
 		nr = json_object_array_length(rl);
-		nw = json_object_array_length(wl);
 		added = 0;
 		for (i = 0; i < nr; i++) {
 			item = json_object_get_string(json_object_array_get_idx(rl, i));
-			for (j = 0; j < nw; j++)
-				if (!strcmp(item, json_object_get_string(json_object_array_get_idx(wl, j))))
-					break;
-			if (j < nw)
+			if (removal_kept(w, r, lists[k], item))
 				continue;
 			n++;
 			if (!added && off < len)
