@@ -137,6 +137,7 @@ void health_agent_init(struct health_agent *ha, const struct health_settings *s,
 	pthread_mutex_init(&ha->lock, NULL);
 	ha->s = *s;
 	spill_agent_init(&ha->spill, sp, dp_ops, dp_arg);
+	dup_agent_init(&ha->dup);
 }
 
 static bool same_params(const struct health_params *a, const struct health_params *b)
@@ -222,6 +223,7 @@ void health_agent_close(struct health_agent *ha)
 {
 	stop_probing(ha);
 	spill_agent_close(&ha->spill);
+	dup_agent_close(&ha->dup);
 	pthread_mutex_destroy(&ha->lock);
 }
 
@@ -601,6 +603,9 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 		sw = spill_agent_next_ns(&ha->spill);
 		if (sw < wake)
 			wake = sw;
+		sw = dup_agent_next_ns(&ha->dup);
+		if (sw < wake)
+			wake = sw;
 		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = health_linkmon_fd(ha->mon), .events = POLLIN };
 		spill_agent_fds(&ha->spill, sfd);
@@ -616,6 +621,12 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 			alive = on_links(ha);
 		if (alive && ha->pr)
 			spill_step(ha);
+		/* the copy follows SHORT's loss (dup_agent.h): whichever
+		 * tunnel is SHORT in the record now */
+		if (alive && ha->pr &&
+		    dup_agent_step(&ha->dup, health_prober_tunnel(ha->pr, HEALTH_SHORT),
+				   health_prober_tunnel(ha->pr, HEALTH_LONG), mono_ns()))
+			publish(ha);
 		if (!alive) {
 			pr_info("run: health: the route record is gone (route down): steering stops");
 			stop_probing(ha);

@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include "dup_agent.h"
 #include "failover.h"
 #include "linkmon.h"
 #include "params.h"
@@ -75,6 +76,9 @@ struct health_agent {
 	pthread_mutex_t lock;
 	struct health_metrics metrics;
 	struct spill_agent spill;	/* spill on the probed tunnels */
+	struct dup_agent dup;		/* the short class's copy: off until
+					 * dup_agent_configure() names the
+					 * instance */
 };
 /* A copy of the metrics (any thread). */
 void health_agent_metrics(struct health_agent *ha, struct health_metrics *m);

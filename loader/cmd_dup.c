@@ -146,6 +146,39 @@ static int dup_open_map(const char *dir, const char *name)
 	return bpf_obj_get(path);
 }
 
+int sc_dup_copy_flag(const char *dir, int want, bool *copy)
+{
+	static const __u8 no_mac[6];
+	struct dup_config dc;
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (bpf_map_lookup_elem(fd, &zero, &dc)) {
+		ret = -errno;
+		goto out;
+	}
+	*copy = dc.flags & FS_DUP_F_DUP;
+	if (want < 0 || *copy == !!want)
+		goto out;
+	/* a copy to a zero address goes nowhere: dup attach found or was
+	 * given the peer's */
+	if (want && !memcmp(dc.long_dmac, no_mac, 6)) {
+		ret = -EADDRNOTAVAIL;
+		goto out;
+	}
+	dc.flags = want ? dc.flags | FS_DUP_F_DUP : dc.flags & ~FS_DUP_F_DUP;
+	if (bpf_map_update_elem(fd, &zero, &dc, BPF_EXIST))
+		ret = -errno;
+	else
+		*copy = want;
+out:
+	close(fd);
+	return ret;
+}
+
 /* "02:00:00:00:00:01" into 6 bytes: 0 or -1. */
 static int parse_mac(const char *s, __u8 mac[6])
 {
@@ -234,9 +267,11 @@ static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int l
 	}
 	if (a->peer_mac)
 		return FS_EXIT_OK;	/* parsed by the caller */
+	err = arp_peer_mac(a->long_dev, dc->long_dmac);
+	/* dedup only: the peer's address is looked for all the same, for
+	 * the agent's [dup] copy = auto (none found: it warns when due) */
 	if (!a->copy)
 		return FS_EXIT_OK;
-	err = arp_peer_mac(a->long_dev, dc->long_dmac);
 	if (err == -ENOENT) {
 		pr_err("no resolved neighbour on '%s' to send the copies to: give --peer-mac MAC (the peer's %s address)",
 		       a->long_dev, a->long_dev);

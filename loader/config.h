@@ -61,6 +61,8 @@ struct sc_config {
 	/* [spill] (spill_settings_opts), as given: laid over the defaults
 	 * (and under the command line) by spill_settings_resolve() */
 	struct spill_settings spill;
+	/* [dup] (dup_settings_opts, health/dup_agent.h), as given */
+	struct dup_settings dup;
 	/* [route] */
 	struct tcfg_spec *route;
 	/* [rule NAME] sections, and their rules once the file is checked:

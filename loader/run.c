@@ -52,6 +52,7 @@ struct sc_run_args {
 	struct sc_agent_args agent;
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 };
 
 static const struct sc_option run_opts[] = {
@@ -63,6 +64,7 @@ static const struct sc_option run_opts[] = {
 		  .sub = health_settings_opts),
 	SC_OPTION("spill", SC_OPT_INCLUDE, struct sc_run_args, spill,
 		  .sub = spill_settings_opts),
+	SC_OPTION("dup", SC_OPT_INCLUDE, struct sc_run_args, dup, .sub = dup_settings_opts),
 	SC_OPTIONS_END,
 };
 
@@ -327,6 +329,7 @@ static void reload(struct agent *ag)
 	struct MHD_Daemon *http = ag->http;
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 	struct sc_agent_args eff;
 	struct sc_config next;
 	char herr[256];
@@ -350,6 +353,7 @@ static void reload(struct agent *ag)
 		pr_err("run: reload: [spill]: %s; keeping the running config", herr);
 		goto fail;
 	}
+	dup_settings_resolve(&dup, &next.dup, &ag->cli->dup);
 	effective(ag->cli, &next, true, &eff);
 	if (eff.listen.len && (!ag->http || !same_listen(&eff.listen, &ag->eff.listen))) {
 		http = http_start(ag, &eff.listen);
@@ -375,6 +379,7 @@ static void reload(struct agent *ag)
 	health_agent_switch(&ag->health, &health);
 	if (spill_agent_switch(&ag->health.spill, &spill))
 		pr_info("run: spill: new settings");
+	dup_agent_switch(&ag->health.dup, &dup);
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -401,6 +406,7 @@ static int agent_start(struct agent *ag)
 	if (have_cfg) {
 		struct health_settings health;
 		struct spill_settings spill;
+		struct dup_settings dup;
 		char err[256];
 
 		if (health_settings_resolve(&health, &ag->cfg.health, &ag->cli->health,
@@ -415,6 +421,8 @@ static int agent_start(struct agent *ag)
 		}
 		health_agent_switch(&ag->health, &health);
 		spill_agent_switch(&ag->health.spill, &spill);
+		dup_settings_resolve(&dup, &ag->cfg.dup, &ag->cli->dup);
+		dup_agent_switch(&ag->health.dup, &dup);
 	}
 	/* a port in use ends the agent before it changed anything */
 	if (ag->eff.listen.len) {
@@ -459,6 +467,7 @@ static int cmd_run(const struct sc_call *c)
 	struct agent ag = { .o = o, .cli = c->args };
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
@@ -471,6 +480,8 @@ static int cmd_run(const struct sc_call *c)
 		return FS_EXIT_USAGE;
 	}
 	health_agent_init(&ag.health, &health, &spill, &spill_dp, (void *)o);
+	dup_settings_resolve(&dup, NULL, &ag.cli->dup);
+	dup_agent_configure(&ag.health.dup, &dup, sc_pin_dir(o), sc_dup_copy_flag);
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));

@@ -161,6 +161,11 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock);
 /* Remove the short-class duplication of the instance in @dir (its dup/
  * subdirectory, cmd_dup.c): with the instance's last pins. */
 void sc_dup_remove(const char *dir);
+/* The copy flag (FS_DUP_F_DUP) of dir's dup/: set to want (0, 1; -1:
+ * read only), reported in *copy; the agent's dup_flag_fn
+ * (health/dup_agent.h). 0, -ENOENT (not attached), -EADDRNOTAVAIL (on,
+ * without the LONG peer's address) or -errno. */
+int sc_dup_copy_flag(const char *dir, int want, bool *copy);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */
