@@ -32,6 +32,7 @@ struct health_failover {
 	ino_t rec_ino;
 	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
 	struct spill_view spill;	/* published with the health */
+	struct dup_view dup;		/* the same */
 	struct nl nl;
 };
 
@@ -244,6 +245,7 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 		hf.in_force_state[t] = in_force_of(fo, fo->dev_info[t]);
 	}
 	hf.spill = fo->spill;
+	hf.dup = fo->dup;
 	fo->published = true;
 	return fail_out(&e, health_file_write(&hf, &e), err, errlen);
 }
@@ -251,4 +253,9 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v)
 {
 	fo->spill = *v;
+}
+
+void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v)
+{
+	fo->dup = *v;
 }

@@ -405,9 +405,12 @@ static void publish(struct health_agent *ha)
 	char err[256];
 
 	struct spill_view sv;
+	struct dup_view dv;
 
 	spill_agent_view(&ha->spill, &sv);
 	health_failover_set_spill(ha->fo, &sv);
+	dup_agent_view(&ha->dup, &dv);
+	health_failover_set_dup(ha->fo, &dv);
 	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
 	update_metrics(ha);

@@ -14,6 +14,7 @@
 
 #include "health.h"
 #include "plan.h"
+#include "dup_agent.h"
 #include "spill_agent.h"
 
 struct tcfg_err;
@@ -41,6 +42,7 @@ struct health_file {
 	enum health_state in_force_state[HEALTH_TUNNELS];
 	struct health_plan in_force;
 	struct spill_view spill;		/* spill (active false: none) */
+	struct dup_view dup;			/* the copy (running false: none) */
 };
 /* Publish (whole or not at all) / withdraw the agent's file. */
 int health_file_write(const struct health_file *hf, struct tcfg_err *e);

@@ -146,39 +146,6 @@ static int dup_open_map(const char *dir, const char *name)
 	return bpf_obj_get(path);
 }
 
-int sc_dup_copy_flag(const char *dir, int want, bool *copy)
-{
-	static const __u8 no_mac[6];
-	struct dup_config dc;
-	__u32 zero = 0;
-	int fd, ret = 0;
-
-	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
-	if (fd < 0)
-		return errno == ENOENT ? -ENOENT : -errno;
-	if (bpf_map_lookup_elem(fd, &zero, &dc)) {
-		ret = -errno;
-		goto out;
-	}
-	*copy = dc.flags & FS_DUP_F_DUP;
-	if (want < 0 || *copy == !!want)
-		goto out;
-	/* a copy to a zero address goes nowhere: dup attach found or was
-	 * given the peer's */
-	if (want && !memcmp(dc.long_dmac, no_mac, 6)) {
-		ret = -EADDRNOTAVAIL;
-		goto out;
-	}
-	dc.flags = want ? dc.flags | FS_DUP_F_DUP : dc.flags & ~FS_DUP_F_DUP;
-	if (bpf_map_update_elem(fd, &zero, &dc, BPF_EXIST))
-		ret = -errno;
-	else
-		*copy = want;
-out:
-	close(fd);
-	return ret;
-}
-
 /* "02:00:00:00:00:01" into 6 bytes: 0 or -1. */
 static int parse_mac(const char *s, __u8 mac[6])
 {
@@ -244,6 +211,44 @@ static int arp_peer_mac(const char *ifname, __u8 mac[6])
 	}
 	fclose(f);
 	return n ? 0 : -ENOENT;
+}
+
+int sc_dup_copy_flag(const char *dir, int want, bool *copy)
+{
+	static const __u8 no_mac[6];
+	struct dup_config dc;
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (bpf_map_lookup_elem(fd, &zero, &dc)) {
+		ret = -errno;
+		goto out;
+	}
+	*copy = dc.flags & FS_DUP_F_DUP;
+	if (want < 0 || *copy == !!want)
+		goto out;
+	/* a copy to a zero address goes nowhere: dup attach was given the
+	 * peer's, or found it, or it is resolved by now (the agent's
+	 * probes of LONG resolve it) */
+	if (want && !memcmp(dc.long_dmac, no_mac, 6)) {
+		char dev[IF_NAMESIZE];
+
+		if (!if_indextoname(dc.long_ifindex, dev) || arp_peer_mac(dev, dc.long_dmac)) {
+			ret = -EADDRNOTAVAIL;
+			goto out;
+		}
+	}
+	dc.flags = want ? dc.flags | FS_DUP_F_DUP : dc.flags & ~FS_DUP_F_DUP;
+	if (bpf_map_update_elem(fd, &zero, &dc, BPF_EXIST))
+		ret = -errno;
+	else
+		*copy = want;
+out:
+	close(fd);
+	return ret;
 }
 
 /* The config a call asks for, into @dc (flags, devices, addresses,
