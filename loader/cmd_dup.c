@@ -251,6 +251,32 @@ out:
 	return ret;
 }
 
+int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX])
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, i, j, ret = 0;
+	struct fs_dup_stats *v;
+	__u32 zero = 0;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	fd = dup_open_map(dir, FS_MAP_DUP_STATS);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	v = calloc(ncpu, sizeof(*v));
+	memset(sum, 0, sizeof(__u64) * FS_DUP_STAT_MAX);
+	if (!v)
+		ret = -ENOMEM;
+	else if (bpf_map_lookup_elem(fd, &zero, v))
+		ret = -errno;
+	else
+		for (i = 0; i < ncpu; i++)
+			for (j = 0; j < FS_DUP_STAT_MAX; j++)
+				sum[j] += v[i].v[j];
+	free(v);
+	close(fd);
+	return ret;
+}
+
 /* The config a call asks for, into @dc (flags, devices, addresses,
  * window): FS_EXIT_OK or the exit code, the error printed. */
 static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int long_if,

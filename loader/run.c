@@ -103,6 +103,12 @@ static char *render(struct agent *ag, size_t *len)
 		sc_metrics_write_health(f, &hm);
 		spill_agent_view(&ag->health.spill, &sv);
 		sc_metrics_write_spill(f, &sv);
+		{
+			struct dup_view dv;
+
+			dup_agent_view(&ag->health.dup, &dv);
+			sc_metrics_write_dup(f, sc_pin_dir(o), &dv);
+		}
 	}
 	if (fclose(f) || err) {
 		free(buf);

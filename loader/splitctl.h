@@ -166,6 +166,9 @@ void sc_dup_remove(const char *dir);
  * (health/dup_agent.h). 0, -ENOENT (not attached), -EADDRNOTAVAIL (on,
  * without the LONG peer's address) or -errno. */
 int sc_dup_copy_flag(const char *dir, int want, bool *copy);
+/* The counters of dir's dup/ summed over CPUs (enum fs_dup_stat): 0,
+ * -ENOENT (not attached) or -errno. */
+int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX]);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */
