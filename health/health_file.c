@@ -359,6 +359,18 @@ static int health_file_read(struct health_file *hf, struct tcfg_err *e)
 	return 0;
 }
 
+int health_file_dup(struct dup_view *v)
+{
+	static struct health_file hf;
+	struct tcfg_err ignored;
+
+	memset(v, 0, sizeof(*v));
+	if (health_file_read(&hf, &ignored))
+		return -ENOENT;
+	*v = hf.dup;
+	return 0;
+}
+
 void health_file_in_force(struct tcfg_in_force *f)
 {
 	static struct health_file hf;

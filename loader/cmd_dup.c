@@ -251,6 +251,30 @@ out:
 	return ret;
 }
 
+int sc_dup_check(const char *dir, struct sc_dup_check *c)
+{
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (bpf_map_lookup_elem(fd, &zero, &c->dc))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	dup_link_path(path, sizeof(path), dir, DUP_LINK_FMT, c->dc.short_ifindex);
+	c->dup_link = access(path, F_OK) == 0;
+	dup_link_path(path, sizeof(path), dir, DEDUP_LINK_FMT, c->dc.short_ifindex);
+	c->dedup_link[0] = access(path, F_OK) == 0;
+	dup_link_path(path, sizeof(path), dir, DEDUP_LINK_FMT, c->dc.long_ifindex);
+	c->dedup_link[1] = access(path, F_OK) == 0;
+	return 0;
+}
+
 int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX])
 {
 	int ncpu = libbpf_num_possible_cpus(), fd, i, j, ret = 0;

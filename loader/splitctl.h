@@ -169,6 +169,14 @@ int sc_dup_copy_flag(const char *dir, int want, bool *copy);
 /* The counters of dir's dup/ summed over CPUs (enum fs_dup_stat): 0,
  * -ENOENT (not attached) or -errno. */
 int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX]);
+/* What doctor checks of dir's dup/: its config, and which of its links
+ * are pinned (fs_dup at SHORT's egress, fs_dedup at each tunnel's
+ * ingress). 0, -ENOENT (not attached) or -errno. */
+struct sc_dup_check {
+	struct dup_config dc;
+	bool dup_link, dedup_link[2];	/* [0] SHORT, [1] LONG */
+};
+int sc_dup_check(const char *dir, struct sc_dup_check *c);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */
