@@ -511,7 +511,8 @@ static void show_dup(const struct dup_view *v)
 		open_json_object(role_name[t]);
 		print_uint(PRINT_ANY, "lost", t ? ", long %llu" : " short %llu", v->lost[t]);
 		print_uint(PRINT_ANY, "window", " of %llu", v->len[t]);
-		print_float(PRINT_ANY, "ratio", " (%.1f %%)", v->loss_ppm[t] / 1e6);
+		print_float(PRINT_JSON, "ratio", NULL, v->loss_ppm[t] / 1e6);
+		print_float(PRINT_FP, NULL, " (%.1f %%)", v->loss_ppm[t] / 1e4);
 		close_json_object();
 	}
 	close_json_object();

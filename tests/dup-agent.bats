@@ -80,8 +80,10 @@ underlay_heal() { ip netns exec "$1" nft delete table inet "${FS_PREFIX}loss$2";
 	fs_wait_for 15 on "$B" || { cat "$D/agent-$B"; false; }
 	[ "$(dup_flag "$A")" = true ]
 	[ "$(dup_flag "$B")" = true ]
-	dup_shown "$A" | jq -e '.copy and .losing and .lost[0] >= 2 and .window[0] == 20 and .changes == 1 and (.why | test("SHORT lost"))'
-	wan_sc "$A" route show | grep -E '^dup: setting auto, copy on \(short class protected'
+	dup_shown "$A" | jq -e '.copy and .losing and .probe_loss.short.lost >= 2 and .probe_loss.short.window == 20 and .probe_loss.long.lost == 0 and .changes == 1 and (.why | test("SHORT lost"))'
+	wan_sc "$A" route show >"$D/show"
+	grep -E '^dup: setting auto, copy yes \(short class protected' "$D/show"
+	grep -E '^dup: probe loss short [0-9]+ of 20 \([0-9]+\.[0-9] %\), long 0 of 20 \(0\.0 %\), SHORT losing' "$D/show"
 	p0=$(dup_counter "$A" dup_packets)
 	requests 10
 	p1=$(dup_counter "$A" dup_packets)
