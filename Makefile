@@ -14,6 +14,10 @@
 #   make bench   install missing packages, build, run the benchmarks
 #   make sanitize  splitctl and the user-space unit tests with ASan and UBSan
 #                  in build-asan/ (BUILD=build-asan tests/run splitctl unit-)
+#   make install [DESTDIR=] [PREFIX=/usr/local]  splitctl, man page,
+#                completion, unit (loader/build.mk); make uninstall
+#   make deb     the Debian package $(BUILD)/deb/flowsplit_*.deb (debian/),
+#                checked by lintian (docs/packaging.md)
 #   make clean   remove $(BUILD)
 
 BUILD    ?= build
@@ -36,7 +40,7 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror -MMD -MP \
 ALL_TARGETS :=
 BENCH_CMDS :=
 
-.PHONY: all test demo demo-filehosting bench deps clean sanitize
+.PHONY: all test demo demo-filehosting bench deps deb clean sanitize
 all: all-targets
 
 .SECONDEXPANSION:
@@ -62,6 +66,26 @@ demo-filehosting: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@set -e; $(foreach c,$(BENCH_CMDS),$(c);)
+
+# The package is built from a copy of the work tree's files (tracked, and
+# new ones git does not ignore) in $(DEB_DIR)/src: dpkg-buildpackage
+# writes its output next to the source directory, and its "clean" step
+# would otherwise run in this tree. Build dependencies: debian/control
+# (scripts/install-deps build).
+DEB_DIR := $(BUILD)/deb
+deb:
+	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
+		{ echo "deb: needs dpkg-dev and debhelper: apt-get install dpkg-dev debhelper lintian" >&2; exit 1; }
+	@git rev-parse --git-dir >/dev/null 2>&1 || \
+		{ echo "deb: needs a git work tree: the files to package are git's (git ls-files)" >&2; exit 1; }
+	rm -rf $(DEB_DIR)
+	mkdir -p $(DEB_DIR)/src
+	git ls-files -z --cached --others --exclude-standard | \
+		tar --null --no-recursion --ignore-failed-read -cf - -T - | tar -xf - -C $(DEB_DIR)/src
+	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
+		{ tail -n 30 ../build.log >&2; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
+	lintian --fail-on error $(DEB_DIR)/flowsplit_*.deb
+	@ls $(DEB_DIR)/flowsplit_*.deb
 
 # CFLAGS through the environment: the makefile's own flags (-Wall -Werror,
 # include paths) are appended to it, as for any CFLAGS given that way;

@@ -320,9 +320,10 @@ static __always_inline void flow_set_class(struct flow_state *st,
 /*
  * Spill (flowsplit.h, fs_spill): does a long packet of the flow @v carry
  * the spill code point? Yes while the flow holds a grant of the agent's
- * current generation. A data packet of a flow without one takes an open
- * grant, in two compare-and-swaps: first it claims the flow
- * (FS_POLICY_F_SPILL_CLAIM in its policy word), then it takes a grant on
+ * current generation and the agent's lease (lease_jiffies) holds. A
+ * data packet of a flow without one takes an open grant, in two
+ * compare-and-swaps: first it claims the flow (FS_POLICY_F_SPILL_CLAIM
+ * in its policy word), then it takes a grant on
  * the datapath's taken count. So a grant goes to one flow, and a flow
  * takes one grant, even when two CPUs try at once; a loser stays long
  * and may try again with its next packet, and a claim that got no grant
@@ -347,7 +348,8 @@ static __always_inline int flow_spill(const struct flow_view *v,
 	if (!a || !st)
 		return 0;
 	gen = *(volatile __u16 *)&a->gen;
-	if (!gen)
+	/* no generation, or its lease ran out (the agent died): not spilled */
+	if (!gen || v->now > *(volatile __u64 *)&a->lease_jiffies)
 		return 0;
 	was.head = *(volatile __u32 *)&st->policy.head;
 	if (was.spill == gen)

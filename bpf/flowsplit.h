@@ -313,7 +313,13 @@ static inline void split_config_set_reshort(struct split_config *c, __u32 ms,
  *   key FS_SPILL_KEY_DATAPATH  taken, moved, taken_jiffies (the programs)
  * A new generation spills nothing until it grants: flows of an older one
  * are long again (gen 0 in the agent's entry: none spills).
+ * The lease: the agent's entry holds only until lease_jiffies
+ * (bpf_jiffies64()); the agent renews it while it runs. Past it the
+ * datapath treats every flow as not spilled and takes no grant, so a
+ * dead agent's spill ends by itself within FS_SPILL_LEASE_MS (plus a
+ * jiffy), with nobody left to end it (docs/design.md, *Spill fails safe*).
  */
+#define FS_SPILL_LEASE_MS	1500	/* the lease the agent writes */
 enum fs_spill_key {
 	FS_SPILL_KEY_AGENT = 0,
 	FS_SPILL_KEY_DATAPATH = 1,
@@ -327,6 +333,8 @@ struct fs_spill {
 	__u16 gen;		/* the generation flows are spilled in;
 				 * 0: none */
 	__u8 pad[6];		/* must be zero */
+	__u64 lease_jiffies;	/* the entry holds while bpf_jiffies64()
+				 * <= this; after it, nothing spills */
 	/* datapath */
 	__u64 taken;		/* grants taken, cumulative (<= grants) */
 	__u64 moved;		/* grants taken by a flow whose previous
@@ -334,7 +342,7 @@ struct fs_spill {
 				 * still be in LONG's queue */
 	__u64 taken_jiffies;	/* bpf_jiffies64() of the last grant taken */
 };
-_Static_assert(sizeof(struct fs_spill) == 40, "fs_spill layout");
+_Static_assert(sizeof(struct fs_spill) == 48, "fs_spill layout");
 
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
  * X(enum suffix, json/prometheus name, help text)

@@ -139,6 +139,24 @@ void agent_lock_release(int fd)
 
 /* The holder's PID, and the pin directory it runs for into dir
  * (PATH_MAX bytes) when not NULL; 0 when nobody holds the lock. */
+/* The pin directory of an agent file's text "PID PIN_DIR\n" into dir:
+ * false when there is none. */
+static bool agent_file_dir(const char *buf, char *dir, size_t len)
+{
+	const char *p = strchr(buf, ' ');
+	size_t n;
+
+	if (!p || !p[1] || p[1] == '\n')
+		return false;
+	p++;
+	n = strcspn(p, "\n");
+	if (n >= len)
+		return false;
+	memcpy(dir, p, n);
+	dir[n] = '\0';
+	return true;
+}
+
 static int holder(char *dir)
 {
 	struct tcfg_err ignored;
@@ -156,7 +174,9 @@ static int holder(char *dir)
 		pid = agent_file_pid(fd);
 		n = dir ? pread(fd, buf, sizeof(buf) - 1, 0) : 0;
 		buf[n > 0 ? n : 0] = '\0';
-		if (dir && sscanf(buf, "%*d %4095s", dir) != 1)
+		/* "PID PIN_DIR\n": the directory is the rest of the line,
+		 * spaces included */
+		if (dir && !agent_file_dir(buf, dir, PATH_MAX))
 			pid = 0;
 	}
 	close(fd);

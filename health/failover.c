@@ -15,6 +15,7 @@
 
 #include "failover.h"
 #include "health_file.h"
+#include "roles.h"
 #include "tcfg.h"
 
 struct health_failover {
@@ -33,6 +34,8 @@ struct health_failover {
 	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
 	struct spill_view spill;	/* published with the health */
 	struct dup_view dup;		/* the same */
+	bool swapped;			/* the roles in force (roles.h) */
+	struct roles_view roles;	/* published with the health */
 	struct nl nl;
 };
 
@@ -150,7 +153,12 @@ struct health_plan health_failover_in_force(const struct health_failover *fo)
 		in_force_of(fo, fo->spec.short_dev), in_force_of(fo, fo->spec.long_dev),
 	};
 
-	return health_plan(tcfg_health_mode(&fo->spec), fo->both_down, st);
+	return roles_plan(health_plan(tcfg_health_mode(&fo->spec), fo->both_down, st), fo->swapped);
+}
+
+void health_failover_set_roles(struct health_failover *fo, bool swapped)
+{
+	fo->swapped = swapped;
 }
 
 /* Install the plan in force (and the missing rules), under the lock. */
@@ -246,6 +254,8 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 	}
 	hf.spill = fo->spill;
 	hf.dup = fo->dup;
+	hf.swapped = fo->swapped;
+	hf.roles = fo->roles;
 	fo->published = true;
 	return fail_out(&e, health_file_write(&hf, &e), err, errlen);
 }
@@ -258,4 +268,9 @@ void health_failover_set_spill(struct health_failover *fo, const struct spill_vi
 void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v)
 {
 	fo->dup = *v;
+}
+
+void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v)
+{
+	fo->roles = *v;
 }

@@ -87,6 +87,13 @@ int health_failover_apply(struct health_failover *fo, const enum health_state st
  * health_failover_apply(), missing rules added. Same returns.
  */
 int health_failover_reconverge(struct health_failover *fo, char *err, size_t errlen);
+/*
+ * The roles (roles.h) the next apply or re-converge installs: swapped puts
+ * table SHORT on the LONG tunnel and table LONG on the SHORT one while
+ * both are up (roles_plan()); a failover plan is never swapped. After
+ * open: not swapped. Published with the next health_failover_publish().
+ */
+void health_failover_set_roles(struct health_failover *fo, bool swapped);
 /* The plan in force (after open: both tunnels up). */
 struct health_plan health_failover_in_force(const struct health_failover *fo);
 
@@ -105,5 +112,8 @@ void health_failover_set_spill(struct health_failover *fo, const struct spill_vi
 /* The short class's copy (dup_agent.h), the same way. */
 struct dup_view;
 void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v);
+/* The roles' view (roles.h), published with the next publish. */
+struct roles_view;
+void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v);
 
 #endif /* HEALTH_FAILOVER_H */

@@ -19,6 +19,13 @@
 #define HA_RETRY_NS	(3 * HEALTH_NS_PER_S)	/* no record: look again */
 #define HA_PUBLISH_NS	(2 * HEALTH_NS_PER_S)	/* health file refresh */
 #define HA_MAX_EVENTS	16
+/* A tunnel device carrying the long class that sent more than this over
+ * the last >= 100 ms is busy with our own traffic, and stays so for
+ * HA_BUSY_HANGOVER_NS after (its queue drains): its queue and losses are
+ * then ours (roles.h). Probes and spill's timestamps are far below it. */
+#define HA_BUSY_BPS		1000000ull
+#define HA_BUSY_SAMPLE_NS	(100 * HEALTH_NS_PER_MS)
+#define HA_BUSY_HANGOVER_NS	HEALTH_NS_PER_S
 
 static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
 
@@ -38,6 +45,15 @@ static const struct sc_enum both_down_values[] = {
 		   .unit_suffix = true, .lo = _lo_ms, .hi = _hi_ms, .metavar = "DUR",	\
 		   .help = _help)
 #define HEALTH_MS(ns) ((double)(ns) / HEALTH_NS_PER_MS)
+#define ROLES_DURATION(_name, m, _help)						\
+	HEALTH_OPT(_name, _name, SC_OPT_DURATION, roles.m, .unit = SC_UNIT_MS,	\
+		   .unit_suffix = true, .lo = 0, .hi = HEALTH_MS(ROLES_MAX_NS), .metavar = "DUR",\
+		   .help = _help)
+
+/* roles: the value selects enum roles_mode */
+static const struct sc_enum roles_values[] = {
+	{ "auto", ROLES_AUTO }, { "fixed", ROLES_FIXED }, { NULL, 0 },
+};
 const struct sc_option health_settings_opts[] = {
 	HEALTH_OPT("enabled", "health", SC_OPT_YESNO, enabled, .metavar = "yes|no",
 		   .help = "probe the tunnels of route up and steer its routes (default yes)"),
@@ -77,6 +93,26 @@ const struct sc_option health_settings_opts[] = {
 	HEALTH_OPT("target-long", NULL, SC_OPT_ADDR, target[HEALTH_LONG], .noun = "address",
 		   .metavar = "ADDR",
 		   .help = "probe target through the LONG tunnel (default: its gateway)"),
+	HEALTH_OPT("roles", "roles", SC_OPT_ENUM, roles.mode, .values = roles_values,
+		   .metavar = "auto|fixed",
+		   .help = "auto: the short class rides the tunnel with the least expected delay; fixed: as route up configured (default auto)"),
+	HEALTH_OPT("roles-margin", "roles-margin", SC_OPT_UINT, roles.margin_pct, .lo = 0,
+		   .hi = ROLES_MAX_MARGIN_PCT, .metavar = "PCT",
+		   .help = "the configured SHORT must be worse by this percent of the other's expected delay (default 20)"),
+	ROLES_DURATION("roles-margin-abs", margin_abs_ns,
+		       "and by this much more (default 15ms)"),
+	ROLES_DURATION("roles-sustain", sustain_ns,
+		       "a move is due after the wish held this long (default 200ms)"),
+	ROLES_DURATION("roles-hold-min", hold_min_ns,
+		       "no move for this long after a move, doubled when they flap (default 5s)"),
+	ROLES_DURATION("roles-hold-max", hold_max_ns, "the hold-down's ceiling (default 80s)"),
+	ROLES_DURATION("roles-sla-delay", sla_delay_ns,
+		       "SLA: a tunnel whose expected delay is above this breaks it (default 0: off)"),
+	HEALTH_OPT("roles-sla-loss", "roles-sla-loss", SC_OPT_NUMBER, roles.sla_loss_pct, .lo = 0,
+		   .hi = 100, .metavar = "PCT",
+		   .help = "SLA: a tunnel losing more probes than this percent breaks it (default 0: off)"),
+	ROLES_DURATION("roles-sla-jitter", sla_jitter_ns,
+		       "SLA: a tunnel with more jitter than this breaks it (default 0: off)"),
 	SC_OPTIONS_END,
 };
 
@@ -86,6 +122,7 @@ void health_settings_default(struct health_settings *s)
 	s->enabled = true;
 	health_params_default(&s->params);
 	s->both_down = HEALTH_BOTH_DOWN_KEEP;
+	roles_params_default(&s->roles);
 }
 
 /* The rule across rows a field of health_params_check() broke. */
@@ -93,7 +130,8 @@ static const char *cross_rule(const char *field)
 {
 	return !strcmp(field, "timeout") ? " (interval/10 .. 32 x interval)" :
 	       !strcmp(field, "hold-min") ? " (at most hold-max)" :
-	       !strcmp(field, "hold-max") ? " (at least hold-min)" : "";
+	       !strcmp(field, "hold-max") ? " (at least hold-min)" :
+	       !strcmp(field, "roles-hold-max") ? " (at least roles-hold-min)" : "";
 }
 
 int health_settings_check(const struct health_settings *s, const struct health_settings *cli,
@@ -104,7 +142,7 @@ int health_settings_check(const struct health_settings *s, const struct health_s
 	bool opt;
 	char acc[128];
 
-	if (!health_params_check(&s->params, &field))
+	if (!health_params_check(&s->params, &field) && !roles_params_check(&s->roles, &field))
 		return 0;
 	if (sc_option_find(health_settings_opts, (void *)s, field, false, &r)) {
 		snprintf(err, errlen, "%s: out of range with the other settings", field);
@@ -157,7 +195,8 @@ bool health_agent_switch(struct health_agent *ha, const struct health_settings *
 	bool probing = ha->fo != NULL;
 
 	if (same_params(&ha->s.params, &next->params) && ha->s.both_down == next->both_down &&
-	    ha->s.enabled == next->enabled && !memcmp(ha->s.target, next->target, sizeof(ha->s.target)))
+	    ha->s.enabled == next->enabled && !memcmp(ha->s.target, next->target, sizeof(ha->s.target)) &&
+	    !memcmp(&ha->s.roles, &next->roles, sizeof(ha->s.roles)))
 		return false;
 	ha->s = *next;
 	/* a new prober with the new settings; the routes in force stay until
@@ -177,6 +216,29 @@ void health_agent_metrics(struct health_agent *ha, struct health_metrics *m)
 	pthread_mutex_unlock(&ha->lock);
 }
 
+/* Which class the plan in force routes off its own tunnel: split, a class
+ * not on its tunnel; ecmp, the one table without both members (both
+ * classes); both down with "main", both (our routes removed). */
+static void failed_over(struct health_agent *ha, bool out[HEALTH_TUNNELS])
+{
+	struct health_plan p = health_failover_in_force(ha->fo);
+	bool ecmp = ha->info.mode == HEALTH_MODE_ECMP;
+
+	if (p.action == HEALTH_PLAN_MAIN) {
+		out[HEALTH_SHORT] = out[HEALTH_LONG] = true;
+	} else if (p.action == HEALTH_PLAN_ROUTE && ecmp) {
+		out[HEALTH_SHORT] = out[HEALTH_LONG] =
+			p.short_via != (HEALTH_VIA_SHORT | HEALTH_VIA_LONG);
+	} else if (p.action == HEALTH_PLAN_ROUTE) {
+		/* a roles swap (roles.h) is no failover: each class is on
+		 * the tunnel the roles give it */
+		bool sw = ha->roles.swapped;
+
+		out[HEALTH_SHORT] = p.short_via != (sw ? HEALTH_VIA_LONG : HEALTH_VIA_SHORT);
+		out[HEALTH_LONG] = p.long_via != (sw ? HEALTH_VIA_SHORT : HEALTH_VIA_LONG);
+	}
+}
+
 /* The metrics from the prober (or none while not probing). */
 static void update_metrics(struct health_agent *ha)
 {
@@ -191,7 +253,17 @@ static void update_metrics(struct health_agent *ha)
 		m.rtt_s[t] = h->rtt_ewma_ns / 1e9;
 		m.timeout_s[t] = health_probe_timeout_ns(h) / 1e9;
 		m.loss[t] = health_loss_ratio(h);
+		m.base_rtt_s[t] = quality_base_ns(&ha->q[t]) / 1e9;
+		m.queue_s[t] = quality_queue_ns(&ha->q[t]) / 1e9;
+		m.jitter_s[t] = quality_jitter_ns(&ha->q[t]) / 1e9;
+		m.expected_s[t] = quality_expected_ns(&ha->q[t]) / 1e9;
+		m.short_loss[t] = quality_loss_ratio(&ha->q[t]);
 	}
+	if (m.probing && ha->fo)
+		failed_over(ha, m.failed_over);
+	m.roles_auto = ha->s.roles.mode == ROLES_AUTO;
+	m.swapped = m.probing && ha->roles.swapped;
+	memcpy(m.role_moves, ha->roles.moves, sizeof(m.role_moves));
 	pthread_mutex_lock(&ha->lock);
 	ha->metrics = m;
 	pthread_mutex_unlock(&ha->lock);
@@ -269,6 +341,119 @@ static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 	return 0;
 }
 
+/* Fresh quality and roles (the configured ones) for the prober's tunnels;
+ * outcomes it counted so far (a seeded verdict's) are not fed. */
+static void roles_reset(struct health_agent *ha)
+{
+	uint64_t now = mono_ns();
+	int t;
+
+	roles_init(&ha->roles, &ha->s.roles, now);
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct health *h = health_prober_tunnel(ha->pr, t);
+
+		quality_init(&ha->q[t], now);
+		ha->fed_answered[t] = h->answered;
+		ha->fed_missed[t] = h->missed;
+		ha->tx_at_ns[t] = 0;
+		ha->busy_until_ns[t] = 0;
+	}
+	if (ha->fo)
+		health_failover_set_roles(ha->fo, false);
+}
+
+/* A device's bytes sent (0 when unreadable: never busy). */
+static uint64_t tx_bytes(const char *dev)
+{
+	char path[96];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
+/* Whether our own traffic fills tunnel t (HA_BUSY_BPS, with hangover). */
+static bool tunnel_busy(struct health_agent *ha, int t, uint64_t now)
+{
+	uint64_t b, dt = now - ha->tx_at_ns[t];
+
+	if (!ha->tx_at_ns[t] || dt >= HA_BUSY_SAMPLE_NS) {
+		b = tx_bytes(ha->info.dev[t]);
+		if (ha->tx_at_ns[t] && b >= ha->tx_bytes[t] &&
+		    (b - ha->tx_bytes[t]) * 8 * HEALTH_NS_PER_S / dt > HA_BUSY_BPS)
+			ha->busy_until_ns[t] = now + HA_BUSY_HANGOVER_NS;
+		ha->tx_bytes[t] = b;
+		ha->tx_at_ns[t] = now;
+	}
+	return now < ha->busy_until_ns[t];
+}
+
+/* The roles' input now: states, quality, and which tunnel is busy (only
+ * the long class's tunnel can be: the short class's queue is what it
+ * sees). */
+static void roles_input(struct health_agent *ha, struct roles_input *in, uint64_t now)
+{
+	int t, carries_long = ha->roles.swapped ? HEALTH_SHORT : HEALTH_LONG;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		in->state[t] = health_prober_tunnel(ha->pr, t)->state;
+		in->q[t] = &ha->q[t];
+		in->busy[t] = t == carries_long && tunnel_busy(ha, t, now);
+	}
+}
+
+/* The prober's outcomes since the last call, into each tunnel's quality;
+ * true when there were any. Misses, then answers: the prober's counters
+ * keep no order within one poll (normally one outcome). */
+static bool feed_quality(struct health_agent *ha, const struct roles_input *in, uint64_t now)
+{
+	bool fed = false;
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct health *h = health_prober_tunnel(ha->pr, t);
+
+		for (; ha->fed_missed[t] < h->missed; ha->fed_missed[t]++, fed = true)
+			quality_lost(&ha->q[t], now, in->busy[t]);
+		for (; ha->fed_answered[t] < h->answered; ha->fed_answered[t]++, fed = true)
+			quality_answer(&ha->q[t], now, h->rtt_last_ns, in->busy[t]);
+	}
+	return fed;
+}
+
+static void publish(struct health_agent *ha);
+static bool apply(struct health_agent *ha, bool after_down);
+
+/* The roles after new probe outcomes: a move is one log line, the plan
+ * with the new roles, and a publish. False: the record is gone. */
+static bool roles_update(struct health_agent *ha)
+{
+	const char *dev[HEALTH_TUNNELS] = { ha->info.dev[HEALTH_SHORT], ha->info.dev[HEALTH_LONG] };
+	struct roles_input in;
+	uint64_t now = mono_ns();
+	char why[192];
+
+	roles_input(ha, &in, now);
+	if (!feed_quality(ha, &in, now) || !roles_step(&ha->roles, &in, now))
+		return true;
+	roles_format(&ha->roles, dev, why, sizeof(why));
+	pr_info("run: health: roles: %s, hold-down %.1f s", why,
+		ha->roles.swapped || ha->roles.cause != ROLES_CAUSE_FAILOVER ?
+		(double)ha->roles.hold_ns / HEALTH_NS_PER_S : 0.0);
+	health_failover_set_roles(ha->fo, ha->roles.swapped);
+	if (!apply(ha, false))
+		return false;
+	publish(ha);
+	return true;
+}
+
 /* The prober and the link monitor for the tunnels of the record (the
  * failover open); 0 or -errno, nothing left open on failure. */
 static int start_prober(struct health_agent *ha, char *err, size_t errlen)
@@ -293,6 +478,7 @@ static int start_prober(struct health_agent *ha, char *err, size_t errlen)
 		stop_prober(ha);
 		return ret;
 	}
+	roles_reset(ha);
 	/* spill: split mode only (in ECMP mode every flow may use both) */
 	if (ha->info.mode == HEALTH_MODE_SPLIT)
 		spill_agent_start(&ha->spill, ha->info.dev, ha->target, ha->s.params.interval_ns);
@@ -375,8 +561,10 @@ static int follow_record(struct health_agent *ha)
 	ha->pr = NULL;
 	stop_prober(ha);	/* the link monitor */
 	ret = start_prober(ha, err, sizeof(err));
-	if (!ret)
+	if (!ret) {
 		carry_verdicts(ha, old, &before, kept, sizeof(kept));
+		roles_reset(ha);
+	}
 	health_prober_free(old);
 	if (ret) {
 		pr_warn("run: health: %s; retrying every %llu s", err,
@@ -407,10 +595,19 @@ static void publish(struct health_agent *ha)
 	struct spill_view sv;
 	struct dup_view dv;
 
+	const char *dev[HEALTH_TUNNELS] = { ha->info.dev[HEALTH_SHORT], ha->info.dev[HEALTH_LONG] };
+	struct roles_input in;
+	struct roles_view rv;
+	uint64_t now = mono_ns();
+
 	spill_agent_view(&ha->spill, &sv);
 	health_failover_set_spill(ha->fo, &sv);
 	dup_agent_view(&ha->dup, &dv);
 	health_failover_set_dup(ha->fo, &dv);
+	roles_input(ha, &in, now);
+	roles_view(&ha->roles, &in, dev, now, &rv);
+	rv.active = ha->info.mode == HEALTH_MODE_SPLIT;	/* ECMP: no roles */
+	health_failover_set_roles_view(ha->fo, &rv);
 	if (health_failover_publish(ha->fo, h, mono_ns(), err, sizeof(err)))
 		pr_warn("run: health: publish: %s", err);
 	update_metrics(ha);
@@ -578,6 +775,8 @@ static void spill_step(struct health_agent *ha)
 		sh.up[t] = h->state == HEALTH_UP;
 		sh.rtt_samples[t] = h->rtt_samples;
 		sh.rtt_last_ns[t] = h->rtt_last_ns;
+		sh.probes_lost[t] = h->window_lost;
+		sh.probes_window[t] = h->window_len;
 	}
 	if (spill_agent_step(&ha->spill, &sh, mono_ns()))
 		publish(ha);
@@ -620,6 +819,8 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 		if (ret > 0)
 			continue;	/* new tunnels (or none): pfd is stale */
 		alive = !ret && on_probes(ha);
+		if (alive && ha->info.mode == HEALTH_MODE_SPLIT)
+			alive = roles_update(ha);
 		if (alive && pfd[1].revents)
 			alive = on_links(ha);
 		if (alive && ha->pr)

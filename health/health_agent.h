@@ -18,6 +18,8 @@
 #include "linkmon.h"
 #include "params.h"
 #include "probe.h"
+#include "quality.h"
+#include "roles.h"
 #include "spill_agent.h"
 
 /* The agent's tunnel health, as the metrics show it. */
@@ -28,7 +30,14 @@ struct health_metrics {
 	double rtt_s[2];		/* EWMA; 0 before the first answer */
 	double timeout_s[2];		/* the probe timeout now (adaptive) */
 	double loss[2];			/* over the loss window */
+	bool failed_over[2];		/* class SHORT, LONG: not on its own
+					 * tunnel(s) in the plan in force */
 	__u64 failovers;		/* route changes after a tunnel went down */
+	/* path quality (quality.h) and the roles (roles.h) */
+	double base_rtt_s[2], queue_s[2], jitter_s[2], expected_s[2];
+	double short_loss[2];		/* over QUALITY_LOSS_WINDOW probes */
+	bool roles_auto, swapped;
+	__u64 role_moves[ROLES_CAUSES];
 };
 
 /*
@@ -45,6 +54,7 @@ struct health_settings {
 	int both_down;				/* enum health_both_down */
 	struct sc_prefix target[HEALTH_TUNNELS];	/* family 0: the recorded
 							 * gateway */
+	struct roles_params roles;		/* roles, roles-*: roles.h */
 };
 extern const struct sc_option health_settings_opts[];
 
@@ -79,6 +89,14 @@ struct health_agent {
 	struct dup_agent dup;		/* the short class's copy: off until
 					 * dup_agent_configure() names the
 					 * instance */
+	/* path quality and roles (roles.h), by configured role; the probe
+	 * outcomes already fed to them; each device's transmit counter
+	 * (busy: our own traffic fills it) */
+	struct quality q[HEALTH_TUNNELS];
+	struct roles roles;
+	uint64_t fed_answered[HEALTH_TUNNELS], fed_missed[HEALTH_TUNNELS];
+	uint64_t tx_bytes[HEALTH_TUNNELS], tx_at_ns[HEALTH_TUNNELS];
+	uint64_t busy_until_ns[HEALTH_TUNNELS];
 };
 /* A copy of the metrics (any thread). */
 void health_agent_metrics(struct health_agent *ha, struct health_metrics *m);

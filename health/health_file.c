@@ -16,10 +16,15 @@
  *              "backoffs", "backoffs_foreign", "holds", "why"},
  *    "dup": {"running", "attached", "setting", "copy", "losing",
  *            "lost": [SHORT, LONG], "window": [SHORT, LONG],
- *            "quiet_left_ns", "changes", "why"}}
+ *            "quiet_left_ns", "changes", "why"},
+ *    "roles": {"active", "mode": "auto"|"fixed", "swapped", "cause",
+ *              "hold_left_ns", "moves": {CAUSE: N}, "why",
+ *              "quality": [SHORT, LONG: {"ready", "base_rtt_ns", "queue_ns",
+ *                          "jitter_ns", "loss", "expected_ns", "seen_ns",
+ *                          "busy"}]}}
  *
  * States are "init", "up", "down". The plans are not stored but derived
- * from the states (health_plan()), so a reader with other settings (a new
+ * from the states (health_plan()) and "roles"."swapped" (roles_plan()), so a reader with other settings (a new
  * "route up" switching the mode) derives the plan for its own mode.
  * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
  * plan leaves the one before in force. A file whose agent is gone (it
@@ -147,6 +152,43 @@ static struct json_object *dup_json(const struct dup_view *v)
 	return o;
 }
 
+static struct json_object *roles_json(const struct health_file *hf)
+{
+	const struct roles_view *v = &hf->roles;
+	struct json_object *o = json_object_new_object(), *m, *a, *q;
+	int c, t;
+
+	json_object_object_add(o, "active", json_object_new_boolean(v->active));
+	json_object_object_add(o, "swapped", json_object_new_boolean(hf->swapped));
+	if (!v->active)
+		return o;
+	json_object_object_add(o, "mode", json_object_new_string(roles_mode_name(v->mode)));
+	json_object_object_add(o, "cause", json_object_new_string(roles_cause_name(v->cause)));
+	json_object_object_add(o, "hold_left_ns", json_object_new_uint64(v->hold_left_ns));
+	m = json_object_new_object();
+	for (c = 0; c < ROLES_CAUSES; c++)
+		json_object_object_add(m, roles_cause_name(c), json_object_new_uint64(v->moves[c]));
+	json_object_object_add(o, "moves", m);
+	json_object_object_add(o, "why", json_object_new_string(v->why));
+	a = json_object_new_array();
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct roles_tunnel_view *tv = &v->t[t];
+
+		q = json_object_new_object();
+		json_object_object_add(q, "ready", json_object_new_boolean(tv->ready));
+		json_object_object_add(q, "base_rtt_ns", json_object_new_uint64(tv->base_ns));
+		json_object_object_add(q, "queue_ns", json_object_new_uint64(tv->queue_ns));
+		json_object_object_add(q, "jitter_ns", json_object_new_uint64(tv->jitter_ns));
+		json_object_object_add(q, "loss", json_object_new_double(tv->loss));
+		json_object_object_add(q, "expected_ns", json_object_new_uint64(tv->expected_ns));
+		json_object_object_add(q, "seen_ns", json_object_new_uint64(tv->seen_ns));
+		json_object_object_add(q, "busy", json_object_new_boolean(tv->busy));
+		json_object_array_add(a, q);
+	}
+	json_object_object_add(o, "quality", a);
+	return o;
+}
+
 int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 {
 	enum health_state st[HEALTH_TUNNELS];
@@ -170,6 +212,7 @@ int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 	json_object_object_add(o, "tunnels", a);
 	json_object_object_add(o, "spill", spill_json(&hf->spill));
 	json_object_object_add(o, "dup", dup_json(&hf->dup));
+	json_object_object_add(o, "roles", roles_json(hf));
 	return tcfg_state_write(HEALTH_FILE_NAME, o, e);
 }
 
@@ -309,6 +352,47 @@ static void get_dup(struct json_object *o, struct dup_view *v)
 	snprintf(v->why, sizeof(v->why), "%s", get_str(d, "why"));
 }
 
+static void get_roles(struct json_object *o, struct health_file *hf)
+{
+	struct roles_view *v = &hf->roles;
+	struct json_object *r, *m, *a, *q, *x;
+	int c, t;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_object_object_get_ex(o, "roles", &r))
+		return;
+	hf->swapped = get_bool(r, "swapped");
+	v->swapped = hf->swapped;
+	if (!get_bool(r, "active"))
+		return;
+	v->active = true;
+	v->mode = strcmp(get_str(r, "mode"), "fixed") ? ROLES_AUTO : ROLES_FIXED;
+	for (c = 0; c < ROLES_CAUSES; c++)
+		if (!strcmp(get_str(r, "cause"), roles_cause_name(c)))
+			v->cause = c;
+	v->hold_left_ns = get_u64(r, "hold_left_ns");
+	if (json_object_object_get_ex(r, "moves", &m))
+		for (c = 0; c < ROLES_CAUSES; c++)
+			v->moves[c] = get_u64(m, roles_cause_name(c));
+	snprintf(v->why, sizeof(v->why), "%s", get_str(r, "why"));
+	if (!json_object_object_get_ex(r, "quality", &a) || !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) != HEALTH_TUNNELS)
+		return;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		struct roles_tunnel_view *tv = &v->t[t];
+
+		q = json_object_array_get_idx(a, t);
+		tv->ready = get_bool(q, "ready");
+		tv->base_ns = get_u64(q, "base_rtt_ns");
+		tv->queue_ns = get_u64(q, "queue_ns");
+		tv->jitter_ns = get_u64(q, "jitter_ns");
+		tv->loss = json_object_object_get_ex(q, "loss", &x) ? json_object_get_double(x) : 0;
+		tv->expected_ns = get_u64(q, "expected_ns");
+		tv->seen_ns = get_u64(q, "seen_ns");
+		tv->busy = get_bool(q, "busy");
+	}
+}
+
 static int parse_health(struct json_object *o, struct health_file *hf)
 {
 	enum health_state st[HEALTH_TUNNELS];
@@ -329,10 +413,12 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 	for (i = 0; i < HEALTH_TUNNELS; i++)
 		if (get_tunnel(json_object_array_get_idx(a, i), &hf->t[i]))
 			return -EINVAL;
-	hf->plan = health_plan(hf->mode, hf->both_down, st);
-	hf->in_force = health_plan(hf->mode, hf->both_down, hf->in_force_state);
 	get_spill(o, &hf->spill);
 	get_dup(o, &hf->dup);
+	get_roles(o, hf);
+	hf->plan = roles_plan(health_plan(hf->mode, hf->both_down, st), hf->swapped);
+	hf->in_force = roles_plan(health_plan(hf->mode, hf->both_down, hf->in_force_state),
+				  hf->swapped);
 	return 0;
 }
 
@@ -394,7 +480,9 @@ void health_file_in_force(struct tcfg_in_force *f)
 			for (l_down = 0; l_down < 2; l_down++) {
 				st[HEALTH_SHORT] = s_down ? HEALTH_DOWN : HEALTH_UP;
 				st[HEALTH_LONG] = l_down ? HEALTH_DOWN : HEALTH_UP;
-				f->plan[m][s_down][l_down] = health_plan(m, hf.both_down, st);
+				/* the roles in force: both up, swapped */
+				f->plan[m][s_down][l_down] =
+					roles_plan(health_plan(m, hf.both_down, st), hf.swapped);
 			}
 }
 
@@ -526,6 +614,64 @@ static void show_dup(const struct dup_view *v)
 	close_json_object();
 }
 
+/* The "roles" object of route show / status: which tunnel carries the
+ * short class, why, and each tunnel's quality. */
+static void show_roles(const struct health_file *hf)
+{
+	const struct roles_view *v = &hf->roles;
+	int c, t;
+
+	open_json_object("roles");
+	print_bool(PRINT_JSON, "active", NULL, v->active);
+	if (!v->active) {
+		print_string(PRINT_FP, NULL, "%s\n", "roles: none (ecmp mode)");
+		close_json_object();
+		return;
+	}
+	print_string(PRINT_ANY, "mode", "roles: %s", roles_mode_name(v->mode));
+	print_bool(PRINT_JSON, "swapped", NULL, hf->swapped);
+	print_string(PRINT_ANY, "short_class_dev", ", short class on %s",
+		     hf->t[hf->swapped ? HEALTH_LONG : HEALTH_SHORT].dev);
+	print_string(PRINT_FP, NULL, "%s", hf->swapped ? " (swapped)" : "");
+	print_string(PRINT_ANY, "cause", ", cause %s", roles_cause_name(v->cause));
+	print_float(PRINT_ANY, "hold_left_s", ", hold-down %.1f s", v->hold_left_ns / 1e9);
+	open_json_object("moves");
+	print_string(PRINT_FP, NULL, "%s", ", moves");
+	for (c = ROLES_CAUSE_BASE; c < ROLES_CAUSES; c++) {
+		char fmt[32];
+
+		snprintf(fmt, sizeof(fmt), "%s%s %%llu", c == ROLES_CAUSE_BASE ? " " : ", ",
+			 roles_cause_name(c));
+		print_uint(PRINT_ANY, roles_cause_name(c), fmt, v->moves[c]);
+	}
+	close_json_object();
+	print_nl();
+	print_string(PRINT_ANY, "why", "roles: why: %s", v->why);
+	print_nl();
+	open_json_array(PRINT_JSON, "quality");
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		const struct roles_tunnel_view *tv = &v->t[t];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "dev", "quality: %s", hf->t[t].dev);
+		print_string(PRINT_ANY, "role", " (%s)", role_name[t]);
+		print_bool(PRINT_JSON, "ready", NULL, tv->ready);
+		print_float(PRINT_ANY, "base_rtt_ms", " base %.2f ms", ms(tv->base_ns));
+		print_float(PRINT_ANY, "queue_ms", ", queue %.2f ms", ms(tv->queue_ns));
+		print_float(PRINT_ANY, "jitter_ms", ", jitter %.2f ms", ms(tv->jitter_ns));
+		print_float(PRINT_ANY, "loss_pct", ", loss %.1f %%", tv->loss * 100);
+		print_float(PRINT_ANY, "expected_ms", ", expected %.2f ms", ms(tv->expected_ns));
+		print_float(PRINT_ANY, "seen_ms", ", judged %.2f ms", ms(tv->seen_ns));
+		print_bool(PRINT_JSON, "busy", NULL, tv->busy);
+		print_string(PRINT_FP, NULL, "%s", tv->busy ? " (busy with our traffic)" : "");
+		print_string(PRINT_FP, NULL, "%s", tv->ready ? "" : " (not enough answers yet)");
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
 void health_file_show(const struct health_file *hf, bool monitored)
 {
 	char plan[64], in_force[64];
@@ -553,6 +699,7 @@ void health_file_show(const struct health_file *hf, bool monitored)
 	close_json_array(PRINT_JSON, NULL);
 	show_spill(&hf->spill);
 	show_dup(&hf->dup);
+	show_roles(hf);
 	close_json_object();
 }
 

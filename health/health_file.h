@@ -15,6 +15,7 @@
 #include "health.h"
 #include "plan.h"
 #include "dup_agent.h"
+#include "roles.h"
 #include "spill_agent.h"
 
 struct tcfg_err;
@@ -43,6 +44,8 @@ struct health_file {
 	struct health_plan in_force;
 	struct spill_view spill;		/* spill (active false: none) */
 	struct dup_view dup;			/* the copy (running false: none) */
+	bool swapped;				/* roles in force (roles.h) */
+	struct roles_view roles;		/* active false: none */
 };
 /* Publish (whole or not at all) / withdraw the agent's file. */
 int health_file_write(const struct health_file *hf, struct tcfg_err *e);

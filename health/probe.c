@@ -278,21 +278,6 @@ int health_prober_link_down(struct health_prober *p, unsigned int idx,
 	return 1;
 }
 
-static uint16_t inet_csum(const void *data, size_t len)
-{
-	const uint8_t *b = data;
-	uint32_t sum = 0;
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)b[i] << 8 | b[i + 1];
-	if (len & 1)
-		sum += (uint32_t)b[len - 1] << 8;
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return htons(~sum & 0xffff);
-}
-
 static void probe_send(struct probe_tunnel *t, uint64_t timeout_ns)
 {
 	struct probe_slot *slot = &t->ring[t->next_seq % PROBE_RING];

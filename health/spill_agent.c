@@ -23,7 +23,6 @@
 #define SA_FAST_TICK_NS (10 * SPILL_NS_PER_MS)	/* while a grant is under way */
 #define SA_DP_REREAD_NS (2 * SPILL_NS_PER_S)	/* "set spill", a re-attach */
 #define SA_RETRY_NS (3 * SPILL_NS_PER_S)	/* the class could not be made */
-#define SA_HOLD_RATE_BPS 8			/* a held class: 1 byte/s */
 #define SA_DUMMIES 2				/* spend the TBF's one-frame burst */
 /* a full frame: less the ICMP, IPv4 and Ethernet headers */
 #define SA_DUMMY_PAYLOAD (SPILL_FRAME_BYTES - 8 - 20 - 14)
@@ -154,6 +153,7 @@ void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
 	p->grant_gap_ns = s->grant_gap_ns;
 	p->hold_margin_ns = s->hold_margin_ns;
 	p->frame_share_pct = s->frame_share_pct;
+	p->short_rate_bps = s->tunnel_rate_bps;
 }
 
 /* ---- the agent ------------------------------------------------------------------ */
@@ -167,7 +167,7 @@ void spill_agent_init(struct spill_agent *sa, const struct spill_settings *s,
 	sa->s = *s;
 	sa->dp_ops = ops;
 	sa->dp_arg = dp_arg;
-	sa->dp.spill_fd = sa->dummy_fd = -1;
+	sa->dummy_fd = -1;
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		sa->ts_fd[t] = -1;
 }
@@ -183,8 +183,8 @@ static void set_view(struct spill_agent *sa)
 		v.state = sa->act.state;
 		v.gen = sa->act.gen;
 		v.grants = sa->act.grants;
-		if (sa->dp.spill_fd >= 0)
-			sa->dp_ops->taken(sa->dp.spill_fd, &v.taken);
+		if (sa->dp.h)
+			sa->dp_ops->read(&sa->dp, NULL, &v.taken);
 		v.rate_bps = sa->act.hold ? 0 : sa->act.rate_bps;
 		v.cap_bps = sa->ctl.cap_bps;
 		v.top_bps = sa->applied_top_bps;
@@ -216,17 +216,22 @@ void spill_agent_view(struct spill_agent *sa, struct spill_view *v)
 	pthread_mutex_unlock(&sa->lock);
 }
 
-static int agent_write(struct spill_agent *sa, uint16_t gen, uint64_t grants)
+static int agent_write(struct spill_agent *sa, uint16_t gen, uint64_t grants, uint64_t now)
 {
 	int ret;
 
-	if (sa->dp.spill_fd < 0)
+	if (!sa->dp.h)
 		return -ENOENT;
-	ret = sa->dp_ops->write(sa->dp.spill_fd, gen, grants);
+	ret = sa->dp_ops->write(&sa->dp, gen, grants);
 	if (ret)
 		return ret;
+	if (gen && gen != sa->gen_written)
+		sa->dp_ops->read(&sa->dp, NULL, &sa->taken_at_gen);
 	sa->gen_written = gen;
 	sa->grants_written = grants;
+	/* renewed at a third of the lease: two renewals may fail or come
+	 * late before the datapath drops the generation */
+	sa->renew_ns = now + FS_SPILL_LEASE_MS * SPILL_NS_PER_MS / 3;
 	return 0;
 }
 
@@ -237,23 +242,33 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-/* End the generation (every spilled flow long again), remove the class. */
-static void spill_off(struct spill_agent *sa, const char *why)
+/* Remove a class of ours from dev, whoever made it. */
+static void scav_remove(const char *dev)
 {
 	char err[256];
 	int ret;
 
-	if (sa->dp.spill_fd >= 0 && sa->gen_written)
-		agent_write(sa, 0, sa->grants_written);
+	if (!dev[0])
+		return;
+	ret = tcfg_scav_remove(dev, err, sizeof(err));
+	if (ret < 0)
+		pr_warn("run: spill: %s", err);
+	else if (ret == 1)
+		pr_info("run: spill: removed a spill class left on %s", dev);
+}
+
+/* End the generation (every spilled flow long again), remove the class. */
+static void spill_off(struct spill_agent *sa, const char *why)
+{
+	if (sa->dp.h && sa->gen_written)
+		agent_write(sa, 0, sa->grants_written, mono_ns());
 	if (sa->scav) {
 		tcfg_scav_close(sa->scav, true);
 		sa->scav = NULL;
 		pr_info("run: spill: off on %s: %s", sa->dev[SPILL_SHORT], why);
-	} else if (sa->running && sa->dev[SPILL_SHORT][0]) {
+	} else if (sa->running) {
 		/* one left by an agent killed before it could remove it */
-		ret = tcfg_scav_remove(sa->dev[SPILL_SHORT], err, sizeof(err));
-		if (ret < 0)
-			pr_warn("run: spill: %s", err);
+		scav_remove(sa->dev[SPILL_SHORT]);
 	}
 	sa->act = (struct spill_act){ 0 };
 	sa->held = false;
@@ -263,14 +278,17 @@ static void spill_off(struct spill_agent *sa, const char *why)
 
 static void dp_close(struct spill_agent *sa)
 {
-	close_fd(&sa->dp.spill_fd);
+	if (sa->dp.h)
+		sa->dp_ops->close(&sa->dp);
+	sa->dp.h = NULL;
 	sa->dp.on = false;
 }
 
-/* Re-read the splitter (fs_spill may be re-pinned by an attach). */
+/* Re-read the splitter (fs_spill may be re-pinned by an attach; "set
+ * spill" and "set dscp-spill" may change while we run). */
 static void dp_refresh(struct spill_agent *sa, uint64_t now)
 {
-	struct spill_dp dp = { .spill_fd = -1 };
+	struct spill_dp dp = { 0 };
 	int ret;
 
 	if (now < sa->next_dp_ns)
@@ -282,27 +300,29 @@ static void dp_refresh(struct spill_agent *sa, uint64_t now)
 			pr_info("run: spill: no splitter with spill grants here (%s): nothing spills",
 				strerror(-ret));
 		sa->dp_failing = true;
-		if (sa->dp.spill_fd >= 0 && sa->gen_written)
-			agent_write(sa, 0, sa->grants_written);
+		if (sa->dp.h && sa->gen_written)
+			agent_write(sa, 0, sa->grants_written, now);
 		dp_close(sa);
 		return;
 	}
 	if (sa->dp_failing)
 		pr_info("run: spill: the splitter's spill grants are back");
 	sa->dp_failing = false;
-	close_fd(&sa->dp.spill_fd);
+	dp_close(sa);
 	sa->dp = dp;
 	if (sa->dp_fresh) {
 		uint64_t taken = 0;
 
 		/* an earlier agent's generation (killed before it ended it)
-		 * ends: nothing spills before our first grant */
+		 * ends: nothing spills before our first grant (its lease
+		 * would end it anyway) */
 		sa->dp_fresh = false;
-		sa->dp_ops->taken(sa->dp.spill_fd, &taken);
-		if (sa->dp_ops->write(sa->dp.spill_fd, 0, taken))
-			pr_warn("run: spill: fs_spill: %s", strerror(errno));
+		sa->dp_ops->read(&sa->dp, NULL, &taken);
+		if ((ret = agent_write(sa, 0, taken, now)))
+			pr_warn("run: spill: fs_spill: %s", strerror(-ret));
 	}
 }
+
 
 static int dummy_open(struct spill_agent *sa)
 {
@@ -318,20 +338,6 @@ static int dummy_open(struct spill_agent *sa)
 		return -errno;
 	}
 	return 0;
-}
-
-static uint16_t csum(const void *p, size_t len)
-{
-	const uint16_t *w = p;
-	uint32_t sum = 0;
-
-	for (; len > 1; len -= 2)
-		sum += *w++;
-	if (len)
-		sum += *(const uint8_t *)w;
-	sum = (sum >> 16) + (sum & 0xffff);
-	sum += sum >> 16;
-	return ~sum;
 }
 
 static bool ipv4_target(const char *s, struct sockaddr_in *to)
@@ -357,7 +363,7 @@ static void dummies_send(struct spill_agent *sa)
 		h->type = ICMP_ECHO;
 		h->un.echo.id = htons(SA_DUMMY_ID);
 		h->un.echo.sequence = htons(++seq);
-		h->checksum = csum(pkt, sizeof(pkt));
+		h->checksum = inet_csum(pkt, sizeof(pkt));
 		sendto(sa->dummy_fd, pkt, sizeof(pkt), 0, (struct sockaddr *)&to, sizeof(to));
 	}
 }
@@ -425,7 +431,7 @@ static void ts_send(struct spill_agent *sa, int t)
 	m.id = htons(SA_TS_ID + t);
 	m.seq = htons(sa->ts_seq[t]);
 	m.orig = htonl((uint32_t)(rt % SA_DAY_NS / SPILL_NS_PER_MS));
-	m.csum = csum(&m, sizeof(m));
+	m.csum = inet_csum(&m, sizeof(m));
 	sa->slot_seq[t][slot] = sa->ts_seq[t];
 	sa->slot_rt_ns[t][slot] = rt;
 	sa->slot_mono_ns[t][slot] = mono_ns();
@@ -446,6 +452,12 @@ static void sample(struct spill_agent *sa, int t, uint64_t sent_ns,
 	pr_debug("run: spill: probe on %s: %s %.1f ms above the path's minimum",
 		 sa->dev[t], one_way ? "one-way delay" : "RTT",
 		 (delay_ns - spill_base_ns(&sa->ctl, t)) / 1e6);
+}
+
+/* Tunnel @t had a timestamp answer lately. */
+static bool ts_fresh(const struct spill_agent *sa, int t, uint64_t now)
+{
+	return sa->ts_last_ns[t] && now - sa->ts_last_ns[t] < SA_TS_FRESH_NS;
 }
 
 /* The answers waiting: each a one-way delay sample. */
@@ -479,30 +491,35 @@ static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
 		else if (owd < -(int64_t)SA_DAY_NS / 2)
 			owd += SA_DAY_NS;
 		sa->ts_last_ns[t] = now;
-		sample(sa, t, sa->slot_mono_ns[t][slot],
-		       sa->slot_tx_bytes[t][slot], now,
-		       (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
+		/* one kind for both tunnels: while the other has none, this
+		 * answer only counts towards switching to timestamps */
+		if (ts_fresh(sa, !t, now))
+			sample(sa, t, sa->slot_mono_ns[t][slot],
+			       sa->slot_tx_bytes[t][slot], now,
+			       (uint64_t)(SA_OWD_OFFSET_NS + owd), true);
 		sa->slot_seq[t][slot] = 0;
 	}
 }
 
-/* ---- start, stop ----------------------------------------------------------------- */
-void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
-		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns)
+/* ---- reconciling: the one place inputs meet what is set up ------------------------ */
+/* Start on sa->want with sa->s: the controller, the sockets; whatever an
+ * earlier agent left (a class of ours on any tunnel device named, a
+ * generation in fs_spill) goes first. */
+static void run_start(struct spill_agent *sa, uint64_t now)
 {
 	struct spill_params p;
-	uint64_t now = mono_ns();
 	int t;
 
-	spill_agent_stop(sa);
-	if (!sa->s.enabled)
-		return;
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		snprintf(sa->dev[t], sizeof(sa->dev[t]), "%s", dev[t]);
-		snprintf(sa->target[t], sizeof(sa->target[t]), "%s", target[t]);
+		snprintf(sa->dev[t], sizeof(sa->dev[t]), "%s", sa->want.dev[t]);
+		snprintf(sa->target[t], sizeof(sa->target[t]), "%s", sa->want.target[t]);
+		/* a class of ours is made anew on SHORT when spill can run,
+		 * and never belongs on LONG (it would cap it) */
+		scav_remove(sa->dev[t]);
 	}
-	sa->interval_ns = interval_ns;
-	spill_settings_params(&sa->s, interval_ns, &p);
+	sa->run_s = sa->s;
+	sa->interval_ns = sa->want.interval_ns;
+	spill_settings_params(&sa->s, sa->interval_ns, &p);
 	spill_init(&sa->ctl, &p, now);
 	/* generations continue from the wall clock's seconds, not from 1: a
 	 * flow an earlier agent spilled keeps its generation in its entry, and
@@ -512,20 +529,23 @@ void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF
 	sa->running = true;
 	sa->next_dp_ns = 0;
 	sa->retry_ns = 0;
-	sa->next_tick_ns = now + interval_ns;
+	sa->next_tick_ns = now + sa->interval_ns;
 	sa->next_ts_ns = now;
+	sa->one_way = false;
+	sa->kind_said = false;
+	sa->started_ns = now;
 	memset(sa->rtt_samples, 0, sizeof(sa->rtt_samples));
 	memset(sa->ts_last_ns, 0, sizeof(sa->ts_last_ns));
 	ts_open(sa);
 }
 
-void spill_agent_stop(struct spill_agent *sa)
+static void run_stop(struct spill_agent *sa, const char *why)
 {
 	int t;
 
 	if (!sa->running)
 		return;
-	spill_off(sa, "stopped");
+	spill_off(sa, why);
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		close_fd(&sa->ts_fd[t]);
 	close_fd(&sa->dummy_fd);
@@ -534,20 +554,79 @@ void spill_agent_stop(struct spill_agent *sa)
 	set_view(sa);
 }
 
+/* Why what runs differs from what is wanted (NULL: it does not). */
+static const char *run_differs(const struct spill_agent *sa)
+{
+	if (memcmp(sa->dev, sa->want.dev, sizeof(sa->dev)))
+		return "the tunnel devices or their roles changed";
+	if (memcmp(sa->target, sa->want.target, sizeof(sa->target)))
+		return "the probe targets changed";
+	if (sa->interval_ns != sa->want.interval_ns)
+		return "the probe interval changed";
+	if (memcmp(&sa->run_s, &sa->s, sizeof(sa->s)))
+		return "new settings";
+	return NULL;
+}
+
+/*
+ * The one place where spill's inputs meet what is set up: the settings
+ * (SIGHUP), the tunnels and their roles (route up), "set spill" and the
+ * code point (the splitter, re-read every 2 s). Whatever differs is torn
+ * down (generation ended, class removed) and set up again from the
+ * inputs; the sample kind (timestamps or RTTs) is the tick's (both
+ * tunnels the same kind).
+ */
+static void reconcile(struct spill_agent *sa, uint64_t now)
+{
+	const char *why = NULL;
+
+	if (!sa->want.tunnels || !sa->s.enabled) {
+		run_stop(sa, !sa->want.tunnels ? "stopped" : "turned off");
+		return;
+	}
+	if (sa->running && (why = run_differs(sa))) {
+		pr_info("run: spill: %s: starting again", why);
+		run_stop(sa, why);
+	}
+	if (!sa->running)
+		run_start(sa, now);
+	dp_refresh(sa, now);
+	if (!sa->scav)
+		return;
+	/* "set spill no", or an instance gone: no class catches anything */
+	if (!sa->dp.h || !sa->dp.on)
+		spill_off(sa, !sa->dp.h ? "no splitter" : "spill is off in the splitter");
+	/* "set dscp-spill": the class's filters follow at the next tick */
+	else if (sa->dp.dscp != sa->scav_dscp)
+		spill_off(sa, "the spill code point changed");
+}
+
+void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
+		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns)
+{
+	int t;
+
+	sa->want.tunnels = true;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		snprintf(sa->want.dev[t], sizeof(sa->want.dev[t]), "%s", dev[t]);
+		snprintf(sa->want.target[t], sizeof(sa->want.target[t]), "%s", target[t]);
+	}
+	sa->want.interval_ns = interval_ns;
+	reconcile(sa, mono_ns());
+}
+
+void spill_agent_stop(struct spill_agent *sa)
+{
+	sa->want.tunnels = false;
+	reconcile(sa, mono_ns());
+}
+
 bool spill_agent_switch(struct spill_agent *sa, const struct spill_settings *next)
 {
-	char dev[HEALTH_TUNNELS][IF_NAMESIZE], target[HEALTH_TUNNELS][46];
-	bool running = sa->running;
-	uint64_t interval = sa->interval_ns;
-
 	if (!memcmp(&sa->s, next, sizeof(*next)))
 		return false;
-	memcpy(dev, sa->dev, sizeof(dev));
-	memcpy(target, sa->target, sizeof(target));
-	spill_agent_stop(sa);
 	sa->s = *next;
-	if (running)
-		spill_agent_start(sa, dev, target, interval);
+	reconcile(sa, mono_ns());
 	return true;
 }
 
@@ -562,9 +641,14 @@ int spill_agent_fds(const struct spill_agent *sa, int fds[HEALTH_TUNNELS])
 
 uint64_t spill_agent_next_ns(const struct spill_agent *sa)
 {
+	uint64_t n;
+
 	if (!sa->running)
 		return UINT64_MAX;
-	return sa->next_tick_ns < sa->next_ts_ns ? sa->next_tick_ns : sa->next_ts_ns;
+	n = sa->next_tick_ns < sa->next_ts_ns ? sa->next_tick_ns : sa->next_ts_ns;
+	if (sa->gen_written && sa->renew_ns < n)
+		n = sa->renew_ns;
+	return n;
 }
 
 /* The class on SHORT (while spill can run); false when it cannot be. */
@@ -573,7 +657,9 @@ static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 	struct tcfg_scav_cfg c = {
 		.dscp = sa->dp.dscp, .top_bps = settings_top_bps(&sa->s),
 		.min_bps = sa->s.rate_min_bps,
-		.rate_bps = sa->s.rate_init_bps, .limit_bytes = sa->s.limit_bytes,
+		/* nothing spilled yet: nothing to hold back (see apply()) */
+		.rate_bps = settings_top_bps(&sa->s), .limit_bytes = sa->s.limit_bytes,
+		.wait_ms = SA_WAIT_MS,
 	};
 	char err[512];
 	int ret;
@@ -593,6 +679,7 @@ static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 		return false;
 	}
 	sa->scav_failing = false;
+	sa->scav_dscp = c.dscp;
 	sa->applied_rate_bps = c.rate_bps;
 	sa->applied_top_bps = c.top_bps;
 	sa->held = false;
@@ -637,34 +724,72 @@ static void apply_top(struct spill_agent *sa, uint64_t top)
 		sa->applied_top_bps = top;
 }
 
+/*
+ * The class's rate for an act. Rules, in order:
+ *  - the queued bytes leave within SA_WAIT_MS at it (the queue limit,
+ *    tcfg_scav_limit(), bounds what comes after): a back-off or a hold
+ *    never strands what is queued, agent or not;
+ *  - held: rate-init (or the class's rate, when lower), never below
+ *    rate-min: not 8 bit/s, which strands what is queued if the agent
+ *    dies in the hold. Its queue (SA_WAIT_MS at it: 187 kB at 1 Mbit/s)
+ *    takes what a moved flow sends during a hold (a 9 Mbit/s flow held
+ *    120 ms: 135 kB); the frames it lets out early (about 10 in 120 ms
+ *    at 1 Mbit/s, against every one of them without a hold) are the
+ *    price (docs/design.md, *Spill fails safe*);
+ *  - nothing spilled in this generation: the top (the class then holds
+ *    back nothing: traffic of the code point that no grant put there
+ *    passes behind short traffic, not at the start-up rate).
+ */
+static uint64_t class_rate(const struct spill_agent *sa, const struct spill_act *a,
+			   uint64_t backlog, bool spilled)
+{
+	uint64_t floor = backlog * 8 * 1000 / SA_WAIT_MS, r;
+
+	if (a->hold) {
+		r = sa->s.rate_init_bps;
+		if (a->rate_bps && a->rate_bps < r)
+			r = a->rate_bps;
+		if (r < sa->s.rate_min_bps)
+			r = sa->s.rate_min_bps;
+	} else if (!spilled) {
+		r = settings_top_bps(&sa->s);
+	} else {
+		r = a->rate_bps;
+	}
+	return r > floor ? r : floor;
+}
+
 /* Apply the act: fs_spill, then the class (the hold before a grant opens:
  * the controller asks for the hold first and opens the grant only once
  * the class is held). */
-static void apply(struct spill_agent *sa, const struct spill_act *a)
+static void apply(struct spill_agent *sa, const struct spill_act *a, uint64_t backlog,
+		  bool spilled, uint64_t now)
 {
+	uint64_t rate = class_rate(sa, a, backlog, spilled);
 	char err[256];
 	int ret;
 
 	apply_top(sa, a->top_bps);
 	if (a->hold && !sa->held) {
-		if (tcfg_scav_rate(sa->scav, SA_HOLD_RATE_BPS, err, sizeof(err)))
+		if (tcfg_scav_rate(sa->scav, rate, err, sizeof(err)))
 			pr_warn("run: spill: hold: %s", err);
 		else {
 			dummies_send(sa);
 			sa->held = true;
 			sa->holds++;
+			sa->applied_rate_bps = rate;
 		}
-	} else if (!a->hold && a->state != SPILL_OFF &&
-		   (sa->held || moved(a->rate_bps, sa->applied_rate_bps))) {
-		if (tcfg_scav_rate(sa->scav, a->rate_bps, err, sizeof(err))) {
+	} else if (a->state != SPILL_OFF &&
+		   ((sa->held && !a->hold) || moved(rate, sa->applied_rate_bps))) {
+		if (tcfg_scav_rate(sa->scav, rate, err, sizeof(err))) {
 			pr_warn("run: spill: %s", err);
 		} else {
-			sa->applied_rate_bps = a->rate_bps;
-			sa->held = false;
+			sa->applied_rate_bps = rate;
+			sa->held = a->hold;
 		}
 	}
 	if (a->gen != sa->gen_written || a->grants != sa->grants_written)
-		if ((ret = agent_write(sa, a->gen, a->grants)))
+		if ((ret = agent_write(sa, a->gen, a->grants, now)))
 			pr_warn("run: spill: fs_spill: %s", strerror(-ret));
 }
 
@@ -677,8 +802,8 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 	char err[256];
 	bool usable;
 
-	dp_refresh(sa, now);
-	usable = sa->dp.spill_fd >= 0 && sa->dp.on && h->up[SPILL_SHORT] && h->up[SPILL_LONG] &&
+	reconcile(sa, now);
+	usable = sa->dp.h && sa->dp.on && h->up[SPILL_SHORT] && h->up[SPILL_LONG] &&
 		 h->normal_plan;
 	if (usable && !scav_ensure(sa, now))
 		usable = false;
@@ -689,28 +814,39 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 		sa->scav = NULL;
 		usable = false;
 	}
-	if (sa->dp.spill_fd >= 0)
-		sa->dp_ops->taken(sa->dp.spill_fd, &o.taken);
+	if (sa->dp.h)
+		sa->dp_ops->read(&sa->dp, NULL, &o.taken);
 	o.usable = usable;
 	o.held = sa->held;
 	o.tunnel_tx_bytes = dev_tx_bytes(sa->dev[SPILL_SHORT]);
 	o.long_tx_bytes = dev_tx_bytes(sa->dev[SPILL_LONG]);
 	o.spill_tx_bytes = st.bytes;
 	o.spill_backlog_bytes = st.backlog;
+	for (int t = 0; t < SPILL_TUNNELS; t++) {
+		o.probes_lost[t] = h->probes_lost[t];
+		o.probes_window[t] = h->probes_window[t];
+	}
 	spill_tick(&sa->ctl, now, &o, &sa->act);
 	if (sa->act.state == SPILL_OFF) {
 		/* a generation ends (or none runs): every spilled flow long
 		 * again; the class goes only when spill stops for good */
-		if (sa->gen_written && sa->dp.spill_fd >= 0)
-			agent_write(sa, 0, sa->act.grants);
-		if (sa->scav && sa->held && !sa->act.hold) {
-			tcfg_scav_rate(sa->scav, sa->s.rate_init_bps, err, sizeof(err));
-			sa->held = false;
+		if (sa->gen_written && sa->dp.h)
+			agent_write(sa, 0, sa->act.grants, now);
+		if (sa->scav && (sa->held || sa->applied_rate_bps != settings_top_bps(&sa->s))) {
+			struct spill_act none = { .rate_bps = sa->s.rate_init_bps };
+			uint64_t r = class_rate(sa, &none, st.backlog, false);
+
+			if (!tcfg_scav_rate(sa->scav, r, err, sizeof(err))) {
+				sa->held = false;
+				sa->applied_rate_bps = r;
+			}
 		}
 		if (sa->scav)
 			apply_top(sa, sa->act.top_bps);
 	} else if (sa->scav) {
-		apply(sa, &sa->act);
+		bool spilled = sa->gen_written == sa->act.gen && o.taken > sa->taken_at_gen;
+
+		apply(sa, &sa->act, st.backlog, spilled, now);
 	}
 	if (sa->act.changed)
 		log_act(sa, &sa->act);
@@ -723,26 +859,44 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 		sa->next_tick_ns = now + SA_FAST_TICK_NS;
 }
 
+/* Both tunnels' delays of one kind: one-way while both have fresh
+ * timestamp answers, else both RTTs (a far end that drops timestamp
+ * requests on one tunnel only must not mix the kinds). */
+static void sample_kind(struct spill_agent *sa, uint64_t now)
+{
+	bool one_way = true;
+	int t;
+
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		one_way &= ts_fresh(sa, t, now);
+	/* said once the first answers could be in, then at each change */
+	if (now - sa->started_ns < SA_TS_FRESH_NS)
+		return;
+	if (one_way != sa->one_way || !sa->kind_said)
+		pr_info("run: spill: delays from %s", one_way ? "timestamps (one-way)" :
+			"RTTs (a tunnel has no timestamp answers)");
+	sa->kind_said = true;
+	sa->one_way = one_way;
+}
+
 bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint64_t now)
 {
-	int t;
+	int t, ret;
 
 	if (!sa->running)
 		return false;
-	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		bool fresh;
-
+	for (t = 0; t < HEALTH_TUNNELS; t++)
 		ts_recv(sa, t, now);
-		fresh = sa->ts_last_ns[t] && now - sa->ts_last_ns[t] < SA_TS_FRESH_NS;
-		if (h->rtt_samples[t] != sa->rtt_samples[t]) {
-			sa->rtt_samples[t] = h->rtt_samples[t];
-			spill_rtt(&sa->ctl, t, h->rtt_last_ns[t]);
-			/* no timestamp answers: the RTTs are the delay */
-			if (!fresh && now > h->rtt_last_ns[t])
-				sample(sa, t, now - h->rtt_last_ns[t],
-				       SPILL_BYTES_UNKNOWN, now,
-				       h->rtt_last_ns[t], false);
-		}
+	sample_kind(sa, now);
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (h->rtt_samples[t] == sa->rtt_samples[t])
+			continue;
+		sa->rtt_samples[t] = h->rtt_samples[t];
+		spill_rtt(&sa->ctl, t, h->rtt_last_ns[t]);
+		/* no timestamp answers: the RTTs are the delay */
+		if (!sa->one_way && now > h->rtt_last_ns[t])
+			sample(sa, t, now - h->rtt_last_ns[t], SPILL_BYTES_UNKNOWN, now,
+			       h->rtt_last_ns[t], false);
 	}
 	if (now >= sa->next_ts_ns) {
 		for (t = 0; t < HEALTH_TUNNELS; t++)
@@ -753,6 +907,10 @@ bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint
 	}
 	if (now >= sa->next_tick_ns)
 		tick(sa, h, now);
+	/* the lease, between ticks when the interval is long */
+	if (sa->gen_written && now >= sa->renew_ns && sa->dp.h &&
+	    (ret = agent_write(sa, sa->gen_written, sa->grants_written, now)))
+		pr_warn("run: spill: renewing the lease: %s", strerror(-ret));
 	if (sa->publish) {
 		sa->publish = false;
 		return true;

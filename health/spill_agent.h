@@ -12,8 +12,10 @@
  *   - ticks it every interval (10 ms while a grant is under way) with the
  *     SHORT and LONG devices' and the class's counters and the grants the
  *     datapath took, and applies what it returns: generation and grants
- *     into fs_spill, the class's rate, the hold (rate 8 bit/s after two
- *     full-size echoes spent the TBF's burst),
+ *     into fs_spill (renewing its lease), the class's rate, the hold (a
+ *     rate that lets no frame out for about a hold, after two full-size
+ *     echoes spent the TBF's burst; no queued packet waits longer than
+ *     SA_WAIT_MS whatever the rate, agent or not),
  *   - logs one line per change of state, generation, grant or back-off,
  *   - ends the generation at the first tick after a tunnel is not up or a
  *     failover plan is in force (and when spill is turned off), and removes
@@ -28,6 +30,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include "flowsplit.h"
 #include "params.h"
 #include "plan.h"
 #include "spill.h"
@@ -35,6 +38,9 @@
 /* Defaults the controller does not own (docs/design.md, *Spill*). */
 #define SPILL_DEF_LIMIT_BYTES 1000000u	/* the class's own queue */
 #define SPILL_TOP_PCT 95		/* of a configured tunnel rate */
+/* The longest a packet waits in the class, with or without an agent:
+ * its queue is this long at its rate (tcfg_scav_limit()). */
+#define SA_WAIT_MS FS_SPILL_LEASE_MS
 
 /*
  * The [spill] keys of a config file and, by their cli_name, the options of
@@ -62,19 +68,32 @@ void spill_settings_params(const struct spill_settings *s, uint64_t interval_ns,
 			   struct spill_params *p);
 
 /* The splitter, through the caller's functions (the pin directory and
- * libbpf are splitctl's): open gives fs_spill's fd (ours to close), whether
- * "set spill" is on and its code point; write sets the agent's entry
- * (generation, grants); taken reads the grants the datapath took. Each 0
- * or -errno. */
+ * libbpf are splitctl's): open gives a handle h (closed by close), whether
+ * "set spill" is on and its code point; write sets the agent's entry of
+ * fs_spill (generation, grants) with a lease of FS_SPILL_LEASE_MS from now
+ * (bpf/flowsplit.h: the datapath drops a generation whose lease ran out,
+ * so the agent writes again before it does); read gives the agent's
+ * generation in force (gen may be NULL) and the grants the datapath took.
+ * Each 0 or -errno. */
 struct spill_dp {
-	int spill_fd;
+	void *h;			/* NULL: none open */
 	bool on;
 	int dscp;
 };
 struct spill_dp_ops {
 	int (*open)(void *arg, struct spill_dp *dp);
-	int (*write)(int spill_fd, uint16_t gen, uint64_t grants);
-	int (*taken)(int spill_fd, uint64_t *taken);
+	void (*close)(struct spill_dp *dp);
+	int (*write)(const struct spill_dp *dp, uint16_t gen, uint64_t grants);
+	int (*read)(const struct spill_dp *dp, uint16_t *gen, uint64_t *taken);
+};
+
+/* What the agent runs spill on: its one input besides the settings and
+ * the splitter; reconcile() compares the wanted with the applied one. */
+struct spill_input {
+	bool tunnels;			/* health probes tunnels in split mode */
+	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
+	char target[HEALTH_TUNNELS][46];
+	uint64_t interval_ns;
 };
 
 /* What the metrics and the health file show. */
@@ -98,11 +117,20 @@ struct spill_agent {
 	struct spill_settings s;
 	const struct spill_dp_ops *dp_ops;
 	void *dp_arg;
-	/* while running on tunnels */
+	struct spill_input want;	/* what health asks for now */
+	/* while running on tunnels: what it was set up for */
 	bool running;
+	struct spill_settings run_s;	/* the settings it runs with */
 	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
 	char target[HEALTH_TUNNELS][46];
 	uint64_t interval_ns;
+	int scav_dscp;			/* the class's filters' code point */
+	bool one_way;			/* the controller gets timestamps */
+	bool kind_said;			/* the kind was logged */
+	uint64_t started_ns;		/* run_start()'s time */
+	uint64_t taken_at_gen;		/* the datapath's taken when the
+					 * generation in force was opened */
+	uint64_t renew_ns;		/* write the lease again by then */
 	struct spill ctl;
 	struct spill_act act;
 	struct tcfg_scav *scav;
@@ -131,13 +159,20 @@ struct spill_agent {
 
 void spill_agent_init(struct spill_agent *sa, const struct spill_settings *s,
 		      const struct spill_dp_ops *ops, void *dp_arg);
-/* New settings: a running spill stops (generation ended, class removed)
- * and starts again with them at the next start. True when they differed. */
+/*
+ * The inputs. Each only records what is wanted and reconciles at once;
+ * the tick reconciles again with the splitter's "set spill" and code point
+ * (re-read every 2 s). One function, reconcile(), compares all of them
+ * with what the class, its filters and fs_spill were set up for, and
+ * stops (generation ended, class removed from every tunnel device named)
+ * and starts again what differs; docs/design.md, *Spill fails safe*.
+ */
+/* New settings ("enabled" included). True when they differed. */
 bool spill_agent_switch(struct spill_agent *sa, const struct spill_settings *next);
 /* Health probes these tunnels now (split mode): spill may run on them. */
 void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
 		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns);
-/* No more: generation 0, the class removed, sockets closed. */
+/* No more tunnels: generation 0, the class removed, sockets closed. */
 void spill_agent_stop(struct spill_agent *sa);
 /* The sockets to poll (-1: none) and when to be called at the latest. */
 int spill_agent_fds(const struct spill_agent *sa, int fds[HEALTH_TUNNELS]);
@@ -148,6 +183,8 @@ struct spill_health {
 	bool up[HEALTH_TUNNELS];
 	bool normal_plan;		/* the plan in force is both tunnels up */
 	uint64_t rtt_samples[HEALTH_TUNNELS], rtt_last_ns[HEALTH_TUNNELS];
+	/* the probes lost in each tunnel's loss window, and its length */
+	uint32_t probes_lost[HEALTH_TUNNELS], probes_window[HEALTH_TUNNELS];
 };
 /* Read answers, probe, tick when due. True when the published state
  * changed (the caller publishes). */

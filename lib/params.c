@@ -142,7 +142,7 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "an absolute path");
 		break;
 	case SC_OPT_LISTEN:
-		snprintf(buf, len, "a loopback address and port, e.g. 127.0.0.1:9434 or [::1]:9434");
+		snprintf(buf, len, "an address and port, e.g. 127.0.0.1:9434, [::1]:9434 or 0.0.0.0:9434");
 		break;
 	case SC_OPT_IFNAME:
 		snprintf(buf, len, "1..%d characters, not '.' or '..', no '/', ':' or white space",
@@ -398,7 +398,7 @@ int sc_parse_prefix(const char *s, int family, unsigned int flags,
 	return 0;
 }
 
-/* "ADDR:PORT" or "[ADDR6]:PORT" on a loopback address. */
+/* "ADDR:PORT" or "[ADDR6]:PORT" (who may listen where: the caller). */
 static int parse_listen(const char *s, struct sc_listen *l)
 {
 	const char *colon = strrchr(s, ':');
@@ -418,8 +418,7 @@ static int parse_listen(const char *s, struct sc_listen *l)
 		host[hl - 1] = '\0';
 		a->sin6_family = AF_INET6;
 		a->sin6_port = htons(port);
-		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1 ||
-		    !IN6_IS_ADDR_LOOPBACK(&a->sin6_addr))
+		if (inet_pton(AF_INET6, host + 1, &a->sin6_addr) != 1)
 			return -EINVAL;
 		l->len = sizeof(*a);
 	} else {
@@ -427,8 +426,7 @@ static int parse_listen(const char *s, struct sc_listen *l)
 
 		a->sin_family = AF_INET;
 		a->sin_port = htons(port);
-		if (inet_pton(AF_INET, host, &a->sin_addr) != 1 ||
-		    (ntohl(a->sin_addr.s_addr) >> 24) != 127)
+		if (inet_pton(AF_INET, host, &a->sin_addr) != 1)
 			return -EINVAL;
 		l->len = sizeof(*a);
 	}
@@ -906,8 +904,11 @@ int sc_print_usage_error(const char *cmd, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s%s%s%s: %s\n", fs_log_prog(), cmd && errors_as_log ? ":" : "",
-		cmd ? " " : "", cmd ? cmd : "", msg);
+	if (fs_log_json_on())	/* -j: one JSON object, as every error */
+		fs_log(FS_LOG_ERR, "%s%s%s", cmd ? cmd : "", cmd ? ": " : "", msg);
+	else
+		fprintf(stderr, "%s%s%s%s: %s\n", fs_log_prog(), cmd && errors_as_log ? ":" : "",
+			cmd ? " " : "", cmd ? cmd : "", msg);
 	return FS_EXIT_USAGE;
 }
 

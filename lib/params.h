@@ -59,7 +59,7 @@ enum sc_opt_type {
 	SC_OPT_PATH,		/* a path (sc_valid_path()), into const char * */
 	SC_OPT_ABSPATH,		/* an absolute path (sc_valid_path()), into
 				 * const char * */
-	SC_OPT_LISTEN,		/* loopback ADDR:PORT into struct sc_listen */
+	SC_OPT_LISTEN,		/* ADDR:PORT into struct sc_listen */
 	SC_OPT_IFNAME,		/* an interface name the kernel accepts
 				 * (sc_valid_ifname()), into char[IFNAMSIZ] */
 	SC_OPT_ADDR,		/* an IP address of `family` (0: either), into
@@ -186,7 +186,7 @@ struct sc_prefix {
 	int len;		/* prefix length in bits (an address: 32, 128) */
 };
 
-/* "ADDR:PORT" on a loopback address, parsed. */
+/* "ADDR:PORT" or "[ADDR6]:PORT", parsed. */
 struct sc_listen {
 	const char *text;	/* as given */
 	struct sockaddr_storage addr;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* util.c - see util.h. */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,9 +30,58 @@ const char *fs_log_prog(void)
 	return log_prog;
 }
 
+static bool log_stamp, log_json;
+
+void fs_log_json(bool on)
+{
+	log_json = on;
+}
+
+bool fs_log_json_on(void)
+{
+	return log_json;
+}
+
+/* s as a JSON string body into out (control characters, quotes and
+ * backslashes escaped; other bytes as they are: the text is UTF-8 or
+ * ASCII). */
+static void json_escape(const char *s, char *out, size_t len)
+{
+	size_t o = 0;
+
+	for (; *s && o + 7 < len; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			o += snprintf(out + o, len - o, "\\%c", c);
+		else if (c < 0x20)
+			o += snprintf(out + o, len - o, "\\u%04x", c);
+		else
+			out[o++] = (char)c;
+	}
+	out[o] = '\0';
+}
+
+bool fs_log_is_journal(void)
+{
+	const char *js = getenv("JOURNAL_STREAM");
+	unsigned long long dev, ino;
+	struct stat st;
+
+	return js && sscanf(js, "%llu:%llu", &dev, &ino) == 2 && !fstat(STDERR_FILENO, &st) &&
+	       (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
+}
+
+void fs_log_timestamps(void)
+{
+	log_stamp = !fs_log_is_journal();
+}
+
 void fs_log(enum fs_log_level level, const char *fmt, ...)
 {
-	char buf[2048];
+	char buf[2048], stamp[40] = "";
+	struct timespec ts;
+	struct tm tm;
 	va_list ap;
 
 	if (level > log_max)
@@ -38,8 +89,25 @@ void fs_log(enum fs_log_level level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	va_end(ap);
+	if (log_stamp && !clock_gettime(CLOCK_REALTIME, &ts) && gmtime_r(&ts.tv_sec, &tm)) {
+		strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%S", &tm);
+		snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ldZ ",
+			 ts.tv_nsec / 1000000);
+	}
+	if (log_json) {
+		static const char *const names[] = { "error", "warning", "info", "debug" };
+		char esc[sizeof(buf) * 2];
+
+		json_escape(buf, esc, sizeof(esc));
+		if (stamp[0])
+			stamp[strlen(stamp) - 1] = '\0';	/* the blank */
+		fprintf(stderr, "{\"level\":\"%s\",%s%s%s\"program\":\"%s\",\"message\":\"%s\"}\n",
+			names[level], stamp[0] ? "\"time\":\"" : "", stamp, stamp[0] ? "\"," : "",
+			log_prog, esc);
+		return;
+	}
 	/* one write: lines from concurrent processes do not interleave */
-	fprintf(stderr, "%s: %s\n", log_prog, buf);
+	fprintf(stderr, "%s%s: %s\n", stamp, log_prog, buf);
 }
 
 /* ---- parsing ------------------------------------------------------------ */
@@ -60,6 +128,47 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 		return -ERANGE;
 	*out = v;
 	return 0;
+}
+
+/* ---- formatting --------------------------------------------------------- */
+const char *fs_prom_double(double v, char *buf, size_t len)
+{
+	const char *e;
+	int prec;
+
+	if (isnan(v)) {
+		snprintf(buf, len, "NaN");
+	} else if (isinf(v)) {
+		snprintf(buf, len, "%cInf", v > 0 ? '+' : '-');
+	} else {
+		/* 17 significant digits always round-trip (IEEE 754 double) */
+		for (prec = 1; prec <= 17; prec++) {
+			snprintf(buf, len, "%.*g", prec, v);
+			if (strtod(buf, NULL) == v)
+				break;
+		}
+		/* 30, not 3e+01: whole digits written out below 1e17 */
+		e = strchr(buf, 'e');
+		if (e && e[1] == '+' && atoi(e + 2) < 17)
+			snprintf(buf, len, "%.*g", atoi(e + 2) + 1, v);
+	}
+	return buf;
+}
+
+/* ---- packets ------------------------------------------------------------ */
+uint16_t inet_csum(const void *data, size_t len)
+{
+	const uint8_t *b = data;
+	uint32_t sum = 0;
+	size_t i;
+
+	for (i = 0; i + 1 < len; i += 2)
+		sum += (uint32_t)b[i] << 8 | b[i + 1];
+	if (len & 1)
+		sum += (uint32_t)b[len - 1] << 8;
+	while (sum >> 16)
+		sum = (sum & 0xffff) + (sum >> 16);
+	return htons(~sum & 0xffff);
 }
 
 /* ---- clocks ------------------------------------------------------------- */

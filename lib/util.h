@@ -35,6 +35,17 @@ const char *fs_log_prog(void);
 /* "prog: message\n" on stderr when level <= the configured level. */
 void fs_log(enum fs_log_level level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* Long-running programs (the agent): prefix every line with the time
+ * (ISO 8601, UTC, milliseconds) unless stderr is the systemd journal
+ * ($JOURNAL_STREAM names stderr's device and inode, as systemd sets it
+ * for a unit's output), which stamps lines itself. */
+void fs_log_timestamps(void);
+/* -j: every log line on stderr is one JSON object, {"level": "error" |
+ * "warning" | "info" | "debug", "program": PROG, "message": TEXT} (and
+ * "time" when stamped); stdout keeps the command's document. */
+void fs_log_json(bool on);
+bool fs_log_json_on(void);
+bool fs_log_is_journal(void);
 #define pr_err(...)   fs_log(FS_LOG_ERR, __VA_ARGS__)
 #define pr_warn(...)  fs_log(FS_LOG_WARN, __VA_ARGS__)
 #define pr_info(...)  fs_log(FS_LOG_INFO, __VA_ARGS__)
@@ -47,6 +58,20 @@ void fs_log(enum fs_log_level level, const char *fmt, ...)
  */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* Durations, decimal numbers, yes/no, addresses...: params.h. */
+
+/* ---- formatting --------------------------------------------------------- */
+/*
+ * A double as the Prometheus text format reads it: the shortest decimal
+ * that parses back to the same value (0.000535979, not %.17g's
+ * 0.00053597900000000001), or NaN, +Inf, -Inf. Returns buf (len >= 32
+ * holds any value).
+ */
+const char *fs_prom_double(double v, char *buf, size_t len);
+
+/* ---- packets ------------------------------------------------------------ */
+/* The Internet checksum (RFC 1071) of len bytes, in network byte order:
+ * stored as it is into a header whose checksum field was 0. */
+uint16_t inet_csum(const void *data, size_t len);
 
 /* ---- clocks ------------------------------------------------------------- */
 /* CLOCK_MONOTONIC in nanoseconds. */

@@ -3,7 +3,7 @@
 
 SPLITCTL_SRCS := $(wildcard loader/*.c)
 SPLITCTL_OBJS := $(SPLITCTL_SRCS:%.c=$(BUILD)/%.o)
-SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp zlib libmicrohttpd) -lpthread
+SPLITCTL_LIBS := $(shell $(PKG_CONFIG) --libs libbpf libxdp zlib libmicrohttpd) -lpthread -lcrypt
 
 $(BUILD)/loader/%.o: loader/%.c $(BUILD)/splitter.skel.h
 	@mkdir -p $(@D)
@@ -16,26 +16,29 @@ $(BUILD)/loader/cmd_dup.o: $(BUILD)/dup.skel.h
 # health/ (HEALTH_LIB) calls tunnel-cfg, which calls lib/ (FSLIB: the output
 # layer, parsers): linked in that order
 $(BUILD)/splitctl: $(SPLITCTL_OBJS) $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
-	$(CC) $(CFLAGS) $(SPLITCTL_OBJS) -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) \
+	$(CC) $(CFLAGS) $(LDFLAGS) $(SPLITCTL_OBJS) -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) $(FSLIB) \
 		$(FSLIB_LIBS) $(SPLITCTL_LIBS)
 
 ALL_TARGETS += $(BUILD)/splitctl
 
-# make install|uninstall [DESTDIR=...] [PREFIX=/usr/local]; the unit gets
-# the splitctl of this PREFIX. uninstall leaves the operator's config.
+# make install|uninstall [DESTDIR=...] [PREFIX=/usr/local] [UNITDIR=...];
+# the unit gets the splitctl of this PREFIX; UNITDIR: where the unit goes
+# (the administrator's /etc/systemd/system, a package's systemd unit
+# directory). uninstall leaves the operator's config.
 PREFIX ?= /usr/local
+UNITDIR ?= /etc/systemd/system
 INSTALLED := $(PREFIX)/sbin/splitctl $(PREFIX)/share/man/man8/splitctl.8 \
 	$(PREFIX)/share/bash-completion/completions/splitctl \
-	/etc/systemd/system/flowsplit.service /etc/flowsplit/flowsplit.conf.example
+	$(UNITDIR)/flowsplit.service /etc/flowsplit/flowsplit.conf.example
 .PHONY: install uninstall
 install: $(BUILD)/splitctl
 	install -D -m 0755 $(BUILD)/splitctl $(DESTDIR)$(PREFIX)/sbin/splitctl
 	install -D -m 0644 loader/splitctl.8 $(DESTDIR)$(PREFIX)/share/man/man8/splitctl.8
 	install -D -m 0644 loader/splitctl.bash-completion $(DESTDIR)$(PREFIX)/share/bash-completion/completions/splitctl
-	@mkdir -p $(DESTDIR)/etc/systemd/system
+	@mkdir -p $(DESTDIR)$(UNITDIR)
 	sed 's|/usr/local/sbin/splitctl|$(PREFIX)/sbin/splitctl|g' loader/flowsplit.service \
-		>$(DESTDIR)/etc/systemd/system/flowsplit.service
-	chmod 0644 $(DESTDIR)/etc/systemd/system/flowsplit.service
+		>$(DESTDIR)$(UNITDIR)/flowsplit.service
+	chmod 0644 $(DESTDIR)$(UNITDIR)/flowsplit.service
 	install -D -m 0644 loader/flowsplit.conf.example $(DESTDIR)/etc/flowsplit/flowsplit.conf.example
 
 uninstall:

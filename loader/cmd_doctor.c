@@ -209,6 +209,12 @@ static void check_routing(struct doctor *d)
 	check(d, t->missing ? FAIL : PASS, "routes", "splitctl route up ... again, or run the agent (it re-converges)",
 	      t->missing ? "degraded: %s" : "rules and routes of both classes in place%s",
 	      t->missing ? t->missing_first : "");
+	check(d, t->problems ? FAIL : PASS, "health",
+	      strstr(t->problem_first, "no agent") ? "splitctl run -c FILE (systemctl start flowsplit)" :
+	      strstr(t->problem_first, "does not probe") ? "run the agent with health on ([health] enabled = yes, --health yes)" :
+	      "bring the tunnel back (splitctl route show: health), then the class returns after the hold-down",
+	      t->problems ? "degraded: %s" : "the agent probes both tunnels, both up, no class failed over%s",
+	      t->problems ? t->problem_first : "");
 	check(d, t->foreign ? FAIL : PASS, "route owners",
 	      "remove the route, or route up with free --table-short/--table-long",
 	      t->foreign ? "%s" : "no route of someone else in our tables overlaps our prefixes%s",
@@ -337,23 +343,41 @@ static void check_probing(struct doctor *d)
 }
 
 /*
- * While a generation is open, the spilled packets must meet the agent's
- * class on the SHORT tunnel (short traffic first); without it they wait
- * in SHORT's queue with the short traffic.
+ * The spill class on the recorded tunnels. While the agent has a
+ * generation open, spilled packets must meet its class on SHORT, whose
+ * filter matches the configured code point (else they wait in SHORT's
+ * queue with short traffic, or in the short class). A class of ours on
+ * LONG caps LONG (left by an agent that died before "route up" swapped
+ * the roles), and one without an agent is a dead agent's: both are
+ * failures whatever the generation.
  */
-static void check_spill_class(struct doctor *d)
+static void check_spill_class(struct doctor *d, int agent_pid, bool gen_open)
 {
-	const char *dev = d->t.t[0].dev;
+	const char *dev = d->t.t[0].dev, *ldev = d->t.t[1].dev;
 	char err[256] = "";
-	int own;
+	int own, dscp;
 
-	if (!d->t.recorded || !dev[0])
+	if (!d->t.recorded)
 		return;		/* the tunnels' own checks say why */
-	own = tcfg_scav_owner(dev, err, sizeof(err));
-	if (own == 1)
-		check(d, PASS, "spill class", "", "%s: root HTB %x: of splitctl's, spilled traffic behind short traffic",
-		      dev, TCFG_SCAV_MAJOR);
-	else
+	if (ldev[0] && tcfg_scav_owner(ldev, err, sizeof(err)) == 1)
+		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent removes it), or splitctl route down",
+		      "%s (LONG): a spill class of ours (root HTB %x) caps LONG's traffic", ldev,
+		      TCFG_SCAV_MAJOR);
+	if (!dev[0])
+		return;
+	own = tcfg_scav_dscp(dev, &dscp, err, sizeof(err));
+	if (own == 1 && !agent_pid)
+		check(d, FAIL, "spill class", "systemctl start flowsplit (the agent adopts it), or splitctl route down",
+		      "%s: a spill class of a dead agent (root HTB %x): no queued packet waits in it over %u ms, but short traffic stays under its top",
+		      dev, TCFG_SCAV_MAJOR, FS_SPILL_LEASE_MS);
+	else if (own == 1 && gen_open && dscp != d->cfg.dscp_spill)
+		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent makes the class again)",
+		      "%s: the class's filter matches code point %d, dscp-spill is %u: spilled traffic misses the class",
+		      dev, dscp, d->cfg.dscp_spill);
+	else if (own == 1 && gen_open)
+		check(d, PASS, "spill class", "", "%s: root HTB %x: of splitctl's, code point %d, spilled traffic behind short traffic",
+		      dev, TCFG_SCAV_MAJOR, dscp);
+	else if (gen_open)
 		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent makes the class again)",
 		      "%s: %s", dev, own == 0 ? "no spill class: spilled packets wait in SHORT's queue with short traffic" : err);
 }
@@ -362,11 +386,14 @@ static void check_spill_class(struct doctor *d)
  * Spill, the datapath's side: on in the config, fs_spill pinned, and an
  * agent with a generation open (gen 0 in the agent's entry: nothing
  * spills, which is a fact to know rather than a failure: spill waits for
- * an agent, both tunnels up and route up's scavenger class).
+ * an agent, both tunnels up and route up's scavenger class). Without an
+ * agent, a dead agent's generation still spills until its lease runs out
+ * (flowsplit.h): said as it is.
  */
 static void check_spill(struct doctor *d, int agent_pid)
 {
 	struct fs_spill a, dp;
+	long long left = 0;
 	int err;
 
 	if (!d->instance) {
@@ -375,9 +402,16 @@ static void check_spill(struct doctor *d, int agent_pid)
 	}
 	if (!(d->cfg.flags & FS_CFG_F_SPILL)) {
 		check(d, SKIP, "spill", "", "spill is off (splitctl set spill yes)");
+		check_spill_class(d, agent_pid, false);
 		return;
 	}
 	err = sc_spill_read(&d->st, &a, &dp);
+	if (!err) {
+		__s64 l;
+
+		err = sc_spill_lease_ms(&d->st, &a, &l);
+		left = l;
+	}
 	if (err) {
 		check(d, FAIL, "spill", "splitctl attach IFACE, for each attached interface (pins the map)",
 		      "spill on, but %s: %s", FS_MAP_SPILL,
@@ -385,7 +419,15 @@ static void check_spill(struct doctor *d, int agent_pid)
 		      strerror(-err));
 		return;
 	}
-	if (!agent_pid)
+	if (!agent_pid && a.gen && left > 0)
+		check(d, FAIL, "spill", "systemctl start flowsplit",
+		      "spill on (dscp-spill %u), no agent runs, but a dead agent's generation %u holds for %lld ms more: its spilled flows stay on SHORT until then",
+		      d->cfg.dscp_spill, a.gen, left);
+	else if (!agent_pid && a.gen)
+		check(d, NOTE, "spill", "",
+		      "spill on (dscp-spill %u), but no agent runs: nothing spills (a dead agent's generation %u, its lease ran out %lld ms ago)",
+		      d->cfg.dscp_spill, a.gen, -left);
+	else if (!agent_pid)
 		check(d, NOTE, "spill", "",
 		      "spill on (dscp-spill %u), but no agent runs: nothing spills (the agent, splitctl run, grants)",
 		      d->cfg.dscp_spill);
@@ -393,14 +435,17 @@ static void check_spill(struct doctor *d, int agent_pid)
 		check(d, NOTE, "spill", "",
 		      "spill on (dscp-spill %u), the agent (pid %d) has no spill generation open: nothing spills now (its spill is off, a tunnel is down, or it waits for route up)",
 		      d->cfg.dscp_spill, agent_pid);
+	else if (left <= 0)
+		check(d, FAIL, "spill", "systemctl restart flowsplit",
+		      "the agent (pid %d) has generation %u open, but its lease ran out %lld ms ago: nothing spills (the agent does not renew it)",
+		      agent_pid, a.gen, -left);
 	else
 		check(d, PASS, "spill", "",
 		      "the agent (pid %d) runs spill: generation %u, %llu of %llu grants taken (%llu moved from LONG), dscp-spill %u",
 		      agent_pid, a.gen, (unsigned long long)dp.taken,
 		      (unsigned long long)a.grants, (unsigned long long)dp.moved,
 		      d->cfg.dscp_spill);
-	if (agent_pid && a.gen)
-		check_spill_class(d);
+	check_spill_class(d, agent_pid, agent_pid && a.gen && left > 0);
 }
 
 /*

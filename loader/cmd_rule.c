@@ -87,14 +87,38 @@ static int check_rule_add(const struct sc_call *c)
 	return FS_EXIT_OK;
 }
 
+static void print_rule(const char *key, const struct sc_rule *r, enum output_type t);
+
+/* -j: what a change did, {"added"|"removed": RULE, "rules": N} (text:
+ * nothing, as before). */
+static void print_change(const struct sc_call *c, const char *key, const struct sc_rule *r)
+{
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_rule_set now = { 0 };
+
+	if (!c->o->json)
+		return;
+	open_json_object(NULL);
+	print_rule(key, r, PRINT_JSON);
+	if (!sc_rule_maps_open(c->st->dir, &m) && !sc_rules_read(&m, &now))
+		print_uint(PRINT_JSON, "rules", NULL, now.n);
+	close_json_object();
+	sc_rule_set_free(&now);
+	sc_rule_maps_close(&m);
+}
+
 static int cmd_rule_add(const struct sc_call *c)
 {
 	const struct sc_rule_args *a = c->args;
 	struct sc_rule r;
 	char err[512];
+	int ret;
 
 	sc_rule_build(a, a->name, "--", &r, err, sizeof(err));	/* checked */
-	return rules_change(c->st, &r, NULL, NULL, NULL);
+	ret = rules_change(c->st, &r, NULL, NULL, NULL);
+	if (!ret)
+		print_change(c, "added", &r);
+	return ret;
 }
 
 static int check_rule_del(const struct sc_call *c)
@@ -109,36 +133,46 @@ static int check_rule_del(const struct sc_call *c)
 static int cmd_rule_del(const struct sc_call *c)
 {
 	const struct sc_rule_args *a = c->args;
+	struct sc_rule_set before = { 0 };
+	int ret, i;
 
-	return rules_change(c->st, NULL, a->name, NULL, NULL);
+	ret = rules_change(c->st, NULL, a->name, NULL, &before);
+	for (i = 0; !ret && i < before.n; i++)
+		if (!strcmp(before.r[i].v.name, a->name))
+			print_change(c, "removed", &before.r[i]);
+	sc_rule_set_free(&before);
+	return ret;
 }
 
-static void print_rule(const struct sc_rule *r)
+/* One rule: a line of "rule show" (t t), or its object alone
+ * (PRINT_JSON), under key (NULL in an array). */
+static void print_rule(const char *key, const struct sc_rule *r, enum output_type t)
 {
 	const struct flow_policy *p = &r->v.policy;
 	char prefix[64];
 
 	sc_rule_prefix_str(r, prefix, sizeof(prefix));
-	open_json_object(NULL);
-	print_string(PRINT_ANY, "name", "%s:", r->v.name);
-	print_string(PRINT_ANY, "prefix", " prefix %s", prefix);
+	open_json_object(key);
+	print_string(t, "name", "%s:", r->v.name);
+	print_string(t, "prefix", " prefix %s", prefix);
 	if (r->port)
-		print_uint(PRINT_ANY, "port", " port %llu", r->port);
+		print_uint(t, "port", " port %llu", r->port);
 	else
-		print_null(PRINT_ANY, "port", " any port", NULL);
-	print_string(PRINT_ANY, "mode", ", mode %s", sc_rule_mode_name(r));
+		print_null(t, "port", " any port", NULL);
+	print_string(t, "mode", ", mode %s", sc_rule_mode_name(r));
 	if (p->flags & FS_POLICY_F_THRESHOLD)
-		print_uint(PRINT_ANY, "threshold", ", threshold %llu", p->threshold);
+		print_uint(t, "threshold", ", threshold %llu", p->threshold);
 	else
 		print_null(PRINT_JSON, "threshold", NULL, NULL);
 	if (p->threshold_bytes)
-		print_uint(PRINT_ANY, "threshold_bytes", ", threshold-bytes %llu",
+		print_uint(t, "threshold_bytes", ", threshold-bytes %llu",
 			   p->threshold_bytes);
 	else
 		print_null(PRINT_JSON, "threshold_bytes", NULL, NULL);
 	if (p->mode == FS_MODE_GLOBAL)
-		print_string(PRINT_FP, NULL, "%s", " (the global thresholds)");
-	print_nl();
+		print_string(t & PRINT_FP, NULL, "%s", " (the global thresholds)");
+	if (t & PRINT_FP)
+		print_nl();
 	close_json_object();
 }
 
@@ -162,7 +196,7 @@ static int cmd_rule_show(const struct sc_call *c)
 		print_text("no rules: every flow follows the global settings\n");
 	open_json_array(PRINT_JSON, NULL);
 	for (i = 0; i < set.n; i++)
-		print_rule(&set.r[i]);
+		print_rule(NULL, &set.r[i], PRINT_ANY);
 	close_json_array(PRINT_JSON, NULL);
 out:
 	sc_rule_set_free(&set);

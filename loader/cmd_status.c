@@ -169,7 +169,7 @@ static void print_memory(const struct sc_state *st)
 	close_json_object();
 }
 
-static void print_agent(const char *dir)
+static int print_agent(const char *dir)
 {
 	int pid = agent_lock_holder_of(dir);
 
@@ -180,6 +180,43 @@ static void print_agent(const char *dir)
 		print_int(PRINT_FP, NULL, "agent: running (pid %lld)\n", pid);
 	else
 		print_text("agent: not running (no idle sweep, no metrics: 'systemctl start flowsplit' or 'splitctl run')\n");
+	close_json_object();
+	return pid;
+}
+
+/*
+ * Spill as the datapath has it: the agent's generation and what is left
+ * of its lease (flowsplit.h). A generation holds while its lease does,
+ * with or without the agent that wrote it: a dead agent's flows stay
+ * spilled until then, and status says so.
+ */
+static void print_spill(const struct sc_state *st, const struct split_config *cfg, int pid)
+{
+	struct fs_spill a, d;
+	bool holds;
+	__s64 left;
+
+	if (!(cfg->flags & FS_CFG_F_SPILL) || sc_spill_read(st, &a, &d) ||
+	    sc_spill_lease_ms(st, &a, &left))
+		return;
+	holds = a.gen && left > 0;
+	open_json_object("spill");
+	print_uint(PRINT_JSON, "generation", NULL, a.gen);
+	print_bool(PRINT_JSON, "spilling", NULL, holds);
+	print_int(PRINT_JSON, "lease_ms", NULL, holds ? left : 0);
+	print_bool(PRINT_JSON, "orphaned", NULL, holds && !pid);
+	if (holds && !pid)
+		print_text("spill: no agent runs, but a dead agent's generation %u holds for %lld ms more: its spilled flows stay on SHORT until then\n",
+			   a.gen, (long long)left);
+	else if (holds)
+		print_text("spill: generation %u, lease %lld ms, %llu grant(s) taken\n", a.gen,
+			   (long long)left, (unsigned long long)d.taken);
+	else if (a.gen)
+		print_text("spill: generation %u, its lease ran out: nothing spills (no agent renews it)\n",
+			   a.gen);
+	else
+		print_text("spill: no generation: nothing spills%s\n",
+			   pid ? "" : " (the agent grants)");
 	close_json_object();
 }
 
@@ -229,6 +266,25 @@ static int status_unavailable(const struct sc_opts *o, int err)
 	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 }
 
+/* route show's state: the routes, the agent, failover, tunnels. */
+static void print_routing(const struct split_config *cfg)
+{
+	struct tcfg_ctx ctx;
+	const char *state;
+	char why[256];
+
+	sc_route_ctx(cfg->dscp_long, &ctx);
+	state = tcfg_route_state(&ctx, why, sizeof(why));
+	open_json_object("routing");
+	print_string(PRINT_ANY, "state", "routing: %s", state);
+	print_bool(PRINT_JSON, "degraded", NULL, !strcmp(state, "degraded"));
+	print_string(PRINT_JSON, "why", NULL, why);
+	if (why[0])
+		print_string(PRINT_FP, NULL, " (%s)", why);
+	print_string(PRINT_FP, NULL, "%s", !strcmp(state, "down") ? " (no route up)\n" : "\n");
+	close_json_object();
+}
+
 static int cmd_status(const struct sc_call *c)
 {
 	const struct sc_opts *o = c->o;
@@ -267,7 +323,8 @@ static int cmd_status(const struct sc_call *c)
 	close_json_object();
 	print_fill(&st, n4, n6);
 	print_memory(&st);
-	print_agent(st.dir);
+	print_spill(&st, &cfg, print_agent(st.dir));
+	print_routing(&cfg);
 	/* the tunnels' health as the agent publishes it ("not monitored"
 	 * without an agent) */
 	health_show();

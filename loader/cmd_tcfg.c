@@ -59,14 +59,56 @@ static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
 	sc_route_ctx(dscp_long, ctx);
 }
 
+/* "route up": tunnel-cfg's rows (tcfg_route_opts, also the [route] keys)
+ * and --replace, an option of the command alone. */
+struct sc_route_up_args {
+	__u32 given;
+	struct tcfg_spec spec;
+	bool replace;
+};
+
+static const struct sc_option route_up_opts[] = {
+	SC_OPTION("route", SC_OPT_INCLUDE, struct sc_route_up_args, spec,
+		  .sub = tcfg_route_opts),
+	SC_OPTION("replace", SC_OPT_FLAG, struct sc_route_up_args, replace,
+		  .cli_only = true,
+		  .help = "drop prefixes, LAN devices or gateways of the running setup that are not given again"),
+	SC_OPTIONS_END,
+};
+
 /* The options, parsed into tunnel-cfg's spec by its own table
- * (tcfg_route_opts), checked as a whole by tcfg_route_up(). */
+ * (tcfg_route_opts), checked as a whole by tcfg_route_up(). An "up" that
+ * would drop part of the running setup (a prefix, a LAN device, a
+ * gateway: an "up" with options left out replaces them all) is refused
+ * without --replace, naming what would go. */
 static int cmd_route_up(const struct sc_call *c)
 {
+	const struct sc_route_up_args *a = c->args;
+	static struct tcfg_spec spec;
 	struct tcfg_ctx ctx;
+	char gone[512];
+	int ret;
 
+	spec = tcfg_spec_defaults;
+	sc_options_merge(tcfg_route_opts, &spec, &a->spec);
 	tcfg_context(c->o, &ctx);
-	return tcfg_route_up(c->args, &ctx);
+	/* a bad request says what is wrong with it first */
+	ret = tcfg_route_check(&spec, &ctx, gone, sizeof(gone));
+	if (ret) {
+		pr_err("route: %s", gone);
+		return ret;
+	}
+	if (tcfg_route_removals(&spec, gone, sizeof(gone)) > 0 && !a->replace)
+		return sc_print_usage_error("route up", "this would remove from the running setup: %s: give them again, or --replace to drop them",
+					    gone);
+	ret = tcfg_route_up(&spec, &ctx);
+	if (!ret) {
+		open_json_object(NULL);
+		print_bool(PRINT_JSON, "ok", NULL, true);
+		print_string(PRINT_JSON, "removed", NULL, gone);
+		close_json_object();
+	}
+	return ret;
 }
 
 static int cmd_route_down(const struct sc_call *c)
@@ -125,7 +167,7 @@ static int cmd_tunnel_show(const struct sc_call *c)
 
 static const struct sc_cmd sc_cmd_route_up =
 	SC_CMD("up", cmd_route_up, "", "install (or switch in place) the policy routing",
-	       tcfg_route_opts, struct tcfg_spec, .defaults = &tcfg_spec_defaults);
+	       route_up_opts, struct sc_route_up_args);
 static const struct sc_cmd sc_cmd_route_down =
 	SC_CMD("down", cmd_route_down, "", "remove exactly what up installed",
 	       sc_no_opts, struct sc_no_args);

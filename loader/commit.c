@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "agent_lock.h"
 #include "commands.h"
 #include "commit.h"
 #include "health_file.h"
@@ -16,6 +17,7 @@ void sc_route_ctx(int dscp_long, struct tcfg_ctx *ctx)
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->dscp_long = dscp_long;
 	health_file_in_force(&ctx->in_force);
+	ctx->agent_pid = agent_lock_holder();
 	ctx->show_more = health_show;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <sys/stat.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
@@ -22,6 +23,7 @@ struct sc_config_args {
 	__u32 given;
 	const char *config;
 	bool offline;		/* check: the file alone, no system access */
+	bool dry_run;		/* apply: list what would change, change nothing */
 };
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
@@ -29,13 +31,13 @@ struct sc_config_args {
  * [dup], [route] and a [rule NAME] per rule of both families; more rules than
  * that are refused by the rule step with the per-family limit, which
  * names the cause */
-#define SC_CFG_MAX_SECTIONS (6 + 2 * FS_MAX_RULES + 1)
+#define SC_CFG_MAX_SECTIONS (6 + SC_CFG_MAX_TUNNELS + 2 * FS_MAX_RULES + 1)
 
 struct parse_ctx {
 	struct sc_config *cfg;
 	const char *path;
 	struct seen_key {
-		char section[16];
+		char section[32];
 		char key[48];
 		int line;
 	} seen[SC_CFG_MAX_KEYS];
@@ -138,7 +140,10 @@ const struct sc_option sc_agent_opts[] = {
 		  .help = "write metrics there (node_exporter textfile collector)"),
 	SC_OPTION("listen", SC_OPT_LISTEN, struct sc_agent_args, listen, .short_opt = 'l',
 		  .metavar = "ADDR:PORT", .noun = "address",
-		  .help = "serve GET /metrics on this loopback address"),
+		  .help = "serve GET /metrics on this address (not loopback: needs --web-config)"),
+	SC_OPTION("web-config", SC_OPT_ABSPATH, struct sc_agent_args, web_config,
+		  .metavar = "FILE",
+		  .help = "TLS and basic auth of --listen (Prometheus exporters' web config file)"),
 	SC_OPTIONS_END,
 };
 
@@ -150,6 +155,8 @@ void sc_config_help_keys(void)
 	sc_options_complete("[health]", health_settings_opts, true);
 	sc_options_complete("[spill]", spill_settings_opts, true);
 	sc_options_complete("[dup]", dup_settings_opts, true);
+	printf("key\t[tunnel NAME]\tkind\tvxlan|gre|ipip|wireguard\n");
+	sc_options_complete("[tunnel NAME]", tcfg_tunnel_opts, true);
 	sc_options_complete("[route]", tcfg_route_opts, true);
 	sc_options_complete("[rule NAME]", sc_rule_opts, true);
 }
@@ -182,6 +189,47 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	return 1;
 }
 
+/* [tunnel NAME]: "kind" and the rows of "tunnel add" (tcfg_tunnel_opts).
+ * 1 ok, 0 error recorded. */
+static int tunnel_key(struct parse_ctx *p, int line, const char *name, const char *key,
+		      const char *value)
+{
+	struct sc_config *cfg = p->cfg;
+	struct sc_config_tunnel *ct = NULL;
+	char names[256] = "", section[64];
+	struct sc_opt_ref r;
+	int i;
+
+	snprintf(section, sizeof(section), "tunnel %.32s", name);
+	for (i = 0; i < cfg->ntunnels; i++)
+		if (!strcmp(cfg->tunnels[i].name, name))
+			ct = &cfg->tunnels[i];
+	if (!ct) {
+		if (!sc_valid_ifname(name)) {
+			sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, names,
+					   sizeof(names));
+			return fail(p, "[%s]: invalid tunnel name '%.32s': accepted: %s", section,
+				    name, names);
+		}
+		if (cfg->ntunnels == SC_CFG_MAX_TUNNELS)
+			return fail(p, "[%s]: more than %d [tunnel] sections", section,
+				    SC_CFG_MAX_TUNNELS);
+		ct = &cfg->tunnels[cfg->ntunnels++];
+		snprintf(ct->name, sizeof(ct->name), "%s", name);
+		/* errors about the whole section name its header */
+		ct->line = p->nsections ? p->sections[p->nsections - 1].line : line;
+	}
+	if (!strcmp(key, "kind")) {
+		snprintf(ct->kind, sizeof(ct->kind), "%.15s", value);
+		return 1;
+	}
+	if (sc_option_find(tcfg_tunnel_opts, &ct->given, key, false, &r)) {
+		sc_option_names(tcfg_tunnel_opts, names, sizeof(names));
+		return fail(p, "[%s]: unknown key '%.64s': accepted: kind, %s", section, key, names);
+	}
+	return table_key(p, tcfg_tunnel_opts, &ct->given, section, key, value);
+}
+
 static int section_key(struct parse_ctx *p, int line, const char *section,
 		       const char *name, const char *value)
 {
@@ -212,7 +260,9 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 			return fail(p, "%s", err);
 		return 1;
 	}
-	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [route], [rule NAME]", section);
+	if (!strncmp(section, "tunnel ", 7))
+		return tunnel_key(p, line, section + 7, name, value);
+	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]", section);
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
@@ -221,6 +271,7 @@ static bool known_section(const char *section)
 	return !strcmp(section, "splitter") || !strcmp(section, "agent") ||
 	       !strcmp(section, "health") || !strcmp(section, "spill") ||
 	       !strcmp(section, "dup") || !strcmp(section, "route") ||
+	       (!strncmp(section, "tunnel ", 7) && section[7]) ||
 	       (!strncmp(section, "rule ", 5) && section[5]);
 }
 
@@ -233,7 +284,7 @@ static int section_done(struct parse_ctx *p)
 		return 1;
 	last = &p->sections[p->nsections - 1];
 	if (!known_section(last->name))
-		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [route], [rule NAME]",
+		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]",
 			    last->name);
 	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
 		    last->line);
@@ -300,6 +351,7 @@ static int config_check(const char *path, struct sc_config *cfg)
 	struct tcfg_ctx ctx;
 	struct split_config tmp;
 	char err[400];
+	int i;
 
 	if (!cfg->nifaces) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter] interfaces is missing: name at least one LAN interface", path);
@@ -334,6 +386,28 @@ static int config_check(const char *path, struct sc_config *cfg)
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [route]: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
+	for (i = 0; i < cfg->ntunnels; i++) {
+		struct sc_config_tunnel *ct = &cfg->tunnels[i];
+
+		if (!ct->kind[0]) {
+			snprintf(cfg->err, sizeof(cfg->err), "%.200s:%d: [tunnel %s]: kind is missing: accepted: vxlan (gre, ipip, wireguard where the kernel has them)",
+				 path, ct->line, ct->name);
+			return FS_EXIT_USAGE;
+		}
+		ct->t = tcfg_tunnel_new(ct->name, ct->kind, err, sizeof(err));
+		if (!ct->t) {
+			snprintf(cfg->err, sizeof(cfg->err), "%.200s:%d: [tunnel %s]: %.200s", path,
+				 ct->line, ct->name, err);
+			return FS_EXIT_USAGE;
+		}
+		/* the keys given, over the defaults of the kind ("tunnel add") */
+		sc_options_merge(tcfg_tunnel_opts, ct->t, &ct->given);
+		if (tcfg_tunnel_check(ct->t, "", err, sizeof(err))) {
+			snprintf(cfg->err, sizeof(cfg->err), "%.200s:%d: [tunnel %s]: %.200s", path,
+				 ct->line, ct->name, err);
+			return FS_EXIT_USAGE;
+		}
+	}
 	if (sc_rule_file_rules(&cfg->rule_file, &cfg->rules, err, sizeof(err))) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: %.280s", path, err);
 		return FS_EXIT_USAGE;
@@ -359,7 +433,8 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s%s", path,
 			 strerror(errno),
 			 errno == EISDIR ? " (name a config file)" :
-			 errno == EINVAL ? " (not a regular file)" : "");
+			 errno == EINVAL ? " (not a regular file)" :
+			 errno == ENOENT ? ": write one (a whole router: flowsplit.conf.example, docs/config.md) and check it with 'splitctl check -c FILE'" : "");
 		return FS_EXIT_RUNTIME;
 	}
 	p = calloc(1, sizeof(*p));
@@ -395,6 +470,8 @@ void sc_config_free(struct sc_config *cfg)
 	for (i = 0; i < cfg->nvalues; i++)
 		free(cfg->values[i]);
 	tcfg_spec_free(cfg->route);
+	for (i = 0; i < cfg->ntunnels; i++)
+		tcfg_tunnel_free(cfg->tunnels[i].t);
 	sc_rule_file_free(&cfg->rule_file);
 	sc_rule_set_free(&cfg->rules);
 	memset(cfg, 0, sizeof(*cfg));
@@ -540,6 +617,56 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 	return 0;
 }
 
+/* The agent writes its textfile beside itself (a temporary file renamed
+ * over it): the directory must exist, or every sweep's metrics fail. */
+static int check_textfile(struct sc_config *cfg)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	if (!cfg->agent.textfile)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s", cfg->agent.textfile);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*(slash == dir ? slash + 1 : slash) = '\0';
+	int e = stat(dir, &st) ? errno : 0;
+
+	if (e || !S_ISDIR(st.st_mode))
+		return vfail(cfg, 0, FS_EXIT_RUNTIME, "[agent] textfile '%.100s': directory '%.100s' %s: create it (node_exporter's textfile collector directory) or leave textfile out",
+			     cfg->agent.textfile, dir, e == ENOENT ? "does not exist" :
+			     e ? strerror(e) : "is not a directory");
+	return 0;
+}
+
+/* The file's tunnels against the kernel's: an interface of one's name that
+ * splitctl did not make is refused; the route's devices among those apply
+ * makes (or makes again) are checked once they exist. */
+static int check_tunnels(struct sc_config *cfg)
+{
+	int i;
+
+	cfg->route_check_later = false;
+	for (i = 0; i < cfg->ntunnels; i++) {
+		struct sc_config_tunnel *ct = &cfg->tunnels[i];
+
+		ct->state = tcfg_tunnel_compare(ct->t, &ct->live, ct->differs,
+						sizeof(ct->differs));
+		if (ct->state < 0)
+			return vfail(cfg, ct->line, FS_EXIT_RUNTIME, "[tunnel %s]: %s", ct->name,
+				     ct->differs);
+		if (ct->state != TCFG_TUNNEL_SAME && ct->t->dev[0] && !if_nametoindex(ct->t->dev))
+			return vfail(cfg, ct->line, FS_EXIT_RUNTIME, "[tunnel %s]: underlay interface '%s' does not exist",
+				     ct->name, ct->t->dev);
+		if (ct->state != TCFG_TUNNEL_SAME && cfg->route &&
+		    (!strcmp(ct->name, cfg->route->short_dev) ||
+		     !strcmp(ct->name, cfg->route->long_dev)))
+			cfg->route_check_later = true;
+	}
+	return 0;
+}
+
 /* The loaded file against the system and the live instance of o, changing
  * nothing: 0, or an exit code with the reason in cfg->err. */
 static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
@@ -567,8 +694,14 @@ static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	ret = check_hooks(cfg, &live);
 	if (!ret)
 		ret = check_foreign_xdp(o, cfg, &live);
+	if (!ret)
+		ret = check_tunnels(cfg);
+	if (!ret)
+		ret = check_textfile(cfg);
 	if (ret)
 		return ret;
+	if (cfg->route && cfg->route_check_later)
+		return 0;	/* after apply made the tunnels */
 	if (cfg->route) {
 		ret = tcfg_route_check(cfg->route, &ctx, err, sizeof(err));
 		if (ret)
@@ -583,16 +716,241 @@ static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 	return 0;
 }
 
+/* ---- what apply changes --------------------------------------------------- */
+static struct sc_config_change *change(struct sc_config *cfg, const char *object,
+				       const char *name, const char *action)
+{
+	struct sc_config_change *c;
+
+	cfg->changes_total++;
+	if (cfg->nchanges == SC_CFG_MAX_CHANGES)
+		return NULL;
+	c = &cfg->changes[cfg->nchanges++];
+	memset(c, 0, sizeof(*c));
+	c->object = object;
+	c->action = action;
+	snprintf(c->name, sizeof(c->name), "%s", name);
+	return c;
+}
+
+static void change_from_to(struct sc_config *cfg, const char *object, const char *name,
+			   const char *from, const char *to)
+{
+	struct sc_config_change *c = change(cfg, object, name, "change");
+
+	if (c) {
+		snprintf(c->from, sizeof(c->from), "%s", from);
+		snprintf(c->to, sizeof(c->to), "%s", to);
+	}
+}
+
+/* The splitter's settings, as "set" names and values. */
+static void settings_diff(struct sc_config *cfg, const struct split_config *a,
+			  const struct split_config *b)
+{
+	static const struct {
+		const char *name;
+		__u32 flag;
+		const char *on, *off;
+	} flags[] = {
+		{ "enabled", FS_CFG_F_ENABLED, "yes", "no" },
+		{ "ack-short", FS_CFG_F_ACK_SHORT, "yes", "no" },
+		{ "midstream", FS_CFG_F_MIDSTREAM_LONG, "long", "short" },
+		{ "reshort", FS_CFG_F_RESHORT_BOUNDARY, "boundary", "off" },
+		{ "spill", FS_CFG_F_SPILL, "yes", "no" },
+	};
+	const struct {
+		const char *name;
+		unsigned long long a, b;
+	} nums[] = {
+		{ "threshold", a->threshold, b->threshold },
+		{ "dscp-short", a->dscp_short, b->dscp_short },
+		{ "dscp-long", a->dscp_long, b->dscp_long },
+		{ "threshold-bytes", a->threshold_bytes, b->threshold_bytes },
+		{ "reshort-gap", a->reshort_gap_ms, b->reshort_gap_ms },
+		{ "dscp-spill", a->dscp_spill, b->dscp_spill },
+	};
+	char from[32], to[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(nums) / sizeof(nums[0]); i++) {
+		if (nums[i].a == nums[i].b)
+			continue;
+		snprintf(from, sizeof(from), "%llu", nums[i].a);
+		snprintf(to, sizeof(to), "%llu", nums[i].b);
+		change_from_to(cfg, "setting", nums[i].name, from, to);
+	}
+	if (a->idle_timeout_ms != b->idle_timeout_ms) {
+		snprintf(from, sizeof(from), "%g", a->idle_timeout_ms / 1000.0);
+		snprintf(to, sizeof(to), "%g", b->idle_timeout_ms / 1000.0);
+		change_from_to(cfg, "setting", "idle-timeout", from, to);
+	}
+	for (i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if ((a->flags ^ b->flags) & flags[i].flag)
+			change_from_to(cfg, "setting", flags[i].name,
+				       a->flags & flags[i].flag ? flags[i].on : flags[i].off,
+				       b->flags & flags[i].flag ? flags[i].on : flags[i].off);
+}
+
+/* A rule as one line: "10.9.0.0/16 port 443 mode auto threshold-bytes N". */
+static void rule_text(const struct sc_rule *r, char *buf, size_t len)
+{
+	const struct flow_policy *p = &r->v.policy;
+	char prefix[64];
+	size_t off;
+
+	sc_rule_prefix_str(r, prefix, sizeof(prefix));
+	off = snprintf(buf, len, "%s", prefix);
+	if (r->port && off < len)
+		off += snprintf(buf + off, len - off, " port %u", r->port);
+	if (off < len)
+		off += snprintf(buf + off, len - off, " mode %s", sc_rule_mode_name(r));
+	if ((p->flags & FS_POLICY_F_THRESHOLD) && off < len)
+		off += snprintf(buf + off, len - off, " threshold %u", p->threshold);
+	if (p->threshold_bytes && off < len)
+		snprintf(buf + off, len - off, " threshold-bytes %llu",
+			 (unsigned long long)p->threshold_bytes);
+}
+
+static void rules_diff(struct sc_config *cfg, const struct sc_rule_set *have,
+		       const struct sc_rule_set *want)
+{
+	char a[200], b[200];
+	int i, j;
+
+	for (i = 0; i < want->n; i++) {
+		rule_text(&want->r[i], b, sizeof(b));
+		for (j = 0; j < have->n && strcmp(have->r[j].v.name, want->r[i].v.name); j++)
+			;
+		if (j == have->n) {
+			struct sc_config_change *c = change(cfg, "rule", want->r[i].v.name, "add");
+
+			if (c)
+				snprintf(c->to, sizeof(c->to), "%s", b);
+			continue;
+		}
+		rule_text(&have->r[j], a, sizeof(a));
+		if (strcmp(a, b))
+			change_from_to(cfg, "rule", want->r[i].v.name, a, b);
+	}
+	for (j = 0; j < have->n; j++) {
+		for (i = 0; i < want->n && strcmp(have->r[j].v.name, want->r[i].v.name); i++)
+			;
+		if (i == want->n) {
+			struct sc_config_change *c = change(cfg, "rule", have->r[j].v.name, "remove");
+
+			if (c)
+				rule_text(&have->r[j], c->from, sizeof(c->from));
+		}
+	}
+}
+
+static void route_key_diff(void *u, const char *key, const char *from, const char *to)
+{
+	change_from_to(u, "route", key, from, to);
+}
+
+/* What applying cfg changes of the live state (validated: cfg's tunnels
+ * compared). Nothing is changed. */
+static void config_diff(const struct sc_opts *o, struct sc_config *cfg)
+{
+	static struct live_state live;
+	struct sc_rule_maps m = { { -1, -1 } };
+	struct sc_rule_set have = { 0 };
+	struct sc_config_change *c;
+	char err[256];
+	struct sc_state st;
+	int i, j;
+
+	cfg->nchanges = cfg->changes_total = 0;
+	for (i = 0; i < cfg->ntunnels; i++) {
+		struct sc_config_tunnel *ct = &cfg->tunnels[i];
+
+		if (ct->state == TCFG_TUNNEL_ABSENT)
+			change(cfg, "tunnel", ct->name, "create");
+		else if (ct->state == TCFG_TUNNEL_DIFFERS && (c = change(cfg, "tunnel", ct->name,
+									 "recreate")))
+			snprintf(c->from, sizeof(c->from), "%s", ct->differs);
+	}
+	if (live_read(o, &live, err, sizeof(err)))
+		live.attached = false;
+	for (i = 0; i < cfg->nifaces; i++) {
+		for (j = 0; j < live.nifs && strcmp(live.ifs[j].name, cfg->ifaces[i]); j++)
+			;
+		if (j == live.nifs)
+			change(cfg, "interface", cfg->ifaces[i], "attach");
+	}
+	if (live.attached) {
+		settings_diff(cfg, &live.cfg, &cfg->splitter.settings.v);
+		if (!sc_state_open(o, &st, 0)) {
+			if (!sc_rule_maps_open(st.dir, &m))
+				sc_rules_read(&m, &have);
+			sc_rule_maps_close(&m);
+			sc_state_close(&st);
+		}
+	}
+	rules_diff(cfg, &have, &cfg->rules);
+	sc_rule_set_free(&have);
+	if (cfg->route && tcfg_route_diff(cfg->route, route_key_diff, cfg) == -ENOENT &&
+	    (c = change(cfg, "route", "", "install")))
+		snprintf(c->to, sizeof(c->to), "mode %s, short-dev %s, long-dev %s",
+			 cfg->route->mode == MODE_ECMP ? "ecmp" : "split", cfg->route->short_dev,
+			 cfg->route->long_dev);
+}
+
+/* The file's tunnels that differ from the kernel's made (again); made[i]
+ * says which. An exit code (the error printed); on a failure the ones
+ * made go again. */
+static int tunnels_make(struct sc_config *cfg, bool made[])
+{
+	int i, ret = 0;
+
+	for (i = 0; i < cfg->ntunnels && !ret; i++) {
+		struct sc_config_tunnel *ct = &cfg->tunnels[i];
+
+		if (ct->state == TCFG_TUNNEL_SAME)
+			continue;
+		if (ct->state == TCFG_TUNNEL_DIFFERS && (ret = tcfg_tunnel_del(ct->name)))
+			break;
+		ret = tcfg_tunnel_add(ct->t);
+		if (ret && ct->state == TCFG_TUNNEL_DIFFERS)
+			tcfg_tunnel_add(&ct->live);	/* the one deleted, back */
+		made[i] = !ret;
+	}
+	return ret;
+}
+
+/* Undo tunnels_make(): the new tunnels go, recreated ones come back. */
+static void tunnels_undo(struct sc_config *cfg, const bool made[])
+{
+	int i;
+
+	for (i = 0; i < cfg->ntunnels; i++) {
+		if (!made[i])
+			continue;
+		tcfg_tunnel_del(cfg->tunnels[i].name);
+		if (cfg->tunnels[i].state == TCFG_TUNNEL_DIFFERS)
+			tcfg_tunnel_add(&cfg->tunnels[i].live);
+	}
+}
+
 int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
+{
+	return sc_config_apply_changes(o, cfg, false);
+}
+
+int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool dry_run)
 {
 	struct sc_attach_args a = cfg->splitter;
 	struct sc_iface ifs[SC_MAX_IFACES];
 	bool fresh[SC_MAX_IFACES] = { false };
+	bool made[SC_CFG_MAX_TUNNELS] = { false };
 	struct sc_rule_set rules_before = { 0 };
 	struct sc_commit commit;
 	bool rules_done = false;
 	struct tcfg_ctx ctx;
-	int i, j, n, ret;
+	char err[300];
+	int i = 0, j, n, ret;
 
 	/* everything checked before the first change */
 	ret = sc_config_validate(o, cfg);
@@ -600,8 +958,22 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		pr_err("%s", cfg->err);
 		return ret;
 	}
-	sc_commit_begin(&commit, o, NULL);
+	config_diff(o, cfg);
+	if (dry_run)
+		return 0;
 	sc_route_ctx(cfg->splitter.settings.v.dscp_long, &ctx);
+	/* the tunnels first: the route's check needs its devices */
+	ret = tunnels_make(cfg, made);
+	if (!ret && cfg->route && cfg->route_check_later) {
+		ret = tcfg_route_check(cfg->route, &ctx, err, sizeof(err));
+		if (ret)
+			pr_err("%.100s: [route]: %s", cfg->path, err);
+	}
+	if (ret) {
+		tunnels_undo(cfg, made);
+		return ret;
+	}
+	sc_commit_begin(&commit, o, NULL);
 	n = sc_ifaces_list(sc_pin_dir(o), ifs, SC_MAX_IFACES);
 	/* the table size: validated against a live table; the size of a new one */
 	a.flows = cfg->flows;
@@ -627,16 +999,54 @@ int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg)
 		ret = sc_commit_follow(&commit, NULL);
 	if (ret) {
 		/* all or nothing: undo the rules, the attachments this call
-		 * made, and the settings it changed */
+		 * made, the settings it changed and the tunnels it made */
 		if (rules_done)
 			sc_rules_restore(o, &rules_before);
 		for (j = 0; j < i; j++)
 			if (fresh[j])
 				sc_detach(o, cfg->ifaces[j]);
 		sc_commit_rollback(&commit, NULL);
+		tunnels_undo(cfg, made);
 	}
 	sc_rule_set_free(&rules_before);
 	return ret;
+}
+
+/* What apply changed (or, dry_run, would change): one document. */
+static void print_changes(const struct sc_config *cfg, bool dry_run)
+{
+	int i;
+
+	open_json_object(NULL);
+	print_string(PRINT_ANY, "file", "%s", cfg->path);
+	print_bool(PRINT_JSON, "dry_run", NULL, dry_run);
+	print_uint(PRINT_JSON, "changed", NULL, cfg->changes_total);
+	if (!cfg->changes_total)
+		print_text(dry_run ? ": no change would be made\n" : ": no change\n");
+	else
+		print_text(dry_run ? ": would make %d change(s)\n" : ": %d change(s)\n",
+			   cfg->changes_total);
+	open_json_array(PRINT_JSON, "changes");
+	for (i = 0; i < cfg->nchanges; i++) {
+		const struct sc_config_change *c = &cfg->changes[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "object", "  %s", c->object);
+		print_string(PRINT_ANY, "name", c->name[0] ? " %s" : "%s", c->name);
+		print_string(PRINT_ANY, "action", ": %s", c->action);
+		print_string(PRINT_JSON, "from", NULL, c->from);
+		print_string(PRINT_JSON, "to", NULL, c->to);
+		if (c->from[0] && c->to[0])
+			print_text(" %s -> %s", c->from, c->to);
+		else if (c->from[0] || c->to[0])
+			print_text(" (%s)", c->from[0] ? c->from : c->to);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	if (cfg->nchanges < cfg->changes_total)
+		print_text("  ... and %d more\n", cfg->changes_total - cfg->nchanges);
+	close_json_object();
 }
 
 static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
@@ -653,7 +1063,9 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	if (ret) {
 		pr_err("%s", cfg.err);
 	} else if (apply) {
-		ret = sc_config_apply(o, &cfg);
+		ret = sc_config_apply_changes(o, &cfg, a->dry_run);
+		if (!ret)
+			print_changes(&cfg, a->dry_run);
 	} else {
 		open_json_object(NULL);
 		print_string(PRINT_ANY, "file", "%s: ", a->config);
@@ -679,6 +1091,8 @@ static int cmd_check(const struct sc_call *c)
 static const struct sc_option config_opts[] = {
 	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
 		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	SC_OPTION("dry-run", SC_OPT_FLAG, struct sc_config_args, dry_run,
+		  .help = "validate and print what would change, change nothing"),
 	SC_OPTIONS_END,
 };
 
@@ -691,7 +1105,7 @@ static const struct sc_option check_opts[] = {
 };
 
 const struct sc_cmd sc_cmd_apply =
-	SC_CMD("apply", cmd_apply, "-c FILE", "apply a config file (all or nothing)", config_opts,
+	SC_CMD("apply", cmd_apply, "-c FILE [--dry-run]", "apply a config file (all or nothing) and print what changed", config_opts,
 	       struct sc_config_args);
 const struct sc_cmd sc_cmd_check =
 	SC_CMD("check", cmd_check, "-c FILE [--offline]", "validate a config file as apply would, without applying it",

@@ -19,7 +19,8 @@
  * "attach" (sc_attach_opts, with every setting) plus "interfaces", [agent]
  * the agent's (sc_agent_opts, also options of "run"), [health] the
  * agent's tunnel health settings (health_settings_opts, health/), [route]
- * those of "route up" (tunnel-cfg),
+ * those of "route up" (tunnel-cfg), [tunnel NAME] those of "tunnel add"
+ * (tcfg_tunnel_opts, and "kind"),
  * [rule NAME] those of "rule add" (sc_rule_opts, rules.h).
  */
 #ifndef SPLITCTL_CONFIG_H
@@ -37,11 +38,38 @@ struct sc_agent_args {
 	double interval;	/* seconds between sweeps */
 	const char *textfile;
 	struct sc_listen listen;
+	const char *web_config;	/* webcfg.h */
 };
 extern const struct sc_option sc_agent_opts[];
 #define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */
 
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
+#define SC_CFG_MAX_TUNNELS 8	/* [tunnel NAME] sections */
+
+/* A [tunnel NAME] section: what "tunnel add NAME KIND" makes. */
+struct sc_config_tunnel {
+	char name[IFNAMSIZ];
+	char kind[16];			/* "" until given */
+	int line;			/* of the header */
+	struct tcfg_tunnel given;	/* the keys (tcfg_tunnel_opts) */
+	struct tcfg_tunnel *t;		/* after the load: complete, over the
+					 * kind's defaults */
+	/* the system's (sc_config_validate): TCFG_TUNNEL_ABSENT, _SAME or
+	 * _DIFFERS, what differs, and the live one to make again */
+	int state;
+	char differs[200];
+	struct tcfg_tunnel live;
+};
+
+/* What apply changes (or would): one entry per object. */
+#define SC_CFG_MAX_CHANGES 64
+struct sc_config_change {
+	const char *object;	/* "tunnel", "interface", "setting", "rule", "route" */
+	char name[64];
+	const char *action;	/* "create", "recreate", "attach", "change", "add",
+				 * "remove", "install" */
+	char from[256], to[256];	/* "" when not applicable */
+};
 
 struct sc_config {
 	const char *path;
@@ -63,8 +91,16 @@ struct sc_config {
 	struct spill_settings spill;
 	/* [dup] (dup_settings_opts, health/dup_agent.h), as given */
 	struct dup_settings dup;
+	/* [tunnel NAME] sections */
+	struct sc_config_tunnel tunnels[SC_CFG_MAX_TUNNELS];
+	int ntunnels;
 	/* [route] */
 	struct tcfg_spec *route;
+	/* the route's devices are tunnels apply makes: checked once they are */
+	bool route_check_later;
+	/* what apply changes (sc_config_apply_changes()) */
+	struct sc_config_change changes[SC_CFG_MAX_CHANGES];
+	int nchanges, changes_total;
 	/* [rule NAME] sections, and their rules once the file is checked:
 	 * apply makes the live rules exactly these (none: no rules) */
 	struct sc_rule_file rule_file;
@@ -90,5 +126,9 @@ void sc_config_free(struct sc_config *cfg);
  * detach what this call attached and put the previous live settings back.
  * Returns an exit code (one error line printed). */
 int sc_config_apply(const struct sc_opts *o, struct sc_config *cfg);
+/* The same, with what it changes in cfg->changes (the tunnels first, then
+ * the interfaces, the splitter's settings, the rules, the route); dry_run:
+ * validate and list, change nothing. */
+int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool dry_run);
 
 #endif /* SPLITCTL_CONFIG_H */

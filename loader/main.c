@@ -188,6 +188,7 @@ static int run_sub(const struct sc_cmd *c, struct sc_opts *o, int argc,
 static void apply_globals(const struct sc_opts *o)
 {
 	fs_log_init("splitctl", o->verbose ? FS_LOG_DEBUG : FS_LOG_INFO);
+	fs_log_json(o->json);
 	sc_verbose_level = o->verbose;
 }
 

@@ -37,8 +37,10 @@ static char *sc_prom_label_escape(const char *in, char *out, size_t len)
 
 static void gauge(FILE *f, const char *name, const char *help, double v)
 {
-	fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s gauge\nflowsplit_%s %.17g\n",
-		name, help, name, name, v);
+	char num[32];
+
+	fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s gauge\nflowsplit_%s %s\n",
+		name, help, name, name, fs_prom_double(v, num, sizeof(num)));
 }
 
 static void write_config(FILE *f, const struct split_config *cfg)
@@ -158,6 +160,34 @@ static void write_spill(FILE *f, const struct sc_state *st)
 		   "# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n", a.gen);
 }
 
+/*
+ * A counter's metric name (flowsplit_NAME_total): the stat's name
+ * (bpf/flowsplit.h, also the JSON key of "stats"), except where that
+ * would put the unit first or read as a unit; NULL for the per-class
+ * counters, which flowsplit_class_{packets,bytes}_total{class} carry (one
+ * series per value). docs/operations.md lists the renames.
+ */
+static const char *prom_stat_name(enum fs_stat id)
+{
+	switch (id) {
+	case FS_STAT_PKTS_SHORT:
+	case FS_STAT_BYTES_SHORT:
+	case FS_STAT_PKTS_LONG:
+	case FS_STAT_BYTES_LONG:
+		return NULL;
+	case FS_STAT_PKTS_SPILL:
+		return "spill_packets";
+	case FS_STAT_BYTES_SPILL:
+		return "spill_bytes";
+	case FS_STAT_PROMOTED_PKTS:
+		return "flows_promoted_by_packets";
+	case FS_STAT_PROMOTED_BYTES:
+		return "flows_promoted_by_bytes";
+	default:
+		return fs_stat_name(id);
+	}
+}
+
 int sc_metrics_write(FILE *f, const struct sc_state *st)
 {
 	struct sc_iface ifs[SC_MAX_IFACES];
@@ -172,10 +202,13 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	n = sc_ifaces_list(st->dir, ifs, SC_MAX_IFACES);
 	if (n < 0)
 		return n;
-	for (i = 0; i < FS_STAT_MAX; i++)
-		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
-			fs_stat_name(i), fs_stat_help(i), fs_stat_name(i), fs_stat_name(i),
-			(unsigned long long)v[i]);
+	for (i = 0; i < FS_STAT_MAX; i++) {
+		const char *name = prom_stat_name(i);
+
+		if (name)
+			fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
+				name, fs_stat_help(i), name, name, (unsigned long long)v[i]);
+	}
 	write_config(f, &cfg);
 	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
 	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n", (unsigned long long)n4);
@@ -194,14 +227,17 @@ static void tunnel_series(FILE *f, const struct health_metrics *m, const char *n
 			  const char *help, const double v[2])
 {
 	static const char *const tunnel[2] = { "short", "long" };
-	char dev[4 * IF_NAMESIZE];
+	char dev[4 * IF_NAMESIZE], num[32];
 	int t;
 
 	fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s gauge\n", name, help, name);
 	for (t = 0; t < 2; t++)
-		fprintf(f, "flowsplit_%s{tunnel=\"%s\",dev=\"%s\"} %.17g\n", name, tunnel[t],
-			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)), v[t]);
+		fprintf(f, "flowsplit_%s{tunnel=\"%s\",dev=\"%s\"} %s\n", name, tunnel[t],
+			sc_prom_label_escape(m->dev[t], dev, sizeof(dev)),
+			fs_prom_double(v[t], num, sizeof(num)));
 }
+
+static void write_roles(FILE *f, const struct health_metrics *m);
 
 void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 {
@@ -217,6 +253,37 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 	tunnel_series(f, m, "tunnel_probe_timeout_seconds",
 		      "Timeout of a probe sent now (adaptive: from the probe RTT).", m->timeout_s);
 	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.", m->loss);
+	fprintf(f, "# HELP flowsplit_class_failed_over 1 while the class's traffic is routed off its own tunnel (failover; ecmp: off either member).\n"
+		   "# TYPE flowsplit_class_failed_over gauge\n"
+		   "flowsplit_class_failed_over{class=\"short\"} %d\n"
+		   "flowsplit_class_failed_over{class=\"long\"} %d\n",
+		m->failed_over[0], m->failed_over[1]);
+	write_roles(f, m);
+}
+
+/* Path quality per tunnel and the roles (health/roles.h): base units. */
+static void write_roles(FILE *f, const struct health_metrics *m)
+{
+	int c;
+
+	tunnel_series(f, m, "tunnel_base_rtt_seconds",
+		      "Path minimum RTT of the probes measured while not busy with our traffic.",
+		      m->base_rtt_s);
+	tunnel_series(f, m, "tunnel_queueing_delay_seconds",
+		      "Least RTT of the last 4 probes above the base RTT.", m->queue_s);
+	tunnel_series(f, m, "tunnel_jitter_seconds", "Probe RTT jitter (RFC 3550).", m->jitter_s);
+	tunnel_series(f, m, "tunnel_short_loss_ratio",
+		      "Lost probes over the last 20 (what the roles count).", m->short_loss);
+	tunnel_series(f, m, "tunnel_expected_delay_seconds",
+		      "A short request's expected delay: base + queueing + loss x (200 ms + RTT).",
+		      m->expected_s);
+	fprintf(f, "# HELP flowsplit_roles_swapped 1 while the short class rides the configured LONG tunnel.\n"
+		   "# TYPE flowsplit_roles_swapped gauge\nflowsplit_roles_swapped %d\n", m->swapped);
+	fprintf(f, "# HELP flowsplit_role_moves_total Moves of the short class between the tunnels, by cause.\n"
+		   "# TYPE flowsplit_role_moves_total counter\n");
+	for (c = ROLES_CAUSE_BASE; c < ROLES_CAUSES; c++)
+		fprintf(f, "flowsplit_role_moves_total{cause=\"%s\"} %llu\n", roles_cause_name(c),
+			(unsigned long long)m->role_moves[c]);
 }
 
 /* Spill (health/spill_agent.h): its rate, SHORT's estimated capacity, its
@@ -224,21 +291,23 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 {
 	static const char *const tunnel[2] = { "short", "long" };
-	char dev[4 * IF_NAMESIZE];
+	char dev[4 * IF_NAMESIZE], num[32];
 	int t;
 
 	fprintf(f, "# HELP flowsplit_spill_active 1 while the agent runs spill on the tunnels.\n"
 		   "# TYPE flowsplit_spill_active gauge\nflowsplit_spill_active %d\n", v->active);
 	/* the generation: the datapath's side (write_spill), from fs_spill */
-	fprintf(f, "# HELP flowsplit_spill_rate_bps The spill class's rate (0: held or off).\n"
-		   "# TYPE flowsplit_spill_rate_bps gauge\nflowsplit_spill_rate_bps %llu\n",
-		(unsigned long long)(v->active && v->state != SPILL_OFF ? v->rate_bps : 0));
-	fprintf(f, "# HELP flowsplit_spill_capacity_bps SHORT's capacity as spill last estimated it (0: none yet).\n"
-		   "# TYPE flowsplit_spill_capacity_bps gauge\nflowsplit_spill_capacity_bps %llu\n",
-		(unsigned long long)(v->active ? v->cap_bps : 0));
-	fprintf(f, "# HELP flowsplit_spill_top_bps Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
-		   "# TYPE flowsplit_spill_top_bps gauge\nflowsplit_spill_top_bps %llu\n",
-		(unsigned long long)(v->active ? v->top_bps : 0));
+	/* bytes per second: Prometheus' base unit (promtool refuses bits) */
+	fprintf(f, "# HELP flowsplit_spill_rate_bytes_per_second The spill class's rate (0: held or off).\n"
+		   "# TYPE flowsplit_spill_rate_bytes_per_second gauge\nflowsplit_spill_rate_bytes_per_second %s\n",
+		fs_prom_double(v->active && v->state != SPILL_OFF ? v->rate_bps / 8.0 : 0, num,
+			       sizeof(num)));
+	fprintf(f, "# HELP flowsplit_spill_capacity_bytes_per_second SHORT's capacity as spill last estimated it (0: none yet).\n"
+		   "# TYPE flowsplit_spill_capacity_bytes_per_second gauge\nflowsplit_spill_capacity_bytes_per_second %s\n",
+		fs_prom_double(v->active ? v->cap_bps / 8.0 : 0, num, sizeof(num)));
+	fprintf(f, "# HELP flowsplit_spill_top_bytes_per_second Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
+		   "# TYPE flowsplit_spill_top_bytes_per_second gauge\nflowsplit_spill_top_bytes_per_second %s\n",
+		fs_prom_double(v->active ? v->top_bps / 8.0 : 0, num, sizeof(num)));
 	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
 		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
 		(unsigned long long)v->backoffs);
@@ -254,9 +323,9 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 		   "# TYPE flowsplit_tunnel_queue_delay_seconds gauge\n");
 	for (t = 0; t < 2; t++)
 		if (v->qd_valid[t])
-			fprintf(f, "flowsplit_tunnel_queue_delay_seconds{tunnel=\"%s\",dev=\"%s\"} %.9g\n",
+			fprintf(f, "flowsplit_tunnel_queue_delay_seconds{tunnel=\"%s\",dev=\"%s\"} %s\n",
 				tunnel[t], sc_prom_label_escape(v->dev[t], dev, sizeof(dev)),
-				v->qd_ns[t] / 1e9);
+				fs_prom_double(v->qd_ns[t] / 1e9, num, sizeof(num)));
 }
 
 void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)

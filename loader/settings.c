@@ -98,6 +98,22 @@ static void merge_flag(__u32 *flags, const struct sc_settings *s,
 		*flags = (*flags & ~bit) | (s->v.flags & bit);
 }
 
+/* True (err filled) when the code point @dscp of the class @name is the
+ * same as LONG's @dscp_long to a tos rule selector (TOS & FS_TOS_RULE_MASK:
+ * the values modulo 8): such packets would match LONG's rule. */
+static bool tos_alike(unsigned int dscp, const char *name, unsigned int dscp_long,
+		      char *err, size_t errlen)
+{
+	unsigned int m = (FS_DSCP_TO_TOS(dscp_long) & FS_TOS_RULE_MASK) >> FS_DSCP_SHIFT;
+
+	if ((FS_DSCP_TO_TOS(dscp) & FS_TOS_RULE_MASK) != (FS_DSCP_TO_TOS(dscp_long) & FS_TOS_RULE_MASK))
+		return false;
+	snprintf(err, errlen, "dscp-%s %u and dscp-long %u look alike to a tos rule selector (TOS & 0x%02x: the same value modulo 8), which would send %s packets LONG: give dscp-%s a code point whose value modulo 8 is not %u",
+		 name, dscp, dscp_long, FS_TOS_RULE_MASK, !strcmp(name, "spill") ? "spilled" : name,
+		 name, m);
+	return true;
+}
+
 int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		      unsigned int hz, char *err, size_t errlen)
 {
@@ -145,16 +161,12 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 		return -EINVAL;
 	}
 	/* LONG's rule with the tos selector (route up on kernels without the
-	 * DSCP one) sees only TOS & 0x1c, the DSCP's low 3 bits: a spilled
-	 * packet would go LONG. Checked whatever routes are installed now: a
-	 * later route up may pick that selector. */
-	if ((FS_DSCP_TO_TOS(c.dscp_spill) & FS_TOS_RULE_MASK) ==
-	    (FS_DSCP_TO_TOS(c.dscp_long) & FS_TOS_RULE_MASK)) {
-		snprintf(err, errlen, "dscp-spill %u and dscp-long %u look alike to a tos rule selector (TOS & 0x%02x: the same value modulo 8), which would send spilled packets LONG: give dscp-spill a code point whose value modulo 8 is not %u",
-			 c.dscp_spill, c.dscp_long, FS_TOS_RULE_MASK,
-			 (FS_DSCP_TO_TOS(c.dscp_long) & FS_TOS_RULE_MASK) >> FS_DSCP_SHIFT);
+	 * DSCP one) sees only TOS & 0x1c, the DSCP's low 3 bits: a short or
+	 * spilled packet alike to it would go LONG. Checked whatever routes
+	 * are installed now: a later route up may pick that selector. */
+	if (tos_alike(c.dscp_short, "short", c.dscp_long, err, errlen) ||
+	    tos_alike(c.dscp_spill, "spill", c.dscp_long, err, errlen))
 		return -EINVAL;
-	}
 	*cfg = c;
 	return 0;
 }

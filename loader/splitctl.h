@@ -189,10 +189,11 @@ int sc_config_write(const struct sc_state *st, const struct split_config *cfg);
 int sc_stats_read(const struct sc_state *st, __u64 out[FS_STAT_MAX]);
 /*
  * The agent's view of an instance's spill (S2's glue in run.c): st with
- * only config_fd, stats_fd and spill_fd open (no lock; the other fds -1),
+ * only config_fd, stats_fd, spill_fd and clock_prog_fd open (no lock; the
+ * other fds -1),
  * for sc_config_read() (FS_CFG_F_SPILL, dscp_spill), sc_stats_read()
  * (bytes_short, bytes_spill, ...), sc_spill_read() and sc_spill_write();
- * sc_state_close() closes it. Three pins: cheap enough to open per tick,
+ * sc_state_close() closes it. Four pins: cheap enough to open per tick,
  * which follows a detach and a new attach. 0, -EOPNOTSUPP (the instance
  * has no fs_spill: attached by a splitctl without spill), or an error of
  * sc_state_open(); sc_state_strerror() words each.
@@ -204,8 +205,13 @@ int sc_spill_open(const struct sc_opts *o, struct sc_state *st);
 int sc_spill_read(const struct sc_state *st, struct fs_spill *agent, struct fs_spill *dp);
 /* Write the agent's entry of fs_spill whole: generation gen (0: none
  * spills, every spilled flow is long again) and grants (cumulative; the
- * datapath takes one while its taken < grants). 0, -EOPNOTSUPP or -errno. */
+ * datapath takes one while its taken < grants), with a lease of
+ * FS_SPILL_LEASE_MS from now (the agent renews it by writing again).
+ * 0, -EOPNOTSUPP or -errno. */
 int sc_spill_write(const struct sc_state *st, __u16 gen, __u64 grants);
+/* What is left of the lease of the agent's entry @agent, in ms (<= 0:
+ * expired, nothing spills; 0 also without a generation). 0 or -errno. */
+int sc_spill_lease_ms(const struct sc_state *st, const struct fs_spill *agent, __s64 *left_ms);
 /* Add to one per-CPU counter from user space (e.g. FLOWS_SWEPT). */
 int sc_stats_add(const struct sc_state *st, enum fs_stat id, __u64 n);
 /* Bytes a map holds locked (memlock of /proc/self/fdinfo), 0 if unknown. */

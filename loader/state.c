@@ -18,14 +18,33 @@
 
 #include "splitctl.h"
 
+/* The one spelling of a pin directory: no trailing '/', no "//" (the
+ * agent's lock file names it, and status/doctor compare by name). A path
+ * too long to copy stays as given: opening it says so. */
+static const char *pin_dir_normal(const char *dir)
+{
+	static char buf[PATH_MAX];
+	size_t i, n = 0;
+
+	if (strlen(dir) >= sizeof(buf))
+		return dir;
+	for (i = 0; dir[i]; i++)
+		if (dir[i] != '/' || !n || buf[n - 1] != '/')
+			buf[n++] = dir[i];
+	while (n > 1 && buf[n - 1] == '/')
+		n--;
+	buf[n] = '\0';
+	return buf;
+}
+
 const char *sc_pin_dir(const struct sc_opts *o)
 {
 	const char *env = getenv(FS_PIN_DIR_ENV);
 
 	if (o->pin_dir)
-		return o->pin_dir;
+		return pin_dir_normal(o->pin_dir);
 	if (env && *env)
-		return env;
+		return pin_dir_normal(env);
 	return FS_PIN_DIR_DEFAULT;
 }
 
@@ -194,7 +213,8 @@ int sc_spill_open(const struct sc_opts *o, struct sc_state *st)
 	st->config_fd = open_pin(st->dir, FS_MAP_CONFIG);
 	st->stats_fd = open_pin(st->dir, FS_MAP_STATS);
 	st->spill_fd = open_pin(st->dir, FS_MAP_SPILL);
-	err = st->config_fd < 0 || st->stats_fd < 0 ? -ENODATA :
+	st->clock_prog_fd = open_pin(st->dir, SC_PIN_CLOCK);
+	err = st->config_fd < 0 || st->stats_fd < 0 || st->clock_prog_fd < 0 ? -ENODATA :
 	      st->spill_fd < 0 ? -EOPNOTSUPP : 0;
 	if (err)
 		sc_state_close(st);
@@ -245,10 +265,39 @@ int sc_spill_write(const struct sc_state *st, __u16 gen, __u64 grants)
 	/* the agent's entry written whole (pad zero), never the datapath's */
 	struct fs_spill a = { .gen = gen, .grants = grants };
 	__u32 key = FS_SPILL_KEY_AGENT;
+	unsigned int hz;
+	__u64 now;
+	int err;
 
 	if (st->spill_fd < 0)
 		return -EOPNOTSUPP;
+	/* a generation holds for one lease from now (flowsplit.h); gen 0
+	 * needs none */
+	if (gen) {
+		err = sc_clock_now(st, &now, &hz);
+		if (err)
+			return err;
+		a.lease_jiffies = now + fs_ms_to_jiffies(FS_SPILL_LEASE_MS, hz);
+	}
 	return bpf_map_update_elem(st->spill_fd, &key, &a, BPF_ANY) ? -errno : 0;
+}
+
+int sc_spill_lease_ms(const struct sc_state *st, const struct fs_spill *agent, __s64 *left_ms)
+{
+	unsigned int hz;
+	__u64 now;
+	int err;
+
+	*left_ms = 0;
+	if (!agent->gen)
+		return 0;
+	err = sc_clock_now(st, &now, &hz);
+	if (err)
+		return err;
+	*left_ms = agent->lease_jiffies >= now ?
+		   (__s64)((agent->lease_jiffies - now) * 1000 / hz) :
+		   -(__s64)((now - agent->lease_jiffies) * 1000 / hz);
+	return 0;
 }
 
 /* fs_stats: per-CPU struct fs_stats, one entry per writer (flowsplit.h). */

@@ -50,7 +50,7 @@ dev_of() { show "$1" | jq -r --arg r "$2" '.health.tunnels[] | select(.role == (
 documented() {
 	local ns=$1 j plan s l f
 	j=$(show "$ns") || return 1
-	jq -e '.state == "ok" and .mode == "split" and .health.monitored' <<<"$j" >/dev/null || return 1
+	jq -e '.routes_state == "ok" and .mode == "split" and .health.monitored' <<<"$j" >/dev/null || return 1
 	plan=$(jq -r '.health.in_force' <<<"$j")
 	s=${plan#short=}; s=${s%% *}; l=${plan##*long=}
 	s=$(jq -r --arg r "${s,,}" '.health.tunnels[] | select(.role == $r) | .dev' <<<"$j")
@@ -159,7 +159,7 @@ swapped_route() { # NS: route up with the tunnels' roles swapped
 		# in the kernel against the plan of both tunnels up
 		show "$A" | jq -e '.health.monitored | not' >/dev/null
 		if [ "$(ip -n "$A" -4 -j route show table 100 proto 245 | jq -r '.[0].dev')" = vxs ]; then
-			show "$A" | jq -e '.state == "ok"' >/dev/null
+			show "$A" | jq -e '.routes_state == "ok"' >/dev/null
 		else
 			show "$A" | jq -e '.state == "degraded"' >/dev/null
 		fi

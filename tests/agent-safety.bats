@@ -76,7 +76,7 @@ swapped_route() { # NS: route up with SHORT and LONG swapped
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	[ "$(wan_via "$A" 10.2.0.1 $LONG)" = vxl ]
 	reach
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].dev == "vxs" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[1].dev == "vxs" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
 }
 
 @test "route up with other gateways under a running agent: it probes the new targets" {

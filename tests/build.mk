@@ -94,6 +94,12 @@ $(BUILD)/tests/unit-dup-ctl: tests/unit/test_dup_ctl.c $$(HEALTH_LIB) $$(TCFG_LI
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
 
+# path quality and the roles controller (health/quality.c, roles.c, pure)
+# on simulated time
+$(BUILD)/tests/unit-roles: tests/unit/test_roles.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
 # the health state machine, damping and plans (TAP)
 $(BUILD)/tests/unit-health: tests/unit/test_health.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
 	@mkdir -p $(@D)
@@ -111,5 +117,14 @@ $(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) 
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
-	$(BUILD)/tests/unit-spill-ctl $(BUILD)/tests/unit-dup-ctl $(BUILD)/health-probe-test \
-	$(BUILD)/failover-test
+	$(BUILD)/tests/unit-spill-ctl $(BUILD)/tests/unit-roles \
+	$(BUILD)/tests/unit-dup-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
+
+# a command under a unit's system call filter and address families, for
+# tests/unit-sandbox.bats (not installed)
+$(BUILD)/sandbox-exec: tests/tools/sandbox-exec.c
+	@mkdir -p $(@D)
+	@$(PKG_CONFIG) --exists libseccomp || { echo "tests: libseccomp not found: apt-get install libseccomp-dev" >&2; exit 1; }
+	$(CC) $(CFLAGS) $< -o $@ $(shell $(PKG_CONFIG) --libs libseccomp)
+
+ALL_TARGETS += $(BUILD)/sandbox-exec

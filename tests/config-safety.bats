@@ -64,3 +64,84 @@ bad_conf() {
 	[ "$(ip -n "$R" -j link show rc2 | jq '.[0].xdp // empty | length')" = "" ]
 	ip -n "$R" -j link show rs | jq -e '.[0].xdp.prog.name == "xdp_pass"'
 }
+
+@test "config: [tunnel NAME] sections: kind required, keys of tunnel add, vxlan complete" {
+	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nvni = 9\n' |
+		bad_conf 3 "[tunnel vx9]: kind is missing: accepted: vxlan"
+	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\ncolour = red\n' |
+		bad_conf 5 "[tunnel vx9]: unknown key 'colour': accepted: kind, vni, local, remote, dev"
+	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\nvni = 9\n' |
+		bad_conf 3 "[tunnel vx9]: vxlan needs vni, local, remote and dev"
+	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\nvni = 99999999\n' |
+		bad_conf 5 "vni: invalid value '99999999'"
+	printf '[splitter]\ninterfaces = rc\n[tunnel vx9]\nkind = vxlan\nvni = 9\n[tunnel vx9]\nvni = 8\n' |
+		bad_conf 6 "[tunnel vx9] given twice (first at line 3)"
+}
+
+@test "config: the shipped example is a whole router that check --offline accepts" {
+	run fs_sc check --offline -c "$FS_ROOT/loader/flowsplit.conf.example"
+	[ "$status" -eq 0 ]
+	ex=$FS_ROOT/loader/flowsplit.conf.example
+	[ "$(grep -c '^\[tunnel ' "$ex")" -eq 2 ]
+	grep -qx '\[route\]' "$ex"
+	[ "$(grep -c '^\[rule ' "$ex")" -eq 2 ]
+}
+
+@test "check: a textfile whose directory does not exist is refused, naming it (offline: the file alone)" {
+	printf '[splitter]\ninterfaces = rc\n[agent]\ntextfile = %s/nodir/flowsplit.prom\n' "$D" >"$D/t.conf"
+	run -1 fs_sc check -c "$D/t.conf"
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"[agent] textfile '$D/nodir/flowsplit.prom': directory '$D/nodir' does not exist: create it"* ]]
+	run -1 fs_sc apply -c "$D/t.conf"
+	[ ! -e "$BPF" ]
+	fs_sc check --offline -c "$D/t.conf"
+	mkdir "$D/nodir"
+	fs_sc check -c "$D/t.conf"
+}
+
+@test "apply: a [tunnel] named like an interface splitctl did not make is refused before any change" {
+	printf '[splitter]\ninterfaces = rc\n[tunnel rs]\nkind = vxlan\nvni = 7\nlocal = 10.77.2.254\nremote = 10.77.2.1\ndev = rc\n' >"$D/t.conf"
+	run -1 fs_sc apply -c "$D/t.conf"
+	echo "$output"
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"t.conf:3: [tunnel rs]: interface 'rs' exists and is not a tunnel created by splitctl (kind veth, no owner tag)"* ]]
+	[ ! -e "$BPF" ]
+	printf '[splitter]\ninterfaces = rc\n[tunnel fstqv]\nkind = vxlan\nvni = 7\nlocal = 10.77.2.254\nremote = 10.77.2.1\ndev = nosuch0\n' >"$D/t.conf"
+	run -1 fs_sc check -c "$D/t.conf"
+	[[ "$output" == *"[tunnel fstqv]: underlay interface 'nosuch0' does not exist"* ]]
+}
+
+@test "apply --dry-run lists what would change and changes nothing; apply prints what it changed" {
+	fs_sc attach rc --threshold 30 --reshort-gap 50
+	fs_sc rule add byhand --prefix 10.99.0.0/16 --mode long
+	printf '[splitter]\ninterfaces = rc\nthreshold = 20\n[rule a]\nprefix = 10.77.2.0/24\nmode = short\n[tunnel fstqv]\nkind = vxlan\nvni = 7\nlocal = 10.77.2.254\nremote = 10.77.2.1\ndev = rs\naddress = 192.168.77.1/30\n' >"$D/a.conf"
+	before=$(fs_sc -j status | jq -c .config; fs_sc -j rule show)
+	run fs_sc apply --dry-run -c "$D/a.conf"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "${lines[0]}" = "$D/a.conf: would make 5 change(s)" ]
+	[ "${lines[1]}" = "  tunnel fstqv: create" ]
+	[ "${lines[2]}" = "  setting threshold: change 30 -> 20" ]
+	[ "${lines[3]}" = "  setting reshort-gap: change 50 -> 0" ]
+	[ "${lines[4]}" = "  rule a: add (10.77.2.0/24 mode short)" ]
+	[ "${lines[5]}" = "  rule byhand: remove (10.99.0.0/16 mode long)" ]
+	[ "$(fs_sc -j status | jq -c .config; fs_sc -j rule show)" = "$before" ]
+	! ip -n "$R" link show fstqv 2>/dev/null || false
+	# the same list, as JSON, from the same output path
+	fs_sc -j apply --dry-run -c "$D/a.conf" |
+		jq -e '.dry_run and .changed == 5 and .changes[1] == {"object":"setting","name":"threshold","action":"change","from":"30","to":"20"}'
+	out=$(fs_sc -j apply -c "$D/a.conf" 2>/dev/null)
+	echo "$out" | jq -e '(.dry_run | not) and .changed == 5 and ([.changes[].action] == ["create","change","change","add","remove"])'
+	ip -n "$R" link show fstqv | grep -q 'alias flowsplit: created by splitctl'
+	[ "$(fs_sc -j rule show | jq -r '[.[].name] | join(",")')" = a ]
+	# again: nothing to change; then a tunnel that differs is made again
+	run fs_sc apply -c "$D/a.conf"
+	[ "$output" = "$D/a.conf: no change" ]
+	sed -i 's/^vni = 7/vni = 8/' "$D/a.conf"
+	run fs_sc apply -c "$D/a.conf"
+	echo "$output"
+	[[ "$output" == *"  tunnel fstqv: recreate (vni 7 -> 8)"* ]]
+	ip -n "$R" -d link show fstqv | grep -q 'vxlan id 8'
+	fs_sc down
+}

@@ -115,7 +115,9 @@ transfer() {
 		echo "\$ ${cmds[i]} -> $status"
 		[ "$status" -eq 0 ] || { echo "$output"; false; }
 	done
-	on "$A" "splitctl route show" | grep -qx 'state: ok'
+	# every rule and route in place; degraded only for want of an agent
+	on "$A" "splitctl -j route show" |
+		jq -e '.state == "degraded" and .routes_state == "ok" and (.problems | length) == 1 and (.problems[0] | startswith("no agent"))'
 	# both LAN ports, both families reach the far side (ICMP: SHORT)
 	ip netns exec "$C1" ping -c 1 -W 5 10.2.0.1 >/dev/null
 	ip netns exec "$C1" ping -c 1 -W 5 fd02::1 >/dev/null
@@ -153,4 +155,62 @@ transfer() {
 	[ -n "$(ip -n "$B" route show table all proto 245)" ]
 	run on "$A" "splitctl down"
 	[ "$output" = "nothing to do: no splitter, routes or tunnels of splitctl in this network namespace" ]
+}
+
+# What splitctl made on router A: its tunnels, rules and routes (tag 245),
+# its splitter rules, settings and interfaces (ids left out: new ones
+# after a re-attach)
+snapshot() {
+	on "$A" "splitctl -j tunnel show" | jq -S '[.[] | select(.splitctl)]'
+	ip -n "$A" rule show | grep 'proto 245' | sort
+	ip -n "$A" -6 rule show | grep 'proto 245' | sort
+	ip -n "$A" route show table all proto 245 | sort
+	ip -n "$A" -6 route show table all proto 245 | sort
+	on "$A" "splitctl -j rule show" | jq -S .
+	on "$A" "splitctl -j status" |
+		jq -S '{config, interfaces: [.interfaces[] | {name, hook, mode}]}'
+}
+
+@test "reboot: down, then apply -c of the shipped example, then run: the deploy section's router again" {
+	mapfile -t cmds < <(readme_commands)
+	[ "${cmds[-1]}" = "splitctl down" ]
+	for ((i = 0; i < ${#cmds[@]} - 1; i++)); do
+		on "$A" "${cmds[i]}" >/dev/null
+	done
+	snapshot >"$D/deployed"
+	# the example is the deploy section's router: only the agent's
+	# metrics port is made free for this test
+	sed 's/^listen = .*/listen = 127.0.0.1:19434/' "$FS_ROOT/loader/flowsplit.conf.example" >"$D/flowsplit.conf"
+	on "$A" "splitctl down" >/dev/null
+	# "reboot": nothing of splitctl's left; a dry run lists, changes nothing
+	run on "$A" "splitctl -j apply --dry-run -c $D/flowsplit.conf"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	[ "$(echo "$output" | jq -c '[.dry_run, ([.changes[] | select(.object == "tunnel") | .action] | join(","))]')" = '[true,"create,create"]' ]
+	echo "$output" | jq -e '[.changes[] | select(.object == "route")] == [{"object":"route","name":"","action":"install","from":"","to":"mode split, short-dev sdwan0, long-dev sdwan1"}]'
+	echo "$output" | jq -e '[.changes[] | select(.object == "interface") | .name] == ["lan0","lan1"]'
+	! ip -n "$A" link show sdwan0 2>/dev/null || false
+	[ ! -e "$BPF/$A" ]
+	run on "$A" "splitctl apply -c $D/flowsplit.conf"
+	echo "$output"
+	[ "$status" -eq 0 ]
+	echo "$output" | grep -qx "$D/flowsplit.conf: 7 change(s)"
+	[[ "$output" == *"  tunnel sdwan0: create"* ]]
+	[[ "$output" == *"  rule backup: add (10.9.0.0/16 mode long)"* ]]
+	snapshot >"$D/applied"
+	diff "$D/deployed" "$D/applied"
+	# the same file again: nothing to change
+	run on "$A" "splitctl apply -c $D/flowsplit.conf"
+	[ "$output" = "$D/flowsplit.conf: no change" ]
+	# the unit's command: run applies the file too, then keeps it
+	fs_bg ip netns exec "$A" env FLOWSPLIT_PIN_DIR="$BPF/$A" "$SPLITCTL" run -c "$D/flowsplit.conf" 2>"$D/run.log"
+	# (its apply loads the program for each interface: seconds on a
+	# loaded machine)
+	fs_wait_for 60 sh -c "ip netns exec '$A' env FLOWSPLIT_PIN_DIR='$BPF/$A' '$SPLITCTL' -j route show | jq -e '.health.tunnels[1].state == \"up\"' >/dev/null" ||
+		{ cat "$D/run.log"; false; }
+	snapshot >"$D/running"
+	diff "$D/deployed" "$D/running"
+	on "$A" "splitctl route show" | grep -qx 'state: ok'
+	ip netns exec "$C1" ping -c 1 -W 5 10.2.0.1 >/dev/null
+	ip netns exec "$C2" ping -c 1 -W 5 fd02::1 >/dev/null
 }

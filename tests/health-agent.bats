@@ -34,7 +34,7 @@ underlay_heals() {
 	agent "$B"
 	wan_wait_both 10 both_up
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.in_force == "short=SHORT long=LONG"'
 	wan_ping_start
 	# the SHORT underlay dies
 	underlay_dies b1 "short=LONG long=LONG"
@@ -51,13 +51,17 @@ underlay_heals() {
 	promtool check metrics <"$D/m.prom"
 	grep -x 'flowsplit_tunnel_up{tunnel="long",dev="vxl"} 1' "$D/m.prom"
 	grep -x 'flowsplit_failovers_total [1-9][0-9]*' "$D/m.prom"
+	grep -x 'flowsplit_class_failed_over{class="short"} 1' "$D/m.prom"
+	grep -x 'flowsplit_class_failed_over{class="long"} 0' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_rtt_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_timeout_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_probe_loss_ratio{tunnel="short",dev="vxs"} 0\.[0-9]*' "$D/m.prom"
 	wan_sc "$A" route show
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1'
 	underlay_heals b1
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
+	healed() { grep -qx 'flowsplit_class_failed_over{class="short"} 0' "$D/m.prom"; }
+	fs_wait_for 5 healed
 	grep -q 'health: vxs (short) down -> up' "$D/agent-$A"
 	wan_ping_end
 	local sent got lost
@@ -122,7 +126,7 @@ lost() {
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	grep -q 'health: vxl (long) up -> down after 3 misses' "$D/agent-$A"
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[0].state == "up"'
 	ip -n "$A" route show table 101 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
 	underlay_heals b2
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
@@ -132,7 +136,7 @@ lost() {
 	# at most 1 s of lost replies: 100 at the 10 ms interval
 	[ "$(lost "$D/ping")" -le 100 ]
 	grep -q ' 0 received' "$D/ping" && false
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].flaps == 1'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[1].flaps == 1'
 }
 
 @test "run: both underlays die: keep leaves the routes, main withdraws them; both recover to split" {
@@ -149,7 +153,7 @@ lost() {
 	# keep (A): the plan is "keep", the routes of the last plan stay in force
 	run wan_sc "$A" -j route show
 	echo "$output"
-	echo "$output" | jq -e '.health.plan == "keep" and .health.both_down == "keep" and .state == "ok" and (.routes | length) == 4'
+	echo "$output" | jq -e '.health.plan == "keep" and .health.both_down == "keep" and .routes_state == "ok" and (.routes | length) == 4'
 	[ -n "$(ip -n "$A" route show table 100 proto 245)" ]
 	[ -n "$(ip -n "$A" route show table 101 proto 245)" ]
 	# main (B): our routes withdrawn, the rules stay: the main table decides
@@ -161,8 +165,8 @@ lost() {
 	wan_underlay_heal "$B" b1
 	wan_underlay_heal "$B" b2
 	wan_wait_both 10 in_force_is "short=SHORT long=LONG"
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and ([.health.tunnels[].state] == ["up", "up"])'
-	wan_sc "$B" -j route show | jq -e '.state == "ok" and (.routes | length) == 4'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and ([.health.tunnels[].state] == ["up", "up"])'
+	wan_sc "$B" -j route show | jq -e '.routes_state == "ok" and (.routes | length) == 4'
 	[ "$(ip -n "$A" route show table all proto 245)" = "$routes_a" ]
 	[ "$(wan_via "$A" 10.2.0.1)" = vxs ]
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
@@ -206,7 +210,7 @@ lost() {
 	[ "$rc" -eq 0 ]
 	in_force_is "$A" "short=LONG long=LONG"
 	in_force_is "$B" "short=LONG long=LONG"
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[0].state == "down"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[0].state == "down"'
 	! grep -q 'routes now short=SHORT' "$D/agent-$A" || false
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	# A's agent dies again; the path heals while it is gone: the one
@@ -227,7 +231,7 @@ lost() {
 	grep -q 'health: routes now short=SHORT long=LONG' "$D/agent-$A"
 	in_force_is "$A" "short=SHORT long=LONG"
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok"'
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
 }
 
@@ -241,13 +245,13 @@ lost() {
 	ip -n "$A" link set vxl down
 	fs_wait_for 5 in_force_is "$A" "short=SHORT long=SHORT"
 	grep -q 'health: vxl (long) up -> down: link down' "$D/agent-$A"
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[1].link_down and .health.tunnels[1].flaps == 1'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.tunnels[1].state == "down" and .health.tunnels[1].link_down and .health.tunnels[1].flaps == 1'
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxs ]
 	ip -n "$A" link set vxl up
 	fs_wait_for 10 in_force_is "$A" "short=SHORT long=LONG"
 	grep -q 'health: vxl (long) down -> up' "$D/agent-$A"
 	# the kernel dropped vxl's routes with the link: all back in place
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .missing == [] and (.routes | length) == 4'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .missing == [] and (.routes | length) == 4'
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	ip netns exec "$C" ping -q -Q 0x04 -c 5 -i 0.05 -W 2 10.2.0.1
 }

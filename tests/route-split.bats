@@ -250,6 +250,13 @@ refused() {
 	refused 2 "dscp-long: invalid DSCP '64'" route_a split --dscp-long 64
 	refused 1 "interface 'nosuch' does not exist" \
 		wan_sc "$A" route up --mode split --short-dev vxs --long-dev nosuch --prefix 10.2.0.0/24
+	# not tunnels: the loopback, a LAN interface of the same plan
+	refused 2 "--long-dev 'lo': a loopback device, not a tunnel" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev lo --via-long 127.0.0.1 \
+		--prefix 10.2.0.0/24
+	refused 2 "--short-dev 'lana': also a LAN interface (--lan-dev)" \
+		wan_sc "$A" route up --mode split --short-dev lana --long-dev vxl --lan-dev lana \
+		--prefix 10.2.0.0/24
 	refused 2 "prefix: invalid value '10.2.0.0/33'" \
 		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/33
 	refused 2 "mode: invalid value 'fast'" \
@@ -339,7 +346,7 @@ applied_both() {
 	[ "$rc2" -eq 0 ]
 	# back to split: exactly what route up installed
 	[ "$(wan_dump "$A")" = "$one" ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .degraded == false'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .missing == []'
 }
 
 @test "failover: ecmp: the dead member leaves the multipath route and returns" {
@@ -360,7 +367,7 @@ applied_both() {
 	[ "$(fo "$A" apply up up)" = "applied plan=short=SHORT+LONG changed=2" ]
 	[ "$(mp)" = '[["vxs","192.168.101.2"],["vxl","192.168.102.2"]]' ]
 	[ "$(mp6)" = '[["vxs","fd10:1::2"],["vxl","fd10:2::2"]]' ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok"' 
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok"' 
 	# a tunnel without a verdict, and both down with "keep": nothing changes
 	[ "$(fo "$A" apply init down)" = "applied plan=short=SHORT+LONG changed=0" ]
 	[ "$(fo "$A" apply down down)" = "applied plan=short=SHORT+LONG changed=0" ]
@@ -377,7 +384,7 @@ applied_both() {
 	# route show: what the agent's plan wants is there; its health shown
 	run wan_sc "$A" -j route show
 	echo "$output"
-	echo "$output" | jq -e '.state == "ok" and (.routes | length) == 0 and (.rules | length) == 4'
+	echo "$output" | jq -e '.routes_state == "ok" and (.routes | length) == 0 and (.rules | length) == 4'
 	echo "$output" | jq -e '.health.monitored and .health.plan == "main" and .health.in_force == "main"'
 	echo "$output" | jq -e '[.health.tunnels[] | [.dev, .role, .state]] == [["vxs","short","down"],["vxl","long","down"]]'
 	echo "$output" | jq -e '.health.tunnels | all(.flaps == 0 and .loss_pct == 100 and (.for_s | type == "number"))'
@@ -419,20 +426,20 @@ applied_both() {
 	wan_sc "$A" route show | grep -q 'state: degraded (table 101: route fd02::/64 via fd10:2::2 dev vxl missing)'
 	ip -n "$A" addr add fd10:2::1/64 dev vxl nodad
 	[ "$(fo "$A" reconverge)" = "reconverged changed=1" ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .missing == []'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .missing == []'
 	# with keep_addr_on_down the whole link down/up is repaired in one go
 	ip netns exec "$A" sysctl -qw net.ipv6.conf.vxl.keep_addr_on_down=1
 	ip -n "$A" link set vxl down
 	ip -n "$A" link set vxl up
 	wan_sc "$A" -j route show | jq -e '.state == "degraded" and (.missing | length) == 2'
 	[ "$(fo "$A" reconverge)" = "reconverged changed=2" ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok"'
 	[ "$(wan_via "$A" 10.2.0.1 0x04)" = vxl ]
 	# a missing rule is named too, and re-converging adds it back
 	ip -n "$A" rule del pref 1000 iif lana lookup 101
 	wan_sc "$A" route show | grep -q 'state: degraded (rule ipv4 priority 1000 iif lana lookup 101 missing)'
 	[ "$(fo "$A" reconverge)" = "reconverged changed=0" ]
-	wan_sc "$A" -j route show | jq -e '.state == "ok"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok"'
 }
 
 @test "link monitor: the agent fails over on a tunnel link down and re-converges on link up" {
@@ -442,7 +449,7 @@ applied_both() {
 	fs_wait_for 5 grep -q '^event kind=down dev=vxl' "$D/agent-$A"
 	# LONG down (link event): table LONG over SHORT, right away
 	ip -n "$A" route show table 101 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
 	wan_sc "$A" -j route show | jq -e '.health.tunnels[1].state == "down" and .health.tunnels[1].link_down and .health.tunnels[1].flaps == 1'
 	ip -n "$A" link set vxl up
 	fs_wait_for 5 grep -q '^event kind=up dev=vxl' "$D/agent-$A"
@@ -452,12 +459,16 @@ applied_both() {
 	ip -n "$A" route show table 100 10.2.0.0/24 | grep -q 'via 192.168.101.2 dev vxs'
 	cat "$D/agent-$A"
 	# the LONG tunnel stays down (no prober here to bring it back)
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
+	wan_sc "$A" -j route show | jq -e '.routes_state == "ok" and .health.in_force == "short=SHORT long=SHORT"'
 	kill -TERM "$FO_PID"
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
 	fs_wait_for 5 not_monitored
-	# without the agent, the routes of both tunnels up are wanted
-	wan_sc "$A" -j route show | jq -e '.state == "degraded"'
+	# without the agent, the routes of both tunnels up are wanted, and
+	# nothing watches the tunnels: degraded, and doctor fails
+	wan_sc "$A" -j route show | jq -e '.state == "degraded" and (.problems[0] | startswith("no agent: "))'
+	run wan_sc "$A" doctor
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"degraded: no agent: the tunnels are not probed"* ]]
 }
 
 @test "errors: an unreachable gateway is named; nothing installed" {
@@ -482,8 +493,15 @@ applied_both() {
 	[ "$(wan_via "$A" 10.2.0.1)" = vxl ]
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
 	run wan_sc "$A" -j route show
-	echo "$output" | jq -e '.state == "ok" and .health.in_force == "short=LONG long=LONG"'
+	echo "$output" | jq -e '.routes_state == "ok" and .health.in_force == "short=LONG long=LONG"'
 	echo "$output" | jq -e '.health.tunnels[0].state == "down" and .health.tunnels[0].flaps == 1 and .health.tunnels[1].rtt_ms > 0 and .health.tunnels[1].timeout_ms >= 100'
+	# the class failed over: degraded, and doctor fails naming it
+	echo "$output" | jq -e '.state == "degraded" and .degraded and (.problems | index("tunnel vxs (short) failed: the short class runs over vxl")) != null'
+	wan_sc "$A" route show | grep -qx 'degraded: tunnel vxs (short) failed: the short class runs over vxl'
+	run wan_sc "$A" doctor
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[[ "$output" == *"health"*"degraded: tunnel vxs (short) failed"* ]]
 	sleep 1
 	wan_underlay_heal "$B" b1
 	back() { grep -q '^health tunnel=0 to=up .* plan=short=SHORT long=LONG changed=2' "$D/agent-$1"; }
@@ -499,5 +517,31 @@ applied_both() {
 	[ "$got" -gt 0 ]
 	[ "$got" -lt "$sent" ]
 	ip netns exec "$C" ping -q -c 5 -i 0.05 -W 2 10.2.0.1
-	wan_sc "$A" -j route show | jq -e '.state == "ok" and .health.in_force == "short=SHORT long=LONG"'
+	wan_sc "$A" -j route show | jq -e '.state == "ok" and .problems == [] and .health.in_force == "short=SHORT long=LONG"'
+}
+
+@test "route up that would drop part of the running setup: refused naming it, --replace drops it" {
+	wan_route split
+	one=$(wan_dump "$A")
+	# the mistake of issue 39: one prefix, one gateway, no --lan-dev
+	refused 2 "this would remove from the running setup: prefix fd02::/64; lan-dev lana; via-short fd10:1::2; via-long 192.168.102.2 fd10:2::2: give them again, or --replace to drop them" \
+		wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
+		--via-short 192.168.101.2
+	[ "$(wan_dump "$A")" = "$one" ]
+	# the same setup again is no removal; -j: a result
+	run wan_sc "$A" -j route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
+		--prefix fd02::/64 --lan-dev lana --via-short 192.168.101.2 --via-short fd10:1::2 \
+		--via-long 192.168.102.2 --via-long fd10:2::2
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"ok":true,"removed":""}' ]
+	# asked for: done, and said
+	run wan_sc "$A" -j route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24 \
+		--lan-dev lana --via-short 192.168.101.2 --via-long 192.168.102.2 --replace
+	[ "$status" -eq 0 ]
+	[ "$output" = '{"ok":true,"removed":"prefix fd02::/64; via-short fd10:1::2; via-long fd10:2::2"}' ]
+	[ -z "$(ip -n "$A" -6 route show table all proto 245)" ]
+	# errors under -j: one JSON object on stderr, the exit code unchanged
+	run wan_sc "$A" -j route up --mode split --short-dev vxs --long-dev vxl --prefix 10.2.0.0/24
+	[ "$status" -eq 2 ]
+	echo "$output" | jq -e '.level == "error" and .program == "splitctl" and (.message | startswith("route up: this would remove from the running setup: lan-dev lana"))'
 }

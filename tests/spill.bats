@@ -206,13 +206,13 @@ spill_mbit() {
 		and (.backoffs_foreign | type == "number") and .backoffs_foreign <= .backoffs
 		and (.why | length > 0)' <<<"$j"
 	# metrics: the gauges and the queueing delay per tunnel
-	fs_wait_for 3 grep -q '^flowsplit_spill_rate_bps [1-9]' "$D/m.prom"
+	fs_wait_for 3 grep -q '^flowsplit_spill_rate_bytes_per_second [1-9]' "$D/m.prom"
 	promtool check metrics <"$D/m.prom"
 	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="short",dev="vxs"} [0-9.e-]*$' "$D/m.prom"
 	grep '^flowsplit_tunnel_queue_delay_seconds{tunnel="long",dev="vxl"} [0-9.e-]*$' "$D/m.prom"
-	grep '^flowsplit_spill_capacity_bps [0-9]*$' "$D/m.prom"
+	grep '^flowsplit_spill_capacity_bytes_per_second [0-9.e+]*$' "$D/m.prom"
 	grep '^flowsplit_spill_backoffs_foreign_total [0-9]*$' "$D/m.prom"
-	grep '^flowsplit_spill_top_bps [1-9][0-9]*$' "$D/m.prom"
+	grep '^flowsplit_spill_top_bytes_per_second [1-9][0-9.e+]*$' "$D/m.prom"
 	grep -x 'flowsplit_spill_active 1' "$D/m.prom"
 	# -v: each probe's delay, per tunnel; SHORT's median within the target
 	local probes

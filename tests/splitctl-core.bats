@@ -243,7 +243,7 @@ spilled() {
 	grep -qx 'flowsplit_spill_flows_total 1' "$D/m"
 	grep -qx 'flowsplit_spill_moved_total 0' "$D/m"	# it took it at promotion
 	grep -qx 'flowsplit_spill_generation 1' "$D/m"
-	grep -qx "flowsplit_packets_spill_total $((n - 3))" "$D/m"
+	grep -qx "flowsplit_spill_packets_total $((n - 3))" "$D/m"
 	# the grant is used: a new flow turns long and stays LONG...
 	open_stream 5032
 	for i in $(seq 4); do chunk 5032; done

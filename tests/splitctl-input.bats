@@ -127,6 +127,11 @@ state() {
 	expect 2 "dscp-spill 12 and dscp-long 4 look alike" -- fs_sc set dscp-long 4 dscp-spill 12
 }
 
+@test "dscp-short that a tos rule could not tell from dscp-long (modulo 8): refused as dscp-spill's" {
+	expect 2 "dscp-short 9 and dscp-long 1 look alike to a tos rule selector (TOS & 0x1c: the same value modulo 8), which would send short packets LONG: give dscp-short a code point whose value modulo 8 is not 1" -- fs_sc set dscp-short 9
+	expect 2 "dscp-short 13 and dscp-long 5 look alike to a tos rule selector" -- fs_sc set dscp-short 13 dscp-long 5
+}
+
 @test "idle-timeout zero" {
 	expect 2 "idle-timeout: invalid value '0'" -- fs_sc set idle-timeout 0
 }

@@ -84,14 +84,19 @@ complete_words() {
 	! flow_exists 6005 || false
 }
 
-@test "run: a non-loopback listen address is refused" {
+@test "run: a non-loopback listen address without a web config is refused" {
 	run fs_sc run --listen 0.0.0.0:9434
 	[ "$status" -eq 2 ]
-	[[ "$output" == *"listen: invalid address '0.0.0.0:9434': accepted: a loopback address"* ]]
+	[[ "$output" == *"listen: '0.0.0.0:9434' is not a loopback address: serving metrics beyond this host needs --web-config FILE"* ]]
+	run fs_sc run --listen 0.0.0.0
+	[ "$status" -eq 2 ]
+	[[ "$output" == *"listen: invalid address '0.0.0.0': accepted: an address and port"* ]]
 }
 
 @test "check: the example config (with its interface renamed) is valid" {
-	sed 's/^interfaces = eth1/interfaces = lo/' "$FS_ROOT/loader/flowsplit.conf.example" >"$D/ok.conf"
+	# its tunnels and route need its underlays: the splitter part alone
+	sed -e 's/^interfaces = .*/interfaces = lo/' -e '/^\[tunnel /,/^# Rules:/d' \
+		"$FS_ROOT/loader/flowsplit.conf.example" >"$D/ok.conf"
 	run "$SPLITCTL" check -c "$D/ok.conf"
 	[ "$status" -eq 0 ]
 }
@@ -103,12 +108,12 @@ complete_words() {
 	printf '[splitter]\ninterfaces = rc nosuch9\n' | bad_conf 2 "interfaces: interface 'nosuch9' does not exist"
 	printf '[spliter]\ninterfaces = rc\n' | bad_conf 2 "unknown section '[spliter]'"
 	printf '[splitter]\ninterfaces = rc\nthis is not ini\n' | bad_conf 3 "syntax error"
-	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1:80\n' | bad_conf 4 "listen: invalid address"
+	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = 10.0.0.1\n' | bad_conf 4 "listen: invalid address"
 	printf '[splitter]\ninterfaces = rc\nmode = fast\n' | bad_conf 3 "mode: invalid value 'fast'"
 	printf '[splitter]\ninterfaces = rc\nhook = bpf\n' | bad_conf 3 "hook: invalid value 'bpf'"
 	run ip netns exec "$R" "$SPLITCTL" check -c "$D/missing.conf"
 	[ "$status" -eq 1 ]
-	[[ "$output" == *"missing.conf: cannot read"* ]]
+	[[ "$output" == *"missing.conf: cannot read: No such file or directory: write one (a whole router: flowsplit.conf.example, docs/config.md) and check it with 'splitctl check -c FILE'"* ]]
 }
 
 @test "apply: attaches what the file says; a bad file changes nothing" {
@@ -201,4 +206,31 @@ complete_words() {
 			"$FS_ROOT/loader/splitctl.8" | grep -qF -- "\\fB$(echo "$key" | sed 's/-/\\-/g')\\fR" ||
 			{ echo "man: $section $key"; false; }
 	done <<<"$keys"
+}
+
+@test "run: logs start, listen and exit, stamped off the journal; a failing textfile is named, and its end logged" {
+	fs_sc attach rc
+	mkdir "$D/tf"
+	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.1 \
+		--textfile "$D/tf/x/m.prom" --listen 127.0.0.1:19435 --health no 2>"$D/log"
+	pid=$!
+	fs_wait_for 30 grep -q "run: metrics textfile '$D/tf/x/m.prom': cannot write it (No such file or directory); retrying every 0.1 s" "$D/log"
+	mkdir "$D/tf/x"
+	fs_wait_for 10 grep -q 'run: sweep and metrics work again, after [0-9]* failed attempts in [0-9]* s' "$D/log"
+	[ -s "$D/tf/x/m.prom" ]
+	kill -TERM "$pid"
+	fs_wait_for 10 grep -q 'run: exiting: stopped by a signal' "$D/log"
+	cat "$D/log"
+	grep -q 'splitctl: run: listening on 127.0.0.1:19435 (GET /metrics)' "$D/log"
+	grep -q "splitctl: run: started (pid [0-9]*, instance '$BPF', config none)" "$D/log"
+	# the failure once, not every 0.1 s
+	[ "$(grep -c 'cannot write it' "$D/log")" -eq 1 ]
+	# stderr is a file, not the journal: every line stamped
+	! grep -vE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z splitctl: ' "$D/log" || false
+	# $JOURNAL_STREAM naming stderr (as systemd sets it): no stamps
+	ip netns exec "$R" sh -c 'exec 2>"$1"; JOURNAL_STREAM=$(stat -c %d:%i "$1") exec timeout -s TERM 2 "$2" --pin-dir "$3" run --interval 0.1 --health no' \
+		_ "$D/log2" "$SPLITCTL" "$BPF" || true
+	cat "$D/log2"
+	grep -q '^splitctl: run: started' "$D/log2"
+	grep -q '^splitctl: run: exiting: stopped by a signal' "$D/log2"
 }

@@ -86,7 +86,7 @@ sc_hostmnt() {
 	# status -j: a document naming the other namespace
 	run sc_in "$C" -j status
 	[ "$status" -eq 1 ]
-	echo "$output" | grep -v '^splitctl:' | jq -e --arg n "net:[$ino_r] ('$R')" \
+	echo "$output" | grep -v '^{"level"' | jq -e --arg n "net:[$ino_r] ('$R')" \
 		'.attached and .other_netns and .netns == $n and (.error | startswith("instance"))'
 	after=$(fs_sc -j status | jq -c '{config, interfaces}'; ls "$BPF")
 	[ "$after" = "$before" ]
@@ -103,7 +103,7 @@ sc_hostmnt() {
 	[ "$output" = "splitctl: nothing attached: pin directory '$BPF' does not exist (see 'splitctl attach')" ]
 	run ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" -j status
 	[ "$status" -eq 1 ]
-	echo "$output" | grep -v '^splitctl:' | jq -e --arg d "$BPF" '.pin_dir == $d and .attached == false and (.error | startswith("nothing attached"))'
+	echo "$output" | grep -v '^{"level"' | jq -e --arg d "$BPF" '.pin_dir == $d and .attached == false and (.error | startswith("nothing attached"))'
 }
 
 @test "down removes routes, rules, its tunnels and the datapath, nothing else; again: nothing to do" {

@@ -106,7 +106,7 @@ state() {
 	[ "$(fs_stat flows_promoted_bytes)" -eq 1 ]
 	[ "$(fs_stat flows_promoted_packets)" -eq 0 ]
 	fs_sc stats --prometheus | grep -q '^flowsplit_threshold_bytes 20000$'
-	fs_sc stats --prometheus | grep -q '^flowsplit_flows_promoted_bytes_total 1$'
+	fs_sc stats --prometheus | grep -q '^flowsplit_flows_promoted_by_bytes_total 1$'
 }
 
 @test "reshort-gap: set, shown, checked against idle-timeout" {
@@ -268,8 +268,8 @@ rules_setup() {
 	} | bad_conf - "[rule r1024]: too many IPv4 rules: accepted: at most 1024"
 }
 
-@test "check: the example config's rules, uncommented, are valid" {
-	sed -e 's/^interfaces = eth1/interfaces = lo/' -e '/^# \[rule backup\]/,$ s/^# //' \
+@test "check: the example config's rules are valid" {
+	sed -e 's/^interfaces = .*/interfaces = lo/' -e '/^\[tunnel /,/^# Rules:/d' \
 		"$FS_ROOT/loader/flowsplit.conf.example" >"$D/ok.conf"
 	[ "$(grep -c '^\[rule ' "$D/ok.conf")" -eq 2 ]
 	run "$SPLITCTL" check -c "$D/ok.conf"
@@ -328,4 +328,22 @@ rules_setup() {
 	[ "$(fs_sc -j rule show | jq -r '[.[].name] | join(",")')" = b ]
 	kill -TERM "$agent"
 	wait "$agent" || true
+}
+
+@test "rule add and del under -j: the rule changed and the count, as one document" {
+	fs_sc attach rc
+	run fs_sc -j rule add bk --prefix 10.9.0.0/16 --mode long
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.added == {"name":"bk","prefix":"10.9.0.0/16","port":null,"mode":"long","threshold":null,"threshold_bytes":null} and .rules == 1'
+	run fs_sc -j rule del bk
+	[ "$status" -eq 0 ]
+	echo "$output" | jq -e '.removed.name == "bk" and .rules == 0'
+	# text: silent, as before
+	run fs_sc rule add bk --prefix 10.9.0.0/16
+	[ "$status" -eq 0 ]
+	[ -z "$output" ]
+	# an error under -j: one JSON object on stderr, the same exit code
+	run fs_sc -j rule del nosuch
+	[ "$status" -eq 1 ]
+	echo "$output" | jq -e '.level == "error" and .message == "no rule '"'nosuch'"' (see '"'splitctl rule show'"')"'
 }

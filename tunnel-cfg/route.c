@@ -21,6 +21,8 @@
 #include <unistd.h>
 #include <sys/ioctl.h>
 
+#include <json-c/json.h>
+
 #include "flowsplit.h"
 #include "tcfg.h"
 #include "util.h"
@@ -39,9 +41,14 @@ struct route_plan {
 	struct tcfg_routes routes;
 };
 
-/* A tunnel must exist and be up. Exit code, the reason in e. */
-static int tunnel_dev(const char *name, int *ifindex, struct tcfg_err *e)
+/* A tunnel must exist, be up, and be a device that leaves the router:
+ * not the loopback (its traffic would never reach a WAN), not a LAN
+ * interface of the same plan. Exit code, the reason in e. */
+static int tunnel_dev(const struct tcfg_spec *s, const char *opt, const char *name,
+		      int *ifindex, struct tcfg_err *e)
 {
+	int i;
+
 	struct ifreq ifr = { 0 };
 	int fd, ret;
 
@@ -59,6 +66,17 @@ static int tunnel_dev(const char *name, int *ifindex, struct tcfg_err *e)
 		close(fd);
 	if (ret)
 		return FS_EXIT_RUNTIME;
+	if (ifr.ifr_flags & IFF_LOOPBACK) {
+		tcfg_fail(e, EINVAL, "--%s '%s': a loopback device, not a tunnel: accepted: a device that leaves the router (VXLAN, TUN, an SD-WAN appliance's interface)",
+			  opt, name);
+		return FS_EXIT_USAGE;
+	}
+	for (i = 0; i < s->nlan; i++)
+		if (!strcmp(s->lan[i], name)) {
+			tcfg_fail(e, EINVAL, "--%s '%s': also a LAN interface (--lan-dev): accepted: a tunnel device that is not one",
+				  opt, name);
+			return FS_EXIT_USAGE;
+		}
 	if (!(ifr.ifr_flags & IFF_UP)) {
 		tcfg_fail(e, ENETDOWN, "tunnel interface '%s' is down: bring it up first", name);
 		return FS_EXIT_RUNTIME;
@@ -76,8 +94,8 @@ static int check_devices(const struct tcfg_spec *s, struct route_plan *p,
 			tcfg_fail(e, ENODEV, "LAN interface '%s' does not exist", s->lan[i]);
 			return FS_EXIT_RUNTIME;
 		}
-	ret = tunnel_dev(s->short_dev, &p->short_if, e);
-	return ret ? ret : tunnel_dev(s->long_dev, &p->long_if, e);
+	ret = tunnel_dev(s, "short-dev", s->short_dev, &p->short_if, e);
+	return ret ? ret : tunnel_dev(s, "long-dev", s->long_dev, &p->long_if, e);
 }
 
 /* Split mode: how the rules match the long code point (probes the kernel). */
@@ -282,16 +300,24 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
 
-/* Remove the spill class of ours on the recorded SHORT tunnel (best
- * effort: it goes with its device anyway). */
+/* Remove the spill class of ours on both recorded tunnels (best effort:
+ * it goes with its device anyway): a "route up" that swapped the roles
+ * leaves an earlier agent's class on what is LONG now. */
 static void scav_remove_recorded(void)
 {
 	static struct tcfg_spec rec;
 	struct tcfg_err ignored;
+	const char *dev[2];
 	char err[256];
+	int i;
 
-	if (!tcfg_record_read(&rec, &ignored) && tcfg_scav_remove(rec.short_dev, err, sizeof(err)) < 0)
-		pr_warn("route down: %s", err);
+	if (tcfg_record_read(&rec, &ignored))
+		return;
+	dev[0] = rec.short_dev;
+	dev[1] = rec.long_dev;
+	for (i = 0; i < 2; i++)
+		if (dev[i][0] && tcfg_scav_remove(dev[i], err, sizeof(err)) < 0)
+			pr_warn("route down: %s", err);
 }
 
 int tcfg_route_down(const struct tcfg_ctx *ctx)
@@ -380,4 +406,105 @@ int tcfg_routes_down(struct tcfg_down_result *r, char *err, size_t errlen)
 	if (ret)
 		snprintf(err, errlen, "%s", e.msg);
 	return ret;
+}
+
+/* ---- what an "up" with want changes of the recorded one ------------------------ */
+/* A value of the record's JSON as text (lists space separated). */
+static void json_text(struct json_object *v, char *buf, size_t len)
+{
+	size_t off = 0, i, n;
+
+	buf[0] = '\0';
+	if (!v)
+		return;
+	if (!json_object_is_type(v, json_type_array)) {
+		snprintf(buf, len, "%s", json_object_get_string(v));
+		return;
+	}
+	n = json_object_array_length(v);
+	for (i = 0; i < n && off < len; i++)
+		off += snprintf(buf + off, len - off, "%s%s", i ? " " : "",
+				json_object_get_string(json_object_array_get_idx(v, i)));
+}
+
+/* s's settings as the record holds them, and the record's: 0, -ENOENT
+ * (nothing recorded) or -EINVAL (unreadable). */
+static int spec_pair(const struct tcfg_spec *want, struct json_object **w,
+		     struct json_object **r)
+{
+	static struct tcfg_spec rec;
+	struct tcfg_err e;
+	int ret;
+
+	memset(&rec, 0, sizeof(rec));
+	ret = tcfg_record_read(&rec, &e);
+	if (ret)
+		return ret;
+	*w = tcfg_spec_to_json(want);
+	*r = tcfg_spec_to_json(&rec);
+	return 0;
+}
+
+int tcfg_route_diff(const struct tcfg_spec *want,
+		    void (*fn)(void *u, const char *key, const char *from, const char *to),
+		    void *u)
+{
+	char from[TCFG_MAX_PREFIXES * TCFG_PREFIX_STRLEN], to[sizeof(from)];
+	struct json_object *w, *r, *rv;
+	int ret = spec_pair(want, &w, &r);
+
+	if (ret)
+		return ret;
+	json_object_object_foreach(w, key, wv) {
+		/* resolved at "up": compared only when want names one */
+		if ((!strcmp(key, "dscp-long") && want->dscp_long < 0) ||
+		    (!strcmp(key, "selector") && want->selector == SEL_AUTO))
+			continue;
+		json_text(wv, to, sizeof(to));
+		json_text(json_object_object_get_ex(r, key, &rv) ? rv : NULL, from, sizeof(from));
+		if (strcmp(from, to))
+			fn(u, key, from, to);
+	}
+	json_object_put(w);
+	json_object_put(r);
+	return 0;
+}
+
+int tcfg_route_removals(const struct tcfg_spec *want, char *what, size_t len)
+{
+	static const char *const lists[] = { "prefix", "lan-dev", "via-short", "via-long", NULL };
+	struct json_object *w, *r, *wl, *rl;
+	size_t off = 0, i, j, nr, nw;
+	int n = 0, k, added;
+	const char *item;
+
+	what[0] = '\0';
+	if (spec_pair(want, &w, &r))
+		return 0;
+	for (k = 0; lists[k]; k++) {
+		if (!json_object_object_get_ex(r, lists[k], &rl) ||
+		    !json_object_object_get_ex(w, lists[k], &wl))
+			continue;
+		nr = json_object_array_length(rl);
+		nw = json_object_array_length(wl);
+		added = 0;
+		for (i = 0; i < nr; i++) {
+			item = json_object_get_string(json_object_array_get_idx(rl, i));
+			for (j = 0; j < nw; j++)
+				if (!strcmp(item, json_object_get_string(json_object_array_get_idx(wl, j))))
+					break;
+			if (j < nw)
+				continue;
+			n++;
+			if (!added && off < len)
+				off += snprintf(what + off, len - off, "%s%s", off ? "; " : "",
+						lists[k]);
+			if (off < len)
+				off += snprintf(what + off, len - off, " %s", item);
+			added = 1;
+		}
+	}
+	json_object_put(w);
+	json_object_put(r);
+	return n;
 }

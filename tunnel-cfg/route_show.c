@@ -29,6 +29,7 @@
  * selector, the tunnels' MTUs); splitctl words the checks.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/if_link.h>
@@ -216,7 +217,56 @@ struct show_state {
 	struct tcfg_spec spec;
 	bool recorded;
 	struct tcfg_missing missing;
+	struct tcfg_missing problems;	/* health: failover, tunnels down, no agent */
 };
+
+static void problem(struct tcfg_missing *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void problem(struct tcfg_missing *m, const char *fmt, ...)
+{
+	va_list ap;
+
+	m->total++;
+	if (m->n == TCFG_MAX_MISSING)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(m->what[m->n++], sizeof(m->what[0]), fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * What makes a recorded setup degraded though its routes are as the plan
+ * in force wants: no agent (nothing probes, no class fails over), a class
+ * failed over (its tunnel down in the plan in force), a tunnel device
+ * down or gone.
+ */
+static void health_problems(struct nl *nl, const struct tcfg_spec *s,
+			    const struct tcfg_ctx *ctx, struct tcfg_missing *m)
+{
+	const struct tcfg_in_force *f = &ctx->in_force;
+	static const char *const role[HEALTH_TUNNELS] = { "short", "long" };
+	const char *dev[HEALTH_TUNNELS] = { s->short_dev, s->long_dev };
+	struct link_info li;
+	int t, i, ifindex;
+
+	m->n = m->total = 0;
+	if (!f->pid && ctx->agent_pid)
+		problem(m, "the agent (pid %d) does not probe the tunnels (health off, or starting): no class fails over",
+			ctx->agent_pid);
+	else if (!f->pid)
+		problem(m, "no agent: the tunnels are not probed and no class fails over: start 'splitctl run'");
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		ifindex = if_nametoindex(dev[t]);
+		if (!ifindex || get_link(nl, ifindex, &li))
+			problem(m, "tunnel %s (%s) is gone", dev[t], role[t]);
+		else if (!li.up)
+			problem(m, "tunnel %s (%s) is down", dev[t], role[t]);
+		for (i = 0; f->pid && i < HEALTH_TUNNELS; i++)
+			if (f->down[i] && !strcmp(f->dev[i], dev[t]))
+				problem(m, "tunnel %s (%s) failed: the %s class runs over %s",
+					dev[t], role[t], role[t], dev[!t]);
+	}
+}
 
 /* The rules and routes a recorded spec wants under the plan in force. */
 static void recorded_wants(const struct tcfg_spec *s, const struct tcfg_in_force *f,
@@ -231,8 +281,9 @@ static void recorded_wants(const struct tcfg_spec *s, const struct tcfg_in_force
 	tcfg_rules_recorded(s, want_rules);
 }
 
-static void check_state(const struct tcfg_rules *rules, const struct tcfg_routes *routes,
-			const struct tcfg_in_force *f, struct show_state *st)
+static void check_state(struct nl *nl, const struct tcfg_rules *rules,
+			const struct tcfg_routes *routes, const struct tcfg_ctx *ctx,
+			struct show_state *st)
 {
 	static struct tcfg_routes want_routes;
 	static struct tcfg_rules want_rules;
@@ -240,20 +291,25 @@ static void check_state(const struct tcfg_rules *rules, const struct tcfg_routes
 
 	st->recorded = !tcfg_record_read(&st->spec, &e);
 	st->missing.n = st->missing.total = 0;
+	st->problems.n = st->problems.total = 0;
 	if (!st->recorded)
 		return;
-	recorded_wants(&st->spec, f, &want_routes, &want_rules);
+	health_problems(nl, &st->spec, ctx, &st->problems);
+	recorded_wants(&st->spec, &ctx->in_force, &want_routes, &want_rules);
 	tcfg_check(&want_routes, &want_rules, routes, rules, &st->missing);
 }
 
 static void show_state(const struct show_state *st, bool installed)
 {
-	const char *state = !st->recorded ? (installed ? "unknown" : "down") :
-			    st->missing.total ? "degraded" : "ok";
+	const char *routes = !st->recorded ? (installed ? "unknown" : "down") :
+			     st->missing.total ? "degraded" : "ok";
+	const char *state = !strcmp(routes, "ok") && st->problems.total ? "degraded" : routes;
 	int i;
 
 	print_string(PRINT_ANY, "state", "state: %s", state);
-	print_bool(PRINT_JSON, "degraded", NULL, st->missing.total > 0);
+	print_bool(PRINT_JSON, "degraded", NULL, !strcmp(state, "degraded"));
+	/* the rules and routes against the plan in force alone */
+	print_string(PRINT_JSON, "routes_state", NULL, routes);
 	open_json_array(PRINT_JSON, "missing");
 	for (i = 0; i < st->missing.n; i++)
 		print_string(PRINT_ANY, NULL, i ? "; %s" : " (%s", st->missing.what[i]);
@@ -265,6 +321,10 @@ static void show_state(const struct show_state *st, bool installed)
 		print_string(PRINT_FP, NULL, "%s", " (no record of route up: run route up again)");
 	close_json_array(PRINT_JSON, NULL);
 	print_nl();
+	open_json_array(PRINT_JSON, "problems");
+	for (i = 0; i < st->problems.n; i++)
+		print_string(PRINT_ANY, NULL, "degraded: %s\n", st->problems.what[i]);
+	close_json_array(PRINT_JSON, NULL);
 }
 
 int tcfg_route_show(const struct tcfg_ctx *ctx)
@@ -285,7 +345,7 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 		nl_close(&nl);
 		return FS_EXIT_RUNTIME;
 	}
-	check_state(&rules, &routes, &ctx->in_force, &st);
+	check_state(&nl, &rules, &routes, ctx, &st);
 	mode = st.recorded ? (st.spec.mode == MODE_ECMP ? "ecmp" : "split") : mode_name(&rules);
 	open_json_object(NULL);
 	print_string(PRINT_JSON, "mode", NULL, mode);
@@ -302,11 +362,41 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 	return FS_EXIT_OK;
 }
 
+const char *tcfg_route_state(const struct tcfg_ctx *ctx, char *why, size_t len)
+{
+	static struct tcfg_rules rules;
+	static struct tcfg_routes routes;
+	static struct show_state st;
+	struct tcfg_err e = { "" };
+	struct nl nl;
+
+	why[0] = '\0';
+	if (nl_open(&nl)) {
+		snprintf(why, len, "netlink: %s", strerror(errno));
+		return "unknown";
+	}
+	if (tcfg_rules_dump(&nl, &rules, &e) || tcfg_routes_dump(&nl, &routes, &e)) {
+		snprintf(why, len, "%s", e.msg);
+		nl_close(&nl);
+		return "unknown";
+	}
+	check_state(&nl, &rules, &routes, ctx, &st);
+	nl_close(&nl);
+	if (!st.recorded)
+		return rules.n || routes.n ? "unknown" : "down";
+	if (st.missing.n)
+		snprintf(why, len, "%s", st.missing.what[0]);
+	else if (st.problems.n)
+		snprintf(why, len, "%s", st.problems.what[0]);
+	return st.missing.total || st.problems.total ? "degraded" : "ok";
+}
+
 /* ---- doctor: the same facts as a struct ---------------------------------------------- */
 /* Missing rules and routes, as route show's state, and routes of others. */
-static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struct tcfg_in_force *f,
+static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 			   struct tcfg_doctor *d)
 {
+	const struct tcfg_in_force *f = &ctx->in_force;
 	static struct tcfg_routes want_routes, have_routes;
 	static struct tcfg_rules want_rules, have_rules;
 	struct tcfg_missing m = { .n = 0 };
@@ -329,6 +419,10 @@ static void doctor_missing(struct nl *nl, const struct tcfg_spec *s, const struc
 	d->missing = m.total;
 	if (m.n)
 		snprintf(d->missing_first, sizeof(d->missing_first), "%s", m.what[0]);
+	health_problems(nl, s, ctx, &m);
+	d->problems = m.total;
+	if (m.n)
+		snprintf(d->problem_first, sizeof(d->problem_first), "%s", m.what[0]);
 }
 
 int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d)
@@ -363,7 +457,7 @@ int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d)
 		if (ifindex)
 			tcfg_tunnel_details(&nl, ifindex, &d->t[i]);
 	}
-	doctor_missing(&nl, &s, &ctx->in_force, d);
+	doctor_missing(&nl, &s, ctx, d);
 	nl_close(&nl);
 	return 0;
 }

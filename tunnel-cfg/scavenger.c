@@ -8,7 +8,8 @@
  *     :1   HTB class, rate = ceil = top
  *       :10  short traffic, prio 1, rate = ceil = top
  *       :20  spilled traffic, prio 2, rate rate-min, ceil top
- *              leaf TBF TCFG_SCAV_TBF_MAJOR: at the rate the agent sets
+ *              leaf TBF TCFG_SCAV_TBF_MAJOR: at the rate the agent sets,
+ *              its queue wait_ms at that rate (tcfg_scav_limit())
  *   u32 filters on the root: IPv4 dsfield / IPv6 traffic class & 0xfc ==
  *   the spill code point -> :20; an IPv4 ICMP timestamp request (header
  *   without options) -> :5
@@ -36,8 +37,11 @@
  * Ownership: the root qdisc's handle TCFG_SCAV_MAJOR (an HTB of that
  * handle is ours; anything else but the kernel's default root, handle 0,
  * is the operator's and refused). The agent installs it while it spills
- * and removes it when it stops; "route down" removes it too (the
- * recorded SHORT device), so no agent's death leaves it behind.
+ * and removes it when it stops; "route down" removes it too (from both
+ * recorded tunnels), and an agent that starts removes one of ours from
+ * every tunnel it or the record names, so no agent's death leaves it
+ * behind. Until then, the bounded queue lets no packet wait in it longer
+ * than wait_ms (docs/design.md, *Spill fails safe*).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -304,9 +308,18 @@ struct tcfg_scav {
 	struct nl nl;
 	char dev[IF_NAMESIZE];
 	int ifindex;
-	__u32 limit_bytes;
+	__u32 limit_bytes, wait_ms;
 	__u64 min_bps;
 };
+
+__u32 tcfg_scav_limit(__u64 rate_bps, __u32 wait_ms, __u32 limit_bytes)
+{
+	__u64 b = rate_bps / 8 * wait_ms / 1000;
+
+	if (b > limit_bytes)
+		b = limit_bytes;
+	return b < SCAV_MTU ? SCAV_MTU : (__u32)b;
+}
 
 /* What is at the root of dev now: 1 ours, 0 the kernel's default (free),
  * -EEXIST someone else's (named in e), -errno. */
@@ -381,6 +394,7 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 		return -ENOMEM;
 	snprintf(s->dev, sizeof(s->dev), "%s", c->dev);
 	s->limit_bytes = c->limit_bytes;
+	s->wait_ms = c->wait_ms;
 	s->min_bps = c->min_bps;
 	s->ifindex = if_nametoindex(c->dev);
 	if (!s->ifindex) {
@@ -415,7 +429,9 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 			break;
 		case SCAV_CLASSES + 1:
 			step = "the spill TBF";
-			nlh = tcfg_msg_scav_tbf(buf, s->ifindex, true, c->rate_bps, c->limit_bytes);
+			nlh = tcfg_msg_scav_tbf(buf, s->ifindex, true, c->rate_bps,
+						tcfg_scav_limit(c->rate_bps, s->wait_ms,
+								s->limit_bytes));
 			break;
 		case SCAV_CLASSES + 2:
 			step = "the IPv4 filter";
@@ -452,7 +468,9 @@ int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen
 {
 	char buf[TCFG_MSG_SIZE];
 
-	if (nl_talk(&s->nl, tcfg_msg_scav_tbf(buf, s->ifindex, false, rate_bps, s->limit_bytes),
+	__u32 limit = tcfg_scav_limit(rate_bps, s->wait_ms, s->limit_bytes);
+
+	if (nl_talk(&s->nl, tcfg_msg_scav_tbf(buf, s->ifindex, false, rate_bps, limit),
 		    NULL, NULL)) {
 		int ret = -errno;
 
@@ -549,6 +567,70 @@ int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
 		      1;
 	} else if (ret == -EEXIST) {
 		ret = 0;	/* not ours: not ours to remove */
+	}
+	nl_close(&nl);
+	if (ret < 0)
+		snprintf(err, errlen, "%s", e.msg);
+	return ret;
+}
+
+/* ---- the code point the class's IPv4 filter matches ("doctor") ----------------- */
+struct filt {
+	int dscp;		/* -1: no filter to the spill class */
+};
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
+	struct filt *f = data;
+	const struct nlattr *a, *o;
+	__u32 classid = 0;
+	const struct tc_u32_sel *sel = NULL;
+	bool u32 = false;
+
+	if (nlh->nlmsg_type != RTM_NEWTFILTER ||
+	    TC_H_MIN(t->tcm_info) != htons(ETH_P_IP))
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*t)) {
+		if (mnl_attr_get_type(a) == TCA_KIND)
+			u32 = !strcmp(mnl_attr_get_str(a), "u32");
+		if (mnl_attr_get_type(a) != TCA_OPTIONS)
+			continue;
+		mnl_attr_for_each_nested(o, a) {
+			if (mnl_attr_get_type(o) == TCA_U32_CLASSID &&
+			    mnl_attr_get_payload_len(o) >= 4)
+				classid = mnl_attr_get_u32(o);
+			else if (mnl_attr_get_type(o) == TCA_U32_SEL &&
+				 mnl_attr_get_payload_len(o) >=
+					 sizeof(*sel) + sizeof(struct tc_u32_key))
+				sel = mnl_attr_get_payload(o);
+		}
+	}
+	/* the spill class's IPv4 filter: one key on the TOS byte */
+	if (u32 && sel && sel->nkeys == 1 && classid == h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR))
+		f->dscp = (int)(ntohl(sel->keys[0].val) >> 18) & 0x3f;
+	return MNL_CB_OK;
+}
+
+int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen)
+{
+	struct tcfg_err e = { "" };
+	char buf[TCFG_MSG_SIZE];
+	struct filt f = { -1 };
+	struct nlmsghdr *nlh;
+	int ifindex, ret;
+	struct nl nl;
+
+	*dscp = -1;
+	ret = owner_of(&nl, dev, &ifindex, &e);
+	if (ret == 1) {
+		nlh = tc_start(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, h(TCFG_SCAV_MAJOR, 0), 0,
+			       0);
+		if (nl_talk(&nl, nlh, filter_cb, &f))
+			ret = tcfg_fail(&e, errno, "%s: the spill class's filters: %s", dev,
+					nl_err(&nl));
+		else
+			*dscp = f.dscp;
 	}
 	nl_close(&nl);
 	if (ret < 0)

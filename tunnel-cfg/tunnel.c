@@ -108,19 +108,30 @@ const struct sc_option tcfg_tunnel_opts[] = {
 };
 
 /* ---- add -------------------------------------------------------------------- */
-/* Complete and consistent? Exit code, the error printed. */
-static int tunnel_check(const struct tcfg_tunnel *t)
+int tcfg_tunnel_check(const struct tcfg_tunnel *t, const char *dash, char *err, size_t errlen)
 {
 	if (!strcmp(t->kind, "vxlan") &&
 	    (!t->vni || !t->local.family || !t->remote.family || !t->dev[0])) {
-		pr_err("tunnel add: vxlan needs --vni, --local, --remote and --dev");
+		snprintf(err, errlen, "vxlan needs %svni, %slocal, %sremote and %sdev", dash, dash,
+			 dash, dash);
 		return FS_EXIT_USAGE;
 	}
 	if (t->local.family && t->remote.family && t->local.family != t->remote.family) {
-		pr_err("tunnel add: --local and --remote must be of the same family");
+		snprintf(err, errlen, "%slocal and %sremote must be of the same family", dash, dash);
 		return FS_EXIT_USAGE;
 	}
 	return FS_EXIT_OK;
+}
+
+/* Complete and consistent? Exit code, the error printed. */
+static int tunnel_check(const struct tcfg_tunnel *t)
+{
+	char err[128];
+	int ret = tcfg_tunnel_check(t, "--", err, sizeof(err));
+
+	if (ret)
+		pr_err("tunnel add: %s", err);
+	return ret;
 }
 
 static int link_mtu_cb(const struct nlmsghdr *nlh, void *data)
@@ -536,4 +547,118 @@ int tcfg_tunnel_show(void)
 		pr_err("tunnel show: %s", nl_err(&nl));
 	nl_close(&nl);
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
+
+/* ---- compare: what a config file's [tunnel NAME] finds ----------------------- */
+/* "what" gets ", KEY LIVE -> WANT" appended. */
+static void differs(char *what, size_t len, const char *key, const char *have, const char *want)
+{
+	size_t off = strlen(what);
+
+	if (off < len)
+		snprintf(what + off, len - off, "%s%s %s -> %s", off ? ", " : "", key,
+			 have[0] ? have : "none", want[0] ? want : "none");
+}
+
+static void addr_text(const struct sc_prefix *p, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (p->family)
+		inet_ntop(p->family, p->addr, buf, len);
+}
+
+int tcfg_tunnel_compare(const struct tcfg_tunnel *want, struct tcfg_tunnel *live,
+			char *what, size_t len)
+{
+	static struct tcfg_addrs addrs;
+	char have[TCFG_PREFIX_STRLEN], wanted[TCFG_PREFIX_STRLEN];
+	char underlay[IF_NAMESIZE] = "";
+	int ifindex = if_nametoindex(want->name), i, j;
+	struct tunnel_link l;
+	struct nl nl;
+	int ret = 0;
+
+	what[0] = '\0';
+	if (!ifindex)
+		return TCFG_TUNNEL_ABSENT;
+	if (nl_open(&nl)) {
+		ret = -errno;
+		snprintf(what, len, "netlink: %s", strerror(errno));
+		return ret;
+	}
+	addrs.n = 0;
+	if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_GETLINK, ifindex), link_cb, &l) ||
+	    nl_talk(&nl, tcfg_msg_dump(nl.buf, RTM_GETADDR), addr_cb, &addrs)) {
+		ret = -errno;
+		snprintf(what, len, "cannot read interface '%s': %s", want->name, nl_err(&nl));
+		nl_close(&nl);
+		return ret;
+	}
+	nl_close(&nl);
+	if (!link_is_ours(&l)) {
+		snprintf(what, len, "interface '%s' exists and is not a tunnel created by splitctl (kind %s, no owner tag): rename the [tunnel] section or remove the interface",
+			 want->name, l.kind ? l.kind : "none");
+		return -EEXIST;
+	}
+	/* the live tunnel, as "tunnel add" would make it again */
+	memset(live, 0, sizeof(*live));
+	snprintf(live->name, sizeof(live->name), "%s", l.name);
+	snprintf(live->kind, sizeof(live->kind), "%s", l.kind);
+	live->vni = l.vni;
+	live->local = l.local;
+	live->remote = l.remote;
+	if (l.underlay && if_indextoname(l.underlay, underlay))
+		snprintf(live->dev, sizeof(live->dev), "%s", underlay);
+	live->dstport = l.port;
+	live->mtu = l.mtu;
+	for (i = 0; i < addrs.n; i++)
+		if (addrs.ifindex[i] == ifindex)
+			live->addr[addrs.addr[i].family == AF_INET6] = addrs.addr[i];
+	if (strcmp(live->kind, want->kind))
+		differs(what, len, "kind", live->kind, want->kind);
+	if (live->vni != want->vni) {
+		snprintf(have, sizeof(have), "%u", live->vni);
+		snprintf(wanted, sizeof(wanted), "%u", want->vni);
+		differs(what, len, "vni", have, wanted);
+	}
+	addr_text(&live->local, have, sizeof(have));
+	addr_text(&want->local, wanted, sizeof(wanted));
+	if (strcmp(have, wanted))
+		differs(what, len, "local", have, wanted);
+	addr_text(&live->remote, have, sizeof(have));
+	addr_text(&want->remote, wanted, sizeof(wanted));
+	if (strcmp(have, wanted))
+		differs(what, len, "remote", have, wanted);
+	if (strcmp(live->dev, want->dev))
+		differs(what, len, "dev", live->dev, want->dev);
+	if (live->dstport != want->dstport) {
+		snprintf(have, sizeof(have), "%u", live->dstport);
+		snprintf(wanted, sizeof(wanted), "%u", want->dstport);
+		differs(what, len, "dstport", have, wanted);
+	}
+	if (want->mtu && live->mtu != want->mtu) {
+		snprintf(have, sizeof(have), "%u", live->mtu);
+		snprintf(wanted, sizeof(wanted), "%u", want->mtu);
+		differs(what, len, "mtu", have, wanted);
+	}
+	/* the file's addresses must be there (others the operator added stay) */
+	for (i = 0; i < 2; i++) {
+		if (!want->addr[i].family)
+			continue;
+		for (j = 0; j < addrs.n; j++)
+			if (addrs.ifindex[j] == ifindex &&
+			    addrs.addr[j].family == want->addr[i].family &&
+			    addrs.addr[j].len == want->addr[i].len &&
+			    !memcmp(addrs.addr[j].addr, want->addr[i].addr,
+				    tcfg_alen(want->addr[i].family)))
+				break;
+		if (j < addrs.n)
+			continue;
+		tcfg_fmt_prefix(&live->addr[i], have, sizeof(have));
+		tcfg_fmt_prefix(&want->addr[i], wanted, sizeof(wanted));
+		differs(what, len, "address", live->addr[i].family ? have : "", wanted);
+	}
+	if (!(l.flags & IFF_UP))
+		differs(what, len, "state", "down", "up");
+	return what[0] ? TCFG_TUNNEL_DIFFERS : TCFG_TUNNEL_SAME;
 }

@@ -29,7 +29,10 @@
 /* What splitctl knows that tunnel-cfg does not look up itself. */
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
-	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none) */
+	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none
+					 * publishes health) */
+	int agent_pid;			/* a running agent, publishing or not
+					 * (0: none) */
 	/* route show: the members the caller adds at the end of its object
 	 * (splitctl: the agent's tunnel health); NULL for none */
 	void (*show_more)(void);
@@ -95,8 +98,24 @@ int tcfg_route_up(const struct tcfg_spec *spec, const struct tcfg_ctx *ctx);
  * re-install them (errors printed, as by tcfg_route_up). An exit code.
  */
 int tcfg_route_follow(const struct tcfg_ctx *ctx, bool dry_run, char *err, size_t errlen);
+/*
+ * The recorded "up" against want, key by key (the keys of tcfg_spec_set();
+ * values as text, lists space separated): fn for each that differs
+ * (dscp-long and selector only when want names them). 0, -ENOENT when
+ * nothing is recorded, -EINVAL when the record is unreadable.
+ */
+int tcfg_route_diff(const struct tcfg_spec *want,
+		    void (*fn)(void *u, const char *key, const char *from, const char *to),
+		    void *u);
+/* What an "up" with want would drop of the recorded one: prefixes, LAN
+ * devices and gateways, as "prefix fd02::/48; lan-dev lan1" in what; the
+ * number of items (0: none, or nothing recorded). */
+int tcfg_route_removals(const struct tcfg_spec *want, char *what, size_t len);
 int tcfg_route_down(const struct tcfg_ctx *ctx);
 int tcfg_route_show(const struct tcfg_ctx *ctx);
+/* route show's state alone ("ok", "degraded", "down", "unknown"), its
+ * first reason in why ("" when none); prints nothing (status). */
+const char *tcfg_route_state(const struct tcfg_ctx *ctx, char *why, size_t len);
 
 /* ---- tunnel add|del|show --------------------------------------------------- */
 /* A lab tunnel: name and kind from tcfg_tunnel_new(), the rest from the
@@ -117,7 +136,20 @@ extern const struct sc_option tcfg_tunnel_opts[];
 struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 				    char *err, size_t errlen);
 void tcfg_tunnel_free(struct tcfg_tunnel *t);
+/* Complete and consistent (vxlan: vni, local, remote, dev)? An exit code,
+ * the reason in err; dash: "--" for options, "" for config keys. */
+int tcfg_tunnel_check(const struct tcfg_tunnel *t, const char *dash, char *err, size_t errlen);
 int tcfg_tunnel_add(const struct tcfg_tunnel *t);
+/*
+ * What the kernel has of tunnel want (a config file's [tunnel NAME]):
+ * ABSENT (no interface of that name), SAME, or DIFFERS (ours, what differs
+ * in what: "vni 101 -> 102, ..."; live gets the tunnel as it is, to make it
+ * again); -EEXIST when an interface of that name is not ours, -errno; the
+ * reason in what. Addresses: the file's must be there, others may be.
+ */
+enum { TCFG_TUNNEL_ABSENT = 1, TCFG_TUNNEL_SAME, TCFG_TUNNEL_DIFFERS };
+int tcfg_tunnel_compare(const struct tcfg_tunnel *want, struct tcfg_tunnel *live,
+			char *what, size_t len);
 int tcfg_tunnel_del(const char *name);
 int tcfg_tunnel_show(void);
 
@@ -147,6 +179,10 @@ struct tcfg_doctor {
 	int kernel_dscp;		/* this kernel matches FRA_DSCP */
 	int missing;			/* rules/routes wanted but not in the kernel */
 	char missing_first[200];
+	int problems;			/* health: no agent, a class failed
+					 * over, a tunnel down (route show's
+					 * "degraded:" lines) */
+	char problem_first[200];
 	int foreign;			/* routes of others where ours go */
 	char foreign_first[300];
 	char lan[8][16];
@@ -192,7 +228,10 @@ struct tcfg_scav_cfg {
 				 * or a line rate) */
 	__u64 min_bps;		/* the spill class's guaranteed rate */
 	__u64 rate_bps;		/* the spill TBF's first rate */
-	__u32 limit_bytes;	/* the spill TBF's queue */
+	__u32 limit_bytes;	/* the spill TBF's queue at most */
+	__u32 wait_ms;		/* no packet waits longer in the spill TBF:
+				 * its queue is held to wait_ms at its rate
+				 * (at least one frame), whoever sets it */
 };
 struct tcfg_scav_stats {
 	__u64 bytes, packets;	/* sent by the spill TBF */
@@ -204,19 +243,27 @@ struct tcfg_scav;
  * line in err; nothing half-made stays. */
 int tcfg_scav_open(struct tcfg_scav **s, const struct tcfg_scav_cfg *c, char *err,
 		   size_t errlen);
-/* The spill TBF's rate (its bucket refills: see the hold). */
+/* The spill TBF's rate (its bucket refills: see the hold), and its queue
+ * limit with it: wait_ms at that rate (tcfg_scav_limit()). */
 int tcfg_scav_rate(struct tcfg_scav *s, __u64 rate_bps, char *err, size_t errlen);
 /* The top: short and spilled traffic together at most top_bps (class :1
  * and both classes' ceilings; the short class's rate). */
 int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen);
 int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err,
 		    size_t errlen);
+/* The spill TBF's queue in bytes at rate_bps: wait_ms's worth, at least
+ * one frame, at most limit_bytes. With no agent left to change the rate,
+ * a queued packet leaves within about wait_ms (plus one frame's time). */
+__u32 tcfg_scav_limit(__u64 rate_bps, __u32 wait_ms, __u32 limit_bytes);
 /* Close; remove: the class goes too (when it is still ours). */
 void tcfg_scav_close(struct tcfg_scav *s, bool remove);
 /* Who owns dev's root qdisc: 1 the spill class (ours), 0 the kernel's
  * default or no such device, -EEXIST someone else (named in err), -errno
  * ("doctor"). */
 int tcfg_scav_owner(const char *dev, char *err, size_t errlen);
+/* The code point the spill class's IPv4 filter on dev matches, in *dscp
+ * (-1: none): 1 the class is ours, 0 no class of ours, -errno ("doctor"). */
+int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen);
 /* Remove ours from dev ("route down", an agent that stops spilling): 1
  * removed, 0 none of ours there, -errno (reason in err). */
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen);

@@ -537,7 +537,8 @@ static int spill_state(const struct target *t, const struct pkt_spec *s,
 			       .daddr = htobe32(s->daddr4),
 			       .sport = htobe16(s->sport),
 			       .dport = htobe16(s->dport), .proto = 6 };
-	struct fs_spill a = { .gen = on }, d;
+	/* a lease that holds through the run, as the agent renews it */
+	struct fs_spill a = { .gen = on, .lease_jiffies = ~0ULL }, d;
 	struct split_config c;
 	struct flow_state st;
 	__u32 zero = 0, key = FS_SPILL_KEY_DATAPATH;

@@ -6,6 +6,8 @@
 #                       vxl (LONG,  over a2/b2, 192.168.102.0/30, fd10:2::/64)
 # Tunnels are created with "splitctl tunnel add"; the splitter is not attached
 # and no route is installed (wan_route / wan_attach do that).
+# With WAN_SHORT_PATH=1 set before setup, a1 and b1 meet in a fifth
+# namespace $P instead (see wan_setup).
 # Load after lib/common (FS_PREFIX set). Loading it gives a suite its
 # setup() (the five namespaces, $D the test's directory) and teardown()
 # (wan_teardown); a suite that needs more defines its own after the load.
@@ -16,7 +18,19 @@ wan_setup() {
 	fs_netns "$C" "$A" "$B" "$S"
 	ip link add c0 netns "$C" type veth peer lana netns "$A"
 	ip link add s0 netns "$S" type veth peer lanb netns "$B"
-	ip link add a1 netns "$A" mtu 1550 type veth peer b1 netns "$B" mtu 1550
+	if [ -n "${WAN_SHORT_PATH:-}" ]; then
+		# SHORT's underlay through a path namespace $P (pa to A, pb to
+		# B) that forwards nothing by itself: a delay line between pa
+		# and pb carries it (tests/roles.bats)
+		P=$FS_PREFIX-p-$id
+		fs_netns "$P"
+		ip link add a1 netns "$A" mtu 1550 type veth peer pa netns "$P" mtu 1550
+		ip link add b1 netns "$B" mtu 1550 type veth peer pb netns "$P" mtu 1550
+		ip -n "$P" link set pa up
+		ip -n "$P" link set pb up
+	else
+		ip link add a1 netns "$A" mtu 1550 type veth peer b1 netns "$B" mtu 1550
+	fi
 	ip link add a2 netns "$A" mtu 1550 type veth peer b2 netns "$B" mtu 1550
 	ip -n "$C" addr add 10.1.0.1/24 dev c0
 	ip -n "$A" addr add 10.1.0.254/24 dev lana

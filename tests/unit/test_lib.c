@@ -3,6 +3,7 @@
  * test_lib.c - unit tests of lib/ (output layer, parsers, safe files),
  * TAP output. The JSON output is checked by parsing it back with json-c.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -319,7 +320,8 @@ static const struct { const char *name, *value, *err; } t_cases[] = {
 	{ "ifaddr", "192.168.101.1/30", NULL },
 	{ "ifaddr", "192.168.101.1", "--ifaddr: invalid address '192.168.101.1': accepted: an IPv4 or IPv6 address with /LEN (0..32, 0..128), e.g. 192.168.101.1/30" },
 	{ "listen", "[::1]:9434", NULL },
-	{ "listen", "10.0.0.1:80", "--listen: invalid value '10.0.0.1:80': accepted: a loopback address and port, e.g. 127.0.0.1:9434 or [::1]:9434" },
+	{ "listen", "10.0.0.1:80", NULL },
+	{ "listen", "10.0.0.1", "--listen: invalid value '10.0.0.1': accepted: an address and port, e.g. 127.0.0.1:9434, [::1]:9434 or 0.0.0.0:9434" },
 	{ "pfxs", "10.0.0.0/8 x", "--pfxs: invalid prefix 'x': accepted: " PFX_ACC },
 	{ "kv", "a=0", "--kv: a: invalid value '0': accepted: an integer 1..9" },
 	{ "kv", "c=1", "--kv: unknown key 'c': accepted: a, b" },
@@ -514,9 +516,67 @@ static void test_files(void)
 		ok(0, "cleanup %s", dir);
 }
 
+/* Prometheus sample values: shortest round-trip, and the format's NaN/Inf. */
+static void test_prom_double(void)
+{
+	static const struct {
+		double v;
+		const char *want;
+	} cases[] = {
+		{ 0.000535979, "0.000535979" },	/* %.17g: 0.00053597900000000001 */
+		{ 0.1, "0.1" },
+		{ 1.0 / 3, "0.3333333333333333" },
+		{ 0, "0" },
+		{ -2.5, "-2.5" },
+		{ 1e-9, "1e-09" },
+		{ 30, "30" },
+		{ 1500, "1500" },
+		{ 1e20, "1e+20" },
+		{ 12345678901234567.0, "12345678901234568" },
+		{ 0.0 / 0.0, "NaN" },
+		{ 1.0 / 0.0, "+Inf" },
+		{ -1.0 / 0.0, "-Inf" },
+	};
+	char buf[32];
+	size_t i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		fs_prom_double(cases[i].v, buf, sizeof(buf));
+		ok(!strcmp(buf, cases[i].want), "fs_prom_double %s (got %s)", cases[i].want, buf);
+	}
+	/* every value round-trips, whatever its digits */
+	for (i = 1; i < 2000; i++) {
+		double v = (double)i / 7919 * (i % 3 ? 1e-4 : 1e6);
+
+		fs_prom_double(v, buf, sizeof(buf));
+		if (strtod(buf, NULL) != v)
+			break;
+	}
+	ok(i == 2000, "fs_prom_double round-trips 1999 values");
+}
+
+/* lib's one Internet checksum: RFC 1071's example words, an odd length,
+ * and a header that sums to zero with its checksum in place. */
+static void test_csum(void)
+{
+	/* RFC 1071 4.1: 00 01 f2 03 f4 f5 f6 f7 sums to ddf2, so ~ = 220d */
+	static const uint8_t rfc[] = { 0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7 };
+	/* an ICMP echo request, id 0x5350, seq 1, checksum field 0, then 3
+	 * bytes of payload (odd) */
+	uint8_t echo[11] = { 8, 0, 0, 0, 0x53, 0x50, 0x00, 0x01, 'a', 'b', 'c' };
+	uint16_t c;
+
+	tap_ok(ntohs(inet_csum(rfc, sizeof(rfc))) == 0x220d, "inet_csum: RFC 1071's example");
+	c = inet_csum(echo, sizeof(echo));
+	memcpy(echo + 2, &c, 2);
+	tap_ok(inet_csum(echo, sizeof(echo)) == 0, "inet_csum: odd length, zero with the checksum in place");
+}
+
 int main(void)
 {
+	test_csum();
 	test_json();
+	test_prom_double();
 	test_parse();
 	test_validators();
 	test_params_cases();

@@ -53,14 +53,21 @@ static void config(__u32 flags, __u32 threshold)
 		die("config");
 }
 
-/* The agent's entry: generation @gen, @grants handed out in all. */
-static void agent(__u16 gen, __u64 grants)
+/* The agent's entry: generation @gen, @grants handed out in all, its
+ * lease until @lease (bpf_jiffies64()). */
+static void agent_lease(__u16 gen, __u64 grants, __u64 lease)
 {
-	struct fs_spill a = { .grants = grants, .gen = gen };
+	struct fs_spill a = { .grants = grants, .gen = gen, .lease_jiffies = lease };
 	__u32 key = FS_SPILL_KEY_AGENT;
 
 	if (bpf_map_update_elem(spill_fd, &key, &a, BPF_ANY))
 		die("fs_spill agent write");
+}
+
+/* The same with a lease of a minute, as an agent renews it. */
+static void agent(__u16 gen, __u64 grants)
+{
+	agent_lease(gen, grants, dp_jiffies(&dp) + 60ull * dp.hz);
 }
 
 /* The entry FS_SPILL_KEY_DATAPATH or FS_SPILL_KEY_AGENT. */
@@ -326,6 +333,26 @@ static void test_generation(void)
 	       "generation 0 (spill stopped): long, the open grant untouched");
 }
 
+/* The lease (flowsplit.h): past lease_jiffies the agent's generation
+ * holds no more, as when the agent died: a spilled flow is long, and no
+ * grant is taken, until a write renews it. */
+static void test_lease(void)
+{
+	struct pkt_spec s = flow4(35500), t = flow4(35501);
+	struct fs_spill d0;
+	__u64 now;
+
+	d0 = fresh(FLAGS, THRESHOLD);
+	grant(3, 1);
+	expect(&s, "ydddd", "SSSPP", &d0, 1, 0, 3, "spilled in generation 3, its lease held");
+	now = dp_jiffies(&dp);
+	agent_lease(3, taken().taken + 1, now > 2 ? now - 2 : 0);
+	expect(&s, "dd", "LL", &d0, 1, 0, 3, "the lease ran out (a dead agent): the spilled flow is long");
+	expect(&t, "ydddd", "SSSLL", &d0, 1, 0, 0, "the lease ran out: an open grant is not taken");
+	agent(3, taken().taken + 1);
+	expect(&s, "dd", "PP", &d0, 1, 0, 3, "renewed: spilled again in its generation");
+}
+
 /* A spilled flow re-shorted at a message boundary (tcpseq.h) starts
  * counting afresh: short, then long without the spill. */
 static void test_reshort(void)
@@ -502,6 +529,7 @@ int main(void)
 		test_acks();
 		test_many();
 		test_generation();
+		test_lease();
 		test_reshort();
 		test_ipv6_gro();
 		test_new_long();

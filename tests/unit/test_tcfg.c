@@ -1027,6 +1027,22 @@ static void test_host_bits(void)
 	tcfg_spec_free(s);
 }
 
+/* The spill TBF's queue: wait_ms at its rate, one frame at least, the
+ * limit setting at most; so no rate leaves a packet queued past the bound. */
+static void test_scav_limit(void)
+{
+	ok(tcfg_scav_limit(1000000, 1500, 1000000) == 187500,
+	   "scav limit: 1 Mbit/s, 1.5 s: 187500 bytes");
+	ok(tcfg_scav_limit(100000, 1500, 1000000) == 18750,
+	   "scav limit: rate-min 100 kbit/s: 18750 bytes (1.5 s)");
+	ok(tcfg_scav_limit(8000, 1500, 1000000) == 1600,
+	   "scav limit: 8 kbit/s: one frame (1600), not less");
+	ok(tcfg_scav_limit(8, 1500, 1000000) == 1600,
+	   "scav limit: 8 bit/s: one frame");
+	ok(tcfg_scav_limit(10000000000ull, 1500, 1000000) == 1000000,
+	   "scav limit: a line rate: the limit setting");
+}
+
 int main(void)
 {
 	test_rule_msgs();
@@ -1046,5 +1062,6 @@ int main(void)
 	test_health_json();
 	test_host_bits();
 	test_scav_msgs();
+	test_scav_limit();
 	return tap_done();
 }

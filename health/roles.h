@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * roles.h - which tunnel carries the short class, by measurement
+ * (docs/health.md, *Roles*). "roles fixed" keeps the operator's choice;
+ * "roles auto" gives the short class to the tunnel with the least expected
+ * delay for a short request (quality.h) and the long class to the other:
+ * a swap of the two tables' tunnels (roles_plan()).
+ *
+ * Pure, like health.h: no clock reads, no I/O. The caller feeds the two
+ * tunnels' quality and states by configured role (index HEALTH_SHORT: the
+ * tunnel "route up" made SHORT) after each probe outcome, and installs
+ * roles_plan() of the failover plan when roles_step() says the roles moved.
+ *
+ * The rule, each step:
+ *   seen(t)   = quality_expected_ns(t) while t carries the short class or
+ *               is not busy with our traffic, else quality_judged_ns()
+ *               (base + the last not-busy extra): our own bulk's queue on
+ *               the long class's tunnel leaves with the bulk in a swap
+ *   swapped is wanted when the configured SHORT is worse by the margin:
+ *               seen(SHORT) > seen(LONG) x (1 + margin %) + margin-abs,
+ *   or, with SLA thresholds set, when SHORT breaks one and LONG none
+ *   (never onto a LONG that breaks one while SHORT does not).
+ *   The wish must hold for `sustain` without a break, then the roles move
+ *   unless a hold-down from the last move runs; each move starts a
+ *   hold-down of hold-min, doubled (up to hold-max) when the move came
+ *   less than twice the last hold-down after the one before (flapping).
+ *   A tunnel not up (a failover) resets the roles to the configured ones
+ *   at once; after a tunnel was down, the hold-down runs from when both
+ *   are up again (not after the first verdicts: init is no failover).
+ */
+#ifndef HEALTH_ROLES_H
+#define HEALTH_ROLES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "health.h"
+#include "quality.h"
+
+enum roles_mode { ROLES_FIXED, ROLES_AUTO };
+
+/* Defaults and ranges (docs/health.md says why). */
+#define ROLES_DEF_MODE ROLES_AUTO
+#define ROLES_DEF_MARGIN_PCT 20
+#define ROLES_DEF_MARGIN_ABS_NS (15 * HEALTH_NS_PER_MS)
+#define ROLES_DEF_SUSTAIN_NS (200 * HEALTH_NS_PER_MS)
+#define ROLES_DEF_HOLD_MIN_NS (5 * HEALTH_NS_PER_S)
+#define ROLES_DEF_HOLD_MAX_NS (80 * HEALTH_NS_PER_S)
+#define ROLES_MAX_MARGIN_PCT 1000
+#define ROLES_MAX_NS (3600 * HEALTH_NS_PER_S)
+
+struct roles_params {
+	int mode;			/* enum roles_mode */
+	uint32_t margin_pct;		/* relative margin over the other tunnel */
+	uint64_t margin_abs_ns;		/* and absolute */
+	uint64_t sustain_ns;		/* a wish must hold this long */
+	uint64_t hold_min_ns, hold_max_ns;
+	/* SLA thresholds, 0 = off: expected delay, counted loss (percent),
+	 * jitter */
+	uint64_t sla_delay_ns;
+	double sla_loss_pct;
+	uint64_t sla_jitter_ns;
+};
+void roles_params_default(struct roles_params *p);
+/* 0, or -EINVAL with *field the [health] key of the first bad value. */
+int roles_params_check(const struct roles_params *p, const char **field);
+
+/* Why the roles are what they are (and the cause of the last move). */
+enum roles_cause {
+	ROLES_CAUSE_NONE,	/* configured roles, nothing wanted */
+	ROLES_CAUSE_BASE,	/* the other tunnel's path is shorter */
+	ROLES_CAUSE_QUEUE,	/* queueing delay on the short class's tunnel */
+	ROLES_CAUSE_LOSS,	/* loss on the short class's tunnel */
+	ROLES_CAUSE_SLA,	/* an SLA threshold broken */
+	ROLES_CAUSE_RECOVERED,	/* back to the configured roles */
+	ROLES_CAUSE_FAILOVER,	/* a tunnel went down: configured roles */
+	ROLES_CAUSES,
+};
+/* "none", "base", "queue", "loss", "sla", "recovered", "failover" */
+const char *roles_cause_name(enum roles_cause c);
+
+struct roles_input {
+	enum health_state state[HEALTH_TUNNELS];	/* by configured role */
+	const struct quality *q[HEALTH_TUNNELS];
+	bool busy[HEALTH_TUNNELS];	/* our traffic fills the tunnel */
+};
+
+struct roles {
+	struct roles_params params;
+	bool swapped;			/* short class on the configured LONG */
+	bool want;			/* the wish of the last step */
+	uint64_t want_since_ns;		/* the wish held since */
+	enum roles_cause want_cause;
+	uint64_t last_move_ns;		/* 0: none yet */
+	uint64_t hold_ns;		/* of the last move */
+	uint64_t hold_until_ns;
+	bool after_failover;		/* hold-down starts when both are up */
+	enum roles_cause cause;		/* of the roles now */
+	uint64_t moves[ROLES_CAUSES];
+	/* the last step's view (for status and the log) */
+	uint64_t seen_ns[HEALTH_TUNNELS];
+};
+
+void roles_init(struct roles *r, const struct roles_params *p, uint64_t now_ns);
+/* One step after probe outcomes; true when r->swapped changed. */
+bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns);
+/* The plan with the roles applied: the split plan of both tunnels up,
+ * swapped (table SHORT via LONG, table LONG via SHORT); every other plan
+ * (a failover, ECMP, wait/keep/main) unchanged. */
+struct health_plan roles_plan(struct health_plan plan, bool swapped);
+/* What status, route show and the metrics show (the agent fills it). */
+struct roles_tunnel_view {
+	uint64_t base_ns, queue_ns, jitter_ns, expected_ns, seen_ns;
+	double loss;		/* raw, over QUALITY_LOSS_WINDOW probes */
+	bool busy;		/* our traffic fills it (its queue not judged) */
+	bool ready;
+};
+struct roles_view {
+	bool active;		/* the agent steers the roles' tunnels */
+	int mode;		/* enum roles_mode */
+	bool swapped;
+	enum roles_cause cause;
+	uint64_t hold_left_ns;	/* of the hold-down now */
+	uint64_t moves[ROLES_CAUSES];
+	struct roles_tunnel_view t[HEALTH_TUNNELS];	/* by configured role */
+	char why[160];
+};
+/* The view of r and its inputs at now_ns (why: roles_format()). */
+void roles_view(const struct roles *r, const struct roles_input *in,
+		const char *const dev[HEALTH_TUNNELS], uint64_t now_ns, struct roles_view *v);
+/* "fixed", "auto" */
+const char *roles_mode_name(int mode);
+
+/* One line: "short class on DEV (swapped|configured): CAUSE, seen short
+ * X ms, long Y ms" with devices dev[] by configured role. */
+int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], char *buf,
+		 size_t len);
+
+#endif /* HEALTH_ROLES_H */

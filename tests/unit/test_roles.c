@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_roles.c - path quality (health/quality.c) and the roles controller
+ * (health/roles.c) on simulated time. Two tunnels probed every 100 ms (as
+ * the agent's default), each probe's RTT from the scenario (a base, a
+ * delay step or drift, jitter, loss, and our own bulk: its queue and
+ * losses follow the long class to whichever tunnel carries it, which is
+ * then busy); an answer is fed when it arrives, a loss when its timeout
+ * (RTT + 100 ms) ends; the controller steps after every outcome. Output is
+ * TAP.
+ *
+ * Checked: a delay step and a loss step on SHORT move the short class
+ * within 1 s and it returns after the step and the hold-down; slow drift
+ * moves it once, after the margin is crossed; 5 ms of jitter, single lost
+ * probes and bulk on LONG (150 ms of queue, 3 % loss) never move it over
+ * 10 simulated minutes; a brownout with bulk running moves it and it
+ * returns; a failover during a pending move wins, and resets a swap at
+ * once; flapping quality is damped by the doubling hold-down; unequal
+ * tunnels swap with auto and not with fixed; an SLA threshold moves it
+ * where the margin would not; roles_plan() swaps only the both-up split
+ * plan. ROLES_SIM_LOG=1 prints each move as a TAP comment.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "roles.h"
+#include "tap.h"
+
+#define MS HEALTH_NS_PER_MS
+#define SEC HEALTH_NS_PER_S
+#define PROBE_NS (100 * MS)
+#define RING 64
+
+/* A scenario: each tunnel's RTT and loss at time t, by configured role. */
+struct scen {
+	uint64_t base_ns[HEALTH_TUNNELS];
+	/* a step on tunnel step_t: +step_ns and step_loss (0..1) in [from, to) */
+	int step_t;
+	uint64_t step_ns, step_from, step_to;
+	double step_loss;
+	uint64_t flap_period;		/* the step on and off every period (0: no) */
+	uint64_t drift_per_s_ns, drift_from;	/* SHORT's RTT grows */
+	uint64_t jitter_ns;		/* uniform in [0, jitter) on both */
+	uint32_t lose_every;		/* SHORT loses 1 probe of this many */
+	uint32_t lose_burst;		/* ...and the ones after it (0: 1) */
+	bool bulk;			/* our bulk on the long class's tunnel */
+	uint64_t bulk_from;		/* from then on */
+	uint64_t bulk_queue_ns;
+	double bulk_loss;
+	/* a tunnel down in [down_from, down_to) */
+	int down_t;
+	uint64_t down_from, down_to;
+	uint64_t end;
+	struct roles_params params;
+};
+
+struct outcome {
+	uint64_t due;
+	uint64_t rtt;
+	bool lost;
+	bool busy;
+};
+
+struct sim {
+	struct quality q[HEALTH_TUNNELS];
+	struct roles r;
+	struct outcome ring[HEALTH_TUNNELS][RING];
+	unsigned head[HEALTH_TUNNELS], tail[HEALTH_TUNNELS];
+	uint64_t rng;
+	uint32_t sent[HEALTH_TUNNELS];
+	/* moves: time and the roles after */
+	int nmoves;
+	uint64_t move_at[64];
+	bool move_to[64];
+	enum roles_cause move_cause[64];
+	bool swapped_while_down;
+};
+
+static double rnd(struct sim *s)
+{
+	s->rng ^= s->rng << 13;
+	s->rng ^= s->rng >> 7;
+	s->rng ^= s->rng << 17;
+	return (double)(s->rng >> 11) / (double)(1ull << 53);
+}
+
+static bool step_on(const struct scen *sc, uint64_t t)
+{
+	if (t < sc->step_from || t >= sc->step_to)
+		return false;
+	return !sc->flap_period || ((t - sc->step_from) / sc->flap_period) % 2 == 0;
+}
+
+static enum health_state state_of(const struct scen *sc, int tun, uint64_t t)
+{
+	/* no verdict for the first 500 ms, as when the agent starts */
+	if (t < 500 * MS)
+		return HEALTH_INIT;
+	return tun == sc->down_t && t >= sc->down_from && t < sc->down_to ? HEALTH_DOWN : HEALTH_UP;
+}
+
+/* Send tunnel tun's probe at t: its outcome and when it is known. */
+static void send_probe(struct sim *s, const struct scen *sc, int tun, uint64_t t)
+{
+	int carries_long = s->r.swapped ? HEALTH_SHORT : HEALTH_LONG;
+	struct outcome o = { .rtt = sc->base_ns[tun] };
+	double loss = 0;
+
+	if (tun == sc->step_t && step_on(sc, t)) {
+		o.rtt += sc->step_ns;
+		loss = sc->step_loss;
+	}
+	if (tun == HEALTH_SHORT && sc->drift_per_s_ns && t > sc->drift_from)
+		o.rtt += (t - sc->drift_from) / SEC * sc->drift_per_s_ns +
+			 (t - sc->drift_from) % SEC * sc->drift_per_s_ns / SEC;
+	if (sc->jitter_ns)
+		o.rtt += (uint64_t)(rnd(s) * sc->jitter_ns);
+	if (sc->bulk && t >= sc->bulk_from && tun == carries_long) {
+		o.rtt += sc->bulk_queue_ns;
+		loss = loss + sc->bulk_loss;
+		o.busy = true;
+	}
+	s->sent[tun]++;
+	o.lost = state_of(sc, tun, t) == HEALTH_DOWN || rnd(s) < loss ||
+		 (tun == HEALTH_SHORT && sc->lose_every &&
+		  s->sent[tun] % sc->lose_every < (sc->lose_burst ? sc->lose_burst : 1));
+	o.due = t + o.rtt + (o.lost ? 100 * MS : 0);
+	s->ring[tun][s->tail[tun]++ % RING] = o;
+}
+
+static void run(struct sim *s, const struct scen *sc)
+{
+	const char *log = getenv("ROLES_SIM_LOG");
+	uint64_t t;
+	int tun;
+
+	memset(s, 0, sizeof(*s));
+	s->rng = 0x9e3779b97f4a7c15ull;
+	for (tun = 0; tun < HEALTH_TUNNELS; tun++)
+		quality_init(&s->q[tun], 0);
+	roles_init(&s->r, &sc->params, 0);
+	for (t = MS; t <= sc->end; t += MS) {
+		/* SHORT's probes at 0 mod 100 ms, LONG's at 50 */
+		if (t % PROBE_NS == 0)
+			send_probe(s, sc, HEALTH_SHORT, t);
+		if (t % PROBE_NS == PROBE_NS / 2)
+			send_probe(s, sc, HEALTH_LONG, t);
+		for (tun = 0; tun < HEALTH_TUNNELS; tun++) {
+			while (s->head[tun] != s->tail[tun] && s->ring[tun][s->head[tun] % RING].due <= t) {
+				struct outcome *o = &s->ring[tun][s->head[tun]++ % RING];
+				struct roles_input in = {
+					.q = { &s->q[0], &s->q[1] },
+				};
+
+				if (o->lost)
+					quality_lost(&s->q[tun], t, o->busy);
+				else
+					quality_answer(&s->q[tun], t, o->rtt, o->busy);
+				in.state[0] = state_of(sc, 0, t);
+				in.state[1] = state_of(sc, 1, t);
+				in.busy[s->r.swapped ? HEALTH_SHORT : HEALTH_LONG] =
+					sc->bulk && t >= sc->bulk_from;
+				if (roles_step(&s->r, &in, t) && s->nmoves < 64) {
+					s->move_at[s->nmoves] = t;
+					s->move_to[s->nmoves] = s->r.swapped;
+					s->move_cause[s->nmoves++] = s->r.cause;
+					if (log)
+						tap_diag("%.3f s: %s (%s)", (double)t / SEC,
+							 s->r.swapped ? "swapped" : "configured",
+							 roles_cause_name(s->r.cause));
+				}
+				if (s->r.swapped && (in.state[0] != HEALTH_UP || in.state[1] != HEALTH_UP))
+					s->swapped_while_down = true;
+			}
+		}
+	}
+}
+
+static struct scen base_scen(void)
+{
+	struct scen sc = {
+		.base_ns = { 40 * MS, 40 * MS },
+		.step_t = HEALTH_SHORT,
+		.down_t = -1,
+		/* the agent sees LONG without bulk for 2 s, as when it starts
+		 * before the bulk does */
+		.bulk_from = 2 * SEC,
+		.end = 60 * SEC,
+	};
+
+	roles_params_default(&sc.params);
+	return sc;
+}
+
+static double at_s(const struct sim *s, int i)
+{
+	return (double)s->move_at[i] / SEC;
+}
+
+static void test_delay_step(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* +40 ms one-way on SHORT from 10 s to 30 s */
+	sc.step_ns = 80 * MS;
+	sc.step_from = 10 * SEC;
+	sc.step_to = 30 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] >= sc.step_from &&
+	       s.move_at[0] - sc.step_from <= SEC,
+	       "delay step: moved within 1 s (%.3f s after the step)",
+	       s.nmoves ? at_s(&s, 0) - 10 : -1);
+	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE, "delay step: cause queue (%s)",
+	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
+	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_at[1] >= sc.step_to &&
+	       s.move_at[1] - sc.step_to <= 2 * SEC && s.move_cause[1] == ROLES_CAUSE_RECOVERED,
+	       "delay step: returned within 2 s after it ended (%d moves, %.3f s)", s.nmoves,
+	       s.nmoves > 1 ? at_s(&s, 1) : -1);
+}
+
+static void test_loss_step(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* a brownout's loss (50 %) on SHORT, no extra delay */
+	sc.step_loss = 0.5;
+	sc.step_from = 10 * SEC;
+	sc.step_to = 30 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] >= sc.step_from &&
+	       s.move_at[0] - sc.step_from <= SEC && s.move_cause[0] == ROLES_CAUSE_LOSS,
+	       "loss step: moved within 1 s, cause loss (%.3f s after, %s)",
+	       s.nmoves ? at_s(&s, 0) - 10 : -1,
+	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
+	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_at[1] >= sc.step_to &&
+	       s.move_at[1] - sc.step_to <= 4 * SEC,
+	       "loss step: returned within 4 s after it ended (%d moves)", s.nmoves);
+}
+
+static void test_drift(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* SHORT's RTT grows 1 ms a second from 10 s: the margin at 40 ms is
+	 * 40 x 0.2 + 15 = 23 ms, crossed at 33 s */
+	sc.drift_per_s_ns = MS;
+	sc.drift_from = 10 * SEC;
+	sc.end = 120 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 1 && s.move_at[0] >= 33 * SEC && s.move_at[0] <= 35 * SEC,
+	       "slow drift: one move, after the margin is crossed (%d moves, first %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1);
+}
+
+static void test_quiet(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* 5 ms of jitter on both, our bulk on LONG (150 ms of queue, 3 %
+	 * loss), SHORT losing one probe of 15: 10 minutes */
+	sc.jitter_ns = 5 * MS;
+	sc.bulk = true;
+	sc.bulk_queue_ns = 150 * MS;
+	sc.bulk_loss = 0.03;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "5 ms jitter and bulk on LONG: no move in 10 min (%d)", s.nmoves);
+
+	sc = base_scen();
+	sc.lose_every = 15;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "single lost probes on SHORT: no move in 10 min (%d)", s.nmoves);
+
+	sc = base_scen();
+	sc.jitter_ns = 5 * MS;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "5 ms jitter, no bulk: no move in 10 min (%d)", s.nmoves);
+
+	/* three probes in a row lost every 10 s (a router or path stalled
+	 * for 300 ms, as this loaded test machine's delay line does) */
+	sc = base_scen();
+	sc.lose_every = 100;
+	sc.lose_burst = 3;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "3 probes lost in a row every 10 s: no move in 10 min (%d)", s.nmoves);
+	/* the same on a short path (0.2 ms) with 5 ms of jitter (a few ms
+	 * of queue): the absolute margin alone, as roles.bats measured it */
+	sc.base_ns[HEALTH_SHORT] = sc.base_ns[HEALTH_LONG] = 200 * 1000;
+	sc.jitter_ns = 5 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "3 probes lost in a row every 10 s, RTT 0.2 ms, 5 ms jitter: no move (%d)",
+	       s.nmoves);
+}
+
+static void test_brownout_with_bulk(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	sc.bulk = true;
+	sc.bulk_queue_ns = 150 * MS;
+	sc.bulk_loss = 0.03;
+	sc.step_ns = 80 * MS;
+	sc.step_loss = 0.3;
+	sc.step_from = 10 * SEC;
+	sc.step_to = 30 * SEC;
+	sc.end = 120 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] - sc.step_from <= SEC,
+	       "brownout under bulk: moved within 1 s (%.3f s after)",
+	       s.nmoves ? at_s(&s, 0) - 10 : -1);
+	/* the bulk then fills the old SHORT: its queue there is ours, so it
+	 * is judged by what it showed without it (for 30 s), then its base */
+	tap_ok(s.nmoves >= 2 && !s.move_to[s.nmoves - 1] && s.nmoves <= 4 &&
+	       s.move_at[s.nmoves - 1] < 30 * SEC + QUALITY_IDLE_MEMORY_NS + 2 * SEC,
+	       "brownout under bulk: back on SHORT by the end of the memory (%d moves, last %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, s.nmoves - 1) : -1);
+}
+
+static void test_failover(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* SHORT degrades at 10 s and goes down 300 ms later, before the
+	 * move is due; back up at 20 s, degraded until 25 s */
+	sc.step_ns = 80 * MS;
+	sc.step_from = 10 * SEC;
+	sc.step_to = 25 * SEC;
+	sc.down_t = HEALTH_SHORT;
+	sc.down_from = 10 * SEC + 300 * MS;
+	sc.down_to = 20 * SEC;
+	run(&s, &sc);
+	tap_ok(!s.swapped_while_down, "failover mid-move: never swapped while a tunnel is down");
+	tap_ok(s.nmoves == 0 || s.move_at[0] >= 20 * SEC + ROLES_DEF_HOLD_MIN_NS,
+	       "failover mid-move: a hold-down after both are up (%d moves, first %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1);
+
+	/* swapped by a delay step on SHORT, then LONG (carrying the short
+	 * class) goes down: configured roles at once */
+	sc = base_scen();
+	sc.step_ns = 80 * MS;
+	sc.step_from = 5 * SEC;
+	sc.step_to = 60 * SEC;
+	sc.down_t = HEALTH_LONG;
+	sc.down_from = 15 * SEC;
+	sc.down_to = 25 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 2 && s.move_to[0] && !s.move_to[1] && s.move_at[1] >= sc.down_from &&
+	       s.move_at[1] - sc.down_from <= 250 * MS && s.move_cause[1] == ROLES_CAUSE_FAILOVER,
+	       "swapped, then LONG down: configured roles at the first outcome (%d moves, %.3f s, %s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1,
+	       roles_cause_name(s.nmoves > 1 ? s.move_cause[1] : ROLES_CAUSE_NONE));
+	tap_ok(!s.swapped_while_down, "swapped, then LONG down: never swapped while down");
+	tap_ok(s.nmoves >= 3 && s.move_to[2] && s.move_at[2] >= sc.down_to + ROLES_DEF_HOLD_MIN_NS,
+	       "LONG back up: swapped again after the hold-down (%.3f s)",
+	       s.nmoves > 2 ? at_s(&s, 2) : -1);
+}
+
+static void test_flapping(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+	bool spaced = true;
+	int i;
+
+	/* SHORT +80 ms for 2 s, clean for 2 s, for 4 minutes */
+	sc.step_ns = 80 * MS;
+	sc.step_from = 10 * SEC;
+	sc.step_to = 250 * SEC;
+	sc.flap_period = 2 * SEC;
+	sc.end = 250 * SEC;
+	run(&s, &sc);
+	for (i = 1; i < s.nmoves; i++)
+		spaced &= s.move_at[i] - s.move_at[i - 1] >= ROLES_DEF_HOLD_MIN_NS;
+	/* undamped it would move twice per 4 s: 120 times */
+	tap_ok(s.nmoves >= 2 && s.nmoves <= 12 && spaced,
+	       "flapping quality: %d moves in 240 s, each a hold-down apart", s.nmoves);
+	tap_ok(s.nmoves >= 4 && s.move_at[s.nmoves - 1] - s.move_at[s.nmoves - 2] >= 4 * ROLES_DEF_HOLD_MIN_NS,
+	       "flapping quality: the hold-down grew (last gap %.1f s)",
+	       s.nmoves > 1 ? at_s(&s, s.nmoves - 1) - at_s(&s, s.nmoves - 2) : -1);
+}
+
+static void test_unequal(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* SHORT configured on the slow tunnel: 30 ms one-way against 10 */
+	sc.base_ns[HEALTH_SHORT] = 60 * MS;
+	sc.base_ns[HEALTH_LONG] = 20 * MS;
+	sc.jitter_ns = 5 * MS;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 1 && s.move_to[0] && s.move_at[0] <= 2 * SEC &&
+	       s.move_cause[0] == ROLES_CAUSE_BASE,
+	       "unequal tunnels, auto: the short class on the fast one within 2 s, for good (%d moves, %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1);
+
+	sc.params.mode = ROLES_FIXED;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0 && !s.r.swapped, "unequal tunnels, fixed: no move");
+
+	/* the fast one configured SHORT: nothing to do */
+	sc = base_scen();
+	sc.base_ns[HEALTH_SHORT] = 20 * MS;
+	sc.base_ns[HEALTH_LONG] = 60 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "unequal tunnels, SHORT on the fast one: no move");
+}
+
+static void test_sla(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* 50 ms against 40: within the margin (63 ms), over a 45 ms SLA */
+	sc.base_ns[HEALTH_SHORT] = 50 * MS;
+	sc.end = 20 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "within the margin: no move without an SLA");
+	sc.params.sla_delay_ns = 45 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 1 && s.move_cause[0] == ROLES_CAUSE_SLA,
+	       "SLA delay 45 ms: moved, cause sla (%d)", s.nmoves);
+	/* both break it: the margin decides */
+	sc.params.sla_delay_ns = 30 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "both break the SLA: the margin decides, no move");
+}
+
+static void test_quality(void)
+{
+	struct quality q;
+	uint64_t t = 0;
+	int i;
+
+	quality_init(&q, 0);
+	for (i = 0; i < 10; i++)
+		quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	tap_ok(quality_base_ns(&q) == 40 * MS && quality_queue_ns(&q) == 0 &&
+	       quality_jitter_ns(&q) == 0 && quality_expected_ns(&q) == 40 * MS,
+	       "quality: steady 40 ms: base 40, no queue, no jitter");
+	quality_answer(&q, t += PROBE_NS, 400 * MS, false);
+	tap_ok(quality_queue_ns(&q) == 0, "quality: one late answer is not a queue");
+	for (i = 0; i < QUALITY_QUEUE_SAMPLES; i++)
+		quality_answer(&q, t += PROBE_NS, 60 * MS, false);
+	tap_ok(quality_queue_ns(&q) == 20 * MS, "quality: a queue that holds is (%.1f ms)",
+	       (double)quality_queue_ns(&q) / MS);
+	quality_lost(&q, t += PROBE_NS, false);
+	quality_lost(&q, t += PROBE_NS, false);
+	tap_ok(quality_loss_counted(&q) == 0 && quality_loss_ratio(&q) > 0,
+	       "quality: two lost probes are forgiven");
+	quality_lost(&q, t += PROBE_NS, false);
+	/* 3 lost of 18 outcomes, two forgiven: 1/18 x (200 + 60) ms */
+	tap_ok(quality_loss_penalty_ns(&q) == (uint64_t)(1.0 / 18 * (260 * MS)),
+	       "quality: loss penalty = counted loss x (200 ms + RTT) (%.2f ms)",
+	       (double)quality_loss_penalty_ns(&q) / MS);
+	/* busy: judged by the base and the last not-busy extra */
+	for (i = 0; i < QUALITY_LOSS_WINDOW; i++)
+		quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	for (i = 0; i < 10; i++)
+		quality_answer(&q, t += PROBE_NS, 200 * MS, true);
+	tap_ok(quality_expected_ns(&q) > 150 * MS && quality_judged_ns(&q, true, t) == 40 * MS,
+	       "quality: our own queue is not judged (%.1f ms measured, %.1f judged)",
+	       (double)quality_expected_ns(&q) / MS, (double)quality_judged_ns(&q, true, t) / MS);
+	/* RFC 3550 jitter on alternating 40/50 ms converges to 10 ms */
+	quality_init(&q, 0);
+	for (i = 0; i < 400; i++)
+		quality_answer(&q, t += PROBE_NS, (i % 2 ? 50 : 40) * MS, false);
+	tap_ok(quality_jitter_ns(&q) > 9 * MS && quality_jitter_ns(&q) <= 10 * MS,
+	       "quality: jitter of alternating 40/50 ms is 10 ms (%.2f)",
+	       (double)quality_jitter_ns(&q) / MS);
+}
+
+static void test_plan(void)
+{
+	struct health_plan both = { HEALTH_PLAN_ROUTE, HEALTH_VIA_SHORT, HEALTH_VIA_LONG };
+	struct health_plan down = { HEALTH_PLAN_ROUTE, HEALTH_VIA_LONG, HEALTH_VIA_LONG };
+	struct health_plan ecmp = { HEALTH_PLAN_ROUTE, HEALTH_VIA_SHORT | HEALTH_VIA_LONG, 0 };
+	struct health_plan p;
+
+	p = roles_plan(both, true);
+	tap_ok(p.short_via == HEALTH_VIA_LONG && p.long_via == HEALTH_VIA_SHORT,
+	       "plan: both up, swapped: table SHORT via LONG, table LONG via SHORT");
+	p = roles_plan(both, false);
+	tap_ok(health_plan_equal(&p, &both), "plan: not swapped: unchanged");
+	p = roles_plan(down, true);
+	tap_ok(health_plan_equal(&p, &down), "plan: a failover plan is never swapped");
+	p = roles_plan(ecmp, true);
+	tap_ok(health_plan_equal(&p, &ecmp), "plan: ECMP is never swapped");
+}
+
+int main(void)
+{
+	test_quality();
+	test_plan();
+	test_delay_step();
+	test_loss_step();
+	test_drift();
+	test_quiet();
+	test_brownout_with_bulk();
+	test_failover();
+	test_flapping();
+	test_unequal();
+	test_sla();
+	return tap_done();
+}
