@@ -124,7 +124,7 @@ static void reason(const struct dup_agent *da, bool on, char *buf, size_t len)
 }
 
 bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
-		    const struct health *h_long, uint64_t now_ns)
+		    const struct health *h_long, bool swapped, uint64_t now_ns)
 {
 	struct dup_loss l = {
 		.lost = { h_short->window_lost, h_long->window_lost },
@@ -139,7 +139,7 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 		return false;
 	da->next_ns = now_ns + DUP_STEP_NS;
 	dup_ctl_tick(&da->ctl, &l, now_ns);
-	want = dup_ctl_copy(&da->ctl, da->s.copy);
+	want = dup_ctl_copy(&da->ctl, da->s.copy) && !(swapped && da->s.copy == DUP_COPY_AUTO);
 	dup_agent_view(da, &v);
 	v.running = true;
 	v.setting = da->s.copy;
@@ -155,6 +155,8 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 		if (!err) {
 			v.changes++;
 			reason(da, want, v.why, sizeof(v.why));
+			if (!want && swapped && da->s.copy == DUP_COPY_AUTO)
+				snprintf(v.why, sizeof(v.why), "the roles moved the short class onto LONG: nothing of it leaves SHORT to copy");
 			pr_info("run: dup: copy %s: %s", want ? "on" : "off", v.why);
 			changed = true;
 		}
@@ -171,6 +173,8 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 		snprintf(v.why, sizeof(v.why), "dup not attached ('splitctl dup attach')");
 	else if (fail)
 		snprintf(v.why, sizeof(v.why), "should be %s: %s", want ? "on" : "off", fail);
+	else if (swapped && da->s.copy == DUP_COPY_AUTO)
+		snprintf(v.why, sizeof(v.why), "the roles moved the short class onto LONG: nothing of it leaves SHORT to copy");
 	else
 		reason(da, v.copy, v.why, sizeof(v.why));
 	pthread_mutex_lock(&da->lock);

@@ -125,12 +125,15 @@ void dup_agent_configure(struct dup_agent *da, const struct dup_settings *s,
 			 const char *pin_dir, dup_flag_fn flag);
 /* New settings: true when they differ (applied at the next step). */
 bool dup_agent_switch(struct dup_agent *da, const struct dup_settings *next);
-/* One step with health's SHORT and LONG while they are probed, at most
- * one every DUP_STEP_NS: the copy set as the setting and SHORT's loss
- * say, when dup is attached. True when the flag changed (one log line
+/* One step with health's SHORT and LONG (as configured) while they are
+ * probed, at most one every DUP_STEP_NS: the copy set as the setting and
+ * SHORT's loss say, when dup is attached. swapped: the roles moved the
+ * short class onto the configured LONG (roles.h); fs_dup, at the
+ * configured SHORT's egress, then has nothing of it to copy, and auto
+ * keeps the copy off. True when the flag changed (one log line
  * each time). */
 bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
-		    const struct health *h_long, uint64_t now_ns);
+		    const struct health *h_long, bool swapped, uint64_t now_ns);
 uint64_t dup_agent_next_ns(const struct dup_agent *da);
 void dup_agent_view(struct dup_agent *da, struct dup_view *v);
 void dup_agent_close(struct dup_agent *da);

@@ -825,11 +825,12 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 			alive = on_links(ha);
 		if (alive && ha->pr)
 			spill_step(ha);
-		/* the copy follows SHORT's loss (dup_agent.h): whichever
-		 * tunnel is SHORT in the record now */
+		/* the copy follows the configured SHORT's loss, off while
+		 * the roles have the short class on LONG (dup_agent.h) */
 		if (alive && ha->pr &&
 		    dup_agent_step(&ha->dup, health_prober_tunnel(ha->pr, HEALTH_SHORT),
-				   health_prober_tunnel(ha->pr, HEALTH_LONG), mono_ns()))
+				   health_prober_tunnel(ha->pr, HEALTH_LONG), ha->roles.swapped,
+				   mono_ns()))
 			publish(ha);
 		if (!alive) {
 			pr_info("run: health: the route record is gone (route down): steering stops");

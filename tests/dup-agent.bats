@@ -60,9 +60,10 @@ underlay_heal() { ip netns exec "$1" nft delete table inet "${FS_PREFIX}loss$2";
 @test "dup agent: the copy goes on while SHORT loses and off after the quiet time" {
 	dup_agent_setup
 	# a loss window of 20 probes (2 s) keeps the test short; the rule
-	# is the same at any window
-	agent "$A" --health-loss-window 20 --textfile "$D/a.prom"
-	agent "$B" --health-loss-window 20
+	# is the same at any window. Roles fixed: with auto, a lossy SHORT
+	# loses the short class to LONG (roles.bats), and the copy stays off
+	agent "$A" --health-loss-window 20 --roles fixed --textfile "$D/a.prom"
+	agent "$B" --health-loss-window 20 --roles fixed
 	looking() { [ "$(dup_shown "$1" | jq -r .running)" = true ]; }
 	fs_wait_for 10 looking "$A" || { cat "$D/agent-$A"; false; }
 	fs_wait_for 10 looking "$B"
