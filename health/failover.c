@@ -33,6 +33,7 @@ struct health_failover {
 	ino_t rec_ino;
 	char dev_info[HEALTH_TUNNELS][IF_NAMESIZE];	/* as last given by _info() */
 	struct spill_view spill;	/* published with the health */
+	struct dup_view dup;		/* the same */
 	bool swapped;			/* the roles in force (roles.h) */
 	struct roles_view roles;	/* published with the health */
 	struct nl nl;
@@ -252,6 +253,7 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 		hf.in_force_state[t] = in_force_of(fo, fo->dev_info[t]);
 	}
 	hf.spill = fo->spill;
+	hf.dup = fo->dup;
 	hf.swapped = fo->swapped;
 	hf.roles = fo->roles;
 	fo->published = true;
@@ -261,6 +263,11 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v)
 {
 	fo->spill = *v;
+}
+
+void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v)
+{
+	fo->dup = *v;
 }
 
 void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v)

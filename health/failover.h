@@ -109,6 +109,9 @@ int health_failover_publish(struct health_failover *fo, const struct health *con
 /* Spill's state, published with the next health_failover_publish(). */
 struct spill_view;
 void health_failover_set_spill(struct health_failover *fo, const struct spill_view *v);
+/* The short class's copy (dup_agent.h), the same way. */
+struct dup_view;
+void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v);
 /* The roles' view (roles.h), published with the next publish. */
 struct roles_view;
 void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v);

@@ -175,6 +175,7 @@ void health_agent_init(struct health_agent *ha, const struct health_settings *s,
 	pthread_mutex_init(&ha->lock, NULL);
 	ha->s = *s;
 	spill_agent_init(&ha->spill, sp, dp_ops, dp_arg);
+	dup_agent_init(&ha->dup);
 }
 
 static bool same_params(const struct health_params *a, const struct health_params *b)
@@ -294,6 +295,7 @@ void health_agent_close(struct health_agent *ha)
 {
 	stop_probing(ha);
 	spill_agent_close(&ha->spill);
+	dup_agent_close(&ha->dup);
 	pthread_mutex_destroy(&ha->lock);
 }
 
@@ -591,6 +593,7 @@ static void publish(struct health_agent *ha)
 	char err[256];
 
 	struct spill_view sv;
+	struct dup_view dv;
 
 	const char *dev[HEALTH_TUNNELS] = { ha->info.dev[HEALTH_SHORT], ha->info.dev[HEALTH_LONG] };
 	struct roles_input in;
@@ -599,6 +602,8 @@ static void publish(struct health_agent *ha)
 
 	spill_agent_view(&ha->spill, &sv);
 	health_failover_set_spill(ha->fo, &sv);
+	dup_agent_view(&ha->dup, &dv);
+	health_failover_set_dup(ha->fo, &dv);
 	roles_input(ha, &in, now);
 	roles_view(&ha->roles, &in, dev, now, &rv);
 	rv.active = ha->info.mode == HEALTH_MODE_SPLIT;	/* ECMP: no roles */
@@ -800,6 +805,9 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 		sw = spill_agent_next_ns(&ha->spill);
 		if (sw < wake)
 			wake = sw;
+		sw = dup_agent_next_ns(&ha->dup);
+		if (sw < wake)
+			wake = sw;
 		pfd[0] = (struct pollfd){ .fd = health_prober_fd(ha->pr), .events = POLLIN };
 		pfd[1] = (struct pollfd){ .fd = health_linkmon_fd(ha->mon), .events = POLLIN };
 		spill_agent_fds(&ha->spill, sfd);
@@ -817,6 +825,13 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 			alive = on_links(ha);
 		if (alive && ha->pr)
 			spill_step(ha);
+		/* the copy follows the configured SHORT's loss, off while
+		 * the roles have the short class on LONG (dup_agent.h) */
+		if (alive && ha->pr &&
+		    dup_agent_step(&ha->dup, health_prober_tunnel(ha->pr, HEALTH_SHORT),
+				   health_prober_tunnel(ha->pr, HEALTH_LONG), ha->roles.swapped,
+				   mono_ns()))
+			publish(ha);
 		if (!alive) {
 			pr_info("run: health: the route record is gone (route down): steering stops");
 			stop_probing(ha);

@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <linux/types.h>
 
+#include "dup_agent.h"
 #include "failover.h"
 #include "linkmon.h"
 #include "params.h"
@@ -85,6 +86,9 @@ struct health_agent {
 	pthread_mutex_t lock;
 	struct health_metrics metrics;
 	struct spill_agent spill;	/* spill on the probed tunnels */
+	struct dup_agent dup;		/* the short class's copy: off until
+					 * dup_agent_configure() names the
+					 * instance */
 	/* path quality and roles (roles.h), by configured role; the probe
 	 * outcomes already fed to them; each device's transmit counter
 	 * (busy: our own traffic fills it) */

@@ -14,6 +14,9 @@
  *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps", "top_bps",
  *              "queue_delay_ns": [SHORT, LONG] (null: none), "one_way",
  *              "backoffs", "backoffs_foreign", "holds", "why"},
+ *    "dup": {"running", "attached", "setting", "copy", "losing",
+ *            "lost": [SHORT, LONG], "window": [SHORT, LONG],
+ *            "quiet_left_ns", "changes", "why"},
  *    "roles": {"active", "mode": "auto"|"fixed", "swapped", "cause",
  *              "hold_left_ns", "moves": {CAUSE: N}, "why",
  *              "quality": [SHORT, LONG: {"ready", "base_rtt_ns", "queue_ns",
@@ -120,6 +123,35 @@ static struct json_object *spill_json(const struct spill_view *v)
 	return o;
 }
 
+static struct json_object *pair_json(const uint32_t v[DUP_TUNNELS])
+{
+	struct json_object *a = json_object_new_array();
+	int t;
+
+	for (t = 0; t < DUP_TUNNELS; t++)
+		json_object_array_add(a, json_object_new_uint64(v[t]));
+	return a;
+}
+
+static struct json_object *dup_json(const struct dup_view *v)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "running", json_object_new_boolean(v->running));
+	if (!v->running)
+		return o;
+	json_object_object_add(o, "attached", json_object_new_boolean(v->attached));
+	json_object_object_add(o, "setting", json_object_new_string(dup_copy_mode_name(v->setting)));
+	json_object_object_add(o, "copy", json_object_new_boolean(v->copy));
+	json_object_object_add(o, "losing", json_object_new_boolean(v->losing));
+	json_object_object_add(o, "lost", pair_json(v->lost));
+	json_object_object_add(o, "window", pair_json(v->len));
+	json_object_object_add(o, "quiet_left_ns", json_object_new_uint64(v->quiet_left_ns));
+	json_object_object_add(o, "changes", json_object_new_uint64(v->changes));
+	json_object_object_add(o, "why", json_object_new_string(v->why));
+	return o;
+}
+
 static struct json_object *roles_json(const struct health_file *hf)
 {
 	const struct roles_view *v = &hf->roles;
@@ -179,6 +211,7 @@ int health_file_write(const struct health_file *hf, struct tcfg_err *e)
 		json_object_array_add(a, tunnel_json(i, &hf->t[i]));
 	json_object_object_add(o, "tunnels", a);
 	json_object_object_add(o, "spill", spill_json(&hf->spill));
+	json_object_object_add(o, "dup", dup_json(&hf->dup));
 	json_object_object_add(o, "roles", roles_json(hf));
 	return tcfg_state_write(HEALTH_FILE_NAME, o, e);
 }
@@ -284,6 +317,41 @@ static bool get_bool(struct json_object *o, const char *key)
 	return json_object_object_get_ex(o, key, &v) && json_object_get_boolean(v);
 }
 
+static void get_pair(struct json_object *o, const char *key, uint32_t v[DUP_TUNNELS])
+{
+	struct json_object *a;
+	int t;
+
+	if (json_object_object_get_ex(o, key, &a) && json_object_is_type(a, json_type_array) &&
+	    json_object_array_length(a) == DUP_TUNNELS)
+		for (t = 0; t < DUP_TUNNELS; t++)
+			v[t] = json_object_get_uint64(json_object_array_get_idx(a, t));
+}
+
+static void get_dup(struct json_object *o, struct dup_view *v)
+{
+	struct json_object *d;
+	int m;
+
+	memset(v, 0, sizeof(*v));
+	if (!json_object_object_get_ex(o, "dup", &d) || !get_bool(d, "running"))
+		return;
+	v->running = true;
+	v->attached = get_bool(d, "attached");
+	for (m = DUP_COPY_AUTO; m <= DUP_COPY_OFF; m++)
+		if (!strcmp(get_str(d, "setting"), dup_copy_mode_name(m)))
+			v->setting = m;
+	v->copy = get_bool(d, "copy");
+	v->losing = get_bool(d, "losing");
+	get_pair(d, "lost", v->lost);
+	get_pair(d, "window", v->len);
+	for (m = 0; m < DUP_TUNNELS; m++)
+		v->loss_ppm[m] = v->len[m] ? (uint64_t)v->lost[m] * 1000000 / v->len[m] : 0;
+	v->quiet_left_ns = get_u64(d, "quiet_left_ns");
+	v->changes = get_u64(d, "changes");
+	snprintf(v->why, sizeof(v->why), "%s", get_str(d, "why"));
+}
+
 static void get_roles(struct json_object *o, struct health_file *hf)
 {
 	struct roles_view *v = &hf->roles;
@@ -346,6 +414,7 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 		if (get_tunnel(json_object_array_get_idx(a, i), &hf->t[i]))
 			return -EINVAL;
 	get_spill(o, &hf->spill);
+	get_dup(o, &hf->dup);
 	get_roles(o, hf);
 	hf->plan = roles_plan(health_plan(hf->mode, hf->both_down, st), hf->swapped);
 	hf->in_force = roles_plan(health_plan(hf->mode, hf->both_down, hf->in_force_state),
@@ -373,6 +442,18 @@ static int health_file_read(struct health_file *hf, struct tcfg_err *e)
 	 * may have been reused) */
 	if (agent_lock_holder() != hf->pid)
 		return -ENOENT;
+	return 0;
+}
+
+int health_file_dup(struct dup_view *v)
+{
+	static struct health_file hf;
+	struct tcfg_err ignored;
+
+	memset(v, 0, sizeof(*v));
+	if (health_file_read(&hf, &ignored))
+		return -ENOENT;
+	*v = hf.dup;
 	return 0;
 }
 
@@ -492,6 +573,47 @@ static void show_spill(const struct spill_view *v)
 	close_json_object();
 }
 
+/* The "dup" object of route show / status: whether the short class is
+ * copied now, and why. */
+static void show_dup(const struct dup_view *v)
+{
+	int t;
+
+	open_json_object("dup");
+	print_bool(PRINT_JSON, "running", NULL, v->running);
+	if (!v->running) {
+		print_string(PRINT_FP, NULL, "%s\n", "dup: the agent does not look at the loss yet");
+		close_json_object();
+		return;
+	}
+	print_bool(PRINT_JSON, "attached", NULL, v->attached);
+	print_string(PRINT_ANY, "setting", "dup: setting %s", dup_copy_mode_name(v->setting));
+	print_bool(PRINT_ANY, "copy", ", copy %s", v->copy);
+	print_string(PRINT_FP, NULL, "%s", v->copy ? " (short class protected: copied onto LONG)" :
+		     v->attached ? " (dedup only)" : " (dup not attached)");
+	print_bool(PRINT_JSON, "losing", NULL, v->losing);
+	print_nl();
+	open_json_object("probe_loss");
+	print_string(PRINT_FP, NULL, "%s", "dup: probe loss");
+	for (t = 0; t < DUP_TUNNELS; t++) {
+		open_json_object(role_name[t]);
+		print_uint(PRINT_ANY, "lost", t ? ", long %llu" : " short %llu", v->lost[t]);
+		print_uint(PRINT_ANY, "window", " of %llu", v->len[t]);
+		print_float(PRINT_JSON, "ratio", NULL, v->loss_ppm[t] / 1e6);
+		print_float(PRINT_FP, NULL, " (%.1f %%)", v->loss_ppm[t] / 1e4);
+		close_json_object();
+	}
+	close_json_object();
+	print_string(PRINT_FP, NULL, "%s", v->losing ? ", SHORT losing" : "");
+	print_float(PRINT_ANY, "quiet_left_s", v->quiet_left_ns ? ", off in %.0f s without loss" : "",
+		    v->quiet_left_ns / 1e9);
+	print_uint(PRINT_ANY, "changes", ", changes %llu", v->changes);
+	print_nl();
+	print_string(PRINT_ANY, "why", "dup: why: %s", v->why[0] ? v->why : "-");
+	print_nl();
+	close_json_object();
+}
+
 /* The "roles" object of route show / status: which tunnel carries the
  * short class, why, and each tunnel's quality. */
 static void show_roles(const struct health_file *hf)
@@ -576,6 +698,7 @@ void health_file_show(const struct health_file *hf, bool monitored)
 		show_tunnel(i, &hf->t[i], mono_ns());
 	close_json_array(PRINT_JSON, NULL);
 	show_spill(&hf->spill);
+	show_dup(&hf->dup);
 	show_roles(hf);
 	close_json_object();
 }

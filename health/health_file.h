@@ -14,6 +14,7 @@
 
 #include "health.h"
 #include "plan.h"
+#include "dup_agent.h"
 #include "roles.h"
 #include "spill_agent.h"
 
@@ -42,6 +43,7 @@ struct health_file {
 	enum health_state in_force_state[HEALTH_TUNNELS];
 	struct health_plan in_force;
 	struct spill_view spill;		/* spill (active false: none) */
+	struct dup_view dup;			/* the copy (running false: none) */
 	bool swapped;				/* roles in force (roles.h) */
 	struct roles_view roles;		/* active false: none */
 };
@@ -51,6 +53,9 @@ int health_file_remove(void);
 /* The plan the running agent has in force, for tunnel-cfg (f->pid 0 when
  * no agent publishes one). */
 void health_file_in_force(struct tcfg_in_force *f);
+/* The running agent's copy view (dup_agent.h): 0, or -ENOENT when no
+ * agent publishes (v zeroed). */
+int health_file_dup(struct dup_view *v);
 /* The "health" object of route show and status (json_print). */
 void health_file_show(const struct health_file *hf, bool monitored);
 /* The same for the published file, read now ("not monitored" without an

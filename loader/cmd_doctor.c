@@ -18,6 +18,7 @@
 
 #include "agent_lock.h"
 #include "commands.h"
+#include "health_file.h"
 #include "tunnel_cfg.h"
 
 /* NOTE: worth knowing, not a failure (not counted) */
@@ -447,6 +448,59 @@ static void check_spill(struct doctor *d, int agent_pid)
 	check_spill_class(d, agent_pid, agent_pid && a.gen && left > 0);
 }
 
+/*
+ * The short class's copy, what this router can tell: dedup pinned at the
+ * ingress of both tunnel devices (and enabled), fs_dup at SHORT's egress,
+ * and the copy flag as the agent's [dup] copy says. Whether the peer
+ * dedups cannot be seen from here: doctor says so, to be run there.
+ */
+static void check_dup(struct doctor *d, int agent_pid)
+{
+	char s[IF_NAMESIZE] = "?", l[IF_NAMESIZE] = "?";
+	struct sc_dup_check c;
+	struct dup_view v;
+	bool flag;
+	int err;
+
+	err = sc_dup_check(d->dir, &c);
+	if (err == -ENOENT) {
+		check(d, SKIP, "dup", "", "not attached: the short class is not protected against loss (splitctl dup attach)");
+		return;
+	}
+	if (err) {
+		check(d, FAIL, "dup", "splitctl dup detach; splitctl dup attach ...", "cannot read dup/%s: %s",
+		      FS_MAP_DUP_CONFIG, strerror(-err));
+		return;
+	}
+	if_indextoname(c.dc.short_ifindex, s);
+	if_indextoname(c.dc.long_ifindex, l);
+	if (!(c.dc.flags & FS_DUP_F_DEDUP) || !c.dedup_link[0] || !c.dedup_link[1] || !c.dup_link)
+		check(d, FAIL, "dup", "splitctl dup detach; splitctl dup attach --short-dev DEV --long-dev DEV",
+		      "short %s, long %s: %s", s, l,
+		      !(c.dc.flags & FS_DUP_F_DEDUP) ? "dedup is off" :
+		      !c.dedup_link[0] ? "no dedup at the SHORT device's ingress" :
+		      !c.dedup_link[1] ? "no dedup at the LONG device's ingress" :
+					 "no fs_dup at the SHORT device's egress");
+	else
+		check(d, PASS, "dup", "", "short %s, long %s: dedup at both tunnels' ingress; the peer's dedup cannot be checked from here: run doctor there",
+		      s, l);
+	flag = c.dc.flags & FS_DUP_F_DUP;
+	if (!agent_pid || health_file_dup(&v) || !v.running) {
+		check(d, NOTE, "dup copy", "", "copy %s, as dup attach set it: %s", flag ? "on" : "off",
+		      agent_pid ? "the agent does not look at the loss yet (no route up, or starting)" :
+				  "no agent switches it");
+		return;
+	}
+	if (flag != v.copy || (v.setting == DUP_COPY_ON && !flag) ||
+	    (v.setting == DUP_COPY_OFF && flag))
+		check(d, FAIL, "dup copy", "systemctl restart flowsplit (the agent sets the flag as its [dup] copy says)",
+		      "copy %s, the agent's [dup] copy = %s says %s (%s)", flag ? "on" : "off",
+		      dup_copy_mode_name(v.setting), v.copy ? "on" : "off", v.why);
+	else
+		check(d, PASS, "dup copy", "", "copy %s, as the agent's [dup] copy = %s says: %s",
+		      flag ? "on" : "off", dup_copy_mode_name(v.setting), v.why);
+}
+
 static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
@@ -473,6 +527,7 @@ static int cmd_doctor(const struct sc_call *c)
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
 	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
 	check_spill(&d, pid);
+	check_dup(&d, pid);
 	close_json_array(PRINT_JSON, NULL);
 	print_bool(PRINT_JSON, "ok", NULL, !d.failed);
 	print_uint(PRINT_JSON, "failed", NULL, d.failed);

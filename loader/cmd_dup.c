@@ -213,6 +213,94 @@ static int arp_peer_mac(const char *ifname, __u8 mac[6])
 	return n ? 0 : -ENOENT;
 }
 
+int sc_dup_copy_flag(const char *dir, int want, bool *copy)
+{
+	static const __u8 no_mac[6];
+	struct dup_config dc;
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (bpf_map_lookup_elem(fd, &zero, &dc)) {
+		ret = -errno;
+		goto out;
+	}
+	*copy = dc.flags & FS_DUP_F_DUP;
+	if (want < 0 || *copy == !!want)
+		goto out;
+	/* a copy to a zero address goes nowhere: dup attach was given the
+	 * peer's, or found it, or it is resolved by now (the agent's
+	 * probes of LONG resolve it) */
+	if (want && !memcmp(dc.long_dmac, no_mac, 6)) {
+		char dev[IF_NAMESIZE];
+
+		if (!if_indextoname(dc.long_ifindex, dev) || arp_peer_mac(dev, dc.long_dmac)) {
+			ret = -EADDRNOTAVAIL;
+			goto out;
+		}
+	}
+	dc.flags = want ? dc.flags | FS_DUP_F_DUP : dc.flags & ~FS_DUP_F_DUP;
+	if (bpf_map_update_elem(fd, &zero, &dc, BPF_EXIST))
+		ret = -errno;
+	else
+		*copy = want;
+out:
+	close(fd);
+	return ret;
+}
+
+int sc_dup_check(const char *dir, struct sc_dup_check *c)
+{
+	char path[PATH_MAX];
+	__u32 zero = 0;
+	int fd, ret = 0;
+
+	memset(c, 0, sizeof(*c));
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	if (bpf_map_lookup_elem(fd, &zero, &c->dc))
+		ret = -errno;
+	close(fd);
+	if (ret)
+		return ret;
+	dup_link_path(path, sizeof(path), dir, DUP_LINK_FMT, c->dc.short_ifindex);
+	c->dup_link = access(path, F_OK) == 0;
+	dup_link_path(path, sizeof(path), dir, DEDUP_LINK_FMT, c->dc.short_ifindex);
+	c->dedup_link[0] = access(path, F_OK) == 0;
+	dup_link_path(path, sizeof(path), dir, DEDUP_LINK_FMT, c->dc.long_ifindex);
+	c->dedup_link[1] = access(path, F_OK) == 0;
+	return 0;
+}
+
+int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX])
+{
+	int ncpu = libbpf_num_possible_cpus(), fd, i, j, ret = 0;
+	struct fs_dup_stats *v;
+	__u32 zero = 0;
+
+	if (ncpu <= 0)
+		return -EINVAL;
+	fd = dup_open_map(dir, FS_MAP_DUP_STATS);
+	if (fd < 0)
+		return errno == ENOENT ? -ENOENT : -errno;
+	v = calloc(ncpu, sizeof(*v));
+	memset(sum, 0, sizeof(__u64) * FS_DUP_STAT_MAX);
+	if (!v)
+		ret = -ENOMEM;
+	else if (bpf_map_lookup_elem(fd, &zero, v))
+		ret = -errno;
+	else
+		for (i = 0; i < ncpu; i++)
+			for (j = 0; j < FS_DUP_STAT_MAX; j++)
+				sum[j] += v[i].v[j];
+	free(v);
+	close(fd);
+	return ret;
+}
+
 /* The config a call asks for, into @dc (flags, devices, addresses,
  * window): FS_EXIT_OK or the exit code, the error printed. */
 static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int long_if,
@@ -234,9 +322,11 @@ static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int l
 	}
 	if (a->peer_mac)
 		return FS_EXIT_OK;	/* parsed by the caller */
+	err = arp_peer_mac(a->long_dev, dc->long_dmac);
+	/* dedup only: the peer's address is looked for all the same, for
+	 * the agent's [dup] copy = auto (none found: it warns when due) */
 	if (!a->copy)
 		return FS_EXIT_OK;
-	err = arp_peer_mac(a->long_dev, dc->long_dmac);
 	if (err == -ENOENT) {
 		pr_err("no resolved neighbour on '%s' to send the copies to: give --peer-mac MAC (the peer's %s address)",
 		       a->long_dev, a->long_dev);

@@ -28,10 +28,10 @@ struct sc_config_args {
 
 #define SC_CFG_MAX_KEYS 128	/* distinct keys remembered for duplicates */
 /* section headers remembered: [splitter], [agent], [health], [spill],
- * [route] and a [rule NAME] per rule of both families; more rules than
+ * [dup], [route] and a [rule NAME] per rule of both families; more rules than
  * that are refused by the rule step with the per-family limit, which
  * names the cause */
-#define SC_CFG_MAX_SECTIONS (5 + SC_CFG_MAX_TUNNELS + 2 * FS_MAX_RULES + 1)
+#define SC_CFG_MAX_SECTIONS (6 + SC_CFG_MAX_TUNNELS + 2 * FS_MAX_RULES + 1)
 
 struct parse_ctx {
 	struct sc_config *cfg;
@@ -154,6 +154,7 @@ void sc_config_help_keys(void)
 	sc_options_complete("[agent]", sc_agent_opts, true);
 	sc_options_complete("[health]", health_settings_opts, true);
 	sc_options_complete("[spill]", spill_settings_opts, true);
+	sc_options_complete("[dup]", dup_settings_opts, true);
 	printf("key\t[tunnel NAME]\tkind\tvxlan|gre|ipip|wireguard\n");
 	sc_options_complete("[tunnel NAME]", tcfg_tunnel_opts, true);
 	sc_options_complete("[route]", tcfg_route_opts, true);
@@ -179,7 +180,8 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 		return fail(p, "%s: too many values", name);
 	if (sc_option_set(&r, v, "", err, sizeof(err)))
 	{
-		bool agent_table = t == health_settings_opts || t == spill_settings_opts;
+		bool agent_table = t == health_settings_opts || t == spill_settings_opts ||
+				   t == dup_settings_opts;
 
 		return fail(p, "%s%s%s%s", agent_table ? "[" : "", agent_table ? section : "",
 			    agent_table ? "]: " : "", err);
@@ -247,6 +249,8 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 		return table_key(p, health_settings_opts, &cfg->health, section, name, value);
 	if (!strcmp(section, "spill"))
 		return table_key(p, spill_settings_opts, &cfg->spill, section, name, value);
+	if (!strcmp(section, "dup"))
+		return table_key(p, dup_settings_opts, &cfg->dup, section, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -258,7 +262,7 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 	}
 	if (!strncmp(section, "tunnel ", 7))
 		return tunnel_key(p, line, section + 7, name, value);
-	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [tunnel NAME], [route], [rule NAME]", section);
+	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]", section);
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
@@ -266,7 +270,7 @@ static bool known_section(const char *section)
 {
 	return !strcmp(section, "splitter") || !strcmp(section, "agent") ||
 	       !strcmp(section, "health") || !strcmp(section, "spill") ||
-	       !strcmp(section, "route") ||
+	       !strcmp(section, "dup") || !strcmp(section, "route") ||
 	       (!strncmp(section, "tunnel ", 7) && section[7]) ||
 	       (!strncmp(section, "rule ", 5) && section[5]);
 }
@@ -280,7 +284,7 @@ static int section_done(struct parse_ctx *p)
 		return 1;
 	last = &p->sections[p->nsections - 1];
 	if (!known_section(last->name))
-		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [tunnel NAME], [route], [rule NAME]",
+		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]",
 			    last->name);
 	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
 		    last->line);

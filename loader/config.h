@@ -89,6 +89,8 @@ struct sc_config {
 	/* [spill] (spill_settings_opts), as given: laid over the defaults
 	 * (and under the command line) by spill_settings_resolve() */
 	struct spill_settings spill;
+	/* [dup] (dup_settings_opts, health/dup_agent.h), as given */
+	struct dup_settings dup;
 	/* [tunnel NAME] sections */
 	struct sc_config_tunnel tunnels[SC_CFG_MAX_TUNNELS];
 	int ntunnels;

@@ -327,3 +327,31 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 				tunnel[t], sc_prom_label_escape(v->dev[t], dev, sizeof(dev)),
 				fs_prom_double(v->qd_ns[t] / 1e9, num, sizeof(num)));
 }
+
+void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
+{
+	static const struct {
+		const char *name, *help;
+	} stat[FS_DUP_STAT_MAX] = {
+#define DUP_ROW(id, n, h) [FS_DUP_STAT_##id] = { n, h },
+		FS_DUP_STATS(DUP_ROW)
+#undef DUP_ROW
+	};
+	__u64 sum[FS_DUP_STAT_MAX];
+	bool attached = !sc_dup_counters(dir, sum);
+	int i;
+
+	gauge(f, "dup_attached", "1 while the short class's copy and dedup are attached (dup attach).",
+	      attached);
+	gauge(f, "dup_copy", "1 while the short class is copied onto LONG (the agent's view; 0 without an agent).",
+	      v->running && v->copy);
+	fprintf(f, "# HELP flowsplit_dup_copy_changes_total Copy switched on or off by the agent ([dup] copy).\n"
+		   "# TYPE flowsplit_dup_copy_changes_total counter\nflowsplit_dup_copy_changes_total %llu\n",
+		(unsigned long long)v->changes);
+	if (!attached)
+		return;
+	for (i = 0; i < FS_DUP_STAT_MAX; i++)
+		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
+			stat[i].name, stat[i].help, stat[i].name, stat[i].name,
+			(unsigned long long)sum[i]);
+}

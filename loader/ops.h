@@ -28,5 +28,9 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m);
 struct spill_view;
 /* Append spill's series (loader/metrics.c, health/spill_agent.h). */
 void sc_metrics_write_spill(FILE *f, const struct spill_view *v);
+/* The short class's copy: the agent's view and the counters of the
+ * instance in dir's dup/ (none while it is not attached). */
+struct dup_view;
+void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v);
 
 #endif /* SPLITCTL_OPS_H */

@@ -54,6 +54,7 @@ struct sc_run_args {
 	struct sc_agent_args agent;
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 };
 
 static const struct sc_option run_opts[] = {
@@ -65,6 +66,7 @@ static const struct sc_option run_opts[] = {
 		  .sub = health_settings_opts),
 	SC_OPTION("spill", SC_OPT_INCLUDE, struct sc_run_args, spill,
 		  .sub = spill_settings_opts),
+	SC_OPTION("dup", SC_OPT_INCLUDE, struct sc_run_args, dup, .sub = dup_settings_opts),
 	SC_OPTIONS_END,
 };
 
@@ -116,6 +118,12 @@ static char *render(struct agent *ag, size_t *len)
 		sc_metrics_write_health(f, &hm);
 		spill_agent_view(&ag->health.spill, &sv);
 		sc_metrics_write_spill(f, &sv);
+		{
+			struct dup_view dv;
+
+			dup_agent_view(&ag->health.dup, &dv);
+			sc_metrics_write_dup(f, sc_pin_dir(o), &dv);
+		}
 	}
 	if (fclose(f) || err) {
 		free(buf);
@@ -548,6 +556,7 @@ static void reload(struct agent *ag)
 	struct http_server *http = ag->http;
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 	struct sc_web_config wc = { 0 };
 	struct sc_agent_args eff;
 	struct sc_config next;
@@ -573,6 +582,7 @@ static void reload(struct agent *ag)
 		pr_err("run: reload: [spill]: %s; keeping the running config", herr);
 		goto fail;
 	}
+	dup_settings_resolve(&dup, &next.dup, &ag->cli->dup);
 	effective(ag->cli, &next, true, &eff);
 	if (eff.listen.len && http_config(&eff, &wc, herr, sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
@@ -609,6 +619,7 @@ static void reload(struct agent *ag)
 	health_agent_switch(&ag->health, &health);
 	if (spill_agent_switch(&ag->health.spill, &spill))
 		pr_info("run: spill: new settings");
+	dup_agent_switch(&ag->health.dup, &dup);
 	pr_info("run: reloaded '%s'", ag->cli->config);
 	return;
 fail:
@@ -636,6 +647,7 @@ static int agent_start(struct agent *ag)
 	if (have_cfg) {
 		struct health_settings health;
 		struct spill_settings spill;
+		struct dup_settings dup;
 		char err[256];
 
 		if (health_settings_resolve(&health, &ag->cfg.health, &ag->cli->health,
@@ -650,6 +662,8 @@ static int agent_start(struct agent *ag)
 		}
 		health_agent_switch(&ag->health, &health);
 		spill_agent_switch(&ag->health.spill, &spill);
+		dup_settings_resolve(&dup, &ag->cfg.dup, &ag->cli->dup);
+		dup_agent_switch(&ag->health.dup, &dup);
 	}
 	/* a bad web config, or a port in use, ends the agent before it
 	 * changed anything */
@@ -699,6 +713,7 @@ static int cmd_run(const struct sc_call *c)
 	struct agent ag = { .o = o, .cli = c->args };
 	struct health_settings health;
 	struct spill_settings spill;
+	struct dup_settings dup;
 	char msg[PATH_MAX + 256];
 	int ret, mark, holder;
 
@@ -713,6 +728,8 @@ static int cmd_run(const struct sc_call *c)
 	/* the journal stamps its lines; a terminal or a file gets the time */
 	fs_log_timestamps();
 	health_agent_init(&ag.health, &health, &spill, &spill_dp, (void *)o);
+	dup_settings_resolve(&dup, NULL, &ag.cli->dup);
+	dup_agent_configure(&ag.health.dup, &dup, sc_pin_dir(o), sc_dup_copy_flag);
 	ret = sc_check_privileges();
 	if (ret) {
 		pr_err("%s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));

@@ -161,6 +161,22 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock);
 /* Remove the short-class duplication of the instance in @dir (its dup/
  * subdirectory, cmd_dup.c): with the instance's last pins. */
 void sc_dup_remove(const char *dir);
+/* The copy flag (FS_DUP_F_DUP) of dir's dup/: set to want (0, 1; -1:
+ * read only), reported in *copy; the agent's dup_flag_fn
+ * (health/dup_agent.h). 0, -ENOENT (not attached), -EADDRNOTAVAIL (on,
+ * without the LONG peer's address) or -errno. */
+int sc_dup_copy_flag(const char *dir, int want, bool *copy);
+/* The counters of dir's dup/ summed over CPUs (enum fs_dup_stat): 0,
+ * -ENOENT (not attached) or -errno. */
+int sc_dup_counters(const char *dir, __u64 sum[FS_DUP_STAT_MAX]);
+/* What doctor checks of dir's dup/: its config, and which of its links
+ * are pinned (fs_dup at SHORT's egress, fs_dedup at each tunnel's
+ * ingress). 0, -ENOENT (not attached) or -errno. */
+struct sc_dup_check {
+	struct dup_config dc;
+	bool dup_link, dedup_link[2];	/* [0] SHORT, [1] LONG */
+};
+int sc_dup_check(const char *dir, struct sc_dup_check *c);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */

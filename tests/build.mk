@@ -88,6 +88,12 @@ $(BUILD)/tests/unit-spill-ctl: tests/unit/test_spill_ctl.c $$(HEALTH_LIB) $$(TCF
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS) -lm
 
+# when the agent copies the short class (health/dup_ctl.c, pure) on
+# simulated time
+$(BUILD)/tests/unit-dup-ctl: tests/unit/test_dup_ctl.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) -Itests/unit $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
+
 # path quality and the roles controller (health/quality.c, roles.c, pure)
 # on simulated time
 $(BUILD)/tests/unit-roles: tests/unit/test_roles.c $$(HEALTH_LIB) $$(TCFG_LIB) $$(FSLIB)
@@ -111,7 +117,8 @@ $(BUILD)/failover-test: tests/tools/failover-test.c $$(HEALTH_LIB) $$(TCFG_LIB) 
 	$(CC) $(CFLAGS) $(HEALTH_CFLAGS) $< -o $@ $(HEALTH_LIB) $(TCFG_LIB) $(TCFG_LIBS)
 
 ALL_TARGETS += $(BUILD)/tests/unit-lib $(BUILD)/tests/unit-tcfg $(BUILD)/tests/unit-health \
-	$(BUILD)/tests/unit-spill-ctl $(BUILD)/tests/unit-roles $(BUILD)/health-probe-test $(BUILD)/failover-test
+	$(BUILD)/tests/unit-spill-ctl $(BUILD)/tests/unit-roles \
+	$(BUILD)/tests/unit-dup-ctl $(BUILD)/health-probe-test $(BUILD)/failover-test
 
 # a command under a unit's system call filter and address families, for
 # tests/unit-sandbox.bats (not installed)

@@ -1,0 +1,177 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * test_dup_ctl.c - when the agent turns the short class's copy on and off
+ * (health/dup_ctl.c), on simulated time. Each tunnel is probed every
+ * 100 ms into a window of the last 100 probes (health's defaults); the
+ * decision looks at both windows every 500 ms (DUP_STEP_NS), as the agent
+ * does. Output is TAP.
+ *
+ * Checked: a loss step on SHORT turns the copy on within the probes it
+ * takes to lose two, never before the step; one lost probe does not; the
+ * copy goes off 30 s (LOSS_QUIET_NS) after SHORT last lost by the rule,
+ * not earlier; loss on LONG alone, or alike on both, does not; the
+ * settings on and off override the loss.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dup_agent.h"
+#include "spill.h"
+#include "spill_int.h"
+#include "tap.h"
+
+#define MS 1000000ULL
+#define SEC (1000 * MS)
+#define PROBE_NS (100 * MS)
+#define WINDOW 100
+
+struct win {
+	bool lost[WINDOW];
+	uint32_t n, pos, nlost;
+};
+
+static void win_add(struct win *w, bool lost)
+{
+	if (w->n == WINDOW)
+		w->nlost -= w->lost[w->pos];
+	else
+		w->n++;
+	w->lost[w->pos] = lost;
+	w->nlost += lost;
+	w->pos = (w->pos + 1) % WINDOW;
+}
+
+/* Whether probe k (from 0) of a tunnel is lost: a loss per mille as a
+ * regular pattern, so that a run is exact. */
+typedef bool (*loss_fn)(uint64_t t_ns, uint64_t k);
+
+struct sim {
+	struct dup_ctl c;
+	struct win w[DUP_TUNNELS];
+	uint64_t now, k;
+	uint64_t first_on, last_off, changes;
+	bool on;
+};
+
+static void sim_init(struct sim *s)
+{
+	memset(s, 0, sizeof(*s));
+	dup_ctl_init(&s->c);
+	s->now = 1;	/* the decision's clock starts above 0 */
+	s->first_on = s->last_off = UINT64_MAX;
+}
+
+/* Run until end_ns: probes every 100 ms, a decision every 500 ms. */
+static void sim_run(struct sim *s, uint64_t end_ns, loss_fn f_short, loss_fn f_long)
+{
+	for (; s->now < end_ns; s->now += PROBE_NS, s->k++) {
+		win_add(&s->w[DUP_SHORT], f_short(s->now, s->k));
+		win_add(&s->w[DUP_LONG], f_long(s->now, s->k));
+		if (s->k % 5 == 4) {
+			struct dup_loss l = {
+				.lost = { s->w[0].nlost, s->w[1].nlost },
+				.len = { s->w[0].n, s->w[1].n },
+			};
+
+			if (dup_ctl_tick(&s->c, &l, s->now)) {
+				s->changes++;
+				if (s->c.want && s->first_on == UINT64_MAX)
+					s->first_on = s->now;
+				if (!s->c.want)
+					s->last_off = s->now;
+			}
+		}
+	}
+}
+
+static uint64_t step_at, stop_at;	/* the loss pattern's on and off */
+
+static bool clean(uint64_t t, uint64_t k)
+{
+	(void)t, (void)k;
+	return false;
+}
+
+/* 3 %: one probe in 33, between step_at and stop_at */
+static bool step3(uint64_t t, uint64_t k)
+{
+	return t >= step_at && t < stop_at && k % 33 == 0;
+}
+
+static bool one_probe(uint64_t t, uint64_t k)
+{
+	(void)t;
+	return k == 150;
+}
+
+static bool five_pct(uint64_t t, uint64_t k)
+{
+	(void)t;
+	return k % 20 == 0;
+}
+
+int main(void)
+{
+	struct sim s;
+
+	/* a loss step: on within the probes two losses take (one in 33
+	 * probes: at most 66 after the step) plus a decision step, never
+	 * before */
+	sim_init(&s);
+	step_at = 20 * SEC;
+	stop_at = 60 * SEC;
+	sim_run(&s, 60 * SEC, step3, clean);
+	tap_ok(s.first_on >= step_at, "3 %% loss from 20 s: not on before it (on at %.1f s)",
+	       s.first_on / 1e9);
+	tap_ok(s.first_on <= step_at + 66 * PROBE_NS + DUP_STEP_NS,
+	       "on within two lost probes and a step (%.1f s after the step)",
+	       (s.first_on - step_at) / 1e9);
+	tap_ok(dup_ctl_copy(&s.c, DUP_COPY_AUTO) && s.c.losing, "auto: on while SHORT loses");
+	tap_ok(s.changes == 1, "no flapping while the loss lasts (%llu changes)",
+	       (unsigned long long)s.changes);
+	tap_ok(s.c.loss_ppm[DUP_SHORT] >= 30000 && s.c.loss_ppm[DUP_LONG] == 0,
+	       "the ratios: SHORT %u ppm, LONG %u ppm", s.c.loss_ppm[DUP_SHORT],
+	       s.c.loss_ppm[DUP_LONG]);
+
+	/* recovery: the window forgets the last loss 10 s after it, and
+	 * the copy stays on for the quiet time after the last losing tick */
+	sim_run(&s, 130 * SEC, step3, clean);
+	{
+		uint64_t last = s.c.losing_last_ns;
+
+		tap_ok(last > stop_at && last <= stop_at + 11 * SEC,
+		       "SHORT counts as losing until its window forgets (last %.1f s)", last / 1e9);
+		tap_ok(s.last_off != UINT64_MAX && s.last_off >= last + LOSS_QUIET_NS &&
+			       s.last_off <= last + LOSS_QUIET_NS + DUP_STEP_NS,
+		       "off 30 s after SHORT last lost, not earlier (%.1f s after)",
+		       (s.last_off - last) / 1e9);
+		tap_ok(!dup_ctl_copy(&s.c, DUP_COPY_AUTO) && s.changes == 2,
+		       "off, and one change each way (%llu)", (unsigned long long)s.changes);
+	}
+
+	/* a single lost probe is chance */
+	sim_init(&s);
+	sim_run(&s, 60 * SEC, one_probe, clean);
+	tap_ok(s.changes == 0 && s.first_on == UINT64_MAX, "one lost probe: never on");
+
+	/* loss on LONG only, and alike on both */
+	sim_init(&s);
+	sim_run(&s, 60 * SEC, clean, five_pct);
+	tap_ok(s.changes == 0, "5 %% on LONG only: never on");
+	sim_init(&s);
+	sim_run(&s, 60 * SEC, five_pct, five_pct);
+	tap_ok(s.changes == 0, "5 %% on both: never on (moving gains nothing)");
+
+	/* the settings */
+	sim_init(&s);
+	sim_run(&s, 10 * SEC, clean, clean);
+	tap_ok(dup_ctl_copy(&s.c, DUP_COPY_ON), "on: on with SHORT clean");
+	tap_ok(!dup_ctl_copy(&s.c, DUP_COPY_AUTO), "auto: off with SHORT clean");
+	step_at = 0;
+	stop_at = UINT64_MAX;
+	sim_init(&s);
+	sim_run(&s, 20 * SEC, step3, clean);
+	tap_ok(s.c.want && !dup_ctl_copy(&s.c, DUP_COPY_OFF), "off: off while SHORT loses");
+	return tap_done();
+}
