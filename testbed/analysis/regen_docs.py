@@ -36,6 +36,7 @@ import sys
 TABLES = {
     'demo-headline': {},
     'demo-apps': {},
+    'demo-deployed': {},
     'apps-model': {},
     'apps-sweep': {'bold': ['speedup ECMP/split'], 'bold_header': True},
     'persistent': {'bold': ['split / no bulk: run-time; p99']},
