@@ -61,7 +61,7 @@ int health_params_check(const struct health_params *p, const char **field)
 	else if (p->hold_max_ns < p->hold_min_ns ||
 		 p->hold_max_ns > HEALTH_MAX_HOLD_NS)
 		bad = "hold-max";
-	else if (p->half_life_ns < HEALTH_NS_PER_S / 10 ||
+	else if (p->half_life_ns < FS_NS_PER_S / 10 ||
 		 p->half_life_ns > HEALTH_MAX_HOLD_NS)
 		bad = "half-life";
 	else if (p->loss_window < 1 || p->loss_window > HEALTH_MAX_LOSS_WINDOW)
@@ -378,7 +378,7 @@ int health_transition_format(const struct health *h, enum health_state from,
 			     char *buf, size_t len)
 {
 	const char *to = health_state_name(h->state);
-	double rtt_ms = (double)h->rtt_ewma_ns / HEALTH_NS_PER_MS;
+	double rtt_ms = (double)h->rtt_ewma_ns / FS_NS_PER_MS;
 	double loss = 100.0 * health_loss_ratio(h);
 
 	if (h->state == HEALTH_DOWN && h->link_down)
@@ -386,14 +386,14 @@ int health_transition_format(const struct health *h, enum health_state from,
 				"hold-down %.2f s",
 				health_state_name(from), to,
 				(unsigned long long)h->flaps,
-				(double)h->hold_ns / HEALTH_NS_PER_S);
+				(double)h->hold_ns / FS_NS_PER_S);
 	if (h->state == HEALTH_DOWN)
 		return snprintf(buf, len, "%s -> %s after %u misses%s, flap %llu, "
 				"hold-down %.2f s, rtt %.2f ms, loss %.1f %%",
 				health_state_name(from), to, h->misses,
 				health_congested(h) ? " (congested)" : "",
 				(unsigned long long)h->flaps,
-				(double)h->hold_ns / HEALTH_NS_PER_S, rtt_ms,
+				(double)h->hold_ns / FS_NS_PER_S, rtt_ms,
 				loss);
 	return snprintf(buf, len, "%s -> %s after %u answers, rtt %.2f ms, "
 			"loss %.1f %%",

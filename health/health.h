@@ -24,36 +24,34 @@
 #include <stdint.h>
 
 #include "plan.h"
-
-#define HEALTH_NS_PER_MS 1000000ull
-#define HEALTH_NS_PER_S 1000000000ull
+#include "util.h"
 
 /* Defaults (docs/health.md says why). */
-#define HEALTH_DEF_INTERVAL_NS (100 * HEALTH_NS_PER_MS)
+#define HEALTH_DEF_INTERVAL_NS (100 * FS_NS_PER_MS)
 #define HEALTH_DEF_DOWN_MISSES 3
 #define HEALTH_DEF_CONGESTED_MISSES 10
 #define HEALTH_DEF_UP_SUCCESSES 5
-#define HEALTH_DEF_HOLD_MIN_NS (1 * HEALTH_NS_PER_S)
-#define HEALTH_DEF_HOLD_MAX_NS (32 * HEALTH_NS_PER_S)
-#define HEALTH_DEF_HALF_LIFE_NS (60 * HEALTH_NS_PER_S)
+#define HEALTH_DEF_HOLD_MIN_NS (1 * FS_NS_PER_S)
+#define HEALTH_DEF_HOLD_MAX_NS (32 * FS_NS_PER_S)
+#define HEALTH_DEF_HALF_LIFE_NS (60 * FS_NS_PER_S)
 #define HEALTH_DEF_LOSS_WINDOW 100
 
 /* Accepted ranges, checked by health_params_check(). */
-#define HEALTH_MIN_INTERVAL_NS (10 * HEALTH_NS_PER_MS)
-#define HEALTH_MAX_INTERVAL_NS (60 * HEALTH_NS_PER_S)
+#define HEALTH_MIN_INTERVAL_NS (10 * FS_NS_PER_MS)
+#define HEALTH_MAX_INTERVAL_NS (60 * FS_NS_PER_S)
 #define HEALTH_MAX_COUNT 255		/* down_misses, up_successes */
 #define HEALTH_MAX_TIMEOUT_INTERVALS 32	/* timeout <= 32 x interval */
-#define HEALTH_MAX_HOLD_NS (3600 * HEALTH_NS_PER_S)
+#define HEALTH_MAX_HOLD_NS (3600 * FS_NS_PER_S)
 #define HEALTH_MAX_LOSS_WINDOW 1024	/* probes */
 
 /* Probes whose smoothed RTT is this far above the tunnel's minimum RTT wait
  * in a queue: the tunnel is congested, and its losses are likely a full FIFO's
  * tail drops, not a dead path (docs/health.md, *Congested tunnels*). */
-#define HEALTH_CONGESTED_QUEUE_NS (5 * HEALTH_NS_PER_MS)
+#define HEALTH_CONGESTED_QUEUE_NS (5 * FS_NS_PER_MS)
 /* The minimum RTT is the least over the current and the previous bucket:
  * a path that got longer for good is taken as the new minimum after one to
  * two buckets, and so is a queue that never drains for that long. */
-#define HEALTH_RTT_MIN_BUCKET_NS (300 * HEALTH_NS_PER_S)
+#define HEALTH_RTT_MIN_BUCKET_NS (300 * FS_NS_PER_S)
 
 #define HEALTH_Q16_ONE 65536ull
 

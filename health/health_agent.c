@@ -16,16 +16,16 @@
 #include "params.h"
 #include "util.h"
 
-#define HA_RETRY_NS	(3 * HEALTH_NS_PER_S)	/* no record: look again */
-#define HA_PUBLISH_NS	(2 * HEALTH_NS_PER_S)	/* health file refresh */
+#define HA_RETRY_NS	(3 * FS_NS_PER_S)	/* no record: look again */
+#define HA_PUBLISH_NS	(2 * FS_NS_PER_S)	/* health file refresh */
 #define HA_MAX_EVENTS	16
 /* A tunnel device carrying the long class that sent more than this over
  * the last >= 100 ms is busy with our own traffic, and stays so for
  * HA_BUSY_HANGOVER_NS after (its queue drains): its queue and losses are
  * then ours (roles.h). Probes and spill's timestamps are far below it. */
 #define HA_BUSY_BPS		1000000ull
-#define HA_BUSY_SAMPLE_NS	(100 * HEALTH_NS_PER_MS)
-#define HA_BUSY_HANGOVER_NS	HEALTH_NS_PER_S
+#define HA_BUSY_SAMPLE_NS	(100 * FS_NS_PER_MS)
+#define HA_BUSY_HANGOVER_NS	FS_NS_PER_S
 
 static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
 
@@ -44,7 +44,7 @@ static const struct sc_enum both_down_values[] = {
 	HEALTH_OPT(_name, _cli, SC_OPT_DURATION, params.m, .unit = SC_UNIT_MS,	\
 		   .unit_suffix = true, .lo = _lo_ms, .hi = _hi_ms, .metavar = "DUR",	\
 		   .help = _help)
-#define HEALTH_MS(ns) ((double)(ns) / HEALTH_NS_PER_MS)
+#define HEALTH_MS(ns) ((double)(ns) / FS_NS_PER_MS)
 #define ROLES_DURATION(_name, m, _help)						\
 	HEALTH_OPT(_name, _name, SC_OPT_DURATION, roles.m, .unit = SC_UNIT_MS,	\
 		   .unit_suffix = true, .lo = 0, .hi = HEALTH_MS(ROLES_MAX_NS), .metavar = "DUR",\
@@ -79,7 +79,7 @@ const struct sc_option health_settings_opts[] = {
 	HEALTH_DURATION("hold-max", "health-hold-max", hold_max_ns, 0, HEALTH_MS(HEALTH_MAX_HOLD_NS),
 			"hold-down ceiling (default 32s)"),
 	HEALTH_DURATION("half-life", "health-half-life", half_life_ns,
-			HEALTH_MS(HEALTH_NS_PER_S / 10), HEALTH_MS(HEALTH_MAX_HOLD_NS),
+			HEALTH_MS(FS_NS_PER_S / 10), HEALTH_MS(HEALTH_MAX_HOLD_NS),
 			"flap penalty half-life (default 60s)"),
 	HEALTH_OPT("loss-window", "health-loss-window", SC_OPT_UINT, params.loss_window,
 		   .lo = 1, .hi = HEALTH_MAX_LOSS_WINDOW, .metavar = "N",
@@ -387,7 +387,7 @@ static bool tunnel_busy(struct health_agent *ha, int t, uint64_t now)
 	if (!ha->tx_at_ns[t] || dt >= HA_BUSY_SAMPLE_NS) {
 		b = tx_bytes(ha->info.dev[t]);
 		if (ha->tx_at_ns[t] && b >= ha->tx_bytes[t] &&
-		    (b - ha->tx_bytes[t]) * 8 * HEALTH_NS_PER_S / dt > HA_BUSY_BPS)
+		    (b - ha->tx_bytes[t]) * 8 * FS_NS_PER_S / dt > HA_BUSY_BPS)
 			ha->busy_until_ns[t] = now + HA_BUSY_HANGOVER_NS;
 		ha->tx_bytes[t] = b;
 		ha->tx_at_ns[t] = now;
@@ -446,7 +446,7 @@ static bool roles_update(struct health_agent *ha)
 	roles_format(&ha->roles, dev, why, sizeof(why));
 	pr_info("run: health: roles: %s, hold-down %.1f s", why,
 		ha->roles.swapped || ha->roles.cause != ROLES_CAUSE_FAILOVER ?
-		(double)ha->roles.hold_ns / HEALTH_NS_PER_S : 0.0);
+		(double)ha->roles.hold_ns / FS_NS_PER_S : 0.0);
 	health_failover_set_roles(ha->fo, ha->roles.swapped);
 	if (!apply(ha, false))
 		return false;
@@ -568,7 +568,7 @@ static int follow_record(struct health_agent *ha)
 	health_prober_free(old);
 	if (ret) {
 		pr_warn("run: health: %s; retrying every %llu s", err,
-			(unsigned long long)(HA_RETRY_NS / HEALTH_NS_PER_S));
+			(unsigned long long)(HA_RETRY_NS / FS_NS_PER_S));
 		stop_probing(ha);
 		ha->open_failing = true;
 		ha->next_open_ns = mono_ns() + HA_RETRY_NS;
@@ -725,7 +725,7 @@ static int ms_until(uint64_t now, uint64_t when)
 
 	if (when <= now)
 		return 0;
-	ms = (when - now + HEALTH_NS_PER_MS - 1) / HEALTH_NS_PER_MS;
+	ms = (when - now + FS_NS_PER_MS - 1) / FS_NS_PER_MS;
 	return ms > 1000 ? 1000 : (int)ms;
 }
 
@@ -749,7 +749,7 @@ static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 		/* -ENOENT: "route up" has not run; nothing to steer, quietly */
 		if (ret != -ENOENT && !ha->open_failing)
 			pr_warn("run: health: %s; retrying every %llu s", err,
-				(unsigned long long)(HA_RETRY_NS / HEALTH_NS_PER_S));
+				(unsigned long long)(HA_RETRY_NS / FS_NS_PER_S));
 		ha->open_failing = ret != -ENOENT;
 		ha->next_open_ns = now + HA_RETRY_NS;
 	}

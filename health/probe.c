@@ -522,8 +522,8 @@ static int probe_run(struct health_prober *p)
 	}
 	if (next == UINT64_MAX)
 		return 0;
-	its.it_value.tv_sec = next / HEALTH_NS_PER_S;
-	its.it_value.tv_nsec = next % HEALTH_NS_PER_S;
+	its.it_value.tv_sec = next / FS_NS_PER_S;
+	its.it_value.tv_nsec = next % FS_NS_PER_S;
 	if (timerfd_settime(p->timerfd, TFD_TIMER_ABSTIME, &its, NULL))
 		return -errno;
 	return 0;

@@ -41,16 +41,15 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define QUALITY_NS_PER_MS 1000000ull
-#define QUALITY_NS_PER_S 1000000000ull
+#include "util.h"
 
 #define QUALITY_BASE_BUCKET 3000
 #define QUALITY_QUEUE_SAMPLES 4
 #define QUALITY_LOSS_WINDOW 20
 #define QUALITY_LOSS_FORGIVEN 2
-#define QUALITY_RTO_MIN_NS (200 * QUALITY_NS_PER_MS)
+#define QUALITY_RTO_MIN_NS (200 * FS_NS_PER_MS)
 /* what was measured while not busy stands for the tunnel this long */
-#define QUALITY_IDLE_MEMORY_NS (30 * QUALITY_NS_PER_S)
+#define QUALITY_IDLE_MEMORY_NS (30 * FS_NS_PER_S)
 /* answers before the estimates count (base and queue need a few) */
 #define QUALITY_MIN_ANSWERS QUALITY_QUEUE_SAMPLES
 

@@ -203,8 +203,8 @@ int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], c
 		[ROLES_CAUSE_RECOVERED] = "recovered",
 		[ROLES_CAUSE_FAILOVER] = "a failover",
 	};
-	double s_ms = (double)r->seen_ns[HEALTH_SHORT] / HEALTH_NS_PER_MS;
-	double l_ms = (double)r->seen_ns[HEALTH_LONG] / HEALTH_NS_PER_MS;
+	double s_ms = (double)r->seen_ns[HEALTH_SHORT] / FS_NS_PER_MS;
+	double l_ms = (double)r->seen_ns[HEALTH_LONG] / FS_NS_PER_MS;
 
 	if (r->params.mode == ROLES_FIXED)
 		return snprintf(buf, len, "roles fixed: short class on %s", dev[HEALTH_SHORT]);

@@ -43,12 +43,12 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 /* Defaults and ranges (docs/health.md says why). */
 #define ROLES_DEF_MODE ROLES_AUTO
 #define ROLES_DEF_MARGIN_PCT 20
-#define ROLES_DEF_MARGIN_ABS_NS (15 * HEALTH_NS_PER_MS)
-#define ROLES_DEF_SUSTAIN_NS (200 * HEALTH_NS_PER_MS)
-#define ROLES_DEF_HOLD_MIN_NS (5 * HEALTH_NS_PER_S)
-#define ROLES_DEF_HOLD_MAX_NS (80 * HEALTH_NS_PER_S)
+#define ROLES_DEF_MARGIN_ABS_NS (15 * FS_NS_PER_MS)
+#define ROLES_DEF_SUSTAIN_NS (200 * FS_NS_PER_MS)
+#define ROLES_DEF_HOLD_MIN_NS (5 * FS_NS_PER_S)
+#define ROLES_DEF_HOLD_MAX_NS (80 * FS_NS_PER_S)
 #define ROLES_MAX_MARGIN_PCT 1000
-#define ROLES_MAX_NS (3600 * HEALTH_NS_PER_S)
+#define ROLES_MAX_NS (3600 * FS_NS_PER_S)
 
 struct roles_params {
 	int mode;			/* enum roles_mode */

@@ -35,18 +35,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define SPILL_NS_PER_MS 1000000ull
-#define SPILL_NS_PER_S 1000000000ull
+#include "util.h"
 
 /* Defaults (docs/design.md, *Spill*, says why). */
-#define SPILL_DEF_TARGET_NS (5 * SPILL_NS_PER_MS)
-#define SPILL_DEF_LONG_TARGET_NS (10 * SPILL_NS_PER_MS)
+#define SPILL_DEF_TARGET_NS (5 * FS_NS_PER_MS)
+#define SPILL_DEF_LONG_TARGET_NS (10 * FS_NS_PER_MS)
 #define SPILL_DEF_RATE_INIT_BPS 1000000ull
 #define SPILL_DEF_RATE_MIN_BPS 100000ull
 #define SPILL_DEF_RATE_MAX_BPS 10000000000ull
-#define SPILL_DEF_INTERVAL_NS (100 * SPILL_NS_PER_MS)
-#define SPILL_DEF_GRANT_GAP_NS (2 * SPILL_NS_PER_S)
-#define SPILL_DEF_HOLD_MARGIN_NS (20 * SPILL_NS_PER_MS)
+#define SPILL_DEF_INTERVAL_NS (100 * FS_NS_PER_MS)
+#define SPILL_DEF_GRANT_GAP_NS (2 * FS_NS_PER_S)
+#define SPILL_DEF_HOLD_MARGIN_NS (20 * FS_NS_PER_MS)
 #define SPILL_DEF_FRAME_SHARE_PCT 10
 /* SHORT's probe loss above LONG's by more than this (parts per million:
  * 0.5 percentage points) stops grants and returns the spilled flows */
@@ -57,17 +56,17 @@
 /* In state RETURN, how long the return waits for the moment it is in
  * order before it goes anyway: a flow on a lossy SHORT costs more than
  * one reordering. */
-#define SPILL_RETURN_WAIT_NS SPILL_NS_PER_S
+#define SPILL_RETURN_WAIT_NS FS_NS_PER_S
 /* The longest the class holds packets for a grant, from the tick that asks
  * for the hold to the one that releases it, whatever the delays say: a
  * spilled flow never stalls longer (issue: a hold computed from delays of
  * two kinds came out as 1000 s). */
-#define SPILL_HOLD_MAX_NS (2 * SPILL_NS_PER_S)
+#define SPILL_HOLD_MAX_NS (2 * FS_NS_PER_S)
 
 /* A long-enough history of the path minimum: LEDBAT's 10 one-minute
  * buckets (RFC 6817, BASE_HISTORY). */
 #define SPILL_BASE_BUCKETS 10
-#define SPILL_BASE_BUCKET_NS (60 * SPILL_NS_PER_S)
+#define SPILL_BASE_BUCKET_NS (60 * FS_NS_PER_S)
 /* Recent samples kept per tunnel (the delay filters and the hold). */
 #define SPILL_RECENT 32
 #define SPILL_BYTES_UNKNOWN UINT64_MAX	/* a sample without the counter */

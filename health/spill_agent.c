@@ -20,19 +20,19 @@
 #include "tunnel_cfg.h"
 #include "util.h"
 
-#define SA_FAST_TICK_NS (10 * SPILL_NS_PER_MS)	/* while a grant is under way */
-#define SA_DP_REREAD_NS (2 * SPILL_NS_PER_S)	/* "set spill", a re-attach */
-#define SA_RETRY_NS (3 * SPILL_NS_PER_S)	/* the class could not be made */
+#define SA_FAST_TICK_NS (10 * FS_NS_PER_MS)	/* while a grant is under way */
+#define SA_DP_REREAD_NS (2 * FS_NS_PER_S)	/* "set spill", a re-attach */
+#define SA_RETRY_NS (3 * FS_NS_PER_S)	/* the class could not be made */
 #define SA_DUMMIES 2				/* spend the TBF's one-frame burst */
 /* a full frame: less the ICMP, IPv4 and Ethernet headers */
 #define SA_DUMMY_PAYLOAD (SPILL_FRAME_BYTES - 8 - 20 - 14)
 #define SA_DUMMY_ID 0x5350			/* "SP" */
 #define SA_TS_ID 0x5354				/* "ST", + the tunnel */
 #define SA_TS_SLOTS 64
-#define SA_TS_FRESH_NS (2 * SPILL_NS_PER_S)	/* else RTTs */
+#define SA_TS_FRESH_NS (2 * FS_NS_PER_S)	/* else RTTs */
 /* one-way delays kept positive whatever the two clocks' offset */
-#define SA_OWD_OFFSET_NS (1000 * SPILL_NS_PER_S)
-#define SA_DAY_NS (86400 * SPILL_NS_PER_S)
+#define SA_OWD_OFFSET_NS (1000 * FS_NS_PER_S)
+#define SA_DAY_NS (86400 * FS_NS_PER_S)
 #define SA_RATE_STEP_PCT 1			/* smaller rate changes are not applied */
 /* the queueing-delay windows the controller uses (spill.c) */
 #define SA_QD_SHORT_WINDOW(i) (2 * (i) + (i) / 2)
@@ -231,7 +231,7 @@ static int agent_write(struct spill_agent *sa, uint16_t gen, uint64_t grants, ui
 	sa->grants_written = grants;
 	/* renewed at a third of the lease: two renewals may fail or come
 	 * late before the datapath drops the generation */
-	sa->renew_ns = now + FS_SPILL_LEASE_MS * SPILL_NS_PER_MS / 3;
+	sa->renew_ns = now + FS_SPILL_LEASE_MS * FS_NS_PER_MS / 3;
 	return 0;
 }
 
@@ -380,7 +380,7 @@ static uint64_t realtime_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * SPILL_NS_PER_S + ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * FS_NS_PER_S + ts.tv_nsec;
 }
 
 static void ts_open(struct spill_agent *sa)
@@ -430,7 +430,7 @@ static void ts_send(struct spill_agent *sa, int t)
 	slot = ++sa->ts_seq[t] % SA_TS_SLOTS;
 	m.id = htons(SA_TS_ID + t);
 	m.seq = htons(sa->ts_seq[t]);
-	m.orig = htonl((uint32_t)(rt % SA_DAY_NS / SPILL_NS_PER_MS));
+	m.orig = htonl((uint32_t)(rt % SA_DAY_NS / FS_NS_PER_MS));
 	m.csum = inet_csum(&m, sizeof(m));
 	sa->slot_seq[t][slot] = sa->ts_seq[t];
 	sa->slot_rt_ns[t][slot] = rt;
@@ -483,7 +483,7 @@ static void ts_recv(struct spill_agent *sa, int t, uint64_t now)
 		 * non-standard time) */
 		if (sa->slot_seq[t][slot] != ntohs(m->seq) || (rx & 0x80000000u))
 			continue;
-		owd = (int64_t)rx * (int64_t)SPILL_NS_PER_MS -
+		owd = (int64_t)rx * (int64_t)FS_NS_PER_MS -
 		      (int64_t)(sa->slot_rt_ns[t][slot] % SA_DAY_NS);
 		/* midnight between the send and the far end's receive */
 		if (owd > (int64_t)SA_DAY_NS / 2)
@@ -524,7 +524,7 @@ static void run_start(struct spill_agent *sa, uint64_t now)
 	/* generations continue from the wall clock's seconds, not from 1: a
 	 * flow an earlier agent spilled keeps its generation in its entry, and
 	 * must not count as spilled again in ours (spill.c wraps past 0) */
-	sa->ctl.gen = (uint16_t)(realtime_ns() / SPILL_NS_PER_S);
+	sa->ctl.gen = (uint16_t)(realtime_ns() / FS_NS_PER_S);
 	sa->dp_fresh = true;
 	sa->running = true;
 	sa->next_dp_ns = 0;
@@ -673,7 +673,7 @@ static bool scav_ensure(struct spill_agent *sa, uint64_t now)
 	if (ret) {
 		if (!sa->scav_failing)
 			pr_warn("run: spill: %s; retrying every %llu s", err,
-				(unsigned long long)(SA_RETRY_NS / SPILL_NS_PER_S));
+				(unsigned long long)(SA_RETRY_NS / FS_NS_PER_S));
 		sa->scav_failing = true;
 		sa->retry_ns = now + SA_RETRY_NS;
 		return false;

@@ -53,7 +53,7 @@ static bool frame_fits(struct spill *s)
 
 	if (!s->p.frame_share_pct || !c)
 		return true;
-	frame_ns = SPILL_FRAME_BYTES * 8 * SPILL_NS_PER_S / c;
+	frame_ns = SPILL_FRAME_BYTES * 8 * FS_NS_PER_S / c;
 	if (frame_ns * 100 <= rtt * s->p.frame_share_pct)
 		return true;
 	if (!s->frame_gated) {
@@ -106,7 +106,7 @@ bool spill_return_in_order(const struct spill *s, uint64_t now,
 	    !spill_delay_recent(l, now > w ? now - w : 0, &l_lo, &l_hi) ||
 	    !spill_delay_recent(sh, now > w ? now - w : 0, &s_lo, &s_hi))
 		return false;
-	drain = o->spill_backlog_bytes * 8 * SPILL_NS_PER_S /
+	drain = o->spill_backlog_bytes * 8 * FS_NS_PER_S /
 		(s->rate_bps ? s->rate_bps : 1);
 	return l_lo >= s_hi + drain + s->p.hold_margin_ns;
 }

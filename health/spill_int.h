@@ -27,7 +27,7 @@
 					 * probes */
 #define GROWTH_MIN_PPM 500000		/* a draining queue counts for at most
 					 * half the time: C <= 2 x fed */
-#define QUEUE_SEEN_NS (2 * SPILL_NS_PER_MS) /* a queue still there (the
+#define QUEUE_SEEN_NS (2 * FS_NS_PER_MS) /* a queue still there (the
 					 * timestamps' 1 ms resolution) */
 
 /* ---- the rate ---- */
@@ -38,15 +38,15 @@
 					 * start-up after two rises in a row */
 #define KNEE_PCT 95			/* R settles at 0.95 x the room */
 #define PROBE_GAIN_PPM 1000		/* above 0.95 x the room: C + 0.1 % */
-#define PROBE_CALM_NS (5 * SPILL_NS_PER_S) /* doubled per 5 s calm, */
+#define PROBE_CALM_NS (5 * FS_NS_PER_S) /* doubled per 5 s calm, */
 #define PROBE_DOUBLINGS 2		/* up to 0.4 % per tick; */
-#define PROBE_WAIT_NS (10 * SPILL_NS_PER_S) /* no probe for 10 s after a
+#define PROBE_WAIT_NS (10 * FS_NS_PER_S) /* no probe for 10 s after a
 					 * back-off: a probe builds a queue */
-#define RESTART_CALM_NS (30 * SPILL_NS_PER_S) /* start-up again after 30 s, */
+#define RESTART_CALM_NS (30 * FS_NS_PER_S) /* start-up again after 30 s, */
 #define RESTART_GAIN_PCT 104		/* then R x 1.04 per tick */
 #define DOUBT_PCT 75			/* an estimate below 3/4 of the
 					 * reference is checked */
-#define CHECK_CALM_NS (2 * SPILL_NS_PER_S) /* after 2 s calm, once, */
+#define CHECK_CALM_NS (2 * FS_NS_PER_S) /* after 2 s calm, once, */
 #define CHECK_GAIN_PCT 103		/* R x 1.03 per tick */
 #define BETA_MIN_PCT 50			/* back-off: R = beta x W */
 #define BETA_MAX_PCT 85
@@ -54,9 +54,9 @@
 #define FULL_PCT 90			/* the class sent >= 0.9 R: full */
 #define FULL_BACKLOG_BYTES (2 * SPILL_FRAME_BYTES) /* or two full frames
 					 * queued */
-#define USED_AVG_NS SPILL_NS_PER_S	/* the class's average rate window */
-#define SHORT_DECAY_NS (2 * SPILL_NS_PER_S) /* short traffic's peak halves */
-#define IDLE_OPEN_NS SPILL_NS_PER_S	/* the class idle for 1 s: top open */
+#define USED_AVG_NS FS_NS_PER_S	/* the class's average rate window */
+#define SHORT_DECAY_NS (2 * FS_NS_PER_S) /* short traffic's peak halves */
+#define IDLE_OPEN_NS FS_NS_PER_S	/* the class idle for 1 s: top open */
 #define BUSY_PCT 50			/* a queue is the device's own only when
 					 * it sent >= half of what it was let */
 /* a queue draining at least half as fast as a top of 0.95 x C drains it
@@ -65,15 +65,15 @@
 
 /* ---- grants and holds ---- */
 #define ROOM_PCT 50			/* a grant: the class sent < 0.5 R */
-#define ROOM_FOR_NS SPILL_NS_PER_S	/* a grant: the class not full for 1 s */
-#define GRANT_TIMEOUT_NS SPILL_NS_PER_S	/* an untaken grant is withdrawn */
-#define HOLD_WINDOW_NS (2 * SPILL_NS_PER_S) /* LONG's delays a hold covers */
-#define HOLD_BLIND_NS SPILL_NS_PER_S	/* the hold without a LONG sample */
+#define ROOM_FOR_NS FS_NS_PER_S	/* a grant: the class not full for 1 s */
+#define GRANT_TIMEOUT_NS FS_NS_PER_S	/* an untaken grant is withdrawn */
+#define HOLD_WINDOW_NS (2 * FS_NS_PER_S) /* LONG's delays a hold covers */
+#define HOLD_BLIND_NS FS_NS_PER_S	/* the hold without a LONG sample */
 #define RATE_MIN_GRANT_FACTOR 4		/* no grant while R < 4 x rate_min */
 #define START_LONG_DIV 4		/* a start-up from LONG's capacity / 4 */
 #define SPILL_LOSS_MIN_LOST 2		/* SHORT lossy on at least 2 lost probes
 					 * in its window: one is chance */
-#define LOSS_QUIET_NS (30 * SPILL_NS_PER_S) /* no grant until SHORT was not
+#define LOSS_QUIET_NS (30 * FS_NS_PER_S) /* no grant until SHORT was not
 					 * lossy for 30 s (3 default loss
 					 * windows): at 1 % loss a window of
 					 * 100 probes holds 2 lost a quarter

@@ -99,14 +99,14 @@ static void short_peak(struct spill *s, uint64_t dt)
 static void rates_of_tick(struct spill *s, uint64_t dt, const struct spill_obs *o)
 {
 	uint64_t total = (o->tunnel_tx_bytes - s->last_tunnel_bytes) * 8 *
-			 SPILL_NS_PER_S / dt, w;
+			 FS_NS_PER_S / dt, w;
 
 	s->used_bps = (o->spill_tx_bytes - s->last_tx_bytes) * 8 *
-		      SPILL_NS_PER_S / dt;
+		      FS_NS_PER_S / dt;
 	s->short_bps = total > s->used_bps ? total - s->used_bps : 0;
 	if (o->long_tx_bytes >= s->last_long_bytes)
 		s->long_bps = (o->long_tx_bytes - s->last_long_bytes) * 8 *
-			      SPILL_NS_PER_S / dt;
+			      FS_NS_PER_S / dt;
 	short_peak(s, dt);
 	w = dt < USED_AVG_NS ? dt : USED_AVG_NS;
 	s->used_avg_bps = (s->used_avg_bps * (USED_AVG_NS - w) +
@@ -175,7 +175,7 @@ static bool rates_over(const struct spill *s, enum spill_tunnel t,
 	}
 	if (!a || a == b || rec_bytes(b, t) < rec_bytes(a, t))
 		return false;
-	*total_bps = (rec_bytes(b, t) - rec_bytes(a, t)) * 8 * SPILL_NS_PER_S /
+	*total_bps = (rec_bytes(b, t) - rec_bytes(a, t)) * 8 * FS_NS_PER_S /
 		     (b->at_ns - a->at_ns);
 	return true;
 }
@@ -225,12 +225,12 @@ static uint64_t pair_capacity(const struct spill *s, enum spill_tunnel t,
 		return 0;
 	bytes_at(s, t, o, &b0);
 	bytes_at(s, t, w, &b1);
-	if (b1 < b0 || (b1 - b0) * 8 * SPILL_NS_PER_S / span < busy_bps)
+	if (b1 < b0 || (b1 - b0) * 8 * FS_NS_PER_S / span < busy_bps)
 		return 0;
 	dq = (int64_t)d->rtt_ns[w] - (int64_t)d->rtt_ns[o];
 	if (dq < -(int64_t)(span / 1000000 * GROWTH_MIN_PPM))
 		dq = -(int64_t)(span / 1000000 * GROWTH_MIN_PPM);
-	return (b1 - b0) * 8 * SPILL_NS_PER_S / (span + dq);
+	return (b1 - b0) * 8 * FS_NS_PER_S / (span + dq);
 }
 
 /* Tunnel @t's samples answered in the last @window that have a counter,

@@ -177,14 +177,14 @@ uint64_t mono_ns(void)
 	struct timespec t;
 
 	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000ull + (uint64_t)t.tv_nsec;
+	return (uint64_t)t.tv_sec * FS_NS_PER_S + (uint64_t)t.tv_nsec;
 }
 
 void sleep_until_ns(uint64_t deadline_ns)
 {
 	struct timespec t = {
-		.tv_sec = (time_t)(deadline_ns / 1000000000ull),
-		.tv_nsec = (long)(deadline_ns % 1000000000ull),
+		.tv_sec = (time_t)(deadline_ns / FS_NS_PER_S),
+		.tv_nsec = (long)(deadline_ns % FS_NS_PER_S),
 	};
 
 	clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);

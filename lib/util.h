@@ -74,6 +74,9 @@ const char *fs_prom_double(double v, char *buf, size_t len);
 uint16_t inet_csum(const void *data, size_t len);
 
 /* ---- clocks ------------------------------------------------------------- */
+/* Nanoseconds per second and per millisecond: the one spelling of both. */
+#define FS_NS_PER_S 1000000000ull
+#define FS_NS_PER_MS 1000000ull
 /* CLOCK_MONOTONIC in nanoseconds. */
 uint64_t mono_ns(void);
 /* Sleep until CLOCK_MONOTONIC reaches deadline_ns (or a signal). */

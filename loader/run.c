@@ -520,7 +520,7 @@ static void tick_report(struct agent *ag, int err)
 				pr_err("run: still failing after %u attempts in %.0f s: %s; retrying every %g s",
 				       ag->failures, (now - ag->failing_since_ns) / 1e9, ag->failure,
 				       ag->eff.interval);
-			ag->relog_ns = now + (__u64)SC_AGENT_RELOG_S * 1000000000ull;
+			ag->relog_ns = now + (__u64)SC_AGENT_RELOG_S * FS_NS_PER_S;
 		}
 	} else if (ag->failing) {
 		pr_info("run: sweep and metrics work again, after %u failed attempts in %.0f s",

@@ -106,7 +106,7 @@ static bool ratespec(struct tc_ratespec *r, __u64 bps)
 /* psched ticks to send bytes at bps */
 static __u32 ticks(__u64 bytes, __u64 bps)
 {
-	__u64 ns = bytes * 8 * 1000000000ull / (bps ? bps : 1);
+	__u64 ns = bytes * 8 * FS_NS_PER_S / (bps ? bps : 1);
 	__u64 t = ns / PSCHED_TICK_NS;
 
 	return t > ~0U ? ~0U : (__u32)t;

@@ -191,7 +191,7 @@ int main(int argc, char **argv)
 {
 	struct health_probe_cfg cfg[MAX_TUNNELS];
 	enum health_icmp_socket sock = HEALTH_ICMP_AUTO;
-	uint64_t duration_ns = 3600 * HEALTH_NS_PER_S, end;
+	uint64_t duration_ns = 3600 * FS_NS_PER_S, end;
 	struct health_event ev[16];
 	struct health_params params;
 	struct health_prober *p;

@@ -17,8 +17,8 @@
 #include "tap.h"
 #include "util.h"
 
-#define MS HEALTH_NS_PER_MS
-#define SEC HEALTH_NS_PER_S
+#define MS FS_NS_PER_MS
+#define SEC FS_NS_PER_S
 #define T0 (1000 * SEC)	/* an arbitrary monotonic start */
 
 static struct health_params defaults(void)

@@ -27,8 +27,8 @@
 #include "roles.h"
 #include "tap.h"
 
-#define MS HEALTH_NS_PER_MS
-#define SEC HEALTH_NS_PER_S
+#define MS FS_NS_PER_MS
+#define SEC FS_NS_PER_S
 #define PROBE_NS (100 * MS)
 #define RING 64
 

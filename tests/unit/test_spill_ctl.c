@@ -34,8 +34,8 @@
 #include "spill.h"
 #include "tap.h"
 
-#define MS SPILL_NS_PER_MS
-#define SEC SPILL_NS_PER_S
+#define MS FS_NS_PER_MS
+#define SEC FS_NS_PER_S
 #define MBIT 1e6
 #define STEP_NS MS
 #define FAST_TICK_NS (10 * MS)	/* the agent's tick while a grant is open */
@@ -1277,7 +1277,7 @@ static void test_never_held(void)
 	m.long_qd_ns = 80 * MS;
 	run_for(&m, LONG_IDLE_NS + 10 * SEC);
 	tap_ok(m.taken == 0 && m.act.grants == 0 && m.held_max_ns &&
-	       m.held_max_ns <= SPILL_NS_PER_S + FAST_TICK_NS &&
+	       m.held_max_ns <= FS_NS_PER_S + FAST_TICK_NS &&
 	       m.act.state != SPILL_GRANT,
 	       "the class never reported held: no grant opened in 10 s, each hold asked for ends within %.0f ms (%s)",
 	       m.held_max_ns / 1e6, m.act.why);
