@@ -46,13 +46,12 @@
 #define SPILL_DEF_INTERVAL_NS (100 * FS_NS_PER_MS)
 #define SPILL_DEF_GRANT_GAP_NS (2 * FS_NS_PER_S)
 #define SPILL_DEF_HOLD_MARGIN_NS (20 * FS_NS_PER_MS)
+/* The frame share (percent), in full frames (FS_FRAME_BYTES): how long
+ * a short packet may wait behind one spilled frame. */
 #define SPILL_DEF_FRAME_SHARE_PCT 10
 /* SHORT's probe loss above LONG's by more than this (parts per million:
  * 0.5 percentage points) stops grants and returns the spilled flows */
 #define SPILL_DEF_LOSS_MARGIN_PPM 5000
-/* A full frame on the tunnel (Ethernet header included), for the frame
- * share: how long a short packet may wait behind one spilled frame. */
-#define SPILL_FRAME_BYTES 1514
 /* In state RETURN, how long the return waits for the moment it is in
  * order before it goes anyway: a flow on a lossy SHORT costs more than
  * one reordering. */

@@ -25,7 +25,7 @@
 #define SA_RETRY_NS (3 * FS_NS_PER_S)	/* the class could not be made */
 #define SA_DUMMIES 2				/* spend the TBF's one-frame burst */
 /* a full frame: less the ICMP, IPv4 and Ethernet headers */
-#define SA_DUMMY_PAYLOAD (SPILL_FRAME_BYTES - 8 - 20 - 14)
+#define SA_DUMMY_PAYLOAD (FS_FRAME_BYTES - 8 - 20 - 14)
 #define SA_DUMMY_ID 0x5350			/* "SP" */
 #define SA_TS_ID 0x5354				/* "ST", + the tunnel */
 #define SA_TS_SLOTS 64
@@ -68,7 +68,7 @@ const struct sc_option spill_settings_opts[] = {
 	SPILL_OPT("frame-share", "spill-frame-share", SC_OPT_UINT, frame_share_pct, .lo = 0,
 		  .hi = 100, .metavar = "PCT",
 		  .help = "spill only where one frame at SHORT's rate takes at most this % of its least RTT (default 10; 0: any path)"),
-	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 2 * SPILL_FRAME_BYTES, .hi = 1e9,
+	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 2 * FS_FRAME_BYTES, .hi = 1e9,
 		  .metavar = "BYTES",
 		  .help = "the spilled flows' queue on the router, in bytes (default 1000000)"),
 	SC_OPTIONS_END,

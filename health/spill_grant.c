@@ -53,7 +53,7 @@ static bool frame_fits(struct spill *s)
 
 	if (!s->p.frame_share_pct || !c)
 		return true;
-	frame_ns = SPILL_FRAME_BYTES * 8 * FS_NS_PER_S / c;
+	frame_ns = FS_FRAME_BYTES * 8 * FS_NS_PER_S / c;
 	if (frame_ns * 100 <= rtt * s->p.frame_share_pct)
 		return true;
 	if (!s->frame_gated) {

@@ -52,7 +52,7 @@
 #define BETA_MAX_PCT 85
 #define BETA_SLOPE_PCT 15		/* beta = 1 - 0.15 x qd / target */
 #define FULL_PCT 90			/* the class sent >= 0.9 R: full */
-#define FULL_BACKLOG_BYTES (2 * SPILL_FRAME_BYTES) /* or two full frames
+#define FULL_BACKLOG_BYTES (2 * FS_FRAME_BYTES) /* or two full frames
 					 * queued */
 #define USED_AVG_NS FS_NS_PER_S	/* the class's average rate window */
 #define SHORT_DECAY_NS (2 * FS_NS_PER_S) /* short traffic's peak halves */

@@ -69,6 +69,9 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 const char *fs_prom_double(double v, char *buf, size_t len);
 
 /* ---- packets ------------------------------------------------------------ */
+/* The largest Ethernet frame at MTU 1500, header included, no FCS: what
+ * one full packet on a tunnel costs a queue. */
+#define FS_FRAME_BYTES 1514
 /* The Internet checksum (RFC 1071) of len bytes, in network byte order:
  * stored as it is into a header whose checksum field was 0. */
 uint16_t inet_csum(const void *data, size_t len);

@@ -60,7 +60,7 @@
 
 #define PSCHED_TICK_NS 64	/* PSCHED_SHIFT 6 */
 #define SCAV_MTU 1600		/* one full frame with its headers */
-#define SCAV_QUANTUM 1514	/* HTB's round-robin quantum: one frame */
+#define SCAV_QUANTUM FS_FRAME_BYTES /* HTB's round-robin quantum: one frame */
 #define SCAV_HTB_R2Q 10
 #define SCAV_PRIO_V4 1		/* the filters' priorities */
 #define SCAV_PRIO_V6 2
