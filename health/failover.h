@@ -31,6 +31,7 @@
 #define HEALTH_FAILOVER_H
 
 #include <net/if.h>
+#include <netinet/in.h>
 #include <stddef.h>
 
 #include "health.h"
@@ -53,7 +54,7 @@ struct health_failover_info {
 	char dev[HEALTH_TUNNELS][IF_NAMESIZE];	/* [HEALTH_SHORT], [HEALTH_LONG] */
 	/* each tunnel's gateway (--via-*), IPv4 first, else IPv6, else "":
 	 * the default probe target */
-	char target[HEALTH_TUNNELS][46];
+	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];
 };
 /*
  * Whether the record file was replaced (a new "route up") or removed since

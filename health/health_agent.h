@@ -11,6 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <linux/types.h>
 
 #include "dup_agent.h"
@@ -80,7 +81,7 @@ struct health_agent {
 	uint64_t next_publish_ns;
 	bool open_failing;		/* an open error was logged */
 	uint64_t failovers;		/* route changes after a tunnel went down */
-	char target[HEALTH_TUNNELS][46];	/* the probes' targets */
+	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];	/* the probes' targets */
 	/* what the metrics show: written by the loop, read by the HTTP
 	 * thread */
 	pthread_mutex_t lock;

@@ -602,7 +602,7 @@ static void reconcile(struct spill_agent *sa, uint64_t now)
 }
 
 void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
-		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns)
+		       const char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN], uint64_t interval_ns)
 {
 	int t;
 

@@ -28,6 +28,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <linux/types.h>
 
 #include "flowsplit.h"
@@ -92,7 +93,7 @@ struct spill_dp_ops {
 struct spill_input {
 	bool tunnels;			/* health probes tunnels in split mode */
 	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
-	char target[HEALTH_TUNNELS][46];
+	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];
 	uint64_t interval_ns;
 };
 
@@ -122,7 +123,7 @@ struct spill_agent {
 	bool running;
 	struct spill_settings run_s;	/* the settings it runs with */
 	char dev[HEALTH_TUNNELS][IF_NAMESIZE];
-	char target[HEALTH_TUNNELS][46];
+	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];
 	uint64_t interval_ns;
 	int scav_dscp;			/* the class's filters' code point */
 	bool one_way;			/* the controller gets timestamps */
@@ -171,7 +172,7 @@ void spill_agent_init(struct spill_agent *sa, const struct spill_settings *s,
 bool spill_agent_switch(struct spill_agent *sa, const struct spill_settings *next);
 /* Health probes these tunnels now (split mode): spill may run on them. */
 void spill_agent_start(struct spill_agent *sa, const char dev[HEALTH_TUNNELS][IF_NAMESIZE],
-		       const char target[HEALTH_TUNNELS][46], uint64_t interval_ns);
+		       const char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN], uint64_t interval_ns);
 /* No more tunnels: generation 0, the class removed, sockets closed. */
 void spill_agent_stop(struct spill_agent *sa);
 /* The sockets to poll (-1: none) and when to be called at the latest. */
