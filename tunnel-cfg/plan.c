@@ -116,10 +116,7 @@ void tcfg_tunnel_ifindexes(const struct tcfg_spec *s, int *short_if, int *long_i
 }
 
 /* ---- the degraded check ---------------------------------------------------------- */
-static void missing_add(struct tcfg_missing *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void missing_add(struct tcfg_missing *m, const char *fmt, ...)
+void tcfg_missing_add(struct tcfg_missing *m, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -147,12 +144,12 @@ static void check_route(const struct tcfg_route *w, const struct tcfg_routes *ha
 	for (i = 0; i < have->n && !tcfg_route_same_dst(w, &have->r[i]); i++)
 		;
 	if (i == have->n) {
-		missing_add(m, "table %u: route %s missing", w->table, want);
+		tcfg_missing_add(m, "table %u: route %s missing", w->table, want);
 		return;
 	}
 	if (!tcfg_route_same(w, &have->r[i])) {
 		tcfg_fmt_route(&have->r[i], got, sizeof(got));
-		missing_add(m, "table %u: route %s instead of %s", w->table, got, want);
+		tcfg_missing_add(m, "table %u: route %s instead of %s", w->table, got, want);
 		return;
 	}
 	for (j = 0; j < have->r[i].nnh; j++)
@@ -160,7 +157,7 @@ static void check_route(const struct tcfg_route *w, const struct tcfg_routes *ha
 			char dev[IF_NAMESIZE] = "?";
 
 			if_indextoname(have->r[i].nh[j].oif, dev);
-			missing_add(m, "table %u: route %s: next hop dev %s dead", w->table, want, dev);
+			tcfg_missing_add(m, "table %u: route %s: next hop dev %s dead", w->table, want, dev);
 		}
 }
 
@@ -177,7 +174,7 @@ void tcfg_check(const struct tcfg_routes *want_routes, const struct tcfg_rules *
 		for (j = 0; j < have_rules->n && !rule_same(r, &have_rules->r[j]); j++)
 			;
 		if (j == have_rules->n)
-			missing_add(m, "rule %s priority %u%s%s lookup %u missing",
+			tcfg_missing_add(m, "rule %s priority %u%s%s lookup %u missing",
 				    r->family == AF_INET6 ? "ipv6" : "ipv4", r->prio,
 				    r->iif[0] ? " iif " : "", r->iif, r->table);
 	}
@@ -191,7 +188,7 @@ void tcfg_check(const struct tcfg_routes *want_routes, const struct tcfg_rules *
 			char got[TCFG_PREFIX_STRLEN * 3 + 64];
 
 			tcfg_fmt_route(&have_routes->r[i], got, sizeof(got));
-			missing_add(m, "table %u: route %s not wanted", have_routes->r[i].table, got);
+			tcfg_missing_add(m, "table %u: route %s not wanted", have_routes->r[i].table, got);
 		}
 	}
 }

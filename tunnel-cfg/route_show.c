@@ -29,7 +29,6 @@
  * selector, the tunnels' MTUs); splitctl words the checks.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <linux/if_link.h>
@@ -220,20 +219,6 @@ struct show_state {
 	struct tcfg_missing problems;	/* health: failover, tunnels down, no agent */
 };
 
-static void problem(struct tcfg_missing *m, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void problem(struct tcfg_missing *m, const char *fmt, ...)
-{
-	va_list ap;
-
-	m->total++;
-	if (m->n == TCFG_MAX_MISSING)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(m->what[m->n++], sizeof(m->what[0]), fmt, ap);
-	va_end(ap);
-}
-
 /*
  * What makes a recorded setup degraded though its routes are as the plan
  * in force wants: no agent (nothing probes, no class fails over), a class
@@ -251,19 +236,19 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 
 	m->n = m->total = 0;
 	if (!f->pid && ctx->agent_pid)
-		problem(m, "the agent (pid %d) does not probe the tunnels (health off, or starting): no class fails over",
+		tcfg_missing_add(m, "the agent (pid %d) does not probe the tunnels (health off, or starting): no class fails over",
 			ctx->agent_pid);
 	else if (!f->pid)
-		problem(m, "no agent: the tunnels are not probed and no class fails over: start 'splitctl run'");
+		tcfg_missing_add(m, "no agent: the tunnels are not probed and no class fails over: start 'splitctl run'");
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		ifindex = if_nametoindex(dev[t]);
 		if (!ifindex || get_link(nl, ifindex, &li))
-			problem(m, "tunnel %s (%s) is gone", dev[t], role[t]);
+			tcfg_missing_add(m, "tunnel %s (%s) is gone", dev[t], role[t]);
 		else if (!li.up)
-			problem(m, "tunnel %s (%s) is down", dev[t], role[t]);
+			tcfg_missing_add(m, "tunnel %s (%s) is down", dev[t], role[t]);
 		for (i = 0; f->pid && i < HEALTH_TUNNELS; i++)
 			if (f->down[i] && !strcmp(f->dev[i], dev[t]))
-				problem(m, "tunnel %s (%s) failed: the %s class runs over %s",
+				tcfg_missing_add(m, "tunnel %s (%s) failed: the %s class runs over %s",
 					dev[t], role[t], role[t], dev[!t]);
 	}
 }

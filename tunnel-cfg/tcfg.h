@@ -280,6 +280,9 @@ struct tcfg_missing {
 	int n;			/* listed */
 	int total;		/* found (may exceed TCFG_MAX_MISSING) */
 };
+/* Count one more finding in m and, while there is room, list it. */
+void tcfg_missing_add(struct tcfg_missing *m, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void tcfg_check(const struct tcfg_routes *want_routes, const struct tcfg_rules *want_rules,
 		const struct tcfg_routes *have_routes, const struct tcfg_rules *have_rules,
 		struct tcfg_missing *m);
