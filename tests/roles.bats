@@ -99,11 +99,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 @test "roles: bulk on LONG through a full 100 ms FIFO and 5 ms of jitter on SHORT move nothing" {
 	dl_start 1 5
-	local l
-	for l in "$C c0" "$A lana" "$A vxl" "$A a2" "$B b2" "$B vxl" "$B lanb" "$S s0"; do
-		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
-	done
-	ip netns exec "$A" tc qdisc add dev a2 root tbf rate 20mbit burst 3000 limit 250000
+	wan_offloads_off "$C c0" "$A lana" "$A vxl" "$A a2" "$B b2" "$B vxl" "$B lanb" "$S s0"
+	wan_shape a2
 	wan_attach 10
 	wan_route split
 	agent "$A" --textfile "$D/m.prom"
@@ -127,12 +124,10 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 @test "roles: cross traffic on SHORT's underlay moves the short class, and it returns after" {
 	dl_start 0
-	local l t0 t_move t_back
-	for l in "$A a1" "$A vxs"; do
-		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
-	done
+	local t0 t_move t_back
+	wan_offloads_off "$A a1" "$A vxs"
 	# SHORT's underlay: 20 Mbit/s, a 100 ms FIFO
-	ip netns exec "$A" tc qdisc add dev a1 root tbf rate 20mbit burst 3000 limit 250000
+	wan_shape a1
 	wan_attach 10
 	wan_route split
 	agent "$A" --textfile "$D/m.prom"

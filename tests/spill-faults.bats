@@ -13,25 +13,17 @@ FS_PREFIX=fstsf
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
+load lib/spill
 
-WAN_MBIT=20
-WAN_LIMIT=250000	# bytes: 100 ms at 20 Mbit/s
-TARGET_MS=5		# the default target-delay
 LEASE_S=2		# FS_SPILL_LEASE_MS (1.5 s), rounded up
 SLACK_S=2		# a loaded machine's scheduling on top of it
-# an agent's config file starts with the splitter as attached() attaches it
+# an agent's config file starts with the splitter as spill_attached() attaches it
 CONF=$'[splitter]\ninterfaces = lana\nhook = xdp\nthreshold = 10\nspill = yes\n'
 
 setup() {
 	wan_setup
 	D=$BATS_TEST_TMPDIR
-	local l
-	for l in "$C c0" "$A lana" "$A vxs" "$A vxl" "$A a1" "$A a2" "$B b1" "$B b2" "$B vxs" "$B vxl" "$B lanb" "$S s0"; do
-		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
-	done
-	for l in a1 a2; do
-		ip netns exec "$A" tc qdisc add dev $l root tbf rate ${WAN_MBIT}mbit burst 3000 limit $WAN_LIMIT
-	done
+	spill_wan
 	wan_route split
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
 }
@@ -42,14 +34,7 @@ teardown() {
 	wan_teardown
 }
 
-# attached: the splitter on both routers, spill on
-attached() {
-	wan_attach 10
-	wan_sc "$A" set spill yes
-	wan_sc "$B" set spill yes
-}
-
-# conf_agent: the splitter on B as attached() does, and on A by the agent's
+# conf_agent: the splitter on B as spill_attached() does, and on A by the agent's
 # own config file ($D/a.conf, which starts with $CONF) [ARGS]
 conf_agent() {
 	wan_sc "$B" attach lanb --hook xdp --threshold 10
@@ -142,7 +127,7 @@ ping_near() {
 }
 
 @test "spill faults: kill -9 at random moments over 20 cycles while bulk is spilled" {
-	attached
+	spill_attached
 	bulk 600
 	local i pid n0 p0 p1 grants=0
 	for i in $(seq 20); do
@@ -224,7 +209,7 @@ ping_near() {
 }
 
 @test "spill faults: a crash, then route up swaps the roles: no class of ours stays on LONG" {
-	attached
+	spill_attached
 	spill_agent --spill-tunnel-rate 20mbit
 	local pid=$AGENT_PID
 	fs_wait_for 10 has_class vxs
@@ -253,7 +238,7 @@ ping_near() {
 }
 
 @test "spill faults: the far end drops timestamp requests on SHORT only: RTTs for both, no stalled hold" {
-	attached
+	spill_attached
 	ip netns exec "$B" nft -f - <<-EOF
 	table inet ${FS_PREFIX}ts {
 		chain in {

@@ -9,23 +9,10 @@ FS_PREFIX=fsts
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
+load lib/spill
 
-WAN_MBIT=20
-WAN_LIMIT=250000	# bytes: 100 ms at 20 Mbit/s
-TARGET_MS=5		# the default target-delay
 # the health settings' bound on detection: interval x down-misses + timeout
 DETECT_BOUND_MS=400
-
-# the WAN: A's underlay egresses shaped; GSO/TSO off on the path
-wan_shape() {
-	local l
-	for l in "$C c0" "$A lana" "$A vxs" "$A vxl" "$A a1" "$A a2" "$B b1" "$B b2" "$B vxs" "$B vxl" "$B lanb" "$S s0"; do
-		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
-	done
-	for l in a1 a2; do
-		ip netns exec "$A" tc qdisc add dev $l root tbf rate ${WAN_MBIT}mbit burst 3000 limit $WAN_LIMIT
-	done
-}
 
 # The WAN here has no delay line: SHORT's least RTT is well under a
 # millisecond, and one 20 Mbit/s frame (0.6 ms) is more than the default
@@ -36,10 +23,8 @@ spill_setup() {
 	local share=(--spill-frame-share 0)
 
 	[ -z "${SPILL_DEFAULT_SHARE:-}" ] || share=()
-	wan_shape
-	wan_attach 10
-	wan_sc "$A" set spill yes
-	wan_sc "$B" set spill yes
+	spill_wan
+	spill_attached
 	wan_route split
 	# bulk on 5201, the short traffic's UDP on 5202 (a server runs one test)
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"

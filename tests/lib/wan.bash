@@ -226,6 +226,25 @@ wan_underlay_heal() {
 	ip netns exec "$1" nft delete table inet "${FS_PREFIX}drop$2"
 }
 
+# wan_offloads_off "NS DEV"...: TSO, GSO and GRO off on each NS's DEV, so
+# that queues and shapers count wire packets
+wan_offloads_off() {
+	local l
+	for l in "$@"; do
+		ip netns exec ${l% *} ethtool -K ${l#* } tso off gso off gro off 2>/dev/null || true
+	done
+}
+
+# wan_shape DEV...: A's egress onto each underlay DEV is the "WAN": a TBF
+# at WAN_MBIT (default 20) with a FIFO of WAN_LIMIT bytes (default 250000:
+# 100 ms at 20 Mbit/s)
+wan_shape() {
+	local l
+	for l in "$@"; do
+		ip netns exec "$A" tc qdisc add dev $l root tbf rate ${WAN_MBIT:-20}mbit burst 3000 limit ${WAN_LIMIT:-250000}
+	done
+}
+
 setup() {
 	wan_setup
 	D=$BATS_TEST_TMPDIR
