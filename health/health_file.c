@@ -32,6 +32,7 @@
  * process of the system shares.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -61,6 +62,97 @@ static int state_from_name(const char *s, enum health_state *st)
 	return 0;
 }
 
+/*
+ * The plain fields of a record: one table per record serves the writer
+ * and the reader, so a field cannot be written under one key and read
+ * under another. A field missing from the file reads as 0 / false.
+ */
+enum field_kind { FIELD_U64, FIELD_DOUBLE, FIELD_BOOL };	/* FIELD_U64: __u64 or uint64_t */
+struct field {
+	const char *key;
+	enum field_kind kind;
+	size_t off;
+};
+#define FIELD(key, kind, type, member) { key, kind, offsetof(type, member) }
+#define FIELDS(a) (a), sizeof(a) / sizeof((a)[0])
+
+static const struct field tunnel_fields[] = {
+	FIELD("since_mono_ns", FIELD_U64, struct health_file_tunnel, since_mono_ns),
+	FIELD("rtt_last_ns", FIELD_U64, struct health_file_tunnel, rtt_last_ns),
+	FIELD("rtt_ewma_ns", FIELD_U64, struct health_file_tunnel, rtt_ewma_ns),
+	FIELD("timeout_ns", FIELD_U64, struct health_file_tunnel, timeout_ns),
+	FIELD("loss", FIELD_DOUBLE, struct health_file_tunnel, loss),
+	FIELD("flaps", FIELD_U64, struct health_file_tunnel, flaps),
+	FIELD("probes", FIELD_U64, struct health_file_tunnel, probes),
+	FIELD("missed", FIELD_U64, struct health_file_tunnel, missed),
+	FIELD("link_down", FIELD_BOOL, struct health_file_tunnel, link_down),
+};
+/* the grants and the rates, in this order */
+static const struct field spill_rate_fields[] = {
+	FIELD("grants", FIELD_U64, struct spill_view, grants),
+	FIELD("taken", FIELD_U64, struct spill_view, taken),
+	FIELD("rate_bps", FIELD_U64, struct spill_view, rate_bps),
+	FIELD("capacity_bps", FIELD_U64, struct spill_view, cap_bps),
+	FIELD("short_bps", FIELD_U64, struct spill_view, short_bps),
+	FIELD("spilled_bps", FIELD_U64, struct spill_view, used_bps),
+	FIELD("top_bps", FIELD_U64, struct spill_view, top_bps),
+};
+/* after the queueing delays */
+static const struct field spill_more_fields[] = {
+	FIELD("one_way", FIELD_BOOL, struct spill_view, one_way),
+	FIELD("backoffs", FIELD_U64, struct spill_view, backoffs),
+	FIELD("backoffs_foreign", FIELD_U64, struct spill_view, backoffs_foreign),
+	FIELD("holds", FIELD_U64, struct spill_view, holds),
+};
+static const struct field quality_fields[] = {
+	FIELD("ready", FIELD_BOOL, struct roles_tunnel_view, ready),
+	FIELD("base_rtt_ns", FIELD_U64, struct roles_tunnel_view, base_ns),
+	FIELD("queue_ns", FIELD_U64, struct roles_tunnel_view, queue_ns),
+	FIELD("jitter_ns", FIELD_U64, struct roles_tunnel_view, jitter_ns),
+	FIELD("loss", FIELD_DOUBLE, struct roles_tunnel_view, loss),
+	FIELD("expected_ns", FIELD_U64, struct roles_tunnel_view, expected_ns),
+	FIELD("seen_ns", FIELD_U64, struct roles_tunnel_view, seen_ns),
+	FIELD("busy", FIELD_BOOL, struct roles_tunnel_view, busy),
+};
+
+static void fields_put(struct json_object *o, const void *rec, const struct field *f, size_t n)
+{
+	const char *p = rec;
+	struct json_object *v;
+	uint64_t u;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (f[i].kind == FIELD_U64) {
+			memcpy(&u, p + f[i].off, sizeof(u));	/* either spelling */
+			v = json_object_new_uint64(u);
+		} else if (f[i].kind == FIELD_DOUBLE)
+			v = json_object_new_double(*(const double *)(p + f[i].off));
+		else
+			v = json_object_new_boolean(*(const bool *)(p + f[i].off));
+		json_object_object_add(o, f[i].key, v);
+	}
+}
+
+static void fields_get(struct json_object *o, void *rec, const struct field *f, size_t n)
+{
+	char *p = rec;
+	struct json_object *v;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		bool has = json_object_object_get_ex(o, f[i].key, &v);
+		uint64_t u = has ? json_object_get_uint64(v) : 0;
+
+		if (f[i].kind == FIELD_U64)
+			memcpy(p + f[i].off, &u, sizeof(u));	/* either spelling */
+		else if (f[i].kind == FIELD_DOUBLE)
+			*(double *)(p + f[i].off) = has ? json_object_get_double(v) : 0;
+		else
+			*(bool *)(p + f[i].off) = has && json_object_get_boolean(v);
+	}
+}
+
 static struct json_object *states_json(const enum health_state st[HEALTH_TUNNELS])
 {
 	struct json_object *a = json_object_new_array();
@@ -78,29 +170,13 @@ static struct json_object *tunnel_json(int role, const struct health_file_tunnel
 	json_object_object_add(o, "role", json_object_new_string(role_name[role]));
 	json_object_object_add(o, "dev", json_object_new_string(t->dev));
 	json_object_object_add(o, "state", json_object_new_string(health_state_name(t->state)));
-	json_object_object_add(o, "since_mono_ns", json_object_new_uint64(t->since_mono_ns));
-	json_object_object_add(o, "rtt_last_ns", json_object_new_uint64(t->rtt_last_ns));
-	json_object_object_add(o, "rtt_ewma_ns", json_object_new_uint64(t->rtt_ewma_ns));
-	json_object_object_add(o, "timeout_ns", json_object_new_uint64(t->timeout_ns));
-	json_object_object_add(o, "loss", json_object_new_double(t->loss));
-	json_object_object_add(o, "flaps", json_object_new_uint64(t->flaps));
-	json_object_object_add(o, "probes", json_object_new_uint64(t->probes));
-	json_object_object_add(o, "missed", json_object_new_uint64(t->missed));
-	json_object_object_add(o, "link_down", json_object_new_boolean(t->link_down));
+	fields_put(o, t, FIELDS(tunnel_fields));
 	return o;
 }
 
 static struct json_object *spill_json(const struct spill_view *v)
 {
-	/* the grants and the rates, in this order */
-	const struct { const char *key; uint64_t val; } num[] = {
-		{ "grants", v->grants }, { "taken", v->taken },
-		{ "rate_bps", v->rate_bps }, { "capacity_bps", v->cap_bps },
-		{ "short_bps", v->short_bps }, { "spilled_bps", v->used_bps },
-		{ "top_bps", v->top_bps },
-	};
 	struct json_object *o = json_object_new_object(), *a;
-	size_t i;
 	int t;
 
 	json_object_object_add(o, "active", json_object_new_boolean(v->active));
@@ -109,16 +185,12 @@ static struct json_object *spill_json(const struct spill_view *v)
 	json_object_object_add(o, "dev", json_object_new_string(v->dev[HEALTH_SHORT]));
 	json_object_object_add(o, "state", json_object_new_string(spill_state_name(v->state)));
 	json_object_object_add(o, "generation", json_object_new_int(v->gen));
-	for (i = 0; i < sizeof(num) / sizeof(num[0]); i++)
-		json_object_object_add(o, num[i].key, json_object_new_uint64(num[i].val));
+	fields_put(o, v, FIELDS(spill_rate_fields));
 	a = json_object_new_array();
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		json_object_array_add(a, v->qd_valid[t] ? json_object_new_uint64(v->qd_ns[t]) : NULL);
 	json_object_object_add(o, "queue_delay_ns", a);
-	json_object_object_add(o, "one_way", json_object_new_boolean(v->one_way));
-	json_object_object_add(o, "backoffs", json_object_new_uint64(v->backoffs));
-	json_object_object_add(o, "backoffs_foreign", json_object_new_uint64(v->backoffs_foreign));
-	json_object_object_add(o, "holds", json_object_new_uint64(v->holds));
+	fields_put(o, v, FIELDS(spill_more_fields));
 	json_object_object_add(o, "why", json_object_new_string(v->why));
 	return o;
 }
@@ -172,17 +244,8 @@ static struct json_object *roles_json(const struct health_file *hf)
 	json_object_object_add(o, "why", json_object_new_string(v->why));
 	a = json_object_new_array();
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		const struct roles_tunnel_view *tv = &v->t[t];
-
 		q = json_object_new_object();
-		json_object_object_add(q, "ready", json_object_new_boolean(tv->ready));
-		json_object_object_add(q, "base_rtt_ns", json_object_new_uint64(tv->base_ns));
-		json_object_object_add(q, "queue_ns", json_object_new_uint64(tv->queue_ns));
-		json_object_object_add(q, "jitter_ns", json_object_new_uint64(tv->jitter_ns));
-		json_object_object_add(q, "loss", json_object_new_double(tv->loss));
-		json_object_object_add(q, "expected_ns", json_object_new_uint64(tv->expected_ns));
-		json_object_object_add(q, "seen_ns", json_object_new_uint64(tv->seen_ns));
-		json_object_object_add(q, "busy", json_object_new_boolean(tv->busy));
+		fields_put(q, &v->t[t], FIELDS(quality_fields));
 		json_object_array_add(a, q);
 	}
 	json_object_object_add(o, "quality", a);
@@ -255,20 +318,10 @@ static int get_states(struct json_object *o, const char *key, enum health_state 
 
 static int get_tunnel(struct json_object *o, struct health_file_tunnel *t)
 {
-	struct json_object *v;
-
 	snprintf(t->dev, sizeof(t->dev), "%s", get_str(o, "dev"));
 	if (state_from_name(get_str(o, "state"), &t->state))
 		return -EINVAL;
-	t->since_mono_ns = get_u64(o, "since_mono_ns");
-	t->rtt_last_ns = get_u64(o, "rtt_last_ns");
-	t->rtt_ewma_ns = get_u64(o, "rtt_ewma_ns");
-	t->timeout_ns = get_u64(o, "timeout_ns");
-	t->loss = json_object_object_get_ex(o, "loss", &v) ? json_object_get_double(v) : 0;
-	t->flaps = get_u64(o, "flaps");
-	t->probes = get_u64(o, "probes");
-	t->missed = get_u64(o, "missed");
-	t->link_down = json_object_object_get_ex(o, "link_down", &v) && json_object_get_boolean(v);
+	fields_get(o, t, FIELDS(tunnel_fields));
 	return 0;
 }
 
@@ -289,13 +342,7 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 	if (v->state == SPILL_STATES)
 		v->state = SPILL_OFF;
 	v->gen = get_u64(s, "generation");
-	v->grants = get_u64(s, "grants");
-	v->taken = get_u64(s, "taken");
-	v->rate_bps = get_u64(s, "rate_bps");
-	v->cap_bps = get_u64(s, "capacity_bps");
-	v->short_bps = get_u64(s, "short_bps");
-	v->used_bps = get_u64(s, "spilled_bps");
-	v->top_bps = get_u64(s, "top_bps");
+	fields_get(s, v, FIELDS(spill_rate_fields));
 	if (json_object_object_get_ex(s, "queue_delay_ns", &a) &&
 	    json_object_is_type(a, json_type_array) && json_object_array_length(a) == HEALTH_TUNNELS)
 		for (t = 0; t < HEALTH_TUNNELS; t++) {
@@ -303,10 +350,7 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 			v->qd_valid[t] = x != NULL;
 			v->qd_ns[t] = x ? json_object_get_uint64(x) : 0;
 		}
-	v->one_way = json_object_object_get_ex(s, "one_way", &x) && json_object_get_boolean(x);
-	v->backoffs = get_u64(s, "backoffs");
-	v->backoffs_foreign = get_u64(s, "backoffs_foreign");
-	v->holds = get_u64(s, "holds");
+	fields_get(s, v, FIELDS(spill_more_fields));
 	snprintf(v->why, sizeof(v->why), "%s", get_str(s, "why"));
 }
 
@@ -355,7 +399,7 @@ static void get_dup(struct json_object *o, struct dup_view *v)
 static void get_roles(struct json_object *o, struct health_file *hf)
 {
 	struct roles_view *v = &hf->roles;
-	struct json_object *r, *m, *a, *q, *x;
+	struct json_object *r, *m, *a;
 	int c, t;
 
 	memset(v, 0, sizeof(*v));
@@ -378,19 +422,8 @@ static void get_roles(struct json_object *o, struct health_file *hf)
 	if (!json_object_object_get_ex(r, "quality", &a) || !json_object_is_type(a, json_type_array) ||
 	    json_object_array_length(a) != HEALTH_TUNNELS)
 		return;
-	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		struct roles_tunnel_view *tv = &v->t[t];
-
-		q = json_object_array_get_idx(a, t);
-		tv->ready = get_bool(q, "ready");
-		tv->base_ns = get_u64(q, "base_rtt_ns");
-		tv->queue_ns = get_u64(q, "queue_ns");
-		tv->jitter_ns = get_u64(q, "jitter_ns");
-		tv->loss = json_object_object_get_ex(q, "loss", &x) ? json_object_get_double(x) : 0;
-		tv->expected_ns = get_u64(q, "expected_ns");
-		tv->seen_ns = get_u64(q, "seen_ns");
-		tv->busy = get_bool(q, "busy");
-	}
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		fields_get(json_object_array_get_idx(a, t), &v->t[t], FIELDS(quality_fields));
 }
 
 static int parse_health(struct json_object *o, struct health_file *hf)
