@@ -15,49 +15,24 @@
 #include <bpf/bpf_endian.h>
 
 #include "flowsplit.h"
+#include "map_def.h"
 #include "parse.h"
 
-/* The splitter's config (maps.h declares the same map): splitctl reuses
- * the instance's pinned fs_config, so the short code point is the one
- * the splitter writes, live. Declared here, not by including maps.h,
- * whose flow tables would be created with the object. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct split_config);
-} fs_config SEC(".maps");
+/* The splitter's config: splitctl reuses the instance's pinned
+ * fs_config, so the short code point is the one the splitter writes,
+ * live. Not by including maps.h, whose flow tables would be created with
+ * the object. */
+FS_CONFIG_MAP();
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct dup_config);
-} fs_dup_config SEC(".maps");
+FS_MAP(fs_dup_config, BPF_MAP_TYPE_ARRAY, 1, __u32, struct dup_config);
 
 /* First copies, by segment. LRU and preallocated: a full table evicts
  * the least recently used entry, so an insert never fails for want of
  * room and a new segment is never taken for a copy. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FS_DUP_DEFAULT_ENTRIES);
-	__type(key, struct dup_key4);
-	__type(value, struct dup_seen);
-} fs_dup_seen4 SEC(".maps");
+FS_MAP(fs_dup_seen4, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key4, struct dup_seen);
+FS_MAP(fs_dup_seen6, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key6, struct dup_seen);
 
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FS_DUP_DEFAULT_ENTRIES);
-	__type(key, struct dup_key6);
-	__type(value, struct dup_seen);
-} fs_dup_seen6 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct fs_dup_stats);
-} fs_dup_stats SEC(".maps");
+FS_MAP(fs_dup_stats, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct fs_dup_stats);
 
 /* TCP option kinds and the timestamp option's length (RFC 7323). */
 #define FS_TCPOPT_EOL		0

@@ -12,24 +12,14 @@
 #include <bpf/bpf_helpers.h>
 
 #include "flowsplit.h"
+#include "map_def.h"
 #include "parse.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* The splitter's key and value layouts: the same memory per entry. */
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FS_DEFAULT_FLOWS);
-	__type(key, struct flow_key4);
-	__type(value, struct flow_state);
-} ref_flows4 SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, FS_DEFAULT_FLOWS);
-	__type(key, struct flow_key6);
-	__type(value, struct flow_state);
-} ref_flows6 SEC(".maps");
+FS_MAP(ref_flows4, BPF_MAP_TYPE_LRU_HASH, FS_DEFAULT_FLOWS, struct flow_key4, struct flow_state);
+FS_MAP(ref_flows6, BPF_MAP_TYPE_LRU_HASH, FS_DEFAULT_FLOWS, struct flow_key6, struct flow_state);
 
 static __always_inline void ref_count(void *data, void *data_end,
 				      __u32 pkt_len)
