@@ -35,14 +35,8 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 @test "roles: bad settings exit 2 with one line, nothing started" {
-	local bad
-	for bad in "--roles maybe" "--roles-margin 1001" "--roles-hold-min 5s --roles-hold-max 2s" \
-		"--roles-sla-loss 101" "--roles-sustain 5"; do
-		run -2 wan_sc "$A" run $bad
-		echo "$bad: $output"
-		[ "${#lines[@]}" -eq 1 ]
-		[[ "$output" == "splitctl: run: --roles"*"accepted: "* ]]
-	done
+	wan_run_refused --roles "--roles maybe" "--roles-margin 1001" "--roles-hold-min 5s --roles-hold-max 2s" \
+		"--roles-sla-loss 101" "--roles-sustain 5"
 	printf '[splitter]\ninterfaces = lana\n[health]\nroles = sometimes\n' >"$D/bad.conf"
 	run -2 wan_sc "$A" run -c "$D/bad.conf"
 	echo "$output"

@@ -226,6 +226,20 @@ wan_underlay_heal() {
 	ip netns exec "$1" nft delete table inet "${FS_PREFIX}drop$2"
 }
 
+# wan_run_refused PREFIX "ARGS"...: "splitctl run ARGS" on A, for each ARGS
+# (split into words), exits 2 with one line "splitctl: run: PREFIX...
+# accepted: ..." (PREFIX: the start of the option named)
+wan_run_refused() {
+	local prefix=$1 bad
+	shift
+	for bad in "$@"; do
+		run -2 wan_sc "$A" run $bad
+		echo "$bad: $output"
+		[ "${#lines[@]}" -eq 1 ]
+		[[ "$output" == "splitctl: run: $prefix"*"accepted: "* ]]
+	done
+}
+
 # wan_offloads_off "NS DEV"...: TSO, GSO and GRO off on each NS's DEV, so
 # that queues and shapers count wire packets
 wan_offloads_off() {
