@@ -135,6 +135,15 @@ static void sim_init(struct sim *m)
 	m->next_tick = 50 * MS;	/* ticks halfway between probes */
 }
 
+/* The usual grant case: LONG congested (80 ms of queue), two long flows
+ * that would take a grant. */
+static void sim_init_congested(struct sim *m)
+{
+	sim_init(m);
+	m->waiting = 2;
+	m->long_qd_ns = 80 * MS;
+}
+
 static double short_qd_ms(const struct sim *m)
 {
 	return m->q_bytes * 8 / m->cap_bps * 1e3;
@@ -672,9 +681,7 @@ static void test_bursty(void)
 	double sum = 0, q = 0;
 	int n = 0;
 
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	m.short_bps = 1.5 * MBIT;
 	m.short_swing_bps = 1 * MBIT;
 	run_for(&m, 30 * SEC);
@@ -1113,9 +1120,7 @@ static void test_jitter_before_grant(void)
 {
 	struct sim m;
 
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	m.short_bps = 1 * MBIT;
 	m.jitter_ns = 9 * MS;
 	m.jitter_from = SEC;
@@ -1450,9 +1455,7 @@ static void test_loss_long(void)
 {
 	struct sim m;
 
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	sim_loss(&m, 0, 5);
 	run_for(&m, LONG_IDLE_NS + 3 * SEC);
 	tap_ok(m.taken == 1 && m.spilled == 1,
@@ -1470,18 +1473,14 @@ static void test_loss_single(void)
 {
 	struct sim m;
 
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	run_for(&m, LONG_IDLE_NS + 3 * SEC);
 	sim_loss(&m, 1, 0);
 	run_for(&m, 20 * SEC);
 	tap_ok(m.taken == 1 && m.spilled == 1 && m.returns == 0 &&
 	       m.act.gen == 1 && m.act.state != SPILL_RETURN,
 	       "one SHORT probe lost (1 %% of its window), LONG none: nothing changes in 20 s");
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	sim_loss(&m, 1, 0);
 	run_for(&m, LONG_IDLE_NS + 3 * SEC);
 	tap_ok(m.taken == 1,
@@ -1515,9 +1514,7 @@ static void test_loss_no_grant(void)
 {
 	struct sim m;
 
-	sim_init(&m);
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
+	sim_init_congested(&m);
 	sim_loss(&m, 2, 0);
 	run_for(&m, 30 * SEC);
 	tap_ok(m.taken == 0 && m.act.state == SPILL_RUN && m.s.loss_gated &&
