@@ -193,6 +193,18 @@ static struct scen base_scen(void)
 	return sc;
 }
 
+/* base_scen() with the usual degradation on SHORT: +80 ms of RTT (+40 ms
+ * one-way) in [from, to). */
+static struct scen step_scen(uint64_t from, uint64_t to)
+{
+	struct scen sc = base_scen();
+
+	sc.step_ns = 80 * MS;
+	sc.step_from = from;
+	sc.step_to = to;
+	return sc;
+}
+
 static double at_s(const struct sim *s, int i)
 {
 	return (double)s->move_at[i] / SEC;
@@ -200,13 +212,10 @@ static double at_s(const struct sim *s, int i)
 
 static void test_delay_step(void)
 {
-	struct scen sc = base_scen();
+	/* +40 ms one-way on SHORT from 10 s to 30 s */
+	struct scen sc = step_scen(10 * SEC, 30 * SEC);
 	static struct sim s;
 
-	/* +40 ms one-way on SHORT from 10 s to 30 s */
-	sc.step_ns = 80 * MS;
-	sc.step_from = 10 * SEC;
-	sc.step_to = 30 * SEC;
 	run(&s, &sc);
 	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] >= sc.step_from &&
 	       s.move_at[0] - sc.step_from <= SEC,
@@ -327,14 +336,11 @@ static void test_brownout_with_bulk(void)
 
 static void test_failover(void)
 {
-	struct scen sc = base_scen();
+	struct scen sc = step_scen(10 * SEC, 25 * SEC);
 	static struct sim s;
 
 	/* SHORT degrades at 10 s and goes down 300 ms later, before the
 	 * move is due; back up at 20 s, degraded until 25 s */
-	sc.step_ns = 80 * MS;
-	sc.step_from = 10 * SEC;
-	sc.step_to = 25 * SEC;
 	sc.down_t = HEALTH_SHORT;
 	sc.down_from = 10 * SEC + 300 * MS;
 	sc.down_to = 20 * SEC;
@@ -346,10 +352,7 @@ static void test_failover(void)
 
 	/* swapped by a delay step on SHORT, then LONG (carrying the short
 	 * class) goes down: configured roles at once */
-	sc = base_scen();
-	sc.step_ns = 80 * MS;
-	sc.step_from = 5 * SEC;
-	sc.step_to = 60 * SEC;
+	sc = step_scen(5 * SEC, 60 * SEC);
 	sc.down_t = HEALTH_LONG;
 	sc.down_from = 15 * SEC;
 	sc.down_to = 25 * SEC;
@@ -367,15 +370,12 @@ static void test_failover(void)
 
 static void test_flapping(void)
 {
-	struct scen sc = base_scen();
+	struct scen sc = step_scen(10 * SEC, 250 * SEC);
 	static struct sim s;
 	bool spaced = true;
 	int i;
 
 	/* SHORT +80 ms for 2 s, clean for 2 s, for 4 minutes */
-	sc.step_ns = 80 * MS;
-	sc.step_from = 10 * SEC;
-	sc.step_to = 250 * SEC;
 	sc.flap_period = 2 * SEC;
 	sc.end = 250 * SEC;
 	run(&s, &sc);
