@@ -120,12 +120,12 @@ bad_conf() {
 	run fs_sc apply --dry-run -c "$D/a.conf"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "$D/a.conf: would make 5 change(s)" ]
-	[ "${lines[1]}" = "  tunnel fstqv: create" ]
-	[ "${lines[2]}" = "  setting threshold: change 30 -> 20" ]
-	[ "${lines[3]}" = "  setting reshort-gap: change 50 -> 0" ]
-	[ "${lines[4]}" = "  rule a: add (10.77.2.0/24 mode short)" ]
-	[ "${lines[5]}" = "  rule byhand: remove (10.99.0.0/16 mode long)" ]
+	fs_lines_are "$D/a.conf: would make 5 change(s)" \
+		"  tunnel fstqv: create" \
+		"  setting threshold: change 30 -> 20" \
+		"  setting reshort-gap: change 50 -> 0" \
+		"  rule a: add (10.77.2.0/24 mode short)" \
+		"  rule byhand: remove (10.99.0.0/16 mode long)"
 	[ "$(fs_sc -j status | jq -c .config; fs_sc -j rule show)" = "$before" ]
 	! ip -n "$R" link show fstqv 2>/dev/null || false
 	# the same list, as JSON, from the same output path

@@ -118,10 +118,10 @@ sc_hostmnt() {
 	run fs_sc down
 	echo "$output"
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "removed: 4 policy rules and 2 routes of route up" ]
-	[ "${lines[1]}" = "removed: tunnel vx1, vx2" ]
-	[ "${lines[2]}" = "detached: rc" ]
-	[ "${lines[3]}" = "removed: the pins of instance $BPF" ]
+	fs_lines_are "removed: 4 policy rules and 2 routes of route up" \
+		"removed: tunnel vx1, vx2" \
+		"detached: rc" \
+		"removed: the pins of instance $BPF"
 	[ "$(ours "$R" | tr '\n' ' ')" = "0 0 0 0 0 0 " ]
 	[ ! -e "$BPF" ]
 	[ "$(ip -n "$R" rule show | grep -v 'proto 245'; ip -n "$R" route show table 200; links "$R")" = "$others" ]

@@ -31,10 +31,10 @@ state() {
 	fs_sc rule add lan --prefix 10.77.2.0/24 --mode short
 	run fs_sc rule show
 	[ "$status" -eq 0 ]
-	[ "${lines[0]}" = "bulk: prefix fd77:2::/64 any port, mode long" ]
-	[ "${lines[1]}" = "lan: prefix 10.77.2.0/24 any port, mode short" ]
-	[ "${lines[2]}" = "peer: prefix 10.77.2.1/32 any port, mode auto (the global thresholds)" ]
-	[ "${lines[3]}" = "web: prefix 10.77.2.0/24 port 443, mode auto, threshold 40, threshold-bytes 100000" ]
+	fs_lines_are "bulk: prefix fd77:2::/64 any port, mode long" \
+		"lan: prefix 10.77.2.0/24 any port, mode short" \
+		"peer: prefix 10.77.2.1/32 any port, mode auto (the global thresholds)" \
+		"web: prefix 10.77.2.0/24 port 443, mode auto, threshold 40, threshold-bytes 100000"
 	[ "$(fs_sc -j rule show | jq -c '.[] | select(.name == "web")')" = \
 	  '{"name":"web","prefix":"10.77.2.0/24","port":443,"mode":"auto","threshold":40,"threshold_bytes":100000}' ]
 	[ "$(fs_sc -j rule show | jq -c '.[] | select(.name == "bulk")')" = \

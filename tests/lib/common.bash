@@ -101,6 +101,19 @@ fs_median_rtt() {
 		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# fs_lines_are LINE...: after bats' run, the output's first lines are
+# exactly these, in order (lines after them are not looked at)
+fs_lines_are() {
+	local i=0 want
+	for want in "$@"; do
+		if [ "${lines[i]-}" != "$want" ]; then
+			echo "line $i: '${lines[i]-}', wanted '$want'"
+			return 1
+		fi
+		i=$((i + 1))
+	done
+}
+
 # fs_wait_for TIMEOUT_S CMD...: poll until CMD succeeds (events, not sleeps)
 fs_wait_for() {
 	local deadline=$((SECONDS + $1)); shift
