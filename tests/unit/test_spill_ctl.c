@@ -1276,10 +1276,8 @@ static void test_never_held(void)
 {
 	struct sim m;
 
-	sim_init(&m);
+	sim_init_congested(&m);
 	m.never_held = true;
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
 	run_for(&m, LONG_IDLE_NS + 10 * SEC);
 	tap_ok(m.taken == 0 && m.act.grants == 0 && m.held_max_ns &&
 	       m.held_max_ns <= FS_NS_PER_S + FAST_TICK_NS &&
@@ -1495,10 +1493,8 @@ static void test_loss_flap(void)
 	struct sim m;
 	unsigned int i;
 
-	sim_init(&m);
+	sim_init_congested(&m);
 	m.one_way = true;
-	m.waiting = 2;
-	m.long_qd_ns = 80 * MS;
 	run_for(&m, LONG_IDLE_NS + 8 * SEC);
 	for (i = 0; i < 20; i++) {
 		sim_loss(&m, i % 2 ? 1 : 2, 0);
