@@ -258,33 +258,24 @@ static void act_of(const struct spill *s, struct spill_act *a)
 	snprintf(a->why, sizeof(a->why), "%s", s->why);
 }
 
+/* One function per state; SPILL_OFF has none (nothing to do). */
+static void (*const state_fn[SPILL_STATES])(struct spill *s, uint64_t now,
+					    const struct spill_obs *o) = {
+	[SPILL_RUN] = state_run,
+	[SPILL_HOLD_WAIT] = state_hold_wait,
+	[SPILL_GRANT] = state_grant,
+	[SPILL_HOLD] = state_hold,
+	[SPILL_RETURN] = state_return,
+};
+
 void spill_tick(struct spill *s, uint64_t now_ns, const struct spill_obs *o,
 		struct spill_act *a)
 {
 	s->changed = false;
 	spill_observe(s, now_ns, o);
 	inputs(s, now_ns, o);
-	switch (s->state) {
-	case SPILL_OFF:
-		break;
-	case SPILL_RUN:
-		state_run(s, now_ns, o);
-		break;
-	case SPILL_HOLD_WAIT:
-		state_hold_wait(s, now_ns, o);
-		break;
-	case SPILL_GRANT:
-		state_grant(s, now_ns, o);
-		break;
-	case SPILL_HOLD:
-		state_hold(s, now_ns, o);
-		break;
-	case SPILL_RETURN:
-		state_return(s, now_ns, o);
-		break;
-	case SPILL_STATES:
-		break;
-	}
+	if (s->state < SPILL_STATES && state_fn[s->state])
+		state_fn[s->state](s, now_ns, o);
 	act_of(s, a);
 }
 

@@ -679,6 +679,15 @@ static void phase_doubted(struct spill *s, uint64_t now, uint64_t qd)
 	s->rate_bps = spill_clamp_rate(s, s->rate_bps);
 }
 
+/* One function per phase, every phase has one. */
+static void (*const phase_fn[])(struct spill *s, uint64_t now, uint64_t qd) = {
+	[SPILL_PHASE_STARTUP] = phase_startup,
+	[SPILL_PHASE_RESTART] = phase_restart,
+	[SPILL_PHASE_CHECK] = phase_check,
+	[SPILL_PHASE_STEADY] = phase_steady,
+	[SPILL_PHASE_DOUBTED] = phase_doubted,
+};
+
 /* ---- the entry points --------------------------------------------------- */
 
 /* A new generation: R at rate_init, no estimate, phase STARTUP. */
@@ -729,21 +738,6 @@ void spill_adapt_rate(struct spill *s, uint64_t now)
 		above_target(s, now, qd);
 		return;
 	}
-	switch (s->phase) {
-	case SPILL_PHASE_STARTUP:
-		phase_startup(s, now, qd);
-		break;
-	case SPILL_PHASE_RESTART:
-		phase_restart(s, now, qd);
-		break;
-	case SPILL_PHASE_CHECK:
-		phase_check(s, now, qd);
-		break;
-	case SPILL_PHASE_STEADY:
-		phase_steady(s, now, qd);
-		break;
-	case SPILL_PHASE_DOUBTED:
-		phase_doubted(s, now, qd);
-		break;
-	}
+	if (s->phase < sizeof(phase_fn) / sizeof(phase_fn[0]))
+		phase_fn[s->phase](s, now, qd);
 }
