@@ -567,6 +567,30 @@ static void addr_text(const struct sc_prefix *p, char *buf, size_t len)
 		inet_ntop(p->family, p->addr, buf, len);
 }
 
+/* differs() for a number and for an address, when they differ */
+static void differs_u(char *what, size_t len, const char *key, unsigned int have,
+		      unsigned int want)
+{
+	char h[16], w[16];
+
+	if (have == want)
+		return;
+	snprintf(h, sizeof(h), "%u", have);
+	snprintf(w, sizeof(w), "%u", want);
+	differs(what, len, key, h, w);
+}
+
+static void differs_addr(char *what, size_t len, const char *key, const struct sc_prefix *have,
+			 const struct sc_prefix *want)
+{
+	char h[INET6_ADDRSTRLEN], w[INET6_ADDRSTRLEN];
+
+	addr_text(have, h, sizeof(h));
+	addr_text(want, w, sizeof(w));
+	if (strcmp(h, w))
+		differs(what, len, key, h, w);
+}
+
 int tcfg_tunnel_compare(const struct tcfg_tunnel *want, struct tcfg_tunnel *live,
 			char *what, size_t len)
 {
@@ -616,31 +640,14 @@ int tcfg_tunnel_compare(const struct tcfg_tunnel *want, struct tcfg_tunnel *live
 			live->addr[addrs.addr[i].family == AF_INET6] = addrs.addr[i];
 	if (strcmp(live->kind, want->kind))
 		differs(what, len, "kind", live->kind, want->kind);
-	if (live->vni != want->vni) {
-		snprintf(have, sizeof(have), "%u", live->vni);
-		snprintf(wanted, sizeof(wanted), "%u", want->vni);
-		differs(what, len, "vni", have, wanted);
-	}
-	addr_text(&live->local, have, sizeof(have));
-	addr_text(&want->local, wanted, sizeof(wanted));
-	if (strcmp(have, wanted))
-		differs(what, len, "local", have, wanted);
-	addr_text(&live->remote, have, sizeof(have));
-	addr_text(&want->remote, wanted, sizeof(wanted));
-	if (strcmp(have, wanted))
-		differs(what, len, "remote", have, wanted);
+	differs_u(what, len, "vni", live->vni, want->vni);
+	differs_addr(what, len, "local", &live->local, &want->local);
+	differs_addr(what, len, "remote", &live->remote, &want->remote);
 	if (strcmp(live->dev, want->dev))
 		differs(what, len, "dev", live->dev, want->dev);
-	if (live->dstport != want->dstport) {
-		snprintf(have, sizeof(have), "%u", live->dstport);
-		snprintf(wanted, sizeof(wanted), "%u", want->dstport);
-		differs(what, len, "dstport", have, wanted);
-	}
-	if (want->mtu && live->mtu != want->mtu) {
-		snprintf(have, sizeof(have), "%u", live->mtu);
-		snprintf(wanted, sizeof(wanted), "%u", want->mtu);
-		differs(what, len, "mtu", have, wanted);
-	}
+	differs_u(what, len, "dstport", live->dstport, want->dstport);
+	if (want->mtu)
+		differs_u(what, len, "mtu", live->mtu, want->mtu);
 	/* the file's addresses must be there (others the operator added stay) */
 	for (i = 0; i < 2; i++) {
 		if (!want->addr[i].family)
