@@ -131,6 +131,19 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 }
 
 /* ---- formatting --------------------------------------------------------- */
+void *fs_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t ncap = *cap ? *cap * 2 : first;
+	void *p;
+
+	if (n < *cap)
+		return arr;
+	p = realloc(arr, ncap * size);
+	if (p)
+		*cap = ncap;
+	return p;
+}
+
 const char *fs_prom_double(double v, char *buf, size_t len)
 {
 	const char *e;

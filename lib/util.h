@@ -68,6 +68,14 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
  */
 const char *fs_prom_double(double v, char *buf, size_t len);
 
+/* ---- arrays ------------------------------------------------------------- */
+/*
+ * Room for one more element in arr (n used of *cap, each size bytes): arr
+ * itself while n < *cap, else arr reallocated to twice *cap (first when
+ * *cap is 0), *cap updated. NULL when out of memory (arr and *cap left).
+ */
+void *fs_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first);
+
 /* ---- packets ------------------------------------------------------------ */
 /* The largest Ethernet frame at MTU 1500, header included, no FCS: what
  * one full packet on a tunnel costs a queue. */

@@ -113,15 +113,11 @@ static int dump_batch(void *ctx, const void *keys, const void *values, __u32 cou
 		if (d->class >= 0 && ((int)vals[i].class != d->class ||
 				      flow_expired(&vals[i], d->now, d->idle_jiffies)))
 			continue;
-		if (d->n == d->cap) {
-			size_t ncap = d->cap ? d->cap * 2 : 1024;
-			struct flow_row *nr = realloc(d->rows, ncap * sizeof(*nr));
+		struct flow_row *nr = fs_grow(d->rows, &d->cap, d->n, sizeof(*nr), 1024);
 
-			if (!nr)
-				return -ENOMEM;
-			d->rows = nr;
-			d->cap = ncap;
-		}
+		if (!nr)
+			return -ENOMEM;
+		d->rows = nr;
 		d->rows[d->n].s = vals[i];
 		fill_row(&d->rows[d->n++], d->family, keys, i);
 	}

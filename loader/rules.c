@@ -154,6 +154,7 @@ int sc_rule_set_add(struct sc_rule_set *set, const struct sc_rule *r,
 		    char *err, size_t len)
 {
 	char p[64], port[16] = "any port";
+	struct sc_rule *nr;
 	int i, fam = 0;
 
 	for (i = 0; i < set->n; i++) {
@@ -177,15 +178,10 @@ int sc_rule_set_add(struct sc_rule_set *set, const struct sc_rule *r,
 			 r->family, FS_MAX_RULES);
 		return -E2BIG;
 	}
-	if (set->n == set->cap) {
-		int ncap = set->cap ? set->cap * 2 : 16;
-		struct sc_rule *nr = realloc(set->r, ncap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		set->r = nr;
-		set->cap = ncap;
-	}
+	nr = fs_grow(set->r, &set->cap, set->n, sizeof(*nr), 16);
+	if (!nr)
+		return -ENOMEM;
+	set->r = nr;
 	set->r[set->n++] = *r;
 	return 0;
 }
@@ -242,17 +238,12 @@ static struct sc_rule_section *section_of(struct sc_rule_file *f, const char *na
 				 name, name);
 			return NULL;
 		}
-	if (f->n == f->cap) {
-		int ncap = f->cap ? f->cap * 2 : 8;
-
-		sec = realloc(f->s, ncap * sizeof(*sec));
-		if (!sec) {
-			snprintf(err, len, "[rule %s]: out of memory", name);
-			return NULL;
-		}
-		f->s = sec;
-		f->cap = ncap;
+	sec = fs_grow(f->s, &f->cap, f->n, sizeof(*sec), 8);
+	if (!sec) {
+		snprintf(err, len, "[rule %s]: out of memory", name);
+		return NULL;
 	}
+	f->s = sec;
 	sec = &f->s[f->n];
 	memset(sec, 0, sizeof(*sec));
 	strcpy(sec->name, name);	/* checked by the caller: fits */

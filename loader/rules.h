@@ -42,7 +42,8 @@ struct sc_rule {
 
 struct sc_rule_set {
 	struct sc_rule *r;
-	int n, cap;
+	int n;
+	size_t cap;
 };
 
 /*
@@ -78,7 +79,8 @@ struct sc_rule_section {
 };
 struct sc_rule_file {
 	struct sc_rule_section *s;
-	int n, cap;
+	int n;
+	size_t cap;
 	int cur;		/* the section being read, -1 between sections */
 };
 /* The file moves on to another section (of any kind): a [rule NAME] seen

@@ -572,9 +572,31 @@ static void test_csum(void)
 	tap_ok(inet_csum(echo, sizeof(echo)) == 0, "inet_csum: odd length, zero with the checksum in place");
 }
 
+static void test_grow(void)
+{
+	size_t cap = 0, n;
+	int *a = NULL, *p;
+	bool kept = true;
+
+	for (n = 0; n < 100; n++) {
+		p = fs_grow(a, &cap, n, sizeof(*a), 4);
+		if (!p)
+			break;
+		a = p;
+		a[n] = (int)n;
+	}
+	for (n = 0; n < 100; n++)
+		kept = kept && a && a[n] == (int)n;
+	tap_ok(kept && cap == 128, "fs_grow: 100 elements kept, capacity 4 doubled to 128 (%zu)", cap);
+	p = fs_grow(a, &cap, 100, sizeof(*a), 4);
+	tap_ok(p == a && cap == 128, "fs_grow: room left: the same array, capacity kept");
+	free(a);
+}
+
 int main(void)
 {
 	test_csum();
+	test_grow();
 	test_json();
 	test_prom_double();
 	test_parse();
