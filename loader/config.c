@@ -1088,17 +1088,20 @@ static int cmd_check(const struct sc_call *c)
 	return config_cmd(c->o, c->args, false);
 }
 
+/* -c FILE, the same option of apply and check */
+#define CONFIG_FILE_OPTION \
+	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config, \
+		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)")
+
 static const struct sc_option config_opts[] = {
-	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
-		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	CONFIG_FILE_OPTION,
 	SC_OPTION("dry-run", SC_OPT_FLAG, struct sc_config_args, dry_run,
 		  .help = "validate and print what would change, change nothing"),
 	SC_OPTIONS_END,
 };
 
 static const struct sc_option check_opts[] = {
-	SC_OPTION("config", SC_OPT_STRING, struct sc_config_args, config,
-		  .short_opt = 'c', .metavar = "FILE", .help = "the config file (required)"),
+	CONFIG_FILE_OPTION,
 	SC_OPTION("offline", SC_OPT_FLAG, struct sc_config_args, offline,
 		  .help = "judge the file alone: no interface needs to exist, no live instance is read"),
 	SC_OPTIONS_END,
