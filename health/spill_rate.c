@@ -584,6 +584,17 @@ static void approach(struct spill *s, uint64_t tgt)
 	s->rate_bps = spill_clamp_rate(s, s->rate_bps);
 }
 
+/* No capacity estimate, nothing the ramp learnt: C, the probe, the
+ * ceiling, the doubt and the reference go together. */
+static void forget_estimate(struct spill *s)
+{
+	s->cap_bps = 0;
+	s->probe_bps = 0;
+	s->ceil_bps = 0;
+	s->doubt_bps = 0;
+	s->ref_bps = 0;
+}
+
 /* STEADY and DOUBTED alike: R follows the top (the HTB gives the class
  * what short traffic leaves of it, at packet time; while the class is
  * idle, the top open, 0.95 x the room beside the short traffic, for the
@@ -633,11 +644,7 @@ static void phase_steady(struct spill *s, uint64_t now, uint64_t qd)
 	if (!follow_top(s, now, qd))
 		return;
 	if (calm >= RESTART_CALM_NS) {
-		s->cap_bps = 0;
-		s->probe_bps = 0;
-		s->ceil_bps = 0;
-		s->doubt_bps = 0;
-		s->ref_bps = 0;
+		forget_estimate(s);
 		s->phase = SPILL_PHASE_RESTART;
 		spill_say(s, "no SHORT queue for %.0f s at %.2f Mbit/s: start-up again",
 			  spill_ms(RESTART_CALM_NS) / 1e3, spill_mbit(s->rate_bps));
@@ -695,13 +702,9 @@ void spill_rate_reset(struct spill *s, uint64_t now)
 {
 	s->phase = SPILL_PHASE_STARTUP;
 	s->rate_bps = spill_clamp_rate(s, s->p.rate_init_bps);
-	s->cap_bps = 0;
-	s->probe_bps = 0;
+	forget_estimate(s);
 	s->saturated = false;
 	s->last_full_ns = 0;
-	s->ceil_bps = 0;
-	s->doubt_bps = 0;
-	s->ref_bps = 0;
 	s->used_avg_bps = 0;
 	s->backoffs = 0;
 	s->backoffs_foreign = 0;
