@@ -268,6 +268,7 @@ static int prog_map(int prog_fd, const char *name)
 }
 
 static int pin_fd(const char *dir, const char *name);
+static int link_prog_fd(const char *dir, const char *name);
 
 static void add_target(const char *label, int prog_fd, int f4, int f6,
 		       bool observer)
@@ -304,11 +305,9 @@ static void add_dup_pins(const char *dir, const char *base, int f4, int f6)
 	if (!d)
 		return;
 	while ((de = readdir(d))) {
-		struct bpf_link_info li = {};
-		__u32 len = sizeof(li);
 		enum target_kind k;
 		char label[96];
-		int lfd, pfd;
+		int pfd;
 
 		if (!strncmp(de->d_name, "link_dup_if", 11))
 			k = TK_DUP;
@@ -316,10 +315,7 @@ static void add_dup_pins(const char *dir, const char *base, int f4, int f6)
 			k = TK_DEDUP;
 		else
 			continue;
-		lfd = pin_fd(sub, de->d_name);
-		if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
-			continue;
-		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		pfd = link_prog_fd(sub, de->d_name);
 		if (pfd < 0)
 			continue;
 		snprintf(label, sizeof(label), "%.40s dup/%.40s", base, de->d_name);
@@ -388,6 +384,18 @@ static int pin_fd(const char *dir, const char *name)
 	return bpf_obj_get(path);
 }
 
+/* The program of the link pinned as dir/name, or -1. */
+static int link_prog_fd(const char *dir, const char *name)
+{
+	struct bpf_link_info li = {};
+	__u32 len = sizeof(li);
+	int lfd = pin_fd(dir, name);
+
+	if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
+		return -1;
+	return bpf_prog_get_fd_by_id(li.prog_id);
+}
+
 static int add_pin(const char *dir)
 {
 	int f4 = pin_fd(dir, FS_MAP_FLOWS4), f6 = pin_fd(dir, FS_MAP_FLOWS6);
@@ -402,20 +410,15 @@ static int add_pin(const char *dir)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		struct bpf_link_info li = {};
-		__u32 len = sizeof(li);
 		char label[96];
-		int lfd, pfd;
+		int pfd;
 
 		bool obs = !strncmp(de->d_name, OBSERVER_PIN_PREFIX,
 				    strlen(OBSERVER_PIN_PREFIX));
 
 		if (strncmp(de->d_name, "link_", 5) && !obs)
 			continue;
-		lfd = pin_fd(dir, de->d_name);
-		if (lfd < 0 || bpf_obj_get_info_by_fd(lfd, &li, &len))
-			continue;
-		pfd = bpf_prog_get_fd_by_id(li.prog_id);
+		pfd = link_prog_fd(dir, de->d_name);
 		if (pfd < 0)
 			continue;
 		snprintf(label, sizeof(label), "%.40s %.40s", base, de->d_name);
