@@ -788,6 +788,28 @@ static int attach_observer_pin(struct attach_ctx *c)
 	return FS_EXIT_RUNTIME;
 }
 
+typedef int (*attach_step)(struct attach_ctx *c);
+
+/* Before any change: what is there, the program loaded, the config. */
+static const attach_step attach_prepare[] = {
+	attach_inspect, attach_load, attach_other_instance, attach_config,
+};
+/* The changes: the pins, the observer, the link (see attach_locked()). */
+static const attach_step attach_change[] = {
+	attach_pin_new, attach_observer, attach_link, attach_observer_pin,
+};
+
+/* The steps in order up to the first that fails: its result, or 0. */
+static int attach_steps(struct attach_ctx *c, const attach_step *step, size_t n)
+{
+	int ret = 0;
+	size_t i;
+
+	for (i = 0; !ret && i < n; i++)
+		ret = step[i](c);
+	return ret;
+}
+
 /* Under the instance lock: every step, in the order that keeps a kill -9
  * harmless (see the top of this file). */
 static int attach_locked(struct attach_ctx *c)
@@ -798,24 +820,12 @@ static int attach_locked(struct attach_ctx *c)
 
 	ret = check_netns(c->dir);
 	if (!ret)
-		ret = attach_inspect(c);
-	if (!ret)
-		ret = attach_load(c);
-	if (!ret)
-		ret = attach_other_instance(c);
-	if (!ret)
-		ret = attach_config(c);
+		ret = attach_steps(c, attach_prepare, sizeof(attach_prepare) / sizeof(attach_prepare[0]));
 	if (ret)
 		return ret;
 	/* an existing instance: nothing changes before the attach or upgrade
 	 * has succeeded; then the config and the program pins */
-	ret = attach_pin_new(c);
-	if (!ret)
-		ret = attach_observer(c);
-	if (!ret)
-		ret = attach_link(c);
-	if (!ret)
-		ret = attach_observer_pin(c);
+	ret = attach_steps(c, attach_change, sizeof(attach_change) / sizeof(attach_change[0]));
 	if (ret) {
 		/* first attach of the instance failed: leave nothing behind */
 		if (!c->upgrade && count_links(c->dir) == 0)
