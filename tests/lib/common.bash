@@ -101,6 +101,20 @@ fs_median_rtt() {
 		awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
+# fs_prom_has FILE LINE...: FILE, a Prometheus textfile, passes promtool
+# and has a line matching each LINE (a basic regex) as a whole
+fs_prom_has() {
+	local f=$1 l
+	shift
+	promtool check metrics <"$f"
+	for l in "$@"; do
+		if ! grep -qx -- "$l" "$f"; then
+			echo "no line '$l' in $f"
+			return 1
+		fi
+	done
+}
+
 # fs_lines_are LINE...: after bats' run, the output's first lines are
 # exactly these, in order (lines after them are not looked at)
 fs_lines_are() {
