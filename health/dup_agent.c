@@ -16,7 +16,7 @@
 #include "spill_int.h"
 #include "util.h"
 
-#define LOSS_QUIET_S (LOSS_QUIET_NS / SPILL_NS_PER_S)
+#define LOSS_QUIET_S (LOSS_QUIET_NS / FS_NS_PER_S)
 
 static const struct sc_enum copy_values[] = {
 	{ "auto", DUP_COPY_AUTO }, { "on", DUP_COPY_ON }, { "off", DUP_COPY_OFF }, { NULL, 0 },

@@ -51,7 +51,7 @@ static uint64_t wall_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	return (uint64_t)ts.tv_sec * FS_NS_PER_S + ts.tv_nsec;
 }
 
 /* The counters of tunnel idx, and the ICMP socket it got ("udp" for UDP),
