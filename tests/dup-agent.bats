@@ -10,22 +10,9 @@ FS_PREFIX=fsda
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
+load lib/dup
 
-dup_agent_setup() {
-	local ns d
-	wan_attach 20
-	wan_route split
-	for ns in "$A" "$B"; do
-		for d in vxs vxl; do
-			ip netns exec "$ns" ethtool -K $d gro off 2>/dev/null || true
-		done
-		wan_sc "$ns" dup attach --short-dev vxs --long-dev vxl
-	done
-	fs_bg ip netns exec "$S" socat TCP-LISTEN:7000,fork,reuseaddr SYSTEM:'read l; echo pong'
-	fs_wait_for 5 listening
-}
-
-listening() { ip netns exec "$S" ss -Hltn 'sport = :7000' | grep -q .; }
+dup_agent_setup() { dup_net --short-dev vxs --long-dev vxl; }
 
 # requests N: N short requests from the client; each may take up to 3 s
 # (a lost one is retransmitted), and most must complete

@@ -9,21 +9,9 @@ FS_PREFIX=fstd
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
+load lib/dup
 
-dup_setup() {
-	local ns d
-	wan_attach 20
-	wan_route split
-	for ns in "$A" "$B"; do
-		for d in vxs vxl; do
-			ip netns exec "$ns" ethtool -K $d gro off 2>/dev/null || true
-		done
-	done
-	fs_bg ip netns exec "$S" socat TCP-LISTEN:7000,fork,reuseaddr SYSTEM:'read l; echo pong'
-	fs_wait_for 5 listening
-}
-
-listening() { ip netns exec "$S" ss -Hltn 'sport = :7000' | grep -q .; }
+dup_setup() { dup_net; }
 
 # request: one short request from the client, answered within 3 s
 request() {
