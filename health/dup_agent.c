@@ -35,7 +35,8 @@ const char *dup_copy_mode_name(int mode)
 const struct sc_option dup_settings_opts[] = {
 	SC_OPTION("copy", SC_OPT_ENUM, struct dup_settings, copy, .cli_name = "dup-copy",
 		  .values = copy_values, .metavar = "auto|on|off",
-		  .help = "copy the short class onto LONG (dup attach): auto while SHORT loses probes, on, off (default auto)"),
+		  .help = "copy the short class onto LONG (dup attach): auto while SHORT loses "
+			  "probes, on, off (default auto)"),
 	SC_OPTIONS_END,
 };
 
@@ -49,10 +50,7 @@ int dup_settings_resolve(struct dup_settings *out, const struct dup_settings *fi
 			 const struct dup_settings *cli)
 {
 	dup_settings_default(out);
-	if (file)
-		sc_options_merge(dup_settings_opts, out, file);
-	if (cli)
-		sc_options_merge(dup_settings_opts, out, cli);
+	sc_options_layer(dup_settings_opts, out, file, cli);
 	return 0;
 }
 
@@ -156,7 +154,9 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 			v.changes++;
 			reason(da, want, v.why, sizeof(v.why));
 			if (!want && swapped && da->s.copy == DUP_COPY_AUTO)
-				snprintf(v.why, sizeof(v.why), "the roles moved the short class onto LONG: nothing of it leaves SHORT to copy");
+				snprintf(v.why, sizeof(v.why),
+					 "the roles moved the short class onto LONG: nothing of it "
+					 "leaves SHORT to copy");
 			pr_info("run: dup: copy %s: %s", want ? "on" : "off", v.why);
 			changed = true;
 		}
@@ -174,7 +174,9 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 	else if (fail)
 		snprintf(v.why, sizeof(v.why), "should be %s: %s", want ? "on" : "off", fail);
 	else if (swapped && da->s.copy == DUP_COPY_AUTO)
-		snprintf(v.why, sizeof(v.why), "the roles moved the short class onto LONG: nothing of it leaves SHORT to copy");
+		snprintf(v.why, sizeof(v.why),
+			 "the roles moved the short class onto LONG: nothing of it leaves SHORT to "
+			 "copy");
 	else
 		reason(da, v.copy, v.why, sizeof(v.why));
 	pthread_mutex_lock(&da->lock);

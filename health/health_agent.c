@@ -61,28 +61,28 @@ const struct sc_option health_settings_opts[] = {
 			HEALTH_MS(HEALTH_MIN_INTERVAL_NS), HEALTH_MS(HEALTH_MAX_INTERVAL_NS),
 			"between two probes of a tunnel (default 100ms)"),
 	HEALTH_DURATION("timeout", "health-timeout", timeout_ns, 1, HEALTH_MS(HEALTH_MAX_HOLD_NS),
-			"a probe unanswered this long is a miss; the floor when adaptive (default: the interval)"),
+			"a probe unanswered this long is a miss; the floor when adaptive (default: "
+			"the interval)"),
 	HEALTH_OPT("adaptive-timeout", "health-adaptive-timeout", SC_OPT_YESNO,
 		   params.adaptive_timeout, .metavar = "yes|no",
 		   .help = "timeout from the probes' RTT, as TCP's RTO (default yes)"),
-	HEALTH_OPT("down-misses", "health-down-misses", SC_OPT_UINT, params.down_misses,
-		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+	HEALTH_OPT("down-misses", "health-down-misses", SC_OPT_UINT, params.down_misses, .lo = 1,
+		   .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive misses: tunnel down (default 3)"),
 	HEALTH_OPT("congested-misses", "health-congested-misses", SC_OPT_UINT,
 		   params.congested_misses, .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive misses while the probes see a queue: down (default 10)"),
-	HEALTH_OPT("up-successes", "health-up-successes", SC_OPT_UINT, params.up_successes,
-		   .lo = 1, .hi = HEALTH_MAX_COUNT, .metavar = "N",
+	HEALTH_OPT("up-successes", "health-up-successes", SC_OPT_UINT, params.up_successes, .lo = 1,
+		   .hi = HEALTH_MAX_COUNT, .metavar = "N",
 		   .help = "consecutive answers: tunnel up again (default 5)"),
-	HEALTH_DURATION("hold-min", "health-hold-min", hold_min_ns, 0, HEALTH_MS(HEALTH_MAX_HOLD_NS),
-			"hold-down after a first flap (default 1s)"),
-	HEALTH_DURATION("hold-max", "health-hold-max", hold_max_ns, 0, HEALTH_MS(HEALTH_MAX_HOLD_NS),
-			"hold-down ceiling (default 32s)"),
-	HEALTH_DURATION("half-life", "health-half-life", half_life_ns,
-			HEALTH_MS(FS_NS_PER_S / 10), HEALTH_MS(HEALTH_MAX_HOLD_NS),
-			"flap penalty half-life (default 60s)"),
-	HEALTH_OPT("loss-window", "health-loss-window", SC_OPT_UINT, params.loss_window,
-		   .lo = 1, .hi = HEALTH_MAX_LOSS_WINDOW, .metavar = "N",
+	HEALTH_DURATION("hold-min", "health-hold-min", hold_min_ns, 0,
+			HEALTH_MS(HEALTH_MAX_HOLD_NS), "hold-down after a first flap (default 1s)"),
+	HEALTH_DURATION("hold-max", "health-hold-max", hold_max_ns, 0,
+			HEALTH_MS(HEALTH_MAX_HOLD_NS), "hold-down ceiling (default 32s)"),
+	HEALTH_DURATION("half-life", "health-half-life", half_life_ns, HEALTH_MS(FS_NS_PER_S / 10),
+			HEALTH_MS(HEALTH_MAX_HOLD_NS), "flap penalty half-life (default 60s)"),
+	HEALTH_OPT("loss-window", "health-loss-window", SC_OPT_UINT, params.loss_window, .lo = 1,
+		   .hi = HEALTH_MAX_LOSS_WINDOW, .metavar = "N",
 		   .help = "probes in the loss ratio (default 100)"),
 	HEALTH_OPT("both-down", NULL, SC_OPT_ENUM, both_down, .values = both_down_values,
 		   .metavar = "keep|main",
@@ -95,22 +95,25 @@ const struct sc_option health_settings_opts[] = {
 		   .help = "probe target through the LONG tunnel (default: its gateway)"),
 	HEALTH_OPT("roles", "roles", SC_OPT_ENUM, roles.mode, .values = roles_values,
 		   .metavar = "auto|fixed",
-		   .help = "auto: the short class rides the tunnel with the least expected delay; fixed: as route up configured (default auto)"),
+		   .help = "auto: the short class rides the tunnel with the least expected delay; "
+			   "fixed: as route up configured (default auto)"),
 	HEALTH_OPT("roles-margin", "roles-margin", SC_OPT_UINT, roles.margin_pct, .lo = 0,
 		   .hi = ROLES_MAX_MARGIN_PCT, .metavar = "PCT",
-		   .help = "the configured SHORT must be worse by this percent of the other's expected delay (default 20)"),
-	ROLES_DURATION("roles-margin-abs", margin_abs_ns,
-		       "and by this much more (default 15ms)"),
+		   .help = "the configured SHORT must be worse by this percent of the other's "
+			   "expected delay (default 20)"),
+	ROLES_DURATION("roles-margin-abs", margin_abs_ns, "and by this much more (default 15ms)"),
 	ROLES_DURATION("roles-sustain", sustain_ns,
 		       "a move is due after the wish held this long (default 200ms)"),
 	ROLES_DURATION("roles-hold-min", hold_min_ns,
 		       "no move for this long after a move, doubled when they flap (default 5s)"),
 	ROLES_DURATION("roles-hold-max", hold_max_ns, "the hold-down's ceiling (default 80s)"),
-	ROLES_DURATION("roles-sla-delay", sla_delay_ns,
-		       "SLA: a tunnel whose expected delay is above this breaks it (default 0: off)"),
+	ROLES_DURATION(
+		"roles-sla-delay", sla_delay_ns,
+		"SLA: a tunnel whose expected delay is above this breaks it (default 0: off)"),
 	HEALTH_OPT("roles-sla-loss", "roles-sla-loss", SC_OPT_NUMBER, roles.sla_loss_pct, .lo = 0,
 		   .hi = 100, .metavar = "PCT",
-		   .help = "SLA: a tunnel losing more probes than this percent breaks it (default 0: off)"),
+		   .help = "SLA: a tunnel losing more probes than this percent breaks it (default "
+			   "0: off)"),
 	ROLES_DURATION("roles-sla-jitter", sla_jitter_ns,
 		       "SLA: a tunnel with more jitter than this breaks it (default 0: off)"),
 	SC_OPTIONS_END,
@@ -160,10 +163,7 @@ int health_settings_resolve(struct health_settings *out, const struct health_set
 			    const struct health_settings *cli, char *err, size_t errlen)
 {
 	health_settings_default(out);
-	if (file)
-		sc_options_merge(health_settings_opts, out, file);
-	if (cli)
-		sc_options_merge(health_settings_opts, out, cli);
+	sc_options_layer(health_settings_opts, out, file, cli);
 	return health_settings_check(out, cli, err, errlen);
 }
 
@@ -195,7 +195,8 @@ bool health_agent_switch(struct health_agent *ha, const struct health_settings *
 	bool probing = ha->fo != NULL;
 
 	if (same_params(&ha->s.params, &next->params) && ha->s.both_down == next->both_down &&
-	    ha->s.enabled == next->enabled && !memcmp(ha->s.target, next->target, sizeof(ha->s.target)) &&
+	    ha->s.enabled == next->enabled &&
+	    !memcmp(ha->s.target, next->target, sizeof(ha->s.target)) &&
 	    !memcmp(&ha->s.roles, &next->roles, sizeof(ha->s.roles)))
 		return false;
 	ha->s = *next;
@@ -205,7 +206,8 @@ bool health_agent_switch(struct health_agent *ha, const struct health_settings *
 	ha->next_open_ns = 0;
 	ha->open_failing = false;
 	if (probing)
-		pr_info("run: health: new settings: probing %s", ha->s.enabled ? "restarts" : "stops");
+		pr_info("run: health: new settings: probing %s",
+			ha->s.enabled ? "restarts" : "stops");
 	return true;
 }
 
@@ -332,8 +334,10 @@ static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 		if (idx != t) {
 			snprintf(err, errlen, "probe %s via %s: %s%s", cfg.dev, cfg.target,
 				 strerror(idx < 0 ? -idx : EINVAL),
-				 idx == -EPERM || idx == -EACCES ?
-				 " (needs CAP_NET_RAW, or this group in net.ipv4.ping_group_range): no failover" : "");
+				 idx == -EPERM || idx == -EACCES
+					 ? " (needs CAP_NET_RAW, or this group in "
+					   "net.ipv4.ping_group_range): no failover"
+					 : "");
 			return idx < 0 ? idx : -EINVAL;
 		}
 		health_linkmon_watch(ha->mon, cfg.dev);
@@ -525,10 +529,12 @@ static void carry_verdicts(struct health_agent *ha, const struct health_prober *
 	for (t = 0; t < HEALTH_TUNNELS; t++)
 		for (o = 0; o < HEALTH_TUNNELS; o++)
 			if (!strcmp(ha->info.dev[t], before->dev[o]) &&
-			    !strcmp(probe_target(ha, &ha->info, t, a), probe_target(ha, before, o, b)) &&
+			    !strcmp(probe_target(ha, &ha->info, t, a),
+				    probe_target(ha, before, o, b)) &&
 			    !health_prober_seed(ha->pr, t, health_prober_tunnel(old, o)))
 				snprintf(kept + strlen(kept), len - strlen(kept), "%s%s %s",
-					 kept[0] ? ", " : "", ha->info.dev[t], health_state_name(health_prober_tunnel(ha->pr, t)->state));
+					 kept[0] ? ", " : "", ha->info.dev[t],
+					 health_state_name(health_prober_tunnel(ha->pr, t)->state));
 }
 
 /*
@@ -574,7 +580,8 @@ static int follow_record(struct health_agent *ha)
 		ha->next_open_ns = mono_ns() + HA_RETRY_NS;
 		return 1;
 	}
-	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) via %s%s%s",
+	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) "
+		"via %s%s%s",
 		ha->info.dev[0], ha->info.target[0], ha->info.dev[1], ha->info.target[1],
 		kept[0] ? "; verdicts kept: " : "", kept);
 	/* the plan of the kept verdicts in their new roles (what route up
@@ -833,7 +840,8 @@ void health_agent_run_until(struct health_agent *ha, uint64_t deadline_ns)
 				   mono_ns()))
 			publish(ha);
 		if (!alive) {
-			pr_info("run: health: the route record is gone (route down): steering stops");
+			pr_info("run: health: the route record is gone (route down): steering "
+				"stops");
 			stop_probing(ha);
 			ha->next_open_ns = mono_ns() + HA_RETRY_NS;
 		}

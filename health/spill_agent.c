@@ -50,9 +50,11 @@
 #define SPILL_MAX_RATE 100e9	/* 100 Gbit/s */
 const struct sc_option spill_settings_opts[] = {
 	SPILL_OPT("enabled", "spill", SC_OPT_YESNO, enabled, .metavar = "yes|no",
-		  .help = "let long flows use SHORT's spare capacity behind short traffic (default yes)"),
-	SPILL_DURATION("target-delay", "spill-target-delay", target_ns, 1, 1000,
-		       "SHORT's queueing delay above which the spilled rate backs off (default 5ms)"),
+		  .help = "let long flows use SHORT's spare capacity behind short traffic (default "
+			  "yes)"),
+	SPILL_DURATION(
+		"target-delay", "spill-target-delay", target_ns, 1, 1000,
+		"SHORT's queueing delay above which the spilled rate backs off (default 5ms)"),
 	SPILL_DURATION("long-target", "spill-long-target", long_target_ns, 1, 10000,
 		       "LONG's standing queueing delay that counts as congested (default 10ms)"),
 	SPILL_RATE("rate-init", "spill-rate-init", rate_init_bps, 8000, SPILL_MAX_RATE,
@@ -67,9 +69,10 @@ const struct sc_option spill_settings_opts[] = {
 		       "added to a hold's delay difference (default 20ms)"),
 	SPILL_OPT("frame-share", "spill-frame-share", SC_OPT_UINT, frame_share_pct, .lo = 0,
 		  .hi = 100, .metavar = "PCT",
-		  .help = "spill only where one frame at SHORT's rate takes at most this % of its least RTT (default 10; 0: any path)"),
-	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 2 * FS_FRAME_BYTES, .hi = 1e9,
-		  .metavar = "BYTES",
+		  .help = "spill only where one frame at SHORT's rate takes at most this % of its "
+			  "least RTT (default 10; 0: any path)"),
+	SPILL_OPT("limit", "spill-limit", SC_OPT_UINT, limit_bytes, .lo = 2 * FS_FRAME_BYTES,
+		  .hi = 1e9, .metavar = "BYTES",
 		  .help = "the spilled flows' queue on the router, in bytes (default 1000000)"),
 	SC_OPTIONS_END,
 };
@@ -121,7 +124,8 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 	sc_rate_text(s->rate_init_bps, b, sizeof(b));
 	/* named as the user gave it: an option, or a key of the file */
 	if (cli && sc_option_given(spill_settings_opts, (void *)cli, key))
-		snprintf(err, errlen, "--%s '%s': out of range with the other settings: accepted: %s",
+		snprintf(err, errlen,
+			 "--%s '%s': out of range with the other settings: accepted: %s",
 			 o->cli_name, !strcmp(key, "rate-min") ? a : b, rule);
 	else
 		snprintf(err, errlen, "%s '%s': out of range with the other settings: accepted: %s",
@@ -133,10 +137,7 @@ int spill_settings_resolve(struct spill_settings *out, const struct spill_settin
 			   const struct spill_settings *cli, char *err, size_t errlen)
 {
 	spill_settings_default(out);
-	if (file)
-		sc_options_merge(spill_settings_opts, out, file);
-	if (cli)
-		sc_options_merge(spill_settings_opts, out, cli);
+	sc_options_layer(spill_settings_opts, out, file, cli);
 	return settings_check(out, cli, err, errlen);
 }
 
@@ -297,7 +298,8 @@ static void dp_refresh(struct spill_agent *sa, uint64_t now)
 	ret = sa->dp_ops ? sa->dp_ops->open(sa->dp_arg, &dp) : -ENOENT;
 	if (ret) {
 		if (!sa->dp_failing)
-			pr_info("run: spill: no splitter with spill grants here (%s): nothing spills",
+			pr_info("run: spill: no splitter with spill grants here (%s): nothing "
+				"spills",
 				strerror(-ret));
 		sa->dp_failing = true;
 		if (sa->dp.h && sa->gen_written)
@@ -395,7 +397,8 @@ static void ts_open(struct spill_agent *sa)
 		/* IPv4 targets only: ICMPv6 has no timestamp (health's RTTs then) */
 		if (!ipv4_target(sa->target[t], &to))
 			continue;
-		sa->ts_fd[t] = socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
+		sa->ts_fd[t] =
+			socket(AF_INET, SOCK_RAW | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_ICMP);
 		if (sa->ts_fd[t] >= 0 &&
 		    setsockopt(sa->ts_fd[t], SOL_SOCKET, SO_BINDTODEVICE, dev, strlen(dev)))
 			close_fd(&sa->ts_fd[t]);

@@ -142,7 +142,8 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "an absolute path");
 		break;
 	case SC_OPT_LISTEN:
-		snprintf(buf, len, "an address and port, e.g. 127.0.0.1:9434, [::1]:9434 or 0.0.0.0:9434");
+		snprintf(buf, len,
+			 "an address and port, e.g. 127.0.0.1:9434, [::1]:9434 or 0.0.0.0:9434");
 		break;
 	case SC_OPT_IFNAME:
 		snprintf(buf, len, "1..%d characters, not '.' or '..', no '/', ':' or white space",
@@ -152,7 +153,9 @@ void sc_option_accepted(const struct sc_option *o, char *buf, size_t len)
 		snprintf(buf, len, "%s address", family_name(o->family));
 		break;
 	case SC_OPT_PREFIX:
-		snprintf(buf, len, "%s address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16",
+		snprintf(buf, len,
+			 "%s address with an optional /LEN (0..32, 0..128) and no host bits set, "
+			 "e.g. 10.1.0.0/16",
 			 family_name(o->family));
 		break;
 	case SC_OPT_IFADDR:
@@ -805,6 +808,14 @@ void sc_options_merge(const struct sc_option *t, void *dst, const void *src)
 			to->given |= 1U << (o - t);
 		}
 	}
+}
+
+void sc_options_layer(const struct sc_option *t, void *dst, const void *file, const void *cli)
+{
+	if (file)
+		sc_options_merge(t, dst, file);
+	if (cli)
+		sc_options_merge(t, dst, cli);
 }
 
 bool sc_option_given(const struct sc_option *t, void *base, const char *name)

@@ -225,6 +225,10 @@ void sc_option_names(const struct sc_option *t, char *buf, size_t len);
  * too, as a command line goes over a config file's keys; dst's given bits
  * get src's. Members that point (strings) point into src's storage. */
 void sc_options_merge(const struct sc_option *t, void *dst, const void *src);
+/* The layers of a setting, lowest first: dst holds the defaults; the
+ * config file's keys (file, may be NULL) go over them, the command line's
+ * options (cli, may be NULL) over those. */
+void sc_options_layer(const struct sc_option *t, void *dst, const void *file, const void *cli);
 
 /*
  * getopt_long over the table into base, then the positional arguments.
