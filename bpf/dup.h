@@ -29,8 +29,10 @@ FS_MAP(fs_dup_config, BPF_MAP_TYPE_ARRAY, 1, __u32, struct dup_config);
 /* First copies, by segment. LRU and preallocated: a full table evicts
  * the least recently used entry, so an insert never fails for want of
  * room and a new segment is never taken for a copy. */
-FS_MAP(fs_dup_seen4, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key4, struct dup_seen);
-FS_MAP(fs_dup_seen6, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key6, struct dup_seen);
+FS_MAP(fs_dup_seen4, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key4,
+       struct dup_seen);
+FS_MAP(fs_dup_seen6, BPF_MAP_TYPE_LRU_HASH, FS_DUP_DEFAULT_ENTRIES, struct dup_key6,
+       struct dup_seen);
 
 FS_MAP(fs_dup_stats, BPF_MAP_TYPE_PERCPU_ARRAY, 1, __u32, struct fs_dup_stats);
 

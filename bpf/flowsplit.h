@@ -347,33 +347,41 @@ _Static_assert(sizeof(struct fs_spill) == 48, "fs_spill layout");
 /* ---- statistics (per-CPU array, one __u64 per index) --------------------
  * X(enum suffix, json/prometheus name, help text)
  */
-#define FS_STATS(X)								\
-	X(PKTS_SHORT,     "packets_short",     "TCP packets marked short")	\
-	X(BYTES_SHORT,    "bytes_short",       "bytes of packets marked short") \
-	X(PKTS_LONG,      "packets_long",      "TCP packets marked long")	\
-	X(BYTES_LONG,     "bytes_long",        "bytes of packets marked long")	\
-	X(FLOWS_NEW,      "flows_new",         "TCP flows seen (new or restarted after idle)") \
-	X(FLOWS_PROMOTED, "flows_promoted",    "flows promoted from short to long (both causes)") \
-	X(FLOWS_EXPIRED,  "flows_expired",     "flows restarted after idle timeout at packet time") \
-	X(FLOWS_SWEPT,    "flows_swept",       "idle flows removed by the user-space sweep") \
-	X(PASS_NON_TCP,   "pass_non_tcp",      "IP packets passed unclassified: not TCP") \
-	X(PASS_FRAGMENT,  "pass_fragment",     "IP non-first fragments passed unclassified") \
-	X(PASS_NON_IP,    "pass_non_ip",       "frames passed unclassified: not IPv4/IPv6") \
-	X(PASS_MALFORMED, "pass_malformed",    "frames passed unclassified: truncated or malformed") \
-	X(PASS_EXTHDR,    "pass_ext_hdr_limit", "IPv6 packets passed unclassified: extension chain too long") \
-	X(PASS_DISABLED,  "pass_disabled",     "packets passed while classification is disabled") \
-	X(INSERT_FAIL,    "insert_failures",   "flow table insertions that failed") \
-	X(ACKS_SHORT,     "acks_short",        "pure ACKs of long flows marked short (ack-short)") \
-	X(PROMOTED_PKTS,  "flows_promoted_packets", "flows promoted by their packet threshold") \
-	X(PROMOTED_BYTES, "flows_promoted_bytes", "flows promoted by their byte threshold (and not the packet one)") \
-	X(FLOWS_RESHORT,  "flows_reshort",     "flows counted as short again (both causes)") \
-	X(RULE_MATCHES,   "rule_matches",      "flow starts that matched a rule") \
-	X(FLOWS_MIDSTREAM, "flows_midstream",  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, asymmetric routing)") \
-	X(RESHORT_GAP,    "flows_reshort_gap", "flows counted as short again after a silence longer than reshort-gap") \
-	X(RESHORT_BOUNDARY, "flows_reshort_boundary", "flows counted as short again at a message boundary (all data acknowledged)") \
-	X(PKTS_SPILL,     "packets_spill",     "long TCP packets marked with the spill code point (also counted as long)") \
-	X(BYTES_SPILL,    "bytes_spill",       "bytes of the packets marked with the spill code point") \
-	X(FLOWS_SPILLED,  "spill_flows",       "spill grants taken: long flows moved to the SHORT tunnel's scavenger class")
+#define FS_STATS(X)                                                                                \
+	X(PKTS_SHORT, "packets_short", "TCP packets marked short")                                 \
+	X(BYTES_SHORT, "bytes_short", "bytes of packets marked short")                             \
+	X(PKTS_LONG, "packets_long", "TCP packets marked long")                                    \
+	X(BYTES_LONG, "bytes_long", "bytes of packets marked long")                                \
+	X(FLOWS_NEW, "flows_new", "TCP flows seen (new or restarted after idle)")                  \
+	X(FLOWS_PROMOTED, "flows_promoted", "flows promoted from short to long (both causes)")     \
+	X(FLOWS_EXPIRED, "flows_expired", "flows restarted after idle timeout at packet time")     \
+	X(FLOWS_SWEPT, "flows_swept", "idle flows removed by the user-space sweep")                \
+	X(PASS_NON_TCP, "pass_non_tcp", "IP packets passed unclassified: not TCP")                 \
+	X(PASS_FRAGMENT, "pass_fragment", "IP non-first fragments passed unclassified")            \
+	X(PASS_NON_IP, "pass_non_ip", "frames passed unclassified: not IPv4/IPv6")                 \
+	X(PASS_MALFORMED, "pass_malformed", "frames passed unclassified: truncated or malformed")  \
+	X(PASS_EXTHDR, "pass_ext_hdr_limit",                                                       \
+	  "IPv6 packets passed unclassified: extension chain too long")                            \
+	X(PASS_DISABLED, "pass_disabled", "packets passed while classification is disabled")       \
+	X(INSERT_FAIL, "insert_failures", "flow table insertions that failed")                     \
+	X(ACKS_SHORT, "acks_short", "pure ACKs of long flows marked short (ack-short)")            \
+	X(PROMOTED_PKTS, "flows_promoted_packets", "flows promoted by their packet threshold")     \
+	X(PROMOTED_BYTES, "flows_promoted_bytes",                                                  \
+	  "flows promoted by their byte threshold (and not the packet one)")                       \
+	X(FLOWS_RESHORT, "flows_reshort", "flows counted as short again (both causes)")            \
+	X(RULE_MATCHES, "rule_matches", "flow starts that matched a rule")                         \
+	X(FLOWS_MIDSTREAM, "flows_midstream",                                                      \
+	  "TCP flows not in the table whose packet was not a SYN (evicted, swept, restart, "       \
+	  "asymmetric routing)")                                                                   \
+	X(RESHORT_GAP, "flows_reshort_gap",                                                        \
+	  "flows counted as short again after a silence longer than reshort-gap")                  \
+	X(RESHORT_BOUNDARY, "flows_reshort_boundary",                                              \
+	  "flows counted as short again at a message boundary (all data acknowledged)")            \
+	X(PKTS_SPILL, "packets_spill",                                                             \
+	  "long TCP packets marked with the spill code point (also counted as long)")              \
+	X(BYTES_SPILL, "bytes_spill", "bytes of the packets marked with the spill code point")     \
+	X(FLOWS_SPILLED, "spill_flows",                                                            \
+	  "spill grants taken: long flows moved to the SHORT tunnel's scavenger class")
 
 #define FS_STAT_ENUM(id, name, help) FS_STAT_##id,
 enum fs_stat {
@@ -489,15 +497,19 @@ _Static_assert(sizeof(struct dup_seen) == 16, "dup_seen layout");
 
 /* X(enum suffix, json/prometheus name, help text); a per-CPU array of one
  * struct fs_dup_stats, written only by the two programs. */
-#define FS_DUP_STATS(X)								\
-	X(PKTS,        "dup_packets",      "short-class TCP packets copied to the LONG tunnel (wire packets)") \
-	X(BYTES,       "dup_bytes",        "bytes of the copies (wire bytes, as bytes_short counts them)") \
-	X(FAIL,        "dup_failures",     "copies bpf_clone_redirect could not send (LONG device gone or down)") \
-	X(FIRST,       "dedup_first",      "short-class segments whose first copy passed and was remembered") \
-	X(DROPS,       "dedup_drops",      "second copies dropped (arrived on the other tunnel within the window)") \
-	X(SAME_DEV,    "dedup_same_tunnel", "repeats on the tunnel of the first copy, passed (not a copy of ours)") \
-	X(LATE,        "dedup_late",       "repeats after the window, passed (and remembered anew)") \
-	X(INSERT_FAIL, "dedup_insert_failures", "first copies the table could not remember (their copy will pass)")
+#define FS_DUP_STATS(X)                                                                            \
+	X(PKTS, "dup_packets", "short-class TCP packets copied to the LONG tunnel (wire packets)") \
+	X(BYTES, "dup_bytes", "bytes of the copies (wire bytes, as bytes_short counts them)")      \
+	X(FAIL, "dup_failures",                                                                    \
+	  "copies bpf_clone_redirect could not send (LONG device gone or down)")                   \
+	X(FIRST, "dedup_first", "short-class segments whose first copy passed and was remembered") \
+	X(DROPS, "dedup_drops",                                                                    \
+	  "second copies dropped (arrived on the other tunnel within the window)")                 \
+	X(SAME_DEV, "dedup_same_tunnel",                                                           \
+	  "repeats on the tunnel of the first copy, passed (not a copy of ours)")                  \
+	X(LATE, "dedup_late", "repeats after the window, passed (and remembered anew)")            \
+	X(INSERT_FAIL, "dedup_insert_failures",                                                    \
+	  "first copies the table could not remember (their copy will pass)")
 
 #define FS_DUP_STAT_ENUM(id, name, help) FS_DUP_STAT_##id,
 enum fs_dup_stat {

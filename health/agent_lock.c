@@ -95,7 +95,9 @@ static int agent_lock(const char *pin_dir, int *holder, struct tcfg_err *e)
 			*holder = agent_file_pid(fd);
 			close(fd);
 			if (ret == EWOULDBLOCK)
-				return tcfg_fail(e, EBUSY, "another agent (pid %d) runs in this network namespace (lock %s): one agent at a time",
+				return tcfg_fail(e, EBUSY,
+						 "another agent (pid %d) runs in this network "
+						 "namespace (lock %s): one agent at a time",
 						 *holder, path);
 			return tcfg_fail(e, ret, "cannot lock %s: %s", path, strerror(ret));
 		}
@@ -212,10 +214,12 @@ static int remove_if_stale(const char *path)
 	/* nobody holds it: the agent that wrote it is gone (kill -9), and
 	 * so is the health it published */
 	if (!flock(fd, LOCK_EX | LOCK_NB) && same_file(fd, path)) {
-		snprintf(health, sizeof(health), "%s/health%s.json", TCFG_STATE_DIR, ino ? ino : "");
+		snprintf(health, sizeof(health), "%s/health%s.json", TCFG_STATE_DIR,
+			 ino ? ino : "");
 		unlink(health);
 		/* and the temporary file of a write it was killed in */
-		snprintf(health, sizeof(health), "%s/.health%s.json.*", TCFG_STATE_DIR, ino ? ino : "");
+		snprintf(health, sizeof(health), "%s/.health%s.json.*", TCFG_STATE_DIR,
+			 ino ? ino : "");
 		if (!glob(health, GLOB_NOSORT, NULL, &g)) {
 			for (i = 0; i < g.gl_pathc; i++)
 				unlink(g.gl_pathv[i]);

@@ -71,7 +71,8 @@ static int reload(struct health_failover *fo, struct tcfg_err *e)
 	int ret = tcfg_record_read(&fo->spec, e);
 
 	if (ret == -ENOENT)
-		tcfg_fail(e, ENOENT, "no routes to steer: route up has not run in this network namespace");
+		tcfg_fail(e, ENOENT,
+			  "no routes to steer: route up has not run in this network namespace");
 	return ret;
 }
 
@@ -223,8 +224,9 @@ int health_failover_reconverge(struct health_failover *fo, char *err, size_t err
 	return fail_out(&e, converge(fo, true, &e), err, errlen);
 }
 
-int health_failover_publish(struct health_failover *fo, const struct health *const h[HEALTH_TUNNELS],
-			  uint64_t now_ns, char *err, size_t errlen)
+int health_failover_publish(struct health_failover *fo,
+			    const struct health *const h[HEALTH_TUNNELS], uint64_t now_ns,
+			    char *err, size_t errlen)
 {
 	static struct health_file hf;
 	struct tcfg_err e = { "" };

@@ -104,8 +104,9 @@ struct health_plan health_failover_in_force(const struct health_failover *fo);
  * keeps a failover in force): TCFG_STATE_DIR/health-<netns inode>.json,
  * written whole or not at all. now_ns: CLOCK_MONOTONIC.
  */
-int health_failover_publish(struct health_failover *fo, const struct health *const h[HEALTH_TUNNELS],
-			  uint64_t now_ns, char *err, size_t errlen);
+int health_failover_publish(struct health_failover *fo,
+			    const struct health *const h[HEALTH_TUNNELS], uint64_t now_ns,
+			    char *err, size_t errlen);
 
 /* Spill's state, published with the next health_failover_publish(). */
 struct spill_view;

@@ -24,12 +24,12 @@
  *                          "busy"}]}}
  *
  * States are "init", "up", "down". The plans are not stored but derived
- * from the states (health_plan()) and "roles"."swapped" (roles_plan()), so a reader with other settings (a new
- * "route up" switching the mode) derives the plan for its own mode.
+ * from the states (health_plan()) and "roles"."swapped" (roles_plan()), so a reader with other
+ * settings (a new "route up" switching the mode) derives the plan for its own mode.
  * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
  * plan leaves the one before in force. A file whose agent is gone (it
- * no longer holds the agent lock of agent_lock.c) counts as absent. Times are CLOCK_MONOTONIC, which every
- * process of the system shares.
+ * no longer holds the agent lock of agent_lock.c) counts as absent. Times are CLOCK_MONOTONIC,
+ * which every process of the system shares.
  */
 #include <errno.h>
 #include <stddef.h>
@@ -188,7 +188,8 @@ static struct json_object *spill_json(const struct spill_view *v)
 	fields_put(o, v, FIELDS(spill_rate_fields));
 	a = json_object_new_array();
 	for (t = 0; t < HEALTH_TUNNELS; t++)
-		json_object_array_add(a, v->qd_valid[t] ? json_object_new_uint64(v->qd_ns[t]) : NULL);
+		json_object_array_add(a,
+				      v->qd_valid[t] ? json_object_new_uint64(v->qd_ns[t]) : NULL);
 	json_object_object_add(o, "queue_delay_ns", a);
 	fields_put(o, v, FIELDS(spill_more_fields));
 	json_object_object_add(o, "why", json_object_new_string(v->why));
@@ -213,7 +214,8 @@ static struct json_object *dup_json(const struct dup_view *v)
 	if (!v->running)
 		return o;
 	json_object_object_add(o, "attached", json_object_new_boolean(v->attached));
-	json_object_object_add(o, "setting", json_object_new_string(dup_copy_mode_name(v->setting)));
+	json_object_object_add(o, "setting",
+			       json_object_new_string(dup_copy_mode_name(v->setting)));
 	json_object_object_add(o, "copy", json_object_new_boolean(v->copy));
 	json_object_object_add(o, "losing", json_object_new_boolean(v->losing));
 	json_object_object_add(o, "lost", pair_json(v->lost));
@@ -311,7 +313,8 @@ static int get_states(struct json_object *o, const char *key, enum health_state 
 	    json_object_array_length(a) != HEALTH_TUNNELS)
 		return -EINVAL;
 	for (i = 0; i < HEALTH_TUNNELS; i++)
-		if (state_from_name(json_object_get_string(json_object_array_get_idx(a, i)), &st[i]))
+		if (state_from_name(json_object_get_string(json_object_array_get_idx(a, i)),
+				    &st[i]))
 			return -EINVAL;
 	return 0;
 }
@@ -344,7 +347,8 @@ static void get_spill(struct json_object *o, struct spill_view *v)
 	v->gen = get_u64(s, "generation");
 	fields_get(s, v, FIELDS(spill_rate_fields));
 	if (json_object_object_get_ex(s, "queue_delay_ns", &a) &&
-	    json_object_is_type(a, json_type_array) && json_object_array_length(a) == HEALTH_TUNNELS)
+	    json_object_is_type(a, json_type_array) &&
+	    json_object_array_length(a) == HEALTH_TUNNELS)
 		for (t = 0; t < HEALTH_TUNNELS; t++) {
 			x = json_object_array_get_idx(a, t);
 			v->qd_valid[t] = x != NULL;
@@ -419,7 +423,8 @@ static void get_roles(struct json_object *o, struct health_file *hf)
 		for (c = 0; c < ROLES_CAUSES; c++)
 			v->moves[c] = get_u64(m, roles_cause_name(c));
 	snprintf(v->why, sizeof(v->why), "%s", get_str(r, "why"));
-	if (!json_object_object_get_ex(r, "quality", &a) || !json_object_is_type(a, json_type_array) ||
+	if (!json_object_object_get_ex(r, "quality", &a) ||
+	    !json_object_is_type(a, json_type_array) ||
 	    json_object_array_length(a) != HEALTH_TUNNELS)
 		return;
 	for (t = 0; t < HEALTH_TUNNELS; t++)
@@ -441,7 +446,8 @@ static int parse_health(struct json_object *o, struct health_file *hf)
 	if (hf->pid <= 0 || get_states(o, "states", st) ||
 	    get_states(o, "in_force_states", hf->in_force_state) ||
 	    !json_object_object_get_ex(o, "tunnels", &a) ||
-	    !json_object_is_type(a, json_type_array) || json_object_array_length(a) != HEALTH_TUNNELS)
+	    !json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) != HEALTH_TUNNELS)
 		return -EINVAL;
 	for (i = 0; i < HEALTH_TUNNELS; i++)
 		if (get_tunnel(json_object_array_get_idx(a, i), &hf->t[i]))
@@ -589,8 +595,8 @@ static void show_spill(const struct spill_view *v)
 	print_string(PRINT_FP, NULL, "%s", "spill: queueing delay");
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		if (v->qd_valid[t])
-			print_float(PRINT_ANY, role_name[t], t ? ", long %.2f ms" : " short %.2f ms",
-				    v->qd_ns[t] / 1e6);
+			print_float(PRINT_ANY, role_name[t],
+				    t ? ", long %.2f ms" : " short %.2f ms", v->qd_ns[t] / 1e6);
 		else
 			print_null(PRINT_ANY, role_name[t], t ? ", long %s" : " short %s", "-");
 	}
@@ -615,7 +621,8 @@ static void show_dup(const struct dup_view *v)
 	open_json_object("dup");
 	print_bool(PRINT_JSON, "running", NULL, v->running);
 	if (!v->running) {
-		print_string(PRINT_FP, NULL, "%s\n", "dup: the agent does not look at the loss yet");
+		print_string(PRINT_FP, NULL, "%s\n",
+			     "dup: the agent does not look at the loss yet");
 		close_json_object();
 		return;
 	}
@@ -638,8 +645,8 @@ static void show_dup(const struct dup_view *v)
 	}
 	close_json_object();
 	print_string(PRINT_FP, NULL, "%s", v->losing ? ", SHORT losing" : "");
-	print_float(PRINT_ANY, "quiet_left_s", v->quiet_left_ns ? ", off in %.0f s without loss" : "",
-		    v->quiet_left_ns / 1e9);
+	print_float(PRINT_ANY, "quiet_left_s",
+		    v->quiet_left_ns ? ", off in %.0f s without loss" : "", v->quiet_left_ns / 1e9);
 	print_uint(PRINT_ANY, "changes", ", changes %llu", v->changes);
 	print_nl();
 	print_string(PRINT_ANY, "why", "dup: why: %s", v->why[0] ? v->why : "-");
@@ -713,7 +720,8 @@ void health_file_show(const struct health_file *hf, bool monitored)
 	open_json_object("health");
 	print_bool(PRINT_JSON, "monitored", NULL, monitored);
 	if (!monitored) {
-		print_string(PRINT_FP, NULL, "%s\n", "health: not monitored (no agent publishes tunnel health)");
+		print_string(PRINT_FP, NULL, "%s\n",
+			     "health: not monitored (no agent publishes tunnel health)");
 		close_json_object();
 		return;
 	}

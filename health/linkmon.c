@@ -55,7 +55,8 @@ int health_link_event_parse(const struct nlmsghdr *nlh, struct health_link_event
 	if (nlh->nlmsg_type == RTM_DELROUTE) {
 		const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 
-		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)) || rtm->rtm_protocol != TCFG_PROTO)
+		if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*rtm)) ||
+		    rtm->rtm_protocol != TCFG_PROTO)
 			return 0;
 		ev->kind = HEALTH_ROUTE_LOST;
 		return 1;

@@ -117,8 +117,9 @@ static bool wish(struct roles *r, const struct roles_input *in, uint64_t now_ns,
 		*cause = ROLES_CAUSE_SLA;
 		return broken[HEALTH_SHORT];
 	}
-	if (r->seen_ns[HEALTH_SHORT] >
-	    r->seen_ns[HEALTH_LONG] + r->seen_ns[HEALTH_LONG] * p->margin_pct / 100 + p->margin_abs_ns) {
+	if (r->seen_ns[HEALTH_SHORT] > r->seen_ns[HEALTH_LONG] +
+					       r->seen_ns[HEALTH_LONG] * p->margin_pct / 100 +
+					       p->margin_abs_ns) {
 		*cause = worse_by(in);
 		return true;
 	}
@@ -208,11 +209,11 @@ int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], c
 
 	if (r->params.mode == ROLES_FIXED)
 		return snprintf(buf, len, "roles fixed: short class on %s", dev[HEALTH_SHORT]);
-	return snprintf(buf, len, "short class on %s (%s: %s); expected delay %s %.2f ms, %s %.2f ms",
-			dev[r->swapped ? HEALTH_LONG : HEALTH_SHORT],
-			r->swapped ? "swapped" : "configured",
-			r->cause < ROLES_CAUSES ? why[r->cause] : "?", dev[HEALTH_SHORT], s_ms,
-			dev[HEALTH_LONG], l_ms);
+	return snprintf(
+		buf, len, "short class on %s (%s: %s); expected delay %s %.2f ms, %s %.2f ms",
+		dev[r->swapped ? HEALTH_LONG : HEALTH_SHORT], r->swapped ? "swapped" : "configured",
+		r->cause < ROLES_CAUSES ? why[r->cause] : "?", dev[HEALTH_SHORT], s_ms,
+		dev[HEALTH_LONG], l_ms);
 }
 
 const char *roles_mode_name(int mode)

@@ -154,7 +154,9 @@ static void state_run(struct spill *s, uint64_t now, const struct spill_obs *o)
 	spill_adapt_rate(s, now);
 	if (s->short_lossy && s->grants_taken_gen) {
 		spill_set_state(s, SPILL_RETURN, now);
-		spill_say(s, "SHORT loses %.2f %% of probes, LONG %.2f %%: the spilled flows return to LONG",
+		spill_say(s,
+			  "SHORT loses %.2f %% of probes, LONG %.2f %%: the spilled flows return "
+			  "to LONG",
 			  s->loss_ppm[SPILL_SHORT] / 1e4, s->loss_ppm[SPILL_LONG] / 1e4);
 		return;
 	}
@@ -239,9 +241,10 @@ static void state_return(struct spill *s, uint64_t now,
 	/* the rate stays: what the returned flows left in the class drains
 	 * at it (the order above counts on that), and SHORT is the same */
 	new_generation(s, now);
-	spill_say(s, "generation %u: the flows spilled in %u returned to LONG (%s)",
-		  s->gen, gen, in_order ? "in order: LONG's least delay above SHORT's worst and the class's queue"
-				       : "not known to be in order: no moment found in time");
+	spill_say(s, "generation %u: the flows spilled in %u returned to LONG (%s)", s->gen, gen,
+		  in_order
+			  ? "in order: LONG's least delay above SHORT's worst and the class's queue"
+			  : "not known to be in order: no moment found in time");
 }
 
 /* What to apply, from the state. */

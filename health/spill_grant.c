@@ -44,7 +44,8 @@ static uint64_t long_lead(const struct spill *s, uint64_t now)
 /* Does one spilled frame fit SHORT's path? A short packet may find one
  * in service on SHORT's WAN link: at most frame_share of SHORT's least RTT
  * (at SHORT's configured rate, else its capacity estimate, else LONG's as
- * the grant is due; a path with none of them is let spill). Says why, once per generation, when it does not. */
+ * the grant is due; a path with none of them is let spill). Says why, once per generation, when it
+ * does not. */
 static bool frame_fits(struct spill *s)
 {
 	uint64_t c = s->p.short_rate_bps ? s->p.short_rate_bps :
@@ -58,9 +59,10 @@ static bool frame_fits(struct spill *s)
 		return true;
 	if (!s->frame_gated) {
 		s->frame_gated = true;
-		spill_say(s, "no grant: a frame at %.2f Mbit/s takes %.2f ms, over %u %% of SHORT's least RTT %.2f ms (frame-share)",
-			  spill_mbit(c), spill_ms(frame_ns), s->p.frame_share_pct,
-			  spill_ms(rtt));
+		spill_say(s,
+			  "no grant: a frame at %.2f Mbit/s takes %.2f ms, over %u %% of SHORT's "
+			  "least RTT %.2f ms (frame-share)",
+			  spill_mbit(c), spill_ms(frame_ns), s->p.frame_share_pct, spill_ms(rtt));
 	}
 	return false;
 }
@@ -132,9 +134,10 @@ bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 	    (s->lossy_last_ns && now - s->lossy_last_ns < LOSS_QUIET_NS)) {
 		if (!s->loss_gated) {
 			s->loss_gated = true;
-			spill_say(s, "no grant: SHORT loses %.2f %% of probes, LONG %.2f %% (margin %.2f)",
-				  s->loss_ppm[SPILL_SHORT] / 1e4,
-				  s->loss_ppm[SPILL_LONG] / 1e4,
+			spill_say(s,
+				  "no grant: SHORT loses %.2f %% of probes, LONG %.2f %% (margin "
+				  "%.2f)",
+				  s->loss_ppm[SPILL_SHORT] / 1e4, s->loss_ppm[SPILL_LONG] / 1e4,
 				  s->p.loss_margin_ppm / 1e4);
 		}
 		return false;
@@ -152,10 +155,11 @@ bool spill_grant_due(struct spill *s, uint64_t now, const struct spill_obs *o)
 					    s->long_bps, 0, LONG_FLOOR_PCT);
 	if (!frame_fits(s))
 		return false;
-	spill_say(s, "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class %.2f of %.2f Mbit/s: hold, then grant",
-		  spill_ms(qd_l), spill_ms(s->p.long_target_ns),
-		  spill_mbit(s->long_cap_bps), spill_ms(qd_s),
-		  spill_mbit(s->used_avg_bps), spill_mbit(s->rate_bps));
+	spill_say(s,
+		  "LONG queue %.1f ms > %.1f ms (capacity %.2f Mbit/s), SHORT queue %.1f ms, class "
+		  "%.2f of %.2f Mbit/s: hold, then grant",
+		  spill_ms(qd_l), spill_ms(s->p.long_target_ns), spill_mbit(s->long_cap_bps),
+		  spill_ms(qd_s), spill_mbit(s->used_avg_bps), spill_mbit(s->rate_bps));
 	return true;
 }
 

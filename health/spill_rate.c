@@ -401,15 +401,19 @@ static void backoff(struct spill *s, uint64_t now, uint64_t qd)
 	s->rate_bps = spill_clamp_rate(s, contrib * beta / 100);
 	mark_backoff(s, now, qd);
 	if (c) {
-		spill_say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried %.2f: capacity estimate)",
+		spill_say(s,
+			  "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (SHORT carried "
+			  "%.2f: capacity estimate)",
 			  spill_ms(qd), spill_ms(s->p.target_ns), spill_mbit(old),
 			  spill_mbit(s->rate_bps), spill_mbit(c));
 		return;
 	}
 	s->backoffs_foreign++;
-	spill_say(s, "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (not SHORT's own queue: it sent less than %d %% of %.2f; top kept)",
-		  spill_ms(qd), spill_ms(s->p.target_ns), spill_mbit(old),
-		  spill_mbit(s->rate_bps), BUSY_PCT, spill_mbit(let_send_bps(s)));
+	spill_say(s,
+		  "SHORT queue %.1f ms > %.1f ms: rate %.2f -> %.2f Mbit/s (not SHORT's own queue: "
+		  "it sent less than %d %% of %.2f; top kept)",
+		  spill_ms(qd), spill_ms(s->p.target_ns), spill_mbit(old), spill_mbit(s->rate_bps),
+		  BUSY_PCT, spill_mbit(let_send_bps(s)));
 }
 
 /* SHORT's queue at @qd under the top: the top is above C (the probe found
@@ -476,9 +480,10 @@ static void ramp_queue(struct spill *s, uint64_t now, uint64_t qd1)
 	set_cap(s, c);
 	s->rate_bps = spill_clamp_rate(s, room_bps(s) * BETA_MAX_PCT / 100);
 	mark_backoff(s, now, qd1);
-	spill_say(s, "SHORT queue %.1f ms: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate %.2f)",
-		  spill_ms(qd1), spill_mbit(old), spill_mbit(s->rate_bps),
-		  spill_mbit(s->cap_bps));
+	spill_say(s,
+		  "SHORT queue %.1f ms: start-up ends, rate %.2f -> %.2f Mbit/s (capacity estimate "
+		  "%.2f)",
+		  spill_ms(qd1), spill_mbit(old), spill_mbit(s->rate_bps), spill_mbit(s->cap_bps));
 }
 
 /* A ramp reached its top (0.95 x its ceiling) without a queue on SHORT:
@@ -494,10 +499,14 @@ static void ramp_ceiling(struct spill *s, uint64_t now)
 	s->calm_since_ns = now;
 	s->phase = SPILL_PHASE_STEADY;
 	if (check)
-		spill_say(s, "check at the earlier estimate without a SHORT queue: capacity estimate %.2f Mbit/s",
+		spill_say(s,
+			  "check at the earlier estimate without a SHORT queue: capacity estimate "
+			  "%.2f Mbit/s",
 			  spill_mbit(s->cap_bps));
 	else
-		spill_say(s, "start-up at LONG's capacity without a SHORT queue: capacity estimate %.2f Mbit/s",
+		spill_say(s,
+			  "start-up at LONG's capacity without a SHORT queue: capacity estimate "
+			  "%.2f Mbit/s",
 			  spill_mbit(s->cap_bps));
 }
 
@@ -661,9 +670,10 @@ static void phase_steady(struct spill *s, uint64_t now, uint64_t qd)
 /* DOUBTED -> CHECK, @calm after the last queue. */
 static void start_check(struct spill *s, uint64_t calm)
 {
-	spill_say(s, "no SHORT queue for %.0f s under an estimate of %.2f Mbit/s, down from %.2f: start-up again, up to that",
-		  spill_ms(calm) / 1e3, spill_mbit(s->cap_bps),
-		  spill_mbit(s->doubt_bps));
+	spill_say(s,
+		  "no SHORT queue for %.0f s under an estimate of %.2f Mbit/s, down from %.2f: "
+		  "start-up again, up to that",
+		  spill_ms(calm) / 1e3, spill_mbit(s->cap_bps), spill_mbit(s->doubt_bps));
 	s->ceil_bps = s->doubt_bps;
 	s->doubt_bps = 0;
 	s->cap_bps = 0;

@@ -85,8 +85,9 @@ int sc_iface_usable(const char *ifname, char *err, size_t len)
 	}
 	close(fd);
 	if (!(ifr.ifr_flags & IFF_UP)) {
-		snprintf(err, len, "interface '%s' is down: bring it up first ('ip link set %s up')",
-			 ifname, ifname);
+		snprintf(err, len,
+			 "interface '%s' is down: bring it up first ('ip link set %s up')", ifname,
+			 ifname);
 		return FS_EXIT_RUNTIME;
 	}
 	return 0;
@@ -265,17 +266,19 @@ static int reuse_map(struct bpf_map *map, const char *dir, int resizable,
 	    info.value_size != bpf_map__value_size(map) ||
 	    (!resizable && info.max_entries != bpf_map__max_entries(map))) {
 		/* never recreate it empty behind the operator's back */
-		pr_err("pinned map '%s' has another layout (%s, key %u B, value %u B, %u entries) than this splitter needs (%s, key %u B, value %u B, %u entries): refusing to replace it; 'splitctl detach --all' drops the old state",
-		       path, map_type_name(info.type), info.key_size,
-		       info.value_size, info.max_entries,
-		       map_type_name(bpf_map__type(map)), bpf_map__key_size(map),
+		pr_err("pinned map '%s' has another layout (%s, key %u B, value %u B, %u entries) "
+		       "than this splitter needs (%s, key %u B, value %u B, %u entries): refusing "
+		       "to replace it; 'splitctl detach --all' drops the old state",
+		       path, map_type_name(info.type), info.key_size, info.value_size,
+		       info.max_entries, map_type_name(bpf_map__type(map)), bpf_map__key_size(map),
 		       bpf_map__value_size(map),
 		       resizable ? info.max_entries : bpf_map__max_entries(map));
 		close(fd);
 		return -1;
 	}
 	if (want_entries && info.max_entries != want_entries) {
-		pr_err("--flows %u: the pinned flow table '%s' has %u entries; a table cannot be resized in place ('splitctl detach --all' first)",
+		pr_err("--flows %u: the pinned flow table '%s' has %u entries; a table cannot be "
+		       "resized in place ('splitctl detach --all' first)",
 		       want_entries, path, info.max_entries);
 		close(fd);
 		return -1;
@@ -475,7 +478,8 @@ static int attach_hook(struct attach_ctx *c, const char *link_pin)
 		close(fd);
 		c->hook = sc_hook_of_link_type(info.type);
 		if (want != SC_HOOK_AUTO && want != c->hook) {
-			pr_err("interface '%s' runs the splitter at hook %s: an upgrade keeps the hook; detach first to change it",
+			pr_err("interface '%s' runs the splitter at hook %s: an upgrade keeps the "
+			       "hook; detach first to change it",
 			       c->ifname, sc_hook_name(c->hook));
 			return FS_EXIT_USAGE;
 		}
@@ -520,14 +524,16 @@ static int attach_inspect(struct attach_ctx *c)
 	c->cur_mode = q.attach_mode;
 	if (c->hook == SC_HOOK_XDP && !c->upgrade && q.prog_id) {
 		describe_xdp(c->ifindex, q.prog_id, what, sizeof(what));
-		pr_err("interface '%s' already runs XDP program %s in %s mode, not attached by this instance ('%s'): detach it first",
+		pr_err("interface '%s' already runs XDP program %s in %s mode, not attached by "
+		       "this instance ('%s'): detach it first",
 		       c->ifname, what, fs_xdp_mode_name(q.attach_mode), c->dir);
 		return FS_EXIT_RUNTIME;
 	}
 	if (c->upgrade && c->hook == SC_HOOK_XDP && c->a->mode != SC_MODE_AUTO &&
 	    strcmp(fs_xdp_mode_name(q.attach_mode),
 		   c->a->mode == SC_MODE_NATIVE ? "native" : "generic")) {
-		pr_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; detach first to change it",
+		pr_err("interface '%s' runs the splitter in %s mode: an upgrade keeps the mode; "
+		       "detach first to change it",
 		       c->ifname, fs_xdp_mode_name(q.attach_mode));
 		return FS_EXIT_USAGE;
 	}
@@ -578,12 +584,15 @@ static void tcx_failed(const char *ifname, const char *what, int err)
 
 	if (!uname(&u))
 		sscanf(u.release, "%d.%d", &major, &minor);
-	if ((err == EINVAL || err == EOPNOTSUPP) && major && (major < 6 || (major == 6 && minor < 6)))
-		pr_err("interface '%s': cannot attach %s: kernel %s has no TCX links: splitctl needs kernel 6.6 or later (the observer at TC egress goes with the splitter on every hook, with reshort off too)",
+	if ((err == EINVAL || err == EOPNOTSUPP) && major &&
+	    (major < 6 || (major == 6 && minor < 6)))
+		pr_err("interface '%s': cannot attach %s: kernel %s has no TCX links: splitctl "
+		       "needs kernel 6.6 or later (the observer at TC egress goes with the "
+		       "splitter on every hook, with reshort off too)",
 		       ifname, what, u.release);
 	else
-		pr_err("interface '%s': cannot attach %s (TCX link, kernel 6.6 or later): %s", ifname,
-		       what, strerror(err));
+		pr_err("interface '%s': cannot attach %s (TCX link, kernel 6.6 or later): %s",
+		       ifname, what, strerror(err));
 }
 
 /* The splitter of another instance on the interface, at either hook. */
@@ -820,7 +829,8 @@ static int attach_locked(struct attach_ctx *c)
 
 	ret = check_netns(c->dir);
 	if (!ret)
-		ret = attach_steps(c, attach_prepare, sizeof(attach_prepare) / sizeof(attach_prepare[0]));
+		ret = attach_steps(c, attach_prepare,
+				   sizeof(attach_prepare) / sizeof(attach_prepare[0]));
 	if (ret)
 		return ret;
 	/* an existing instance: nothing changes before the attach or upgrade
@@ -884,7 +894,9 @@ int sc_attach_report(const struct sc_opts *o, const char *ifname,
 
 	if (a->hook == SC_HOOK_TC &&
 	    sc_attach_given(a, SC_ATTACH_MODE))
-		return sc_print_usage_error("attach", "--mode is an XDP attach mode: it cannot be combined with --hook tc");
+		return sc_print_usage_error(
+			"attach",
+			"--mode is an XDP attach mode: it cannot be combined with --hook tc");
 	err = sc_check_privileges();
 	if (!err) {
 		ret = check_iface(ifname, &c.ifindex);

@@ -22,19 +22,23 @@ static const struct sc_enum hook_values[] = {
 };
 
 const struct sc_option sc_attach_opts[] = {
-	[SC_ATTACH_HOOK] = SC_OPTION("hook", SC_OPT_ENUM, struct sc_attach_args, hook, .short_opt = 'k',
-		  .metavar = "auto|xdp|tc", .values = hook_values,
-		  .help = "where the splitter runs (default auto: native XDP on physical NICs, TC ingress on virtual ones)"),
-	[SC_ATTACH_MODE] = SC_OPTION("mode", SC_OPT_ENUM, struct sc_attach_args, mode, .short_opt = 'm',
-		  .metavar = "native|generic|auto", .values = mode_values,
-		  .help = "XDP attach mode, implies --hook xdp (default auto: native, else generic)"),
-	[SC_ATTACH_SETTINGS] = SC_OPTION("settings", SC_OPT_INCLUDE, struct sc_attach_args, settings,
-		  .sub = sc_setting_opts),
-	[SC_ATTACH_FLOWS] = SC_OPTION("flows", SC_OPT_UINT, struct sc_attach_args, flows, .short_opt = 'f',
-		  .metavar = "N", .lo = FS_MIN_FLOWS, .hi = FS_MAX_FLOWS,
-		  .help = "flow table entries per address family, when the tables are created"),
+	[SC_ATTACH_HOOK] =
+		SC_OPTION("hook", SC_OPT_ENUM, struct sc_attach_args, hook, .short_opt = 'k',
+			  .metavar = "auto|xdp|tc", .values = hook_values,
+			  .help = "where the splitter runs (default auto: native XDP on physical "
+				  "NICs, TC ingress on virtual ones)"),
+	[SC_ATTACH_MODE] = SC_OPTION(
+		"mode", SC_OPT_ENUM, struct sc_attach_args, mode, .short_opt = 'm',
+		.metavar = "native|generic|auto", .values = mode_values,
+		.help = "XDP attach mode, implies --hook xdp (default auto: native, else generic)"),
+	[SC_ATTACH_SETTINGS] = SC_OPTION("settings", SC_OPT_INCLUDE, struct sc_attach_args,
+					 settings, .sub = sc_setting_opts),
+	[SC_ATTACH_FLOWS] = SC_OPTION(
+		"flows", SC_OPT_UINT, struct sc_attach_args, flows, .short_opt = 'f',
+		.metavar = "N", .lo = FS_MIN_FLOWS, .hi = FS_MAX_FLOWS,
+		.help = "flow table entries per address family, when the tables are created"),
 	[SC_ATTACH_IFNAME] = SC_OPTION("interface", SC_OPT_IFNAME, struct sc_attach_args, ifname,
-		  .positional = true, .noun = "interface name"),
+				       .positional = true, .noun = "interface name"),
 	SC_OPTIONS_END,
 };
 
@@ -48,7 +52,8 @@ static int cmd_attach(const struct sc_call *c)
 	int ret;
 
 	if (!a->ifname[0])
-		return sc_print_usage_error("attach", "expected exactly one interface name (see -h)");
+		return sc_print_usage_error("attach",
+					    "expected exactly one interface name (see -h)");
 	sc_commit_begin(&commit, c->o, NULL);
 	if (commit.had)
 		after = commit.before;
@@ -83,6 +88,6 @@ static int cmd_attach(const struct sc_call *c)
 	return FS_EXIT_OK;
 }
 
-const struct sc_cmd sc_cmd_attach =
-	SC_CMD("attach", cmd_attach, "IFACE", "load and attach the splitter (or upgrade it in place)",
-	       sc_attach_opts, struct sc_attach_args);
+const struct sc_cmd sc_cmd_attach = SC_CMD("attach", cmd_attach, "IFACE",
+					   "load and attach the splitter (or upgrade it in place)",
+					   sc_attach_opts, struct sc_attach_args);

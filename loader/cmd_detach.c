@@ -18,9 +18,10 @@ static const struct sc_option detach_opts[] = {
 	SC_OPTION("all", SC_OPT_FLAG, struct sc_detach_args, all, .short_opt = 'a',
 		  .help = "detach from every interface and remove the pins"),
 	SC_OPTION("gone", SC_OPT_FLAG, struct sc_detach_args, gone,
-		  .help = "forget the interfaces that were removed (their pins); the others stay attached"),
-	SC_OPTION("interface", SC_OPT_IFNAME, struct sc_detach_args, ifname,
-		  .positional = true, .noun = "interface name"),
+		  .help = "forget the interfaces that were removed (their pins); the others stay "
+			  "attached"),
+	SC_OPTION("interface", SC_OPT_IFNAME, struct sc_detach_args, ifname, .positional = true,
+		  .noun = "interface name"),
 	SC_OPTIONS_END,
 };
 
@@ -43,7 +44,8 @@ static int cmd_detach(const struct sc_call *c)
 	int ret;
 
 	if (a->all + a->gone + !!a->ifname[0] != 1)
-		return sc_print_usage_error("detach", "expected one interface name, --gone or --all (see -h)");
+		return sc_print_usage_error(
+			"detach", "expected one interface name, --gone or --all (see -h)");
 	if (a->gone)
 		ret = sc_detach_removed(c->o, &r);
 	else
@@ -55,6 +57,6 @@ static int cmd_detach(const struct sc_call *c)
 	return ret;
 }
 
-const struct sc_cmd sc_cmd_detach =
-	SC_CMD("detach", cmd_detach, "IFACE | --gone | --all", "detach; remove the pins with the last interface",
-	       detach_opts, struct sc_detach_args);
+const struct sc_cmd sc_cmd_detach = SC_CMD("detach", cmd_detach, "IFACE | --gone | --all",
+					   "detach; remove the pins with the last interface",
+					   detach_opts, struct sc_detach_args);

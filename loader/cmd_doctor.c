@@ -84,13 +84,15 @@ static void check_base(struct doctor *d)
 	int err, i, removed = 0;
 
 	err = sc_check_privileges();
-	check(d, err ? FAIL : PASS, "privileges", "run as root (CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)",
-	      "%s", err ? "missing" : "root, or CAP_BPF/CAP_SYS_ADMIN and CAP_NET_ADMIN");
+	check(d, err ? FAIL : PASS, "privileges",
+	      "run as root (CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)", "%s",
+	      err ? "missing" : "root, or CAP_BPF/CAP_SYS_ADMIN and CAP_NET_ADMIN");
 	err = sc_prepare_dir(d->dir);
 	if (err == -ENODEV || err == -EMEDIUMTYPE) {
 		err = sc_bpffs_mountable(d->dir, target, sizeof(target));
 		if (!err)
-			check(d, PASS, "bpffs", "", "none at %s yet: attach mounts one there", target);
+			check(d, PASS, "bpffs", "", "none at %s yet: attach mounts one there",
+			      target);
 	} else if (!err) {
 		check(d, PASS, "bpffs", "", "%s is on a bpffs", d->dir);
 	}
@@ -109,8 +111,10 @@ static void check_base(struct doctor *d)
 		check(d, PASS, "instance", "", "%s: %d interface(s) attached%s", d->dir,
 		      d->nifs - removed, removed ? " (and removed ones, below)" : "");
 	else
-		check(d, FAIL, "instance", err == -EXDEV ? sc_state_strerror(err, d->dir, msg, sizeof(msg)) :
-		      "splitctl attach LAN_INTERFACE", "%s",
+		check(d, FAIL, "instance",
+		      err == -EXDEV ? sc_state_strerror(err, d->dir, msg, sizeof(msg))
+				    : "splitctl attach LAN_INTERFACE",
+		      "%s",
 		      err == -EXDEV ? "attached in another network namespace" : "nothing attached");
 }
 
@@ -130,9 +134,12 @@ static void check_observer(struct doctor *d, const struct sc_iface *f)
 	}
 	sc_reshort_text(&d->cfg, false, without, sizeof(without));
 	if (f->observer)
-		check(d, PASS, name, fix, "tcx egress: records the other direction's ACKs (message boundaries)");
+		check(d, PASS, name, fix,
+		      "tcx egress: records the other direction's ACKs (message boundaries)");
 	else
-		check(d, FAIL, name, fix, "missing at tcx egress: flows entering here see no message boundary; they re-short %s",
+		check(d, FAIL, name, fix,
+		      "missing at tcx egress: flows entering here see no message boundary; they "
+		      "re-short %s",
 		      without);
 }
 
@@ -149,8 +156,11 @@ static void check_hooks(struct doctor *d)
 		if (sc_iface_removed(f)) {
 			/* one check: nothing runs there, only its pins stay */
 			snprintf(name, sizeof(name), "interface ifindex %d", f->ifindex);
-			check(d, FAIL, name, "splitctl detach --gone (forgets removed interfaces; the others stay attached)",
-			      "removed (was hook %s): the splitter runs nowhere there; its pins stay",
+			check(d, FAIL, name,
+			      "splitctl detach --gone (forgets removed interfaces; the others stay "
+			      "attached)",
+			      "removed (was hook %s): the splitter runs nowhere there; its pins "
+			      "stay",
 			      sc_hook_name(f->hook));
 			continue;
 		}
@@ -165,8 +175,10 @@ static void check_hooks(struct doctor *d)
 		n = sc_hook_tc_count(f->ifindex);
 		n -= f->hook == SC_HOOK_TC;
 		snprintf(name, sizeof(name), "foreign programs %s", f->name);
-		check(d, n > 0 ? FAIL : PASS, name, "see 'bpftool net show dev IF': remove them or make sure they keep the DSCP",
-		      n > 0 ? "%d other TC ingress program(s) run with the splitter" : "none besides the splitter",
+		check(d, n > 0 ? FAIL : PASS, name,
+		      "see 'bpftool net show dev IF': remove them or make sure they keep the DSCP",
+		      n > 0 ? "%d other TC ingress program(s) run with the splitter"
+			    : "none besides the splitter",
 		      n);
 		check_observer(d, f);
 	}
@@ -190,30 +202,40 @@ static void check_routing(struct doctor *d)
 	int i, dl = d->instance ? d->cfg.dscp_long : t->dscp_long;
 
 	if (t->kernel_dscp)
-		check(d, PASS, "dscp rules", "", "the kernel matches rules on DSCP (FRA_DSCP): any code point");
+		check(d, PASS, "dscp rules", "",
+		      "the kernel matches rules on DSCP (FRA_DSCP): any code point");
 	else
-		check(d, dl >= 1 && dl <= 7 ? PASS : FAIL, "dscp rules", "splitctl set dscp-long 1 (rules can match DSCP 1..7 here)",
+		check(d, dl >= 1 && dl <= 7 ? PASS : FAIL, "dscp rules",
+		      "splitctl set dscp-long 1 (rules can match DSCP 1..7 here)",
 		      "tos selector only (DSCP 1..7); long code point %d", dl);
 	if (!t->recorded) {
-		check(d, FAIL, "routes", "splitctl route up --mode split --short-dev DEV --long-dev DEV --prefix CIDR ...",
+		check(d, FAIL, "routes",
+		      "splitctl route up --mode split --short-dev DEV --long-dev DEV --prefix CIDR "
+		      "...",
 		      "no route up in this network namespace");
 		return;
 	}
 	if (t->ecmp || !d->instance)
-		check(d, SKIP, "code points", "", "%s", t->ecmp ? "ecmp mode: no code point rules" : "no splitter attached");
+		check(d, SKIP, "code points", "", "%s",
+		      t->ecmp ? "ecmp mode: no code point rules" : "no splitter attached");
 	else
 		check(d, d->cfg.dscp_long == (__u32)t->dscp_long ? PASS : FAIL, "code points",
 		      "splitctl route up ... again (it takes the live code point)",
 		      "the datapath marks long flows DSCP %u, the rules match DSCP %d",
 		      d->cfg.dscp_long, t->dscp_long);
-	check(d, t->missing ? FAIL : PASS, "routes", "splitctl route up ... again, or run the agent (it re-converges)",
+	check(d, t->missing ? FAIL : PASS, "routes",
+	      "splitctl route up ... again, or run the agent (it re-converges)",
 	      t->missing ? "degraded: %s" : "rules and routes of both classes in place%s",
 	      t->missing ? t->missing_first : "");
 	check(d, t->problems ? FAIL : PASS, "health",
-	      strstr(t->problem_first, "no agent") ? "splitctl run -c FILE (systemctl start flowsplit)" :
-	      strstr(t->problem_first, "does not probe") ? "run the agent with health on ([health] enabled = yes, --health yes)" :
-	      "bring the tunnel back (splitctl route show: health), then the class returns after the hold-down",
-	      t->problems ? "degraded: %s" : "the agent probes both tunnels, both up, no class failed over%s",
+	      strstr(t->problem_first, "no agent")
+		      ? "splitctl run -c FILE (systemctl start flowsplit)"
+	      : strstr(t->problem_first, "does not probe")
+		      ? "run the agent with health on ([health] enabled = yes, --health yes)"
+		      : "bring the tunnel back (splitctl route show: health), then the class "
+			"returns after the hold-down",
+	      t->problems ? "degraded: %s"
+			  : "the agent probes both tunnels, both up, no class failed over%s",
 	      t->problems ? t->problem_first : "");
 	check(d, t->foreign ? FAIL : PASS, "route owners",
 	      "remove the route, or route up with free --table-short/--table-long",
@@ -221,9 +243,10 @@ static void check_routing(struct doctor *d)
 	      t->foreign ? t->foreign_first : "");
 	for (i = 0; i < t->nlan; i++) {
 		snprintf(fix, sizeof(fix), "splitctl attach %s", t->lan[i]);
-		check(d, attached(d, t->lan[i]) ? PASS : FAIL, "lan", fix,
-		      "LAN interface %s %s", t->lan[i],
-		      attached(d, t->lan[i]) ? "runs the splitter" : "has no splitter: all its flows are short");
+		check(d, attached(d, t->lan[i]) ? PASS : FAIL, "lan", fix, "LAN interface %s %s",
+		      t->lan[i],
+		      attached(d, t->lan[i]) ? "runs the splitter"
+					     : "has no splitter: all its flows are short");
 	}
 }
 
@@ -239,8 +262,10 @@ static void check_tunnels(struct doctor *d)
 
 		snprintf(name, sizeof(name), "mtu %s", u->dev[0] ? u->dev : i ? "LONG" : "SHORT");
 		if (!u->dev[0] || !u->overhead || !u->underlay[0]) {
-			check(d, u->dev[0] ? SKIP : FAIL, name, "splitctl tunnel add ... (the tunnel is gone)",
-			      "%s", u->dev[0] ? "not a VXLAN tunnel over a known underlay" : "tunnel device missing");
+			check(d, u->dev[0] ? SKIP : FAIL, name,
+			      "splitctl tunnel add ... (the tunnel is gone)", "%s",
+			      u->dev[0] ? "not a VXLAN tunnel over a known underlay"
+					: "tunnel device missing");
 			continue;
 		}
 		snprintf(fix, sizeof(fix), "ip link set %s mtu %u (or tunnel add --mtu %u)",
@@ -252,10 +277,12 @@ static void check_tunnels(struct doctor *d)
 		rp = sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", u->dev);
 		if (sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", "all") > rp)
 			rp = sysctl_int("/proc/sys/net/ipv4/conf/%s/rp_filter", "all");
-		snprintf(fix, sizeof(fix), "sysctl -w net.ipv4.conf.all.rp_filter=2 net.ipv4.conf.%s.rp_filter=2",
+		snprintf(fix, sizeof(fix),
+			 "sysctl -w net.ipv4.conf.all.rp_filter=2 net.ipv4.conf.%s.rp_filter=2",
 			 u->dev);
-		check(d, rp == 1 ? FAIL : PASS, name, fix,
-		      "%d%s", rp, rp == 1 ? ": strict, drops replies that come back over the other tunnel" : "");
+		check(d, rp == 1 ? FAIL : PASS, name, fix, "%d%s", rp,
+		      rp == 1 ? ": strict, drops replies that come back over the other tunnel"
+			      : "");
 	}
 }
 
@@ -277,7 +304,8 @@ static void check_sysctls(struct doctor *d)
 	v6 = sysctl_int("/proc/sys/net/ipv6/%s", "fib_multipath_hash_policy");
 	check(d, v4 == 1 && (v6 == 1 || !t->ipv6) ? PASS : FAIL, "multipath hash",
 	      "splitctl route up --mode ecmp ... again (it sets the L4 hash)",
-	      "fib_multipath_hash_policy ipv4 %d, ipv6 %d (ECMP needs 1: L4, one path per flow)", v4, v6);
+	      "fib_multipath_hash_policy ipv4 %d, ipv6 %d (ECMP needs 1: L4, one path per flow)",
+	      v4, v6);
 }
 
 /* A "Key:\t..." line of /proc/PID/status. */
@@ -337,8 +365,10 @@ static void check_probing(struct doctor *d)
 		return;
 	}
 	check(d, FAIL, "probing",
-	      "give the agent CAP_NET_RAW (CapabilityBoundingSet of flowsplit.service), or sysctl -w net.ipv4.ping_group_range='0 0'",
-	      "%s (pid %d) cannot send probes: no CAP_NET_RAW, group %u not in net.ipv4.ping_group_range %u-%u: no failover",
+	      "give the agent CAP_NET_RAW (CapabilityBoundingSet of flowsplit.service), or sysctl "
+	      "-w net.ipv4.ping_group_range='0 0'",
+	      "%s (pid %d) cannot send probes: no CAP_NET_RAW, group %u not in "
+	      "net.ipv4.ping_group_range %u-%u: no failover",
 	      pid ? "the agent" : "splitctl run with these privileges", self, gid, lo, hi);
 }
 
@@ -360,26 +390,37 @@ static void check_spill_class(struct doctor *d, int agent_pid, bool gen_open)
 	if (!d->t.recorded)
 		return;		/* the tunnels' own checks say why */
 	if (ldev[0] && tcfg_scav_owner(ldev, err, sizeof(err)) == 1)
-		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent removes it), or splitctl route down",
+		check(d, FAIL, "spill class",
+		      "systemctl restart flowsplit (the agent removes it), or splitctl route down",
 		      "%s (LONG): a spill class of ours (root HTB %x) caps LONG's traffic", ldev,
 		      TCFG_SCAV_MAJOR);
 	if (!dev[0])
 		return;
 	own = tcfg_scav_dscp(dev, &dscp, err, sizeof(err));
 	if (own == 1 && !agent_pid)
-		check(d, FAIL, "spill class", "systemctl start flowsplit (the agent adopts it), or splitctl route down",
-		      "%s: a spill class of a dead agent (root HTB %x): no queued packet waits in it over %u ms, but short traffic stays under its top",
+		check(d, FAIL, "spill class",
+		      "systemctl start flowsplit (the agent adopts it), or splitctl route down",
+		      "%s: a spill class of a dead agent (root HTB %x): no queued packet waits in "
+		      "it over %u ms, but short traffic stays under its top",
 		      dev, TCFG_SCAV_MAJOR, FS_SPILL_LEASE_MS);
 	else if (own == 1 && gen_open && dscp != d->cfg.dscp_spill)
-		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent makes the class again)",
-		      "%s: the class's filter matches code point %d, dscp-spill is %u: spilled traffic misses the class",
+		check(d, FAIL, "spill class",
+		      "systemctl restart flowsplit (the agent makes the class again)",
+		      "%s: the class's filter matches code point %d, dscp-spill is %u: spilled "
+		      "traffic misses the class",
 		      dev, dscp, d->cfg.dscp_spill);
 	else if (own == 1 && gen_open)
-		check(d, PASS, "spill class", "", "%s: root HTB %x: of splitctl's, code point %d, spilled traffic behind short traffic",
+		check(d, PASS, "spill class", "",
+		      "%s: root HTB %x: of splitctl's, code point %d, spilled traffic behind short "
+		      "traffic",
 		      dev, TCFG_SCAV_MAJOR, dscp);
 	else if (gen_open)
-		check(d, FAIL, "spill class", "systemctl restart flowsplit (the agent makes the class again)",
-		      "%s: %s", dev, own == 0 ? "no spill class: spilled packets wait in SHORT's queue with short traffic" : err);
+		check(d, FAIL, "spill class",
+		      "systemctl restart flowsplit (the agent makes the class again)", "%s: %s",
+		      dev,
+		      own == 0 ? "no spill class: spilled packets wait in SHORT's queue with short "
+				 "traffic"
+			       : err);
 }
 
 /*
@@ -413,38 +454,45 @@ static void check_spill(struct doctor *d, int agent_pid)
 		left = l;
 	}
 	if (err) {
-		check(d, FAIL, "spill", "splitctl attach IFACE, for each attached interface (pins the map)",
+		check(d, FAIL, "spill",
+		      "splitctl attach IFACE, for each attached interface (pins the map)",
 		      "spill on, but %s: %s", FS_MAP_SPILL,
-		      err == -EOPNOTSUPP ? "not pinned (attached by a splitctl without spill)" :
-		      strerror(-err));
+		      err == -EOPNOTSUPP ? "not pinned (attached by a splitctl without spill)"
+					 : strerror(-err));
 		return;
 	}
 	if (!agent_pid && a.gen && left > 0)
 		check(d, FAIL, "spill", "systemctl start flowsplit",
-		      "spill on (dscp-spill %u), no agent runs, but a dead agent's generation %u holds for %lld ms more: its spilled flows stay on SHORT until then",
+		      "spill on (dscp-spill %u), no agent runs, but a dead agent's generation %u "
+		      "holds for %lld ms more: its spilled flows stay on SHORT until then",
 		      d->cfg.dscp_spill, a.gen, left);
 	else if (!agent_pid && a.gen)
 		check(d, NOTE, "spill", "",
-		      "spill on (dscp-spill %u), but no agent runs: nothing spills (a dead agent's generation %u, its lease ran out %lld ms ago)",
+		      "spill on (dscp-spill %u), but no agent runs: nothing spills (a dead agent's "
+		      "generation %u, its lease ran out %lld ms ago)",
 		      d->cfg.dscp_spill, a.gen, -left);
 	else if (!agent_pid)
 		check(d, NOTE, "spill", "",
-		      "spill on (dscp-spill %u), but no agent runs: nothing spills (the agent, splitctl run, grants)",
+		      "spill on (dscp-spill %u), but no agent runs: nothing spills (the agent, "
+		      "splitctl run, grants)",
 		      d->cfg.dscp_spill);
 	else if (!a.gen)
 		check(d, NOTE, "spill", "",
-		      "spill on (dscp-spill %u), the agent (pid %d) has no spill generation open: nothing spills now (its spill is off, a tunnel is down, or it waits for route up)",
+		      "spill on (dscp-spill %u), the agent (pid %d) has no spill generation open: "
+		      "nothing spills now (its spill is off, a tunnel is down, or it waits for "
+		      "route up)",
 		      d->cfg.dscp_spill, agent_pid);
 	else if (left <= 0)
 		check(d, FAIL, "spill", "systemctl restart flowsplit",
-		      "the agent (pid %d) has generation %u open, but its lease ran out %lld ms ago: nothing spills (the agent does not renew it)",
+		      "the agent (pid %d) has generation %u open, but its lease ran out %lld ms "
+		      "ago: nothing spills (the agent does not renew it)",
 		      agent_pid, a.gen, -left);
 	else
 		check(d, PASS, "spill", "",
-		      "the agent (pid %d) runs spill: generation %u, %llu of %llu grants taken (%llu moved from LONG), dscp-spill %u",
-		      agent_pid, a.gen, (unsigned long long)dp.taken,
-		      (unsigned long long)a.grants, (unsigned long long)dp.moved,
-		      d->cfg.dscp_spill);
+		      "the agent (pid %d) runs spill: generation %u, %llu of %llu grants taken "
+		      "(%llu moved from LONG), dscp-spill %u",
+		      agent_pid, a.gen, (unsigned long long)dp.taken, (unsigned long long)a.grants,
+		      (unsigned long long)dp.moved, d->cfg.dscp_spill);
 	check_spill_class(d, agent_pid, agent_pid && a.gen && left > 0);
 }
 
@@ -464,36 +512,45 @@ static void check_dup(struct doctor *d, int agent_pid)
 
 	err = sc_dup_check(d->dir, &c);
 	if (err == -ENOENT) {
-		check(d, SKIP, "dup", "", "not attached: the short class is not protected against loss (splitctl dup attach)");
+		check(d, SKIP, "dup", "",
+		      "not attached: the short class is not protected against loss (splitctl dup "
+		      "attach)");
 		return;
 	}
 	if (err) {
-		check(d, FAIL, "dup", "splitctl dup detach; splitctl dup attach ...", "cannot read dup/%s: %s",
-		      FS_MAP_DUP_CONFIG, strerror(-err));
+		check(d, FAIL, "dup", "splitctl dup detach; splitctl dup attach ...",
+		      "cannot read dup/%s: %s", FS_MAP_DUP_CONFIG, strerror(-err));
 		return;
 	}
 	if_indextoname(c.dc.short_ifindex, s);
 	if_indextoname(c.dc.long_ifindex, l);
 	if (!(c.dc.flags & FS_DUP_F_DEDUP) || !c.dedup_link[0] || !c.dedup_link[1] || !c.dup_link)
-		check(d, FAIL, "dup", "splitctl dup detach; splitctl dup attach --short-dev DEV --long-dev DEV",
+		check(d, FAIL, "dup",
+		      "splitctl dup detach; splitctl dup attach --short-dev DEV --long-dev DEV",
 		      "short %s, long %s: %s", s, l,
-		      !(c.dc.flags & FS_DUP_F_DEDUP) ? "dedup is off" :
-		      !c.dedup_link[0] ? "no dedup at the SHORT device's ingress" :
-		      !c.dedup_link[1] ? "no dedup at the LONG device's ingress" :
-					 "no fs_dup at the SHORT device's egress");
+		      !(c.dc.flags & FS_DUP_F_DEDUP) ? "dedup is off"
+		      : !c.dedup_link[0]	     ? "no dedup at the SHORT device's ingress"
+		      : !c.dedup_link[1]	     ? "no dedup at the LONG device's ingress"
+						     : "no fs_dup at the SHORT device's egress");
 	else
-		check(d, PASS, "dup", "", "short %s, long %s: dedup at both tunnels' ingress; the peer's dedup cannot be checked from here: run doctor there",
+		check(d, PASS, "dup", "",
+		      "short %s, long %s: dedup at both tunnels' ingress; the peer's dedup cannot "
+		      "be checked from here: run doctor there",
 		      s, l);
 	flag = c.dc.flags & FS_DUP_F_DUP;
 	if (!agent_pid || health_file_dup(&v) || !v.running) {
-		check(d, NOTE, "dup copy", "", "copy %s, as dup attach set it: %s", flag ? "on" : "off",
-		      agent_pid ? "the agent does not look at the loss yet (no route up, or starting)" :
-				  "no agent switches it");
+		check(d, NOTE, "dup copy", "", "copy %s, as dup attach set it: %s",
+		      flag ? "on" : "off",
+		      agent_pid
+			      ? "the agent does not look at the loss yet (no route up, or starting)"
+			      : "no agent switches it");
 		return;
 	}
 	if (flag != v.copy || (v.setting == DUP_COPY_ON && !flag) ||
 	    (v.setting == DUP_COPY_OFF && flag))
-		check(d, FAIL, "dup copy", "systemctl restart flowsplit (the agent sets the flag as its [dup] copy says)",
+		check(d, FAIL, "dup copy",
+		      "systemctl restart flowsplit (the agent sets the flag as its [dup] copy "
+		      "says)",
 		      "copy %s, the agent's [dup] copy = %s says %s (%s)", flag ? "on" : "off",
 		      dup_copy_mode_name(v.setting), v.copy ? "on" : "off", v.why);
 	else
@@ -518,14 +575,16 @@ static int cmd_doctor(const struct sc_call *c)
 	sc_route_ctx(-1, &ctx);
 	err = tcfg_doctor(&ctx, &d.t);
 	if (err)
-		check(&d, FAIL, "netlink", "run as root", "cannot read routes and tunnels: %s", strerror(-err));
+		check(&d, FAIL, "netlink", "run as root", "cannot read routes and tunnels: %s",
+		      strerror(-err));
 	check_routing(&d);
 	check_tunnels(&d);
 	check_sysctls(&d);
 	check_probing(&d);
 	pid = d.instance ? agent_lock_holder_of(d.dir) : 0;
 	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
-	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics", pid);
+	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics",
+	      pid);
 	check_spill(&d, pid);
 	check_dup(&d, pid);
 	close_json_array(PRINT_JSON, NULL);
@@ -539,5 +598,6 @@ static int cmd_doctor(const struct sc_call *c)
 }
 
 const struct sc_cmd sc_cmd_doctor =
-	SC_CMD("doctor", cmd_doctor, "", "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent",
-	       sc_no_opts, struct sc_no_args);
+	SC_CMD("doctor", cmd_doctor, "",
+	       "check this router: bpffs, hooks, rules, routes, MTU, sysctls, agent", sc_no_opts,
+	       struct sc_no_args);

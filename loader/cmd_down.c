@@ -75,7 +75,8 @@ static void print_down(const char *dir, const struct tcfg_down_result *r,
 		print_string(PRINT_FP, NULL, "removed: the pins of instance %s\n", dir);
 	print_bool(PRINT_JSON, "changed", NULL, changed);
 	if (!changed)
-		print_text("nothing to do: no splitter, routes or tunnels of splitctl in this network namespace\n");
+		print_text("nothing to do: no splitter, routes or tunnels of splitctl in this "
+			   "network namespace\n");
 	close_json_object();
 }
 

@@ -59,22 +59,26 @@ static const struct sc_dup_attach_args dup_attach_defaults = {
 static const struct sc_option dup_attach_opts[] = {
 	SC_OPTION("short-dev", SC_OPT_IFNAME, struct sc_dup_attach_args, short_dev,
 		  .metavar = "DEV", .noun = "interface name", .required = true,
-		  .help = "the SHORT tunnel device: its short-class segments are copied; dedup on its ingress"),
-	SC_OPTION("long-dev", SC_OPT_IFNAME, struct sc_dup_attach_args, long_dev,
-		  .metavar = "DEV", .noun = "interface name", .required = true,
+		  .help = "the SHORT tunnel device: its short-class segments are copied; dedup on "
+			  "its ingress"),
+	SC_OPTION("long-dev", SC_OPT_IFNAME, struct sc_dup_attach_args, long_dev, .metavar = "DEV",
+		  .noun = "interface name", .required = true,
 		  .help = "the LONG tunnel device: the copies leave on it; dedup on its ingress"),
-	SC_OPTION("copy", SC_OPT_YESNO, struct sc_dup_attach_args, copy,
-		  .metavar = "yes|no",
-		  .help = "copy the short class onto LONG (default no: dedup only; only once the peer dedups)"),
-	SC_OPTION("peer-mac", SC_OPT_STRING, struct sc_dup_attach_args, peer_mac,
-		  .metavar = "MAC", .noun = "MAC address",
-		  .help = "the LONG peer's Ethernet address, for the copies (default: the one resolved neighbour of --long-dev)"),
-	SC_OPTION("window", SC_OPT_MSEC, struct sc_dup_attach_args, window_ms,
-		  .metavar = "S", .lo = FS_DUP_MIN_WINDOW_MS, .hi = FS_DUP_MAX_WINDOW_MS,
-		  .help = "a second copy counts as one within this many seconds of the first (default 1)"),
-	SC_OPTION("entries", SC_OPT_UINT, struct sc_dup_attach_args, entries,
-		  .metavar = "N", .lo = FS_DUP_MIN_ENTRIES, .hi = FS_DUP_MAX_ENTRIES,
-		  .help = "segments each dedup table remembers (LRU; default 65536; first attach only)"),
+	SC_OPTION("copy", SC_OPT_YESNO, struct sc_dup_attach_args, copy, .metavar = "yes|no",
+		  .help = "copy the short class onto LONG (default no: dedup only; only once the "
+			  "peer dedups)"),
+	SC_OPTION("peer-mac", SC_OPT_STRING, struct sc_dup_attach_args, peer_mac, .metavar = "MAC",
+		  .noun = "MAC address",
+		  .help = "the LONG peer's Ethernet address, for the copies (default: the one "
+			  "resolved neighbour of --long-dev)"),
+	SC_OPTION("window", SC_OPT_MSEC, struct sc_dup_attach_args, window_ms, .metavar = "S",
+		  .lo = FS_DUP_MIN_WINDOW_MS, .hi = FS_DUP_MAX_WINDOW_MS,
+		  .help = "a second copy counts as one within this many seconds of the first "
+			  "(default 1)"),
+	SC_OPTION("entries", SC_OPT_UINT, struct sc_dup_attach_args, entries, .metavar = "N",
+		  .lo = FS_DUP_MIN_ENTRIES, .hi = FS_DUP_MAX_ENTRIES,
+		  .help = "segments each dedup table remembers (LRU; default 65536; first attach "
+			  "only)"),
 	SC_OPTIONS_END,
 };
 
@@ -328,7 +332,8 @@ static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int l
 	if (!a->copy)
 		return FS_EXIT_OK;
 	if (err == -ENOENT) {
-		pr_err("no resolved neighbour on '%s' to send the copies to: give --peer-mac MAC (the peer's %s address)",
+		pr_err("no resolved neighbour on '%s' to send the copies to: give --peer-mac MAC "
+		       "(the peer's %s address)",
 		       a->long_dev, a->long_dev);
 		return FS_EXIT_RUNTIME;
 	}
@@ -438,11 +443,15 @@ static int cmd_dup_attach(const struct sc_call *c)
 	__u32 zero = 0;
 
 	if (!strcmp(a->short_dev, a->long_dev))
-		return sc_print_usage_error("dup attach", "--short-dev and --long-dev are both '%s': two tunnel devices are needed",
-					    a->short_dev);
+		return sc_print_usage_error(
+			"dup attach",
+			"--short-dev and --long-dev are both '%s': two tunnel devices are needed",
+			a->short_dev);
 	if (a->peer_mac && parse_mac(a->peer_mac, dc.long_dmac))
-		return sc_print_usage_error("dup attach", "invalid MAC address '%s' (accepted: six hex pairs, 02:00:00:00:00:01)",
-					    a->peer_mac);
+		return sc_print_usage_error(
+			"dup attach",
+			"invalid MAC address '%s' (accepted: six hex pairs, 02:00:00:00:00:01)",
+			a->peer_mac);
 	short_if = if_nametoindex(a->short_dev);
 	long_if = if_nametoindex(a->long_dev);
 	if (!short_if || !long_if) {
@@ -478,7 +487,8 @@ static int cmd_dup_attach(const struct sc_call *c)
 
 			if_indextoname(old.short_ifindex, s);
 			if_indextoname(old.long_ifindex, l);
-			pr_err("dup is attached to short '%s', long '%s': 'dup detach' first", s, l);
+			pr_err("dup is attached to short '%s', long '%s': 'dup detach' first", s,
+			       l);
 			close(fd);
 			return FS_EXIT_RUNTIME;
 		}
@@ -486,7 +496,8 @@ static int cmd_dup_attach(const struct sc_call *c)
 			int t4 = dup_open_map(st->dir, FS_MAP_DUP_SEEN4);
 
 			if (t4 >= 0 && fs_map__capacity(t4) != a->entries)
-				pr_warn("--entries applies at the first attach only: the tables keep their %u entries",
+				pr_warn("--entries applies at the first attach only: the tables "
+					"keep their %u entries",
 					fs_map__capacity(t4));
 			if (t4 >= 0)
 				close(t4);

@@ -15,7 +15,8 @@ static int open_rule_maps(const struct sc_state *st, struct sc_rule_maps *m)
 {
 	if (!sc_rule_maps_open(st->dir, m))
 		return 0;
-	pr_err("instance '%s' has no rule tables (%s, %s): it was attached by an older splitctl; 'splitctl detach --all' and attach again",
+	pr_err("instance '%s' has no rule tables (%s, %s): it was attached by an older splitctl; "
+	       "'splitctl detach --all' and attach again",
 	       st->dir, FS_MAP_RULES4, FS_MAP_RULES6);
 	return FS_EXIT_RUNTIME;
 }
@@ -260,5 +261,5 @@ static const struct sc_cmd *const rule_cmds[] = {
 	&sc_cmd_rule_add, &sc_cmd_rule_del, &sc_cmd_rule_show, NULL,
 };
 const struct sc_cmd sc_cmd_rule =
-	SC_CMD_GROUP("rule", "add|del|show ...", "rules by remote prefix and port: class mode and thresholds",
-		     rule_cmds);
+	SC_CMD_GROUP("rule", "add|del|show ...",
+		     "rules by remote prefix and port: class mode and thresholds", rule_cmds);

@@ -22,10 +22,11 @@ static const struct sc_option stats_opts[] = {
 	SC_OPTION("watch", SC_OPT_SECONDS, struct sc_stats_args, watch, .short_opt = 'w',
 		  .metavar = "S", .lo = 0.1, .hi = 3600, .noun = "interval",
 		  .help = "print rates every S seconds until interrupted"),
-	SC_OPTION("prometheus", SC_OPT_FLAG, struct sc_stats_args, prometheus,
-		  .short_opt = 'p', .help = "Prometheus text exposition format"),
-	SC_OPTION("line", SC_OPT_FLAG, struct sc_stats_args, line,
-		  .help = "with --watch: one line per interval (rates per class, new flows, passed)"),
+	SC_OPTION("prometheus", SC_OPT_FLAG, struct sc_stats_args, prometheus, .short_opt = 'p',
+		  .help = "Prometheus text exposition format"),
+	SC_OPTION(
+		"line", SC_OPT_FLAG, struct sc_stats_args, line,
+		.help = "with --watch: one line per interval (rates per class, new flows, passed)"),
 	SC_OPTIONS_END,
 };
 
@@ -86,13 +87,16 @@ static int print_rates_line(const __u64 *cur, const __u64 *prev, double dt, bool
 	print_uint(PRINT_JSON, "time", NULL, now);
 	print_string(PRINT_FP, NULL, "%s", when);
 	print_float(PRINT_JSON, "interval_s", NULL, dt);
-	print_float(PRINT_ANY, "packets_short_per_s", " short %.0f pkt/s", rate(cur, prev, FS_STAT_PKTS_SHORT, dt));
+	print_float(PRINT_ANY, "packets_short_per_s", " short %.0f pkt/s",
+		    rate(cur, prev, FS_STAT_PKTS_SHORT, dt));
 	print_float(PRINT_ANY, "bits_short_per_s", " %.1f Mbit/s",
 		    rate(cur, prev, FS_STAT_BYTES_SHORT, dt) * 8 / 1e6);
-	print_float(PRINT_ANY, "packets_long_per_s", "  long %.0f pkt/s", rate(cur, prev, FS_STAT_PKTS_LONG, dt));
+	print_float(PRINT_ANY, "packets_long_per_s", "  long %.0f pkt/s",
+		    rate(cur, prev, FS_STAT_PKTS_LONG, dt));
 	print_float(PRINT_ANY, "bits_long_per_s", " %.1f Mbit/s",
 		    rate(cur, prev, FS_STAT_BYTES_LONG, dt) * 8 / 1e6);
-	print_float(PRINT_ANY, "flows_new_per_s", "  new %.1f flows/s", rate(cur, prev, FS_STAT_FLOWS_NEW, dt));
+	print_float(PRINT_ANY, "flows_new_per_s", "  new %.1f flows/s",
+		    rate(cur, prev, FS_STAT_FLOWS_NEW, dt));
 	print_float(PRINT_ANY, "flows_promoted_per_s", "  promoted %.1f/s",
 		    rate(cur, prev, FS_STAT_FLOWS_PROMOTED, dt));
 	print_float(PRINT_ANY, "passed_per_s", "  passed %.0f pkt/s\n", passed);
@@ -140,7 +144,8 @@ static int check_stats(const struct sc_call *c)
 	if (a->prometheus && a->watch)
 		return sc_print_usage_error("stats", "--prometheus and --watch cannot be combined");
 	if (a->line && !a->watch)
-		return sc_print_usage_error("stats", "--line is a --watch format: give --watch S too");
+		return sc_print_usage_error("stats",
+					    "--line is a --watch format: give --watch S too");
 	return FS_EXIT_OK;
 }
 

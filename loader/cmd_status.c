@@ -33,8 +33,8 @@ static void print_missing(int ifindex)
 	print_string(PRINT_ANY, "name", "interface: %s", name);
 	print_int(PRINT_ANY, "ifindex", " (ifindex %lld)", ifindex);
 	print_string(PRINT_JSON, "hook", NULL, "?");
-	print_string(PRINT_ANY, "mode", " %s: its link pin is gone, the splitter no longer runs there\n",
-		     "missing");
+	print_string(PRINT_ANY, "mode",
+		     " %s: its link pin is gone, the splitter no longer runs there\n", "missing");
 	print_uint(PRINT_JSON, "prog_id", NULL, 0);
 	print_uint(PRINT_JSON, "link_id", NULL, 0);
 	print_bool(PRINT_JSON, "gro_undercount", NULL, false);
@@ -53,7 +53,8 @@ static void print_removed(const struct sc_iface *ifc)
 	print_uint(PRINT_JSON, "prog_id", NULL, ifc->prog_id);
 	print_uint(PRINT_JSON, "link_id", NULL, ifc->link_id);
 	print_bool(PRINT_JSON, "gro_undercount", NULL, false);
-	print_text(": the splitter runs nowhere there; its pins stay until 'splitctl detach --gone'\n");
+	print_text(": the splitter runs nowhere there; its pins stay until 'splitctl detach "
+		   "--gone'\n");
 	close_json_object();
 }
 
@@ -64,7 +65,8 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 	int i;
 
 	if (!n && !nmissing)
-		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' removes them)\n");
+		print_text("interfaces: none (pins without attachment; 'splitctl detach --all' "
+			   "removes them)\n");
 	open_json_array(PRINT_JSON, "interfaces");
 	for (i = 0; i < n; i++) {
 		if (sc_iface_removed(&ifs[i])) {
@@ -90,7 +92,9 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 		if (ifs[i].observer)
 			print_uint(PRINT_FP, NULL, ", link id %llu\n", ifs[i].observer_link_id);
 		else
-			print_string(PRINT_FP, NULL, "  observer: missing at tcx egress: no message boundaries for flows entering on %s ('splitctl attach' attaches it again)\n",
+			print_string(PRINT_FP, NULL,
+				     "  observer: missing at tcx egress: no message boundaries for "
+				     "flows entering on %s ('splitctl attach' attaches it again)\n",
 				     ifs[i].name);
 		close_json_object();
 		sc_hook_cost(&ifs[i], cost, sizeof(cost));
@@ -99,7 +103,9 @@ static void print_ifaces(const struct sc_iface *ifs, int n, const int *missing,
 			print_string(PRINT_FP, NULL, "  cost: %s\n", cost);
 		if (iface_undercounts(&ifs[i]))
 			print_string(PRINT_FP, NULL,
-				     "warning: %s: generic XDP runs after GRO and counts a merged packet as one: packet counts are too low under GRO (attach with --hook tc to count every packet)\n",
+				     "warning: %s: generic XDP runs after GRO and counts a merged "
+				     "packet as one: packet counts are too low under GRO (attach "
+				     "with --hook tc to count every packet)\n",
 				     ifs[i].name);
 		close_json_object();
 	}
@@ -148,7 +154,9 @@ static void print_reshort(const struct split_config *c, const struct sc_iface *i
 	print_string(PRINT_ANY, "effective", "reshort: %s\n", why);
 	close_json_object();
 	if (boundary && missing)
-		print_uint(PRINT_FP, NULL, "warning: the observer is missing on %llu interface(s): their flows never see a message boundary\n",
+		print_uint(PRINT_FP, NULL,
+			   "warning: the observer is missing on %llu interface(s): their flows "
+			   "never see a message boundary\n",
 			   missing);
 }
 
@@ -179,7 +187,8 @@ static int print_agent(const char *dir)
 	if (pid)
 		print_int(PRINT_FP, NULL, "agent: running (pid %lld)\n", pid);
 	else
-		print_text("agent: not running (no idle sweep, no metrics: 'systemctl start flowsplit' or 'splitctl run')\n");
+		print_text("agent: not running (no idle sweep, no metrics: 'systemctl start "
+			   "flowsplit' or 'splitctl run')\n");
 	close_json_object();
 	return pid;
 }
@@ -206,13 +215,15 @@ static void print_spill(const struct sc_state *st, const struct split_config *cf
 	print_int(PRINT_JSON, "lease_ms", NULL, holds ? left : 0);
 	print_bool(PRINT_JSON, "orphaned", NULL, holds && !pid);
 	if (holds && !pid)
-		print_text("spill: no agent runs, but a dead agent's generation %u holds for %lld ms more: its spilled flows stay on SHORT until then\n",
+		print_text("spill: no agent runs, but a dead agent's generation %u holds for %lld "
+			   "ms more: its spilled flows stay on SHORT until then\n",
 			   a.gen, (long long)left);
 	else if (holds)
 		print_text("spill: generation %u, lease %lld ms, %llu grant(s) taken\n", a.gen,
 			   (long long)left, (unsigned long long)d.taken);
 	else if (a.gen)
-		print_text("spill: generation %u, its lease ran out: nothing spills (no agent renews it)\n",
+		print_text("spill: generation %u, its lease ran out: nothing spills (no agent "
+			   "renews it)\n",
 			   a.gen);
 	else
 		print_text("spill: no generation: nothing spills%s\n",
@@ -312,7 +323,8 @@ static int cmd_status(const struct sc_call *c)
 	open_json_object(NULL);
 	print_string(PRINT_ANY, "pin_dir", "instance: %s", st.dir);
 	print_bool(PRINT_JSON, "attached", NULL, true);
-	print_string(PRINT_ANY, "netns", ", network namespace %s", netns[0] ? netns : "not recorded");
+	print_string(PRINT_ANY, "netns", ", network namespace %s",
+		     netns[0] ? netns : "not recorded");
 	print_nl();
 	print_ifaces(ifs, n, missing, nmissing);
 	sc_print_config(&cfg, PRINT_FP);
@@ -334,7 +346,9 @@ static int cmd_status(const struct sc_call *c)
 		char name[IF_NAMESIZE] = "?";
 
 		if_indextoname(missing[0], name);
-		pr_err("interface '%s' (ifindex %d): its link pin '%s/" SC_PIN_LINK_FMT "' is gone: the splitter no longer runs there ('splitctl attach %s' attaches it again, 'splitctl detach %s' forgets it)",
+		pr_err("interface '%s' (ifindex %d): its link pin '%s/" SC_PIN_LINK_FMT
+		       "' is gone: the splitter no longer runs there ('splitctl attach %s' "
+		       "attaches it again, 'splitctl detach %s' forgets it)",
 		       name, missing[0], st.dir, missing[0], name, name);
 		ret = FS_EXIT_RUNTIME;
 	}

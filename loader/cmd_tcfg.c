@@ -68,11 +68,10 @@ struct sc_route_up_args {
 };
 
 static const struct sc_option route_up_opts[] = {
-	SC_OPTION("route", SC_OPT_INCLUDE, struct sc_route_up_args, spec,
-		  .sub = tcfg_route_opts),
-	SC_OPTION("replace", SC_OPT_FLAG, struct sc_route_up_args, replace,
-		  .cli_only = true,
-		  .help = "drop prefixes, LAN devices or gateways of the running setup that are not given again"),
+	SC_OPTION("route", SC_OPT_INCLUDE, struct sc_route_up_args, spec, .sub = tcfg_route_opts),
+	SC_OPTION("replace", SC_OPT_FLAG, struct sc_route_up_args, replace, .cli_only = true,
+		  .help = "drop prefixes, LAN devices or gateways of the running setup that are "
+			  "not given again"),
 	SC_OPTIONS_END,
 };
 
@@ -99,7 +98,9 @@ static int cmd_route_up(const struct sc_call *c)
 		return ret;
 	}
 	if (tcfg_route_removals(&spec, gone, sizeof(gone)) > 0 && !a->replace)
-		return sc_print_usage_error("route up", "this would remove from the running setup: %s: give them again, or --replace to drop them",
+		return sc_print_usage_error("route up",
+					    "this would remove from the running setup: %s: give "
+					    "them again, or --replace to drop them",
 					    gone);
 	ret = tcfg_route_up(&spec, &ctx);
 	if (!ret) {

@@ -64,7 +64,8 @@ int sc_commit_check(const struct sc_commit *c, int dscp_long, char *err, size_t 
 	sc_route_ctx(dscp_long, &ctx);
 	ret = tcfg_route_follow(&ctx, true, why, sizeof(why));
 	if (ret)
-		snprintf(err, len, "dscp-long %d: the installed routes (route up) cannot follow it: %s",
+		snprintf(err, len,
+			 "dscp-long %d: the installed routes (route up) cannot follow it: %s",
 			 dscp_long, why);
 	return ret;
 }

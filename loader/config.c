@@ -87,7 +87,9 @@ static int first_time(struct parse_ctx *p, int line, const char *section,
 
 	for (i = 0; i < p->nseen; i++)
 		if (!strcmp(p->seen[i].section, section) && !strcmp(p->seen[i].key, name))
-			return fail(p, "%.64s: given twice (first on line %d): give it once (lists go on one line)",
+			return fail(p,
+				    "%.64s: given twice (first on line %d): give it once (lists go "
+				    "on one line)",
 				    name, p->seen[i].line);
 	if (p->nseen == SC_CFG_MAX_KEYS)
 		return fail(p, "more than %d keys", SC_CFG_MAX_KEYS);
@@ -172,7 +174,8 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (sc_option_find(t, base, name, false, &r)) {
 		sc_option_names(t, names, sizeof(names));
 		if (!strcmp(section, "splitter"))
-			return fail(p, "unknown setting '%.64s': accepted: interfaces, %s", name, names);
+			return fail(p, "unknown setting '%.64s': accepted: interfaces, %s", name,
+				    names);
 		return fail(p, "[%s]: unknown key '%.64s': accepted: %s", section, name, names);
 	}
 	v = keep(p->cfg, value);
@@ -225,7 +228,8 @@ static int tunnel_key(struct parse_ctx *p, int line, const char *name, const cha
 	}
 	if (sc_option_find(tcfg_tunnel_opts, &ct->given, key, false, &r)) {
 		sc_option_names(tcfg_tunnel_opts, names, sizeof(names));
-		return fail(p, "[%s]: unknown key '%.64s': accepted: kind, %s", section, key, names);
+		return fail(p, "[%s]: unknown key '%.64s': accepted: kind, %s", section, key,
+			    names);
 	}
 	return table_key(p, tcfg_tunnel_opts, &ct->given, section, key, value);
 }
@@ -262,7 +266,10 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 	}
 	if (!strncmp(section, "tunnel ", 7))
 		return tunnel_key(p, line, section + 7, name, value);
-	return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]", section);
+	return fail(p,
+		    "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], "
+		    "[dup], [tunnel NAME], [route], [rule NAME]",
+		    section);
 }
 
 /* sc_ini_handler: 0 to go on, 1 stop (the error is in cfg->err) */
@@ -284,7 +291,9 @@ static int section_done(struct parse_ctx *p)
 		return 1;
 	last = &p->sections[p->nsections - 1];
 	if (!known_section(last->name))
-		return fail(p, "unknown section '[%.64s]': accepted: [splitter], [agent], [health], [spill], [dup], [tunnel NAME], [route], [rule NAME]",
+		return fail(p,
+			    "unknown section '[%.64s]': accepted: [splitter], [agent], [health], "
+			    "[spill], [dup], [tunnel NAME], [route], [rule NAME]",
 			    last->name);
 	return fail(p, "[%s] (line %d) is empty: give it its keys or remove it", last->name,
 		    last->line);
@@ -302,7 +311,9 @@ static int header(struct parse_ctx *p, int line, const char *section)
 		return 0;
 	for (i = 0; i < p->nsections; i++)
 		if (!strcmp(p->sections[i].name, section))
-			return fail(p, "[%s] given twice (first at line %d): accepted: one section per name",
+			return fail(p,
+				    "[%s] given twice (first at line %d): accepted: one section "
+				    "per name",
 				    section, p->sections[i].line);
 	if (p->nsections == SC_CFG_MAX_SECTIONS)
 		return fail(p, "[%.64s]: too many sections: at most %d", section,
@@ -332,7 +343,8 @@ static int handler(void *user, int line, const char *section, const char *name,
 	}
 	/* [rule NAME]: rules.c checks its keys (and keys given twice) */
 	if (!strncmp(section, "rule ", 5)) {
-		if (sc_rule_file_key(&p->cfg->rule_file, section + 5, name, value, err, sizeof(err)))
+		if (sc_rule_file_key(&p->cfg->rule_file, section + 5, name, value, err,
+				     sizeof(err)))
 			return !fail(p, "%s", err);
 		return 0;
 	}
@@ -354,7 +366,10 @@ static int config_check(const char *path, struct sc_config *cfg)
 	int i;
 
 	if (!cfg->nifaces) {
-		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter] interfaces is missing: name at least one LAN interface", path);
+		snprintf(
+			cfg->err, sizeof(cfg->err),
+			"%.200s: [splitter] interfaces is missing: name at least one LAN interface",
+			path);
 		return FS_EXIT_USAGE;
 	}
 	sc_config_defaults(&tmp, 1000);
@@ -368,7 +383,9 @@ static int config_check(const char *path, struct sc_config *cfg)
 		     cfg->splitter.flows : FS_DEFAULT_FLOWS;
 	if (cfg->splitter.hook == SC_HOOK_TC &&
 	    sc_attach_given(&cfg->splitter, SC_ATTACH_MODE)) {
-		snprintf(cfg->err, sizeof(cfg->err), "%.200s: [splitter]: mode is an XDP attach mode: it cannot be combined with hook = tc",
+		snprintf(cfg->err, sizeof(cfg->err),
+			 "%.200s: [splitter]: mode is an XDP attach mode: it cannot be combined "
+			 "with hook = tc",
 			 path);
 		return FS_EXIT_USAGE;
 	}
@@ -390,7 +407,9 @@ static int config_check(const char *path, struct sc_config *cfg)
 		struct sc_config_tunnel *ct = &cfg->tunnels[i];
 
 		if (!ct->kind[0]) {
-			snprintf(cfg->err, sizeof(cfg->err), "%.200s:%d: [tunnel %s]: kind is missing: accepted: vxlan (gre, ipip, wireguard where the kernel has them)",
+			snprintf(cfg->err, sizeof(cfg->err),
+				 "%.200s:%d: [tunnel %s]: kind is missing: accepted: vxlan (gre, "
+				 "ipip, wireguard where the kernel has them)",
 				 path, ct->line, ct->name);
 			return FS_EXIT_USAGE;
 		}
@@ -432,9 +451,12 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 	if (!f) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s%s", path,
 			 strerror(errno),
-			 errno == EISDIR ? " (name a config file)" :
-			 errno == EINVAL ? " (not a regular file)" :
-			 errno == ENOENT ? ": write one (a whole router: flowsplit.conf.example, docs/config.md) and check it with 'splitctl check -c FILE'" : "");
+			 errno == EISDIR   ? " (name a config file)"
+			 : errno == EINVAL ? " (not a regular file)"
+			 : errno == ENOENT
+				 ? ": write one (a whole router: flowsplit.conf.example, "
+				   "docs/config.md) and check it with 'splitctl check -c FILE'"
+				 : "");
 		return FS_EXIT_RUNTIME;
 	}
 	p = calloc(1, sizeof(*p));
@@ -452,7 +474,8 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 		fclose(f);
 	free(p);
 	if (line < 0) {
-		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s", path, strerror(-line));
+		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s", path,
+			 strerror(-line));
 		return FS_EXIT_RUNTIME;
 	}
 	if (line) {
@@ -558,11 +581,18 @@ static int check_hooks(struct sc_config *cfg, const struct live_state *live)
 			if (strcmp(l->name, cfg->ifaces[i]))
 				continue;
 			if (want != SC_HOOK_AUTO && (int)l->hook != want)
-				return vfail(cfg, 0, FS_EXIT_USAGE, "interface '%s' runs the splitter at hook %s, the file asks for %s: an upgrade keeps the hook ('splitctl detach %s' first)",
-					     l->name, sc_hook_name(l->hook), sc_hook_name(want), l->name);
+				return vfail(cfg, 0, FS_EXIT_USAGE,
+					     "interface '%s' runs the splitter at hook %s, the "
+					     "file asks for %s: an upgrade keeps the hook "
+					     "('splitctl detach %s' first)",
+					     l->name, sc_hook_name(l->hook), sc_hook_name(want),
+					     l->name);
 			if (mode_given && a->mode != SC_MODE_AUTO && l->hook == SC_HOOK_XDP &&
 			    strcmp(l->mode, mode))
-				return vfail(cfg, 0, FS_EXIT_USAGE, "interface '%s' runs the splitter in %s mode, the file asks for %s: an upgrade keeps the mode ('splitctl detach %s' first)",
+				return vfail(cfg, 0, FS_EXIT_USAGE,
+					     "interface '%s' runs the splitter in %s mode, the "
+					     "file asks for %s: an upgrade keeps the mode "
+					     "('splitctl detach %s' first)",
 					     l->name, l->mode, mode, l->name);
 		}
 	return 0;
@@ -599,7 +629,8 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 
 		if (sc_other_splitter(cfg->ifaces[i], live->flows_id, sc_pin_dir(o), other,
 				      sizeof(other)))
-			return vfail(cfg, cfg->ifaces_line, FS_EXIT_RUNTIME, "interfaces: %s", other);
+			return vfail(cfg, cfg->ifaces_line, FS_EXIT_RUNTIME, "interfaces: %s",
+				     other);
 		for (j = 0; j < live->nifs && strcmp(live->ifs[j].name, cfg->ifaces[i]); j++)
 			;
 		if (j < live->nifs)
@@ -611,7 +642,8 @@ static int check_foreign_xdp(const struct sc_opts *o, struct sc_config *cfg,
 			continue;
 		prog_name(q.prog_id, name, sizeof(name));
 		return vfail(cfg, cfg->ifaces_line, FS_EXIT_RUNTIME,
-			     "interfaces: interface '%s' already runs XDP program '%s' (id %u), not attached by this instance ('%s'): detach it first",
+			     "interfaces: interface '%s' already runs XDP program '%s' (id %u), "
+			     "not attached by this instance ('%s'): detach it first",
 			     cfg->ifaces[i], name, q.prog_id, sc_pin_dir(o));
 	}
 	return 0;
@@ -634,9 +666,13 @@ static int check_textfile(struct sc_config *cfg)
 	int e = stat(dir, &st) ? errno : 0;
 
 	if (e || !S_ISDIR(st.st_mode))
-		return vfail(cfg, 0, FS_EXIT_RUNTIME, "[agent] textfile '%.100s': directory '%.100s' %s: create it (node_exporter's textfile collector directory) or leave textfile out",
-			     cfg->agent.textfile, dir, e == ENOENT ? "does not exist" :
-			     e ? strerror(e) : "is not a directory");
+		return vfail(cfg, 0, FS_EXIT_RUNTIME,
+			     "[agent] textfile '%.100s': directory '%.100s' %s: create it "
+			     "(node_exporter's textfile collector directory) or leave textfile out",
+			     cfg->agent.textfile, dir,
+			     e == ENOENT ? "does not exist"
+			     : e	 ? strerror(e)
+					 : "is not a directory");
 	return 0;
 }
 
@@ -657,7 +693,8 @@ static int check_tunnels(struct sc_config *cfg)
 			return vfail(cfg, ct->line, FS_EXIT_RUNTIME, "[tunnel %s]: %s", ct->name,
 				     ct->differs);
 		if (ct->state != TCFG_TUNNEL_SAME && ct->t->dev[0] && !if_nametoindex(ct->t->dev))
-			return vfail(cfg, ct->line, FS_EXIT_RUNTIME, "[tunnel %s]: underlay interface '%s' does not exist",
+			return vfail(cfg, ct->line, FS_EXIT_RUNTIME,
+				     "[tunnel %s]: underlay interface '%s' does not exist",
 				     ct->name, ct->t->dev);
 		if (ct->state != TCFG_TUNNEL_SAME && cfg->route &&
 		    (!strcmp(ct->name, cfg->route->short_dev) ||
@@ -687,9 +724,14 @@ static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 		return vfail(cfg, 0, ret, "%s", err);
 	sc_route_ctx(dscp_long, &ctx);
 	if (live.attached && live.flows != cfg->flows)
-		return vfail(cfg, 0, FS_EXIT_RUNTIME, "flows %u%s: the live flow table of '%.100s' has %u entries: a table cannot be resized in place: re-attach ('splitctl detach --all', then apply) or give flows = %u",
+		return vfail(cfg, 0, FS_EXIT_RUNTIME,
+			     "flows %u%s: the live flow table of '%.100s' has %u entries: a table "
+			     "cannot be resized in place: re-attach ('splitctl detach --all', then "
+			     "apply) or give flows = %u",
 			     cfg->flows,
-			     sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS) ? "" : " (the default: the key is left out)",
+			     sc_attach_given(&cfg->splitter, SC_ATTACH_FLOWS)
+				     ? ""
+				     : " (the default: the key is left out)",
 			     sc_pin_dir(o), live.flows, live.flows);
 	ret = check_hooks(cfg, &live);
 	if (!ret)
@@ -837,7 +879,8 @@ static void rules_diff(struct sc_config *cfg, const struct sc_rule_set *have,
 		for (i = 0; i < want->n && strcmp(have->r[j].v.name, want->r[i].v.name); i++)
 			;
 		if (i == want->n) {
-			struct sc_config_change *c = change(cfg, "rule", have->r[j].v.name, "remove");
+			struct sc_config_change *c =
+				change(cfg, "rule", have->r[j].v.name, "remove");
 
 			if (c)
 				rule_text(&have->r[j], c->from, sizeof(c->from));
@@ -1103,13 +1146,16 @@ static const struct sc_option config_opts[] = {
 static const struct sc_option check_opts[] = {
 	CONFIG_FILE_OPTION,
 	SC_OPTION("offline", SC_OPT_FLAG, struct sc_config_args, offline,
-		  .help = "judge the file alone: no interface needs to exist, no live instance is read"),
+		  .help = "judge the file alone: no interface needs to exist, no live instance is "
+			  "read"),
 	SC_OPTIONS_END,
 };
 
 const struct sc_cmd sc_cmd_apply =
-	SC_CMD("apply", cmd_apply, "-c FILE [--dry-run]", "apply a config file (all or nothing) and print what changed", config_opts,
+	SC_CMD("apply", cmd_apply, "-c FILE [--dry-run]",
+	       "apply a config file (all or nothing) and print what changed", config_opts,
 	       struct sc_config_args);
 const struct sc_cmd sc_cmd_check =
-	SC_CMD("check", cmd_check, "-c FILE [--offline]", "validate a config file as apply would, without applying it",
-	       check_opts, struct sc_config_args);
+	SC_CMD("check", cmd_check, "-c FILE [--offline]",
+	       "validate a config file as apply would, without applying it", check_opts,
+	       struct sc_config_args);

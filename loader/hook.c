@@ -85,18 +85,24 @@ enum sc_hook sc_hook_auto(const char *ifname, char *why, size_t len)
 	size_t i;
 
 	if (drvinfo(ifname, &di)) {
-		snprintf(why, len, "no ethtool driver info (%s): taken as virtual, native XDP could cost offloads",
+		snprintf(why, len,
+			 "no ethtool driver info (%s): taken as virtual, native XDP could cost "
+			 "offloads",
 			 strerror(errno));
 		return SC_HOOK_TC;
 	}
 	for (i = 0; virtual_drivers[i]; i++)
 		if (!strcmp(di.driver, virtual_drivers[i])) {
-			snprintf(why, len, "driver %s is virtual: native XDP would cost GRO/TSO offloads, TC counts GRO packets exactly",
+			snprintf(why, len,
+				 "driver %s is virtual: native XDP would cost GRO/TSO offloads, TC "
+				 "counts GRO packets exactly",
 				 di.driver);
 			return SC_HOOK_TC;
 		}
 	if (!di.bus_info[0] || !strcmp(di.bus_info, "N/A")) {
-		snprintf(why, len, "driver %s has no bus (virtual): native XDP could cost offloads, TC counts GRO packets exactly",
+		snprintf(why, len,
+			 "driver %s has no bus (virtual): native XDP could cost offloads, TC "
+			 "counts GRO packets exactly",
 			 di.driver);
 		return SC_HOOK_TC;
 	}
@@ -161,14 +167,22 @@ void sc_hook_cost(const struct sc_iface *ifc, char *buf, size_t len)
 
 	buf[0] = '\0';
 	if (ifc->hook == SC_HOOK_TC)
-		snprintf(buf, len, "TC ingress after GRO: every segment counted (gso_segs); measured ~0.95x forwarding on veth");
+		snprintf(buf, len,
+			 "TC ingress after GRO: every segment counted (gso_segs); measured ~0.95x "
+			 "forwarding on veth");
 	else if (!strcmp(ifc->mode, "generic"))
-		snprintf(buf, len, "generic XDP after GRO: a merged packet counts as one (packet counts too low); --hook tc counts exactly");
+		snprintf(buf, len,
+			 "generic XDP after GRO: a merged packet counts as one (packet counts too "
+			 "low); --hook tc counts exactly");
 	else if (!strcmp(ifc->mode, "native") &&
 		 sc_hook_auto(ifc->name, why, sizeof(why)) == SC_HOOK_TC)
-		snprintf(buf, len, "native XDP on a virtual driver: GRO off on it, TSO off on a veth peer (TCP forwarding measured 0.23-0.29x on veth); --hook tc keeps them");
+		snprintf(buf, len,
+			 "native XDP on a virtual driver: GRO off on it, TSO off on a veth peer "
+			 "(TCP forwarding measured 0.23-0.29x on veth); --hook tc keeps them");
 	else if (!strcmp(ifc->mode, "native"))
-		snprintf(buf, len, "native XDP in the driver, before GRO: offloads kept, every packet counted");
+		snprintf(buf, len,
+			 "native XDP in the driver, before GRO: offloads kept, every packet "
+			 "counted");
 }
 
 int sc_hook_observer_create(int prog_fd, int ifindex)

@@ -198,7 +198,10 @@ int sc_other_splitter(const char *ifname, __u32 own_flows, const char *dir, char
 	other = ifindex ? other_splitter(ifindex, own_flows, &hook) : 0;
 	if (!other)
 		return 0;
-	snprintf(err, len, "interface '%s' runs the splitter of another flowsplit instance (program id %u at %s), not this one ('%s'): two splitters would both mark its flows: detach it from its own pin directory first",
+	snprintf(err, len,
+		 "interface '%s' runs the splitter of another flowsplit instance (program id %u at "
+		 "%s), not this one ('%s'): two splitters would both mark its flows: detach it "
+		 "from its own pin directory first",
 		 ifname, other, hook == SC_HOOK_TC ? "TC ingress" : "XDP", dir);
 	return -EBUSY;
 }

@@ -58,12 +58,14 @@ static void write_config(FILE *f, const struct split_config *cfg)
 	      cfg->flags & FS_CFG_F_MIDSTREAM_LONG ? 1 : 0);
 	gauge(f, "threshold_bytes", "TCP payload bytes per flow marked short (0: none)",
 	      cfg->threshold_bytes);
-	gauge(f, "reshort_boundary", "1 when a long flow counts as short again at a message boundary",
+	gauge(f, "reshort_boundary",
+	      "1 when a long flow counts as short again at a message boundary",
 	      cfg->flags & FS_CFG_F_RESHORT_BOUNDARY ? 1 : 0);
 	gauge(f, "reshort_gap_seconds", "silence after which a flow counts as short again (0: off)",
 	      cfg->reshort_gap_ms / 1000.0);
 	gauge(f, "rules", "policy rules (IPv4 and IPv6)", cfg->rules4 + cfg->rules6);
-	gauge(f, "spill", "1 when long flows may spill onto the SHORT tunnel (spill yes; the agent grants)",
+	gauge(f, "spill",
+	      "1 when long flows may spill onto the SHORT tunnel (spill yes; the agent grants)",
 	      cfg->flags & FS_CFG_F_SPILL ? 1 : 0);
 	gauge(f, "dscp_spill", "DSCP code point of spilled long flows", cfg->dscp_spill);
 }
@@ -76,20 +78,25 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 	char name[4 * IF_NAMESIZE];
 	int i, removed = 0;
 
-	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE flowsplit_attached gauge\n");
+	fprintf(f, "# HELP flowsplit_attached Interfaces running the splitter.\n# TYPE "
+		   "flowsplit_attached gauge\n");
 	for (i = 0; i < n; i++)
 		if (sc_iface_removed(&ifs[i]))
 			removed++;
 		else
-			fprintf(f, "flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
+			fprintf(f,
+				"flowsplit_attached{interface=\"%s\",hook=\"%s\",mode=\"%s\"} 1\n",
 				sc_prom_label_escape(ifs[i].name, name, sizeof(name)),
 				sc_hook_name(ifs[i].hook), ifs[i].mode);
 	gauge(f, "interfaces_removed",
-	      "interfaces the splitter was attached to that were removed (splitctl detach --gone forgets them)",
+	      "interfaces the splitter was attached to that were removed (splitctl detach --gone "
+	      "forgets them)",
 	      removed);
 	/* without its observer an interface's flows never see a message
 	 * boundary (reshort boundary is off for them, silently) */
-	fprintf(f, "# HELP flowsplit_observer_attached 1 when the interface's observer (TC egress) records the ACKs that reshort boundary needs.\n# TYPE flowsplit_observer_attached gauge\n");
+	fprintf(f, "# HELP flowsplit_observer_attached 1 when the interface's observer (TC egress) "
+		   "records the ACKs that reshort boundary needs.\n# TYPE "
+		   "flowsplit_observer_attached gauge\n");
 	for (i = 0; i < n; i++)
 		if (!sc_iface_removed(&ifs[i]))
 			fprintf(f, "flowsplit_observer_attached{interface=\"%s\"} %d\n",
@@ -100,16 +107,20 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 /* The same counters by class, as labels: one series to sum or compare. */
 static void write_classes(FILE *f, const __u64 *v)
 {
-	fprintf(f, "# HELP flowsplit_class_packets_total TCP packets marked, by class.\n"
-		   "# TYPE flowsplit_class_packets_total counter\n"
-		   "flowsplit_class_packets_total{class=\"short\"} %llu\n"
-		   "flowsplit_class_packets_total{class=\"long\"} %llu\n",
-		(unsigned long long)v[FS_STAT_PKTS_SHORT], (unsigned long long)v[FS_STAT_PKTS_LONG]);
-	fprintf(f, "# HELP flowsplit_class_bytes_total Bytes of the TCP packets marked, by class.\n"
-		   "# TYPE flowsplit_class_bytes_total counter\n"
-		   "flowsplit_class_bytes_total{class=\"short\"} %llu\n"
-		   "flowsplit_class_bytes_total{class=\"long\"} %llu\n",
-		(unsigned long long)v[FS_STAT_BYTES_SHORT], (unsigned long long)v[FS_STAT_BYTES_LONG]);
+	fprintf(f,
+		"# HELP flowsplit_class_packets_total TCP packets marked, by class.\n"
+		"# TYPE flowsplit_class_packets_total counter\n"
+		"flowsplit_class_packets_total{class=\"short\"} %llu\n"
+		"flowsplit_class_packets_total{class=\"long\"} %llu\n",
+		(unsigned long long)v[FS_STAT_PKTS_SHORT],
+		(unsigned long long)v[FS_STAT_PKTS_LONG]);
+	fprintf(f,
+		"# HELP flowsplit_class_bytes_total Bytes of the TCP packets marked, by class.\n"
+		"# TYPE flowsplit_class_bytes_total counter\n"
+		"flowsplit_class_bytes_total{class=\"short\"} %llu\n"
+		"flowsplit_class_bytes_total{class=\"long\"} %llu\n",
+		(unsigned long long)v[FS_STAT_BYTES_SHORT],
+		(unsigned long long)v[FS_STAT_BYTES_LONG]);
 }
 
 /* Interface counters of the SHORT and LONG tunnels of route up (none
@@ -153,11 +164,16 @@ static void write_spill(FILE *f, const struct sc_state *st)
 
 	if (sc_spill_read(st, &a, &d))
 		return;
-	fprintf(f, "# HELP flowsplit_spill_moved_total Spill grants taken by a flow whose previous packet was long (moved from LONG behind a hold).\n"
-		   "# TYPE flowsplit_spill_moved_total counter\nflowsplit_spill_moved_total %llu\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_moved_total Spill grants taken by a flow whose previous "
+		"packet was long (moved from LONG behind a hold).\n"
+		"# TYPE flowsplit_spill_moved_total counter\nflowsplit_spill_moved_total %llu\n",
 		(unsigned long long)d.moved);
-	fprintf(f, "# HELP flowsplit_spill_generation The agent's spill generation in force (0: none, nothing spills).\n"
-		   "# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n", a.gen);
+	fprintf(f,
+		"# HELP flowsplit_spill_generation The agent's spill generation in force (0: none, "
+		"nothing spills).\n"
+		"# TYPE flowsplit_spill_generation gauge\nflowsplit_spill_generation %u\n",
+		a.gen);
 }
 
 /*
@@ -206,16 +222,22 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 		const char *name = prom_stat_name(i);
 
 		if (name)
-			fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
+			fprintf(f,
+				"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total "
+				"counter\nflowsplit_%s_total %llu\n",
 				name, fs_stat_help(i), name, name, (unsigned long long)v[i]);
 	}
 	write_config(f, &cfg);
-	fprintf(f, "# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
+	fprintf(f,
+		"# HELP flowsplit_flows Flows in the flow table.\n# TYPE flowsplit_flows gauge\n");
 	fprintf(f, "flowsplit_flows{family=\"ipv4\"} %llu\n", (unsigned long long)n4);
 	fprintf(f, "flowsplit_flows{family=\"ipv6\"} %llu\n", (unsigned long long)n6);
-	fprintf(f, "# HELP flowsplit_flows_capacity Flow table size.\n# TYPE flowsplit_flows_capacity gauge\n");
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n", fs_map__capacity(st->flows4_fd));
-	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n", fs_map__capacity(st->flows6_fd));
+	fprintf(f, "# HELP flowsplit_flows_capacity Flow table size.\n# TYPE "
+		   "flowsplit_flows_capacity gauge\n");
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv4\"} %u\n",
+		fs_map__capacity(st->flows4_fd));
+	fprintf(f, "flowsplit_flows_capacity{family=\"ipv6\"} %u\n",
+		fs_map__capacity(st->flows6_fd));
 	write_ifaces(f, ifs, n);
 	write_classes(f, v);
 	write_spill(f, st);
@@ -252,11 +274,14 @@ void sc_metrics_write_health(FILE *f, const struct health_metrics *m)
 	tunnel_series(f, m, "tunnel_probe_rtt_seconds", "Probe round-trip time (EWMA).", m->rtt_s);
 	tunnel_series(f, m, "tunnel_probe_timeout_seconds",
 		      "Timeout of a probe sent now (adaptive: from the probe RTT).", m->timeout_s);
-	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.", m->loss);
-	fprintf(f, "# HELP flowsplit_class_failed_over 1 while the class's traffic is routed off its own tunnel (failover; ecmp: off either member).\n"
-		   "# TYPE flowsplit_class_failed_over gauge\n"
-		   "flowsplit_class_failed_over{class=\"short\"} %d\n"
-		   "flowsplit_class_failed_over{class=\"long\"} %d\n",
+	tunnel_series(f, m, "tunnel_probe_loss_ratio", "Lost probes over the loss window.",
+		      m->loss);
+	fprintf(f,
+		"# HELP flowsplit_class_failed_over 1 while the class's traffic is routed off its "
+		"own tunnel (failover; ecmp: off either member).\n"
+		"# TYPE flowsplit_class_failed_over gauge\n"
+		"flowsplit_class_failed_over{class=\"short\"} %d\n"
+		"flowsplit_class_failed_over{class=\"long\"} %d\n",
 		m->failed_over[0], m->failed_over[1]);
 	write_roles(f, m);
 }
@@ -277,9 +302,13 @@ static void write_roles(FILE *f, const struct health_metrics *m)
 	tunnel_series(f, m, "tunnel_expected_delay_seconds",
 		      "A short request's expected delay: base + queueing + loss x (200 ms + RTT).",
 		      m->expected_s);
-	fprintf(f, "# HELP flowsplit_roles_swapped 1 while the short class rides the configured LONG tunnel.\n"
-		   "# TYPE flowsplit_roles_swapped gauge\nflowsplit_roles_swapped %d\n", m->swapped);
-	fprintf(f, "# HELP flowsplit_role_moves_total Moves of the short class between the tunnels, by cause.\n"
+	fprintf(f,
+		"# HELP flowsplit_roles_swapped 1 while the short class rides the configured LONG "
+		"tunnel.\n"
+		"# TYPE flowsplit_roles_swapped gauge\nflowsplit_roles_swapped %d\n",
+		m->swapped);
+	fprintf(f, "# HELP flowsplit_role_moves_total Moves of the short class between the "
+		   "tunnels, by cause.\n"
 		   "# TYPE flowsplit_role_moves_total counter\n");
 	for (c = ROLES_CAUSE_BASE; c < ROLES_CAUSES; c++)
 		fprintf(f, "flowsplit_role_moves_total{cause=\"%s\"} %llu\n", roles_cause_name(c),
@@ -287,7 +316,8 @@ static void write_roles(FILE *f, const struct health_metrics *m)
 }
 
 /* Spill (health/spill_agent.h): its rate, SHORT's estimated capacity, its
- * back-offs (those on a queue not SHORT's own too) and holds, and each tunnel's queueing delay while it runs. */
+ * back-offs (those on a queue not SHORT's own too) and holds, and each tunnel's queueing delay
+ * while it runs. */
 void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 {
 	static const char *const tunnel[2] = { "short", "long" };
@@ -298,32 +328,52 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 		   "# TYPE flowsplit_spill_active gauge\nflowsplit_spill_active %d\n", v->active);
 	/* the generation: the datapath's side (write_spill), from fs_spill */
 	/* bytes per second: Prometheus' base unit (promtool refuses bits) */
-	fprintf(f, "# HELP flowsplit_spill_rate_bytes_per_second The spill class's rate (0: held or off).\n"
-		   "# TYPE flowsplit_spill_rate_bytes_per_second gauge\nflowsplit_spill_rate_bytes_per_second %s\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_rate_bytes_per_second The spill class's rate (0: held or "
+		"off).\n"
+		"# TYPE flowsplit_spill_rate_bytes_per_second "
+		"gauge\nflowsplit_spill_rate_bytes_per_second %s\n",
 		fs_prom_double(v->active && v->state != SPILL_OFF ? v->rate_bps / 8.0 : 0, num,
 			       sizeof(num)));
-	fprintf(f, "# HELP flowsplit_spill_capacity_bytes_per_second SHORT's capacity as spill last estimated it (0: none yet).\n"
-		   "# TYPE flowsplit_spill_capacity_bytes_per_second gauge\nflowsplit_spill_capacity_bytes_per_second %s\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_capacity_bytes_per_second SHORT's capacity as spill last "
+		"estimated it (0: none yet).\n"
+		"# TYPE flowsplit_spill_capacity_bytes_per_second "
+		"gauge\nflowsplit_spill_capacity_bytes_per_second %s\n",
 		fs_prom_double(v->active ? v->cap_bps / 8.0 : 0, num, sizeof(num)));
-	fprintf(f, "# HELP flowsplit_spill_top_bytes_per_second Short and spilled traffic together at most, on the router (the HTB's top; the configured or line rate while nothing spills).\n"
-		   "# TYPE flowsplit_spill_top_bytes_per_second gauge\nflowsplit_spill_top_bytes_per_second %s\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_top_bytes_per_second Short and spilled traffic together at "
+		"most, on the router (the HTB's top; the configured or line rate while nothing "
+		"spills).\n"
+		"# TYPE flowsplit_spill_top_bytes_per_second "
+		"gauge\nflowsplit_spill_top_bytes_per_second %s\n",
 		fs_prom_double(v->active ? v->top_bps / 8.0 : 0, num, sizeof(num)));
-	fprintf(f, "# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing delay.\n"
-		   "# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total %llu\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_backoffs_total Spill rate back-offs on SHORT's queueing "
+		"delay.\n"
+		"# TYPE flowsplit_spill_backoffs_total counter\nflowsplit_spill_backoffs_total "
+		"%llu\n",
 		(unsigned long long)v->backoffs);
-	fprintf(f, "# HELP flowsplit_spill_backoffs_foreign_total Of those, back-offs on a queue SHORT's device did not build (path jitter or cross traffic: the rate cut, the top kept).\n"
-		   "# TYPE flowsplit_spill_backoffs_foreign_total counter\nflowsplit_spill_backoffs_foreign_total %llu\n",
+	fprintf(f,
+		"# HELP flowsplit_spill_backoffs_foreign_total Of those, back-offs on a queue "
+		"SHORT's device did not build (path jitter or cross traffic: the rate cut, the top "
+		"kept).\n"
+		"# TYPE flowsplit_spill_backoffs_foreign_total "
+		"counter\nflowsplit_spill_backoffs_foreign_total %llu\n",
 		(unsigned long long)v->backoffs_foreign);
 	fprintf(f, "# HELP flowsplit_spill_holds_total Holds of the spill class before a grant.\n"
 		   "# TYPE flowsplit_spill_holds_total counter\nflowsplit_spill_holds_total %llu\n",
 		(unsigned long long)v->holds);
 	if (!v->active)
 		return;
-	fprintf(f, "# HELP flowsplit_tunnel_queue_delay_seconds Queueing delay towards the far end: the recent minimum above the path's minimum.\n"
+	fprintf(f, "# HELP flowsplit_tunnel_queue_delay_seconds Queueing delay towards the far "
+		   "end: the recent minimum above the path's minimum.\n"
 		   "# TYPE flowsplit_tunnel_queue_delay_seconds gauge\n");
 	for (t = 0; t < 2; t++)
 		if (v->qd_valid[t])
-			fprintf(f, "flowsplit_tunnel_queue_delay_seconds{tunnel=\"%s\",dev=\"%s\"} %s\n",
+			fprintf(f,
+				"flowsplit_tunnel_queue_delay_seconds{tunnel=\"%s\",dev=\"%s\"} "
+				"%s\n",
 				tunnel[t], sc_prom_label_escape(v->dev[t], dev, sizeof(dev)),
 				fs_prom_double(v->qd_ns[t] / 1e9, num, sizeof(num)));
 }
@@ -341,17 +391,23 @@ void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
 	bool attached = !sc_dup_counters(dir, sum);
 	int i;
 
-	gauge(f, "dup_attached", "1 while the short class's copy and dedup are attached (dup attach).",
-	      attached);
-	gauge(f, "dup_copy", "1 while the short class is copied onto LONG (the agent's view; 0 without an agent).",
+	gauge(f, "dup_attached",
+	      "1 while the short class's copy and dedup are attached (dup attach).", attached);
+	gauge(f, "dup_copy",
+	      "1 while the short class is copied onto LONG (the agent's view; 0 without an agent).",
 	      v->running && v->copy);
-	fprintf(f, "# HELP flowsplit_dup_copy_changes_total Copy switched on or off by the agent ([dup] copy).\n"
-		   "# TYPE flowsplit_dup_copy_changes_total counter\nflowsplit_dup_copy_changes_total %llu\n",
+	fprintf(f,
+		"# HELP flowsplit_dup_copy_changes_total Copy switched on or off by the agent "
+		"([dup] copy).\n"
+		"# TYPE flowsplit_dup_copy_changes_total counter\nflowsplit_dup_copy_changes_total "
+		"%llu\n",
 		(unsigned long long)v->changes);
 	if (!attached)
 		return;
 	for (i = 0; i < FS_DUP_STAT_MAX; i++)
-		fprintf(f, "# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\nflowsplit_%s_total %llu\n",
+		fprintf(f,
+			"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total "
+			"counter\nflowsplit_%s_total %llu\n",
 			stat[i].name, stat[i].help, stat[i].name, stat[i].name,
 			(unsigned long long)sum[i]);
 }

@@ -134,12 +134,16 @@ void sc_netns_strerror(const char *dir, char *buf, size_t len)
 	char a[160], b[160];
 
 	if (sc_netns_pinned(dir, &pinned) || sc_netns_self(&self)) {
-		snprintf(buf, len, "instance '%s' belongs to another network namespace: refusing to touch it",
+		snprintf(buf, len,
+			 "instance '%s' belongs to another network namespace: refusing to touch it",
 			 dir);
 		return;
 	}
 	sc_netns_describe(&pinned, a, sizeof(a));
 	sc_netns_describe(&self, b, sizeof(b));
-	snprintf(buf, len, "instance '%s' was attached in network namespace %s, this is %s: refusing to touch it (run splitctl in that namespace; if it is gone, remove the pins with 'rm -r %s')",
+	snprintf(buf, len,
+		 "instance '%s' was attached in network namespace %s, this is %s: refusing to "
+		 "touch it (run splitctl in that namespace; if it is gone, remove the pins with "
+		 "'rm -r %s')",
 		 dir, a, b, dir);
 }

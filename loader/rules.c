@@ -82,8 +82,9 @@ static int build_policy(const struct sc_rule_args *a, const char *dash,
 	int mode = given(a, "mode") ? a->mode : FS_MODE_AUTO;
 
 	if (mode != FS_MODE_AUTO && (th || thb)) {
-		snprintf(err, len, "%s%s: only mode auto has thresholds; mode %s marks every packet %s",
-			 dash, th ? "threshold" : "threshold-bytes",
+		snprintf(err, len,
+			 "%s%s: only mode auto has thresholds; mode %s marks every packet %s", dash,
+			 th ? "threshold" : "threshold-bytes",
 			 mode == FS_MODE_SHORT ? "short" : "long",
 			 mode == FS_MODE_SHORT ? "short" : "long");
 		return -EINVAL;
@@ -105,18 +106,23 @@ int sc_rule_build(const struct sc_rule_args *a, const char *name,
 {
 	memset(out, 0, sizeof(*out));
 	if (!name || !valid_rule_name(name)) {
-		snprintf(err, len, "invalid rule name '%.64s': accepted: 1..%d letters, digits, '_', '-', '.'",
-			 name ? name : "", FS_RULE_NAME_LEN - 1);
+		snprintf(
+			err, len,
+			"invalid rule name '%.64s': accepted: 1..%d letters, digits, '_', '-', '.'",
+			name ? name : "", FS_RULE_NAME_LEN - 1);
 		return -EINVAL;
 	}
 	strcpy(out->v.name, name);	/* valid_rule_name(): fits */
 	if (!given(a, "prefix")) {
-		snprintf(err, len, "%sprefix is required: accepted: an IPv4 or IPv6 prefix, e.g. 10.1.0.0/16",
+		snprintf(err, len,
+			 "%sprefix is required: accepted: an IPv4 or IPv6 prefix, e.g. 10.1.0.0/16",
 			 dash);
 		return -EINVAL;
 	}
 	if (parse_prefix(a->prefix, out)) {
-		snprintf(err, len, "%sprefix: invalid prefix '%.64s': accepted: an IPv4 or IPv6 address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16",
+		snprintf(err, len,
+			 "%sprefix: invalid prefix '%.64s': accepted: an IPv4 or IPv6 address with "
+			 "an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16",
 			 dash, a->prefix);
 		return -EINVAL;
 	}
@@ -159,7 +165,9 @@ int sc_rule_set_add(struct sc_rule_set *set, const struct sc_rule *r,
 
 	for (i = 0; i < set->n; i++) {
 		if (!strcmp(set->r[i].v.name, r->v.name)) {
-			snprintf(err, len, "rule '%s' already exists: accepted: a new name (or 'rule del %s' first)",
+			snprintf(err, len,
+				 "rule '%s' already exists: accepted: a new name (or 'rule del %s' "
+				 "first)",
 				 r->v.name, r->v.name);
 			return -EEXIST;
 		}
@@ -167,7 +175,9 @@ int sc_rule_set_add(struct sc_rule_set *set, const struct sc_rule *r,
 			sc_rule_prefix_str(r, p, sizeof(p));
 			if (r->port)
 				snprintf(port, sizeof(port), "port %u", r->port);
-			snprintf(err, len, "rule '%s' overlaps rule '%s': both match prefix %s and %s: accepted: one rule per prefix and port",
+			snprintf(err, len,
+				 "rule '%s' overlaps rule '%s': both match prefix %s and %s: "
+				 "accepted: one rule per prefix and port",
 				 r->v.name, set->r[i].v.name, p, port);
 			return -EEXIST;
 		}
@@ -234,7 +244,9 @@ static struct sc_rule_section *section_of(struct sc_rule_file *f, const char *na
 		return &f->s[f->cur];
 	for (i = 0; i < f->n; i++)
 		if (!strcmp(f->s[i].name, name)) {
-			snprintf(err, len, "[rule %s]: rule '%s' already exists: accepted: one section per rule name",
+			snprintf(err, len,
+				 "[rule %s]: rule '%s' already exists: accepted: one section per "
+				 "rule name",
 				 name, name);
 			return NULL;
 		}
@@ -260,7 +272,9 @@ int sc_rule_file_key(struct sc_rule_file *f, const char *name, const char *key,
 	char names[128] = "";
 
 	if (!valid_rule_name(name)) {
-		snprintf(err, len, "[rule %.64s]: invalid rule name: accepted: 1..%d letters, digits, '_', '-', '.'",
+		snprintf(err, len,
+			 "[rule %.64s]: invalid rule name: accepted: 1..%d letters, digits, '_', "
+			 "'-', '.'",
 			 name, FS_RULE_NAME_LEN - 1);
 		return -EINVAL;
 	}
@@ -269,7 +283,8 @@ int sc_rule_file_key(struct sc_rule_file *f, const char *name, const char *key,
 		return -EINVAL;
 	if (sc_option_find(sc_rule_opts, &sec->a, key, false, &r)) {
 		sc_option_names(sc_rule_opts, names, sizeof(names));
-		snprintf(err, len, "[rule %s]: unknown key '%.64s': accepted: %s", name, key, names);
+		snprintf(err, len, "[rule %s]: unknown key '%.64s': accepted: %s", name, key,
+			 names);
 		return -EINVAL;
 	}
 	if (sc_option_given(sc_rule_opts, &sec->a, key)) {
@@ -278,7 +293,10 @@ int sc_rule_file_key(struct sc_rule_file *f, const char *name, const char *key,
 	}
 	if (!strcmp(key, "prefix")) {
 		if (strlen(value) >= sizeof(sec->prefix) || parse_prefix(value, &tmp)) {
-			snprintf(err, len, "[rule %s]: prefix: invalid prefix '%.64s': accepted: an IPv4 or IPv6 address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16",
+			snprintf(err, len,
+				 "[rule %s]: prefix: invalid prefix '%.64s': accepted: an IPv4 or "
+				 "IPv6 address with an optional /LEN (0..32, 0..128) and no host "
+				 "bits set, e.g. 10.1.0.0/16",
 				 name, value);
 			return -EINVAL;
 		}

@@ -60,12 +60,12 @@ struct sc_run_args {
 static const struct sc_option run_opts[] = {
 	SC_OPTION("config", SC_OPT_STRING, struct sc_run_args, config, .short_opt = 'c',
 		  .metavar = "FILE",
-		  .help = "apply this config file on start (and on SIGHUP); its [agent] section sets the defaults below"),
+		  .help = "apply this config file on start (and on SIGHUP); its [agent] section "
+			  "sets the defaults below"),
 	SC_OPTION("agent", SC_OPT_INCLUDE, struct sc_run_args, agent, .sub = sc_agent_opts),
 	SC_OPTION("health", SC_OPT_INCLUDE, struct sc_run_args, health,
 		  .sub = health_settings_opts),
-	SC_OPTION("spill", SC_OPT_INCLUDE, struct sc_run_args, spill,
-		  .sub = spill_settings_opts),
+	SC_OPTION("spill", SC_OPT_INCLUDE, struct sc_run_args, spill, .sub = spill_settings_opts),
 	SC_OPTION("dup", SC_OPT_INCLUDE, struct sc_run_args, dup, .sub = dup_settings_opts),
 	SC_OPTIONS_END,
 };
@@ -269,7 +269,8 @@ static int http_config(const struct sc_agent_args *eff, struct sc_web_config *wc
 	if (!wc->cert_pem)
 		return 0;
 	if (!MHD_is_feature_supported(MHD_FEATURE_TLS)) {
-		snprintf(err, errlen, "web config: %s: tls_server_config: this libmicrohttpd has no TLS support",
+		snprintf(err, errlen,
+			 "web config: %s: tls_server_config: this libmicrohttpd has no TLS support",
 			 eff->web_config);
 		sc_web_config_free(wc);
 		return FS_EXIT_RUNTIME;
@@ -278,7 +279,9 @@ static int http_config(const struct sc_agent_args *eff, struct sc_web_config *wc
 	d = MHD_start_daemon(MHD_USE_TLS | MHD_USE_NO_LISTEN_SOCKET, 0, NULL, NULL, on_request,
 			     NULL, MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 	if (!d) {
-		snprintf(err, errlen, "web config: %s: tls_server_config: the certificate and key do not load together (PEM, the key of that certificate)",
+		snprintf(err, errlen,
+			 "web config: %s: tls_server_config: the certificate and key do not load "
+			 "together (PEM, the key of that certificate)",
 			 eff->web_config);
 		sc_web_config_free(wc);
 		return FS_EXIT_USAGE;
@@ -340,7 +343,8 @@ static struct http_server *http_start(struct agent *ag, const struct sc_listen *
 				 MHD_OPTION_ARRAY, o, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!hs->d) {
-		pr_err("run: cannot listen on %s: %s", l->text, strerror(errno ? errno : EADDRINUSE));
+		pr_err("run: cannot listen on %s: %s", l->text,
+		       strerror(errno ? errno : EADDRINUSE));
 		sc_web_config_free(&hs->wc);
 		free(hs);
 		return NULL;
@@ -515,11 +519,13 @@ static void tick_report(struct agent *ag, int err)
 		ag->failures++;
 		if (!ag->failing || now >= ag->relog_ns) {
 			if (!ag->failing)
-				pr_err("run: %s; retrying every %g s", ag->failure, ag->eff.interval);
-			else
-				pr_err("run: still failing after %u attempts in %.0f s: %s; retrying every %g s",
-				       ag->failures, (now - ag->failing_since_ns) / 1e9, ag->failure,
+				pr_err("run: %s; retrying every %g s", ag->failure,
 				       ag->eff.interval);
+			else
+				pr_err("run: still failing after %u attempts in %.0f s: %s; "
+				       "retrying every %g s",
+				       ag->failures, (now - ag->failing_since_ns) / 1e9,
+				       ag->failure, ag->eff.interval);
 			ag->relog_ns = now + (__u64)SC_AGENT_RELOG_S * FS_NS_PER_S;
 		}
 	} else if (ag->failing) {
@@ -764,6 +770,6 @@ static int cmd_run(const struct sc_call *c)
 	return ret;
 }
 
-const struct sc_cmd sc_cmd_run =
-	SC_CMD("run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
-	       run_opts, struct sc_run_args, .log_errors = true);
+const struct sc_cmd sc_cmd_run = SC_CMD(
+	"run", cmd_run, "", "agent: periodic idle sweep and metrics until SIGTERM; SIGHUP reloads",
+	run_opts, struct sc_run_args, .log_errors = true);

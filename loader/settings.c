@@ -27,50 +27,62 @@ static const struct sc_enum reshort_values[] = {
 /* The live settings: attach options (-t -i -s -l), "set" names, and keys
  * of [splitter]. Indexed by enum sc_setting (its given bit). */
 const struct sc_option sc_setting_opts[] = {
-	[SC_SET_THRESHOLD] = SC_OPTION("threshold", SC_OPT_UINT, struct sc_settings,
-		v.threshold, .short_opt = 't', .metavar = "N",
-		.help = "packets per flow marked short", .lo = 0, .hi = FS_MAX_THRESHOLD),
+	[SC_SET_THRESHOLD] =
+		SC_OPTION("threshold", SC_OPT_UINT, struct sc_settings, v.threshold,
+			  .short_opt = 't', .metavar = "N", .help = "packets per flow marked short",
+			  .lo = 0, .hi = FS_MAX_THRESHOLD),
 	[SC_SET_IDLE] = SC_OPTION("idle-timeout", SC_OPT_MSEC, struct sc_settings,
-		v.idle_timeout_ms, .short_opt = 'i', .metavar = "S",
-		.help = "seconds of silence that end a flow",
-		.lo = FS_MIN_IDLE_MS, .hi = FS_MAX_IDLE_MS),
-	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_DSCP, struct sc_settings,
-		v.dscp_short, .short_opt = 's', .metavar = "V", .noun = "DSCP",
-		.help = "code point for short flows"),
-	[SC_SET_DSCP_LONG] = SC_OPTION("dscp-long", SC_OPT_DSCP, struct sc_settings,
-		v.dscp_long, .short_opt = 'l', .metavar = "V", .noun = "DSCP",
-		.help = "code point for long flows (must differ from dscp-short)"),
-	[SC_SET_ENABLED] = SC_OPTION("enabled", SC_OPT_YESNO, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_ENABLED, .metavar = "yes|no", .key_only = true,
-		.help = "classify and mark; no: pass every packet untouched"),
-	[SC_SET_ACK_SHORT] = SC_OPTION("ack-short", SC_OPT_YESNO, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_ACK_SHORT, .metavar = "yes|no", .key_only = true,
-		.help = "pure ACKs of long flows keep the short code point"),
-	[SC_SET_THRESHOLD_BYTES] = SC_OPTION("threshold-bytes", SC_OPT_UINT, struct sc_settings,
-		v.threshold_bytes, .metavar = "N",
-		.help = "TCP payload bytes per flow marked short; long at whichever threshold is reached first (0: none)",
-		.lo = 0, .hi = FS_MAX_THRESHOLD_BYTES),
+				  v.idle_timeout_ms, .short_opt = 'i', .metavar = "S",
+				  .help = "seconds of silence that end a flow",
+				  .lo = FS_MIN_IDLE_MS, .hi = FS_MAX_IDLE_MS),
+	[SC_SET_DSCP_SHORT] = SC_OPTION("dscp-short", SC_OPT_DSCP, struct sc_settings, v.dscp_short,
+					.short_opt = 's', .metavar = "V", .noun = "DSCP",
+					.help = "code point for short flows"),
+	[SC_SET_DSCP_LONG] =
+		SC_OPTION("dscp-long", SC_OPT_DSCP, struct sc_settings, v.dscp_long,
+			  .short_opt = 'l', .metavar = "V", .noun = "DSCP",
+			  .help = "code point for long flows (must differ from dscp-short)"),
+	[SC_SET_ENABLED] = SC_OPTION("enabled", SC_OPT_YESNO, struct sc_settings, v.flags,
+				     .bit = FS_CFG_F_ENABLED, .metavar = "yes|no", .key_only = true,
+				     .help = "classify and mark; no: pass every packet untouched"),
+	[SC_SET_ACK_SHORT] =
+		SC_OPTION("ack-short", SC_OPT_YESNO, struct sc_settings, v.flags,
+			  .bit = FS_CFG_F_ACK_SHORT, .metavar = "yes|no", .key_only = true,
+			  .help = "pure ACKs of long flows keep the short code point"),
+	[SC_SET_THRESHOLD_BYTES] =
+		SC_OPTION("threshold-bytes", SC_OPT_UINT, struct sc_settings, v.threshold_bytes,
+			  .metavar = "N",
+			  .help = "TCP payload bytes per flow marked short; long at whichever "
+				  "threshold is reached first (0: none)",
+			  .lo = 0, .hi = FS_MAX_THRESHOLD_BYTES),
 	[SC_SET_RESHORT] = SC_OPTION("reshort-gap", SC_OPT_UINT, struct sc_settings,
-		v.reshort_gap_ms, .metavar = "MS",
-		.help = "milliseconds of silence after which a flow counts as short again, its entry kept (0: off)",
-		.lo = 0, .hi = FS_MAX_RESHORT_MS),
-	[SC_SET_MIDSTREAM] = SC_OPTION("midstream", SC_OPT_ENUM, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_MIDSTREAM_LONG, .values = midstream_values,
-		.metavar = "short|long", .key_only = true,
-		.help = "class of a flow first seen without a SYN (evicted, swept, after a restart)"),
-	[SC_SET_RESHORT_BOUNDARY] = SC_OPTION("reshort", SC_OPT_ENUM, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
+				     v.reshort_gap_ms, .metavar = "MS",
+				     .help = "milliseconds of silence after which a flow counts as "
+					     "short again, its entry kept (0: off)",
+				     .lo = 0, .hi = FS_MAX_RESHORT_MS),
+	[SC_SET_MIDSTREAM] = SC_OPTION("midstream", SC_OPT_ENUM, struct sc_settings, v.flags,
+				       .bit = FS_CFG_F_MIDSTREAM_LONG, .values = midstream_values,
+				       .metavar = "short|long", .key_only = true,
+				       .help = "class of a flow first seen without a SYN (evicted, "
+					       "swept, after a restart)"),
+	[SC_SET_RESHORT_BOUNDARY] = SC_OPTION(
+		"reshort", SC_OPT_ENUM, struct sc_settings, v.flags,
+		.bit = FS_CFG_F_RESHORT_BOUNDARY, .values = reshort_values,
 		.metavar = "boundary|off",
-		.help = "boundary (default): a flow counts as short again when it starts a new message after all it sent was acknowledged (cannot reorder)"),
-	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_YESNO, struct sc_settings,
-		v.flags, .bit = FS_CFG_F_SPILL, .metavar = "yes|no",
-		.help = "yes (default): long flows may use the SHORT tunnel's spare capacity behind short traffic, one at a time, as the agent grants (run); no: none does"),
-	[SC_SET_DSCP_SPILL] = SC_OPTION("dscp-spill", SC_OPT_DSCP, struct sc_settings,
-		v.dscp_spill, .metavar = "V", .noun = "DSCP",
-		.help = "code point of spilled long flows (default 2; must differ from dscp-short and dscp-long, and from dscp-long in its low 3 bits)"),
+		.help = "boundary (default): a flow counts as short again when it starts a new "
+			"message after all it sent was acknowledged (cannot reorder)"),
+	[SC_SET_SPILL] = SC_OPTION("spill", SC_OPT_YESNO, struct sc_settings, v.flags,
+				   .bit = FS_CFG_F_SPILL, .metavar = "yes|no",
+				   .help = "yes (default): long flows may use the SHORT tunnel's "
+					   "spare capacity behind short traffic, one at a time, as "
+					   "the agent grants (run); no: none does"),
+	[SC_SET_DSCP_SPILL] = SC_OPTION(
+		"dscp-spill", SC_OPT_DSCP, struct sc_settings, v.dscp_spill, .metavar = "V",
+		.noun = "DSCP",
+		.help = "code point of spilled long flows (default 2; must differ from dscp-short "
+			"and dscp-long, and from dscp-long in its low 3 bits)"),
 	SC_OPTIONS_END,
 };
-
 
 void sc_config_defaults(struct split_config *cfg, unsigned int hz)
 {
@@ -106,9 +118,13 @@ static bool tos_alike(unsigned int dscp, const char *name, unsigned int dscp_lon
 {
 	unsigned int m = (FS_DSCP_TO_TOS(dscp_long) & FS_TOS_RULE_MASK) >> FS_DSCP_SHIFT;
 
-	if ((FS_DSCP_TO_TOS(dscp) & FS_TOS_RULE_MASK) != (FS_DSCP_TO_TOS(dscp_long) & FS_TOS_RULE_MASK))
+	if ((FS_DSCP_TO_TOS(dscp) & FS_TOS_RULE_MASK) !=
+	    (FS_DSCP_TO_TOS(dscp_long) & FS_TOS_RULE_MASK))
 		return false;
-	snprintf(err, errlen, "dscp-%s %u and dscp-long %u look alike to a tos rule selector (TOS & 0x%02x: the same value modulo 8), which would send %s packets LONG: give dscp-%s a code point whose value modulo 8 is not %u",
+	snprintf(err, errlen,
+		 "dscp-%s %u and dscp-long %u look alike to a tos rule selector (TOS & 0x%02x: the "
+		 "same value modulo 8), which would send %s packets LONG: give dscp-%s a code "
+		 "point whose value modulo 8 is not %u",
 		 name, dscp, dscp_long, FS_TOS_RULE_MASK, !strcmp(name, "spill") ? "spilled" : name,
 		 name, m);
 	return true;
@@ -143,7 +159,9 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	split_config_set_reshort(&c, c.reshort_gap_ms, hz);
 	/* an idle flow expires before the gap could apply */
 	if (c.reshort_gap_ms && c.reshort_gap_ms >= c.idle_timeout_ms) {
-		snprintf(err, errlen, "reshort-gap %u ms is not shorter than idle-timeout %g s: a flow silent that long expires instead",
+		snprintf(err, errlen,
+			 "reshort-gap %u ms is not shorter than idle-timeout %g s: a flow silent "
+			 "that long expires instead",
 			 c.reshort_gap_ms, c.idle_timeout_ms / 1000.0);
 		return -EINVAL;
 	}
@@ -156,7 +174,9 @@ int sc_settings_merge(struct split_config *cfg, const struct sc_settings *s,
 	/* spilled packets are told from both by theirs (even with spill off:
 	 * turning it on changes no code point) */
 	if (c.dscp_spill == c.dscp_short || c.dscp_spill == c.dscp_long) {
-		snprintf(err, errlen, "dscp-spill and dscp-%s would both be %u: they must differ (give dscp-spill another code point)",
+		snprintf(err, errlen,
+			 "dscp-spill and dscp-%s would both be %u: they must differ (give "
+			 "dscp-spill another code point)",
 			 c.dscp_spill == c.dscp_short ? "short" : "long", c.dscp_spill);
 		return -EINVAL;
 	}
@@ -214,14 +234,23 @@ void sc_reshort_text(const struct split_config *c, bool observer, char *buf, siz
 	bool boundary = (c->flags & FS_CFG_F_RESHORT_BOUNDARY) && observer;
 
 	if (boundary && c->reshort_gap_ms)
-		snprintf(buf, len, "at a message boundary (all the flow sent was acknowledged: cannot reorder) and after a silence over %u ms (reshort-gap: safe only above the tunnels' delay difference)",
+		snprintf(buf, len,
+			 "at a message boundary (all the flow sent was acknowledged: cannot "
+			 "reorder) and after a silence over %u ms (reshort-gap: safe only above "
+			 "the tunnels' delay difference)",
 			 c->reshort_gap_ms);
 	else if (boundary)
-		snprintf(buf, len, "at a message boundary: a data segment sent after all the flow sent was acknowledged (cannot reorder; reshort boundary, the default)");
+		snprintf(buf, len,
+			 "at a message boundary: a data segment sent after all the flow sent was "
+			 "acknowledged (cannot reorder; reshort boundary, the default)");
 	else if (c->reshort_gap_ms)
-		snprintf(buf, len, "after a silence over %u ms only (%s, reshort-gap %u: safe only above the tunnels' delay difference)",
-			 c->reshort_gap_ms, observer ? "reshort off" : "no ACKs seen", c->reshort_gap_ms);
+		snprintf(buf, len,
+			 "after a silence over %u ms only (%s, reshort-gap %u: safe only above the "
+			 "tunnels' delay difference)",
+			 c->reshort_gap_ms, observer ? "reshort off" : "no ACKs seen",
+			 c->reshort_gap_ms);
 	else
-		snprintf(buf, len, "never: a long flow stays long until idle-timeout (%s, reshort-gap 0)",
+		snprintf(buf, len,
+			 "never: a long flow stays long until idle-timeout (%s, reshort-gap 0)",
 			 observer ? "reshort off" : "no ACKs seen");
 }

@@ -73,13 +73,19 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 	sc_parent_dir(dir, parent, sizeof(parent));
 	switch (err) {
 	case -EPERM:
-		snprintf(buf, len, "permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and CAP_NET_ADMIN)");
+		snprintf(buf, len,
+			 "permission denied: run as root (needs CAP_BPF or CAP_SYS_ADMIN, and "
+			 "CAP_NET_ADMIN)");
 		break;
 	case -EACCES: {
 		struct stat sb = { 0 };
 
 		stat(dir, &sb);
-		snprintf(buf, len, "pin directory '%s' is owned by uid %u with mode %04o: another user could remove its pins, and with them the splitter: use a directory owned by root and writable only by it ('chown root %s && chmod 0700 %s') or another --pin-dir",
+		snprintf(buf, len,
+			 "pin directory '%s' is owned by uid %u with mode %04o: another user could "
+			 "remove its pins, and with them the splitter: use a directory owned by "
+			 "root and writable only by it ('chown root %s && chmod 0700 %s') or "
+			 "another --pin-dir",
 			 dir, sb.st_uid, sb.st_mode & 07777, dir, dir);
 		break;
 	}
@@ -89,38 +95,62 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 	case -EMEDIUMTYPE:
 	case -ENODEV:
 		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'): 'splitctl attach' mounts one there when it is an empty directory",
+		snprintf(buf, len,
+			 "no bpffs at '%s' (for pin directory '%s'): 'splitctl attach' mounts one "
+			 "there when it is an empty directory",
 			 target, dir);
 		break;
 	case -ENOENT:
-		snprintf(buf, len, "pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. under /sys/fs/bpf)",
+		snprintf(buf, len,
+			 "pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. "
+			 "under /sys/fs/bpf)",
 			 dir, parent);
 		break;
 	case -ENOMEDIUM:
 		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s') in this mount namespace (as under 'ip netns exec'): one mounted here would vanish with this command, and the datapath with it: mount one in the host's, e.g. 'mkdir -p /run/flowsplit/bpf && mount -t bpf bpf /run/flowsplit/bpf', and use --pin-dir /run/flowsplit/bpf/NAME",
+		snprintf(buf, len,
+			 "no bpffs at '%s' (for pin directory '%s') in this mount namespace (as "
+			 "under 'ip netns exec'): one mounted here would vanish with this command, "
+			 "and the datapath with it: mount one in the host's, e.g. 'mkdir -p "
+			 "/run/flowsplit/bpf && mount -t bpf bpf /run/flowsplit/bpf', and use "
+			 "--pin-dir /run/flowsplit/bpf/NAME",
 			 target, dir);
 		break;
 	case -ENOTEMPTY:
 		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s'), and it is not empty: a bpffs there would hide its files: mount one on an empty directory ('mkdir D && mount -t bpf bpf D') and use --pin-dir D/NAME",
+		snprintf(buf, len,
+			 "no bpffs at '%s' (for pin directory '%s'), and it is not empty: a bpffs "
+			 "there would hide its files: mount one on an empty directory ('mkdir D && "
+			 "mount -t bpf bpf D') and use --pin-dir D/NAME",
 			 target, dir);
 		break;
 	case -ESRCH:
-		snprintf(buf, len, "nothing attached: pin directory '%s' does not exist (see 'splitctl attach')", dir);
+		snprintf(buf, len,
+			 "nothing attached: pin directory '%s' does not exist (see 'splitctl "
+			 "attach')",
+			 dir);
 		break;
 	case -ESTALE:
-		snprintf(buf, len, "nothing attached: pin directory '%s' was removed (by a concurrent detach)", dir);
+		snprintf(
+			buf, len,
+			"nothing attached: pin directory '%s' was removed (by a concurrent detach)",
+			dir);
 		break;
 	case -ENODATA:
-		snprintf(buf, len, "nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl attach')", dir);
+		snprintf(buf, len,
+			 "nothing attached: no flowsplit maps pinned in '%s' (see 'splitctl "
+			 "attach')",
+			 dir);
 		break;
 	case -EOPNOTSUPP:
-		snprintf(buf, len, "the instance in '%s' has no %s map (attached by a splitctl without spill): attach its interfaces again",
+		snprintf(buf, len,
+			 "the instance in '%s' has no %s map (attached by a splitctl without "
+			 "spill): attach its interfaces again",
 			 dir, FS_MAP_SPILL);
 		break;
 	case -EAGAIN:
-		snprintf(buf, len, "pin directory '%s' keeps disappearing (concurrent detach?)", dir);
+		snprintf(buf, len, "pin directory '%s' keeps disappearing (concurrent detach?)",
+			 dir);
 		break;
 	case -EXDEV:
 		sc_netns_strerror(dir, buf, len);

@@ -130,7 +130,9 @@ static bool bcrypt_hash(const char *h)
 	/* $2b$NN$ then 53 characters of bcrypt's base64 */
 	return strlen(h) == 60 && h[0] == '$' && h[1] == '2' && strchr("aby", h[2]) &&
 	       h[3] == '$' && h[4] >= '0' && h[4] <= '3' && h[5] >= '0' && h[5] <= '9' &&
-	       h[6] == '$' && strspn(h + 7, "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") == 53;
+	       h[6] == '$' &&
+	       strspn(h + 7, "./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789") ==
+		       53;
 }
 
 static int set_once(struct parse *p, char **slot, const char *key, const char *v)
@@ -149,10 +151,15 @@ static int tls_key(struct parse *p, const char *key, const char *v)
 		return set_once(p, &p->key_file, key, v);
 	if (!strcmp(key, "min_version")) {
 		if (strcmp(v, "TLS12") && strcmp(v, "TLS13"))
-			return fail(p, "tls_server_config: min_version: invalid value '%.32s': accepted: TLS12, TLS13", v);
+			return fail(p,
+				    "tls_server_config: min_version: invalid value '%.32s': "
+				    "accepted: TLS12, TLS13",
+				    v);
 		return set_once(p, &p->min_version, key, v);
 	}
-	return fail(p, "tls_server_config: unsupported key '%.64s': accepted: cert_file, key_file, min_version",
+	return fail(p,
+		    "tls_server_config: unsupported key '%.64s': accepted: cert_file, key_file, "
+		    "min_version",
 		    key);
 }
 
@@ -169,10 +176,14 @@ static int user_key(struct parse *p, const char *name, const char *hash)
 	if (wc->nusers == SC_WEB_MAX_USERS)
 		return fail(p, "basic_auth_users: more than %d users", SC_WEB_MAX_USERS);
 	if (!*name || strchr(name, ':'))
-		return fail(p, "basic_auth_users: invalid user name '%.64s': accepted: 1 or more characters, no ':'",
+		return fail(p,
+			    "basic_auth_users: invalid user name '%.64s': accepted: 1 or more "
+			    "characters, no ':'",
 			    name);
 	if (!bcrypt_hash(hash))
-		return fail(p, "basic_auth_users: %.64s: invalid hash: accepted: a bcrypt hash ($2y$, $2b$ or $2a$, 60 characters; htpasswd -nBC 10 USER)",
+		return fail(p,
+			    "basic_auth_users: %.64s: invalid hash: accepted: a bcrypt hash ($2y$, "
+			    "$2b$ or $2a$, 60 characters; htpasswd -nBC 10 USER)",
 			    name);
 	/* libcrypt must know the method: a hash it cannot check would lock
 	 * everyone out at the first scrape */
@@ -183,7 +194,9 @@ static int user_key(struct parse *p, const char *name, const char *hash)
 	i = r && r[0] == '$';
 	free(cd);
 	if (!i)
-		return fail(p, "basic_auth_users: %.64s: this system's crypt() cannot check the hash", name);
+		return fail(p,
+			    "basic_auth_users: %.64s: this system's crypt() cannot check the hash",
+			    name);
 	wc->users[wc->nusers].name = strdup(name);
 	wc->users[wc->nusers].hash = strdup(hash);
 	if (!wc->users[wc->nusers].name || !wc->users[wc->nusers].hash) {
@@ -209,11 +222,13 @@ static int top_key(struct parse *p, const char *key, const char *v)
 		p->users_seen = true;
 		p->sec = SEC_USERS;
 	} else {
-		return fail(p, "unsupported key '%.64s': accepted: tls_server_config, basic_auth_users",
-			    key);
+		return fail(
+			p, "unsupported key '%.64s': accepted: tls_server_config, basic_auth_users",
+			key);
 	}
 	if (!empty)
-		return fail(p, "%s: expected its keys on the lines below (block style), not '%.32s'",
+		return fail(p,
+			    "%s: expected its keys on the lines below (block style), not '%.32s'",
 			    key, v);
 	p->indent = 0;
 	return 0;
@@ -235,7 +250,8 @@ static int parse_line(struct parse *p, char *s)
 		if (colon[1] == '\0' || colon[1] == ' ')
 			break;
 	if (!colon || strchr("{[-|>&*!", s[indent]))
-		return fail(p, "expected 'key: value' (block style; flow style, lists and anchors are not supported)");
+		return fail(p, "expected 'key: value' (block style; flow style, lists and anchors "
+			       "are not supported)");
 	*colon = '\0';
 	key = s + indent;
 	while (colon > key && colon[-1] == ' ')
@@ -252,10 +268,13 @@ static int parse_line(struct parse *p, char *s)
 	if (!p->indent)
 		p->indent = indent;
 	if (indent != p->indent)
-		return fail(p, "'%.64s': indentation %d, expected %d (nested values are not supported)",
-			    key, indent, p->indent);
+		return fail(
+			p, "'%.64s': indentation %d, expected %d (nested values are not supported)",
+			key, indent, p->indent);
 	if (*v && strchr("{[|>&*!", *v))
-		return fail(p, "%.64s: flow style, block scalars and anchors are not supported: a plain or quoted value",
+		return fail(p,
+			    "%.64s: flow style, block scalars and anchors are not supported: a "
+			    "plain or quoted value",
 			    key);
 	v = scalar(v);
 	if (!v)
@@ -290,7 +309,9 @@ static int read_pem(struct parse *p, const char *key, const char *file, const ch
 		int e = errno;
 
 		fail(p, "tls_server_config: %s: cannot read '%.200s': %s", key, path,
-		     e == EFBIG ? "larger than 64 KiB" : e == EINVAL ? "not a regular PEM file" : strerror(e));
+		     e == EFBIG	   ? "larger than 64 KiB"
+		     : e == EINVAL ? "not a regular PEM file"
+				   : strerror(e));
 		free(path);
 		return e == EFBIG || e == EINVAL ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 	}
@@ -466,7 +487,8 @@ bool sc_listen_check(const struct sc_listen *l, const struct sc_web_config *wc, 
 	if (sc_listen_loopback(l) || (wc && (wc->cert_pem || wc->nusers)))
 		return true;
 	snprintf(err, errlen,
-		 "listen: '%.64s' is not a loopback address: serving metrics beyond this host needs --web-config FILE with tls_server_config and/or basic_auth_users%s",
+		 "listen: '%.64s' is not a loopback address: serving metrics beyond this host "
+		 "needs --web-config FILE with tls_server_config and/or basic_auth_users%s",
 		 l->text, wc ? " (the web config sets neither)" : "");
 	return false;
 }

@@ -116,12 +116,15 @@ int tcfg_hash_policy_restore(struct tcfg_err *e)
 		return ret;
 	f = fopen(path, "r");
 	if (!f)
-		return errno == ENOENT ? 0 : tcfg_fail(e, errno, "cannot read %s: %s", path, strerror(errno));
+		return errno == ENOENT
+			       ? 0
+			       : tcfg_fail(e, errno, "cannot read %s: %s", path, strerror(errno));
 	n = fscanf(f, "%d %d", &old[0], &old[1]);
 	fclose(f);
 	if (n != 2) {
 		unlink(path);
-		return tcfg_fail(e, EINVAL, "%s: unreadable record, fib_multipath_hash_policy left as it is",
+		return tcfg_fail(e, EINVAL,
+				 "%s: unreadable record, fib_multipath_hash_policy left as it is",
 				 path);
 	}
 	for (i = 0; i < 2; i++) {

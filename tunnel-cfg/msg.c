@@ -228,7 +228,8 @@ static void parse_multipath(const struct nlattr *a, struct tcfg_route *rt)
 	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh) &&
 	       nh->rtnh_len <= left && rt->nnh < 2) {
 		struct tcfg_nexthop *out = &rt->nh[rt->nnh++];
-		const struct nlattr *na = (const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
+		const struct nlattr *na =
+			(const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
 		int alen = nh->rtnh_len - RTNH_ALIGN(sizeof(*nh));
 
 		out->oif = nh->rtnh_ifindex;
@@ -263,7 +264,8 @@ int tcfg_parse_route_any(const struct nlmsghdr *nlh, struct tcfg_route *rt)
 		case RTA_TABLE: rt->table = mnl_attr_get_u32(a); break;
 		case RTA_DST:
 			if (mnl_attr_get_payload_len(a) == tcfg_alen(rt->family))
-				memcpy(rt->dst.addr, mnl_attr_get_payload(a), tcfg_alen(rt->family));
+				memcpy(rt->dst.addr, mnl_attr_get_payload(a),
+				       tcfg_alen(rt->family));
 			break;
 		case RTA_OIF:
 			rt->nh[0].oif = mnl_attr_get_u32(a);

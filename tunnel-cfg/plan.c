@@ -157,7 +157,8 @@ static void check_route(const struct tcfg_route *w, const struct tcfg_routes *ha
 			char dev[IF_NAMESIZE] = "?";
 
 			if_indextoname(have->r[i].nh[j].oif, dev);
-			tcfg_missing_add(m, "table %u: route %s: next hop dev %s dead", w->table, want, dev);
+			tcfg_missing_add(m, "table %u: route %s: next hop dev %s dead", w->table,
+					 want, dev);
 		}
 }
 
@@ -188,7 +189,8 @@ void tcfg_check(const struct tcfg_routes *want_routes, const struct tcfg_rules *
 			char got[TCFG_PREFIX_STRLEN * 3 + 64];
 
 			tcfg_fmt_route(&have_routes->r[i], got, sizeof(got));
-			tcfg_missing_add(m, "table %u: route %s not wanted", have_routes->r[i].table, got);
+			tcfg_missing_add(m, "table %u: route %s not wanted",
+					 have_routes->r[i].table, got);
 		}
 	}
 }

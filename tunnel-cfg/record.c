@@ -82,7 +82,8 @@ int tcfg_lock(struct tcfg_err *e)
 			int err = errno;
 
 			close(fd);
-			return tcfg_fail(e, err, "cannot lock %s: %s", TCFG_STATE_DIR, strerror(err));
+			return tcfg_fail(e, err, "cannot lock %s: %s", TCFG_STATE_DIR,
+					 strerror(err));
 		}
 	}
 	return fd;
@@ -144,7 +145,10 @@ struct json_object *tcfg_spec_to_json(const struct tcfg_spec *s)
 	add_str(o, "priority", buf);
 	snprintf(buf, sizeof(buf), "%d", s->dscp_long);
 	add_str(o, "dscp-long", buf);
-	add_str(o, "selector", s->selector == SEL_DSCP ? "dscp" : s->selector == SEL_TOS ? "tos" : "auto");
+	add_str(o, "selector",
+		s->selector == SEL_DSCP	 ? "dscp"
+		: s->selector == SEL_TOS ? "tos"
+					 : "auto");
 	return o;
 }
 

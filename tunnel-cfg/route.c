@@ -67,13 +67,17 @@ static int tunnel_dev(const struct tcfg_spec *s, const char *opt, const char *na
 	if (ret)
 		return FS_EXIT_RUNTIME;
 	if (ifr.ifr_flags & IFF_LOOPBACK) {
-		tcfg_fail(e, EINVAL, "--%s '%s': a loopback device, not a tunnel: accepted: a device that leaves the router (VXLAN, TUN, an SD-WAN appliance's interface)",
+		tcfg_fail(e, EINVAL,
+			  "--%s '%s': a loopback device, not a tunnel: accepted: a device that "
+			  "leaves the router (VXLAN, TUN, an SD-WAN appliance's interface)",
 			  opt, name);
 		return FS_EXIT_USAGE;
 	}
 	for (i = 0; i < s->nlan; i++)
 		if (!strcmp(s->lan[i], name)) {
-			tcfg_fail(e, EINVAL, "--%s '%s': also a LAN interface (--lan-dev): accepted: a tunnel device that is not one",
+			tcfg_fail(e, EINVAL,
+				  "--%s '%s': also a LAN interface (--lan-dev): accepted: a tunnel "
+				  "device that is not one",
 				  opt, name);
 			return FS_EXIT_USAGE;
 		}
@@ -106,11 +110,15 @@ static int pick_selector(struct nl *nl, const struct tcfg_spec *s, struct route_
 		return FS_EXIT_OK;
 	p->use_dscp = s->selector != SEL_TOS && tcfg_rules_dscp_supported(nl, s->table_long);
 	if (s->selector == SEL_DSCP && !p->use_dscp) {
-		tcfg_fail(e, EOPNOTSUPP, "--selector dscp: this kernel's rules have no DSCP selector: accepted here: tos (DSCP 1..7) or auto");
+		tcfg_fail(e, EOPNOTSUPP,
+			  "--selector dscp: this kernel's rules have no DSCP selector: accepted "
+			  "here: tos (DSCP 1..7) or auto");
 		return FS_EXIT_USAGE;
 	}
 	if (!p->use_dscp && (p->dscp < 1 || p->dscp > 7)) {
-		tcfg_fail(e, EINVAL, "long code point DSCP %d cannot be matched by this kernel's rules (tos selector): accepted: DSCP 1..7",
+		tcfg_fail(e, EINVAL,
+			  "long code point DSCP %d cannot be matched by this kernel's rules (tos "
+			  "selector): accepted: DSCP 1..7",
 			  p->dscp);
 		return FS_EXIT_USAGE;
 	}
@@ -125,7 +133,10 @@ int tcfg_spec_check_ctx(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 	/* one truth: the routes match the code point the splitter marks */
 	if (s->mode == MODE_SPLIT && s->dscp_long >= 0 && ctx->dscp_long >= 0 &&
 	    s->dscp_long != ctx->dscp_long) {
-		snprintf(err, errlen, "dscp-long %d: the splitter marks long flows with DSCP %d: the routes must match it (leave dscp-long out, or change the splitter's with 'splitctl set dscp-long %d': the routes follow)",
+		snprintf(err, errlen,
+			 "dscp-long %d: the splitter marks long flows with DSCP %d: the routes "
+			 "must match it (leave dscp-long out, or change the splitter's with "
+			 "'splitctl set dscp-long %d': the routes follow)",
 			 s->dscp_long, ctx->dscp_long, s->dscp_long);
 		return -1;
 	}

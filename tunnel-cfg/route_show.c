@@ -236,10 +236,13 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 
 	m->n = m->total = 0;
 	if (!f->pid && ctx->agent_pid)
-		tcfg_missing_add(m, "the agent (pid %d) does not probe the tunnels (health off, or starting): no class fails over",
-			ctx->agent_pid);
+		tcfg_missing_add(m,
+				 "the agent (pid %d) does not probe the tunnels (health off, or "
+				 "starting): no class fails over",
+				 ctx->agent_pid);
 	else if (!f->pid)
-		tcfg_missing_add(m, "no agent: the tunnels are not probed and no class fails over: start 'splitctl run'");
+		tcfg_missing_add(m, "no agent: the tunnels are not probed and no class fails over: "
+				    "start 'splitctl run'");
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		ifindex = if_nametoindex(dev[t]);
 		if (!ifindex || get_link(nl, ifindex, &li))
@@ -248,8 +251,9 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 			tcfg_missing_add(m, "tunnel %s (%s) is down", dev[t], role[t]);
 		for (i = 0; f->pid && i < HEALTH_TUNNELS; i++)
 			if (f->down[i] && !strcmp(f->dev[i], dev[t]))
-				tcfg_missing_add(m, "tunnel %s (%s) failed: the %s class runs over %s",
-					dev[t], role[t], role[t], dev[!t]);
+				tcfg_missing_add(m,
+						 "tunnel %s (%s) failed: the %s class runs over %s",
+						 dev[t], role[t], role[t], dev[!t]);
 	}
 }
 

@@ -155,7 +155,9 @@ static void unreachable_hint(const struct tcfg_route *rt, int err, char *buf, si
 			continue;
 		inet_ntop(rt->nh[i].via.family, rt->nh[i].via.addr, via, sizeof(via));
 		if_indextoname(rt->nh[i].oif, dev);
-		snprintf(buf, len, " (gateway %s%s is not on a network of dev %s: check --via-short/--via-long and the tunnel addresses)",
+		snprintf(buf, len,
+			 " (gateway %s%s is not on a network of dev %s: check "
+			 "--via-short/--via-long and the tunnel addresses)",
 			 via, rt->nnh > 1 ? " or the other one" : "", dev);
 		break;
 	}
@@ -300,12 +302,18 @@ int tcfg_routes_foreign(struct nl *nl, const struct tcfg_routes *want, bool over
 	tcfg_fmt_prefix(&d.ours.dst, ours, sizeof(ours));
 	proto = proto_name(d.first_proto, pbuf, sizeof(pbuf));
 	if (d.first.dst.len == d.ours.dst.len)
-		return tcfg_fail(e, EEXIST, "table %u already has a route to %s of protocol %s, not created by splitctl: it is never replaced or deleted (remove it, or pick free tables with --table-short/--table-long)",
+		return tcfg_fail(e, EEXIST,
+				 "table %u already has a route to %s of protocol %s, not created "
+				 "by splitctl: it is never replaced or deleted (remove it, or pick "
+				 "free tables with --table-short/--table-long)",
 				 d.first.table, what, proto);
-	return tcfg_fail(e, EEXIST, "table %u has a route to %s of protocol %s %s our prefix %s, not created by splitctl: %s (remove it, or pick free tables with --table-short/--table-long)",
-			 d.first.table, what, proto,
-			 d.first.dst.len > d.ours.dst.len ? "inside" : "around", ours,
-			 d.first.dst.len > d.ours.dst.len ?
-			 "traffic to it would leave by that route, not by a tunnel" :
-			 "our rules would send it the LAN's traffic to other destinations");
+	return tcfg_fail(
+		e, EEXIST,
+		"table %u has a route to %s of protocol %s %s our prefix %s, not created by "
+		"splitctl: %s (remove it, or pick free tables with --table-short/--table-long)",
+		d.first.table, what, proto, d.first.dst.len > d.ours.dst.len ? "inside" : "around",
+		ours,
+		d.first.dst.len > d.ours.dst.len
+			? "traffic to it would leave by that route, not by a tunnel"
+			: "our rules would send it the LAN's traffic to other destinations");
 }

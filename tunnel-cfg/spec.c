@@ -62,7 +62,8 @@ static int network_only(const struct sc_option *o, void *member, const char *val
 	if (!sc_prefix_host_bits(&p))
 		return 0;
 	tcfg_fmt_prefix(&p, net, sizeof(net));
-	snprintf(why, whylen, "invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
+	snprintf(why, whylen,
+		 "invalid value '%s': host bits set: accepted: a network address ADDR/LEN (%s)",
 		 value, net);
 	return -EINVAL;
 }
@@ -159,16 +160,20 @@ int tcfg_spec_check(const struct tcfg_spec *s, char *err, size_t errlen)
 	else if (!s->short_dev[0] || !s->long_dev[0])
 		snprintf(err, errlen, "short-dev and long-dev are required");
 	else if (!strcmp(s->short_dev, s->long_dev))
-		snprintf(err, errlen, "short-dev and long-dev are both '%s': they must differ", s->short_dev);
+		snprintf(err, errlen, "short-dev and long-dev are both '%s': they must differ",
+			 s->short_dev);
 	else if (!s->nprefixes)
 		snprintf(err, errlen, "at least one remote prefix is required");
 	else if (s->table_short == s->table_long)
-		snprintf(err, errlen, "table-short and table-long are both %u: they must differ", s->table_short);
+		snprintf(err, errlen, "table-short and table-long are both %u: they must differ",
+			 s->table_short);
 	else if (s->mode == MODE_ECMP && v6 &&
 		 (!s->via_short[1].family || !s->via_long[1].family)) {
 		/* the kernel takes no device-only IPv6 multipath route */
 		tcfg_fmt_prefix(v6, a, sizeof(a));
-		snprintf(err, errlen, "ecmp mode: IPv6 prefix %s needs IPv6 gateways: give --via-short and --via-long an IPv6 address each",
+		snprintf(err, errlen,
+			 "ecmp mode: IPv6 prefix %s needs IPv6 gateways: give --via-short and "
+			 "--via-long an IPv6 address each",
 			 a);
 	} else {
 		return 0;

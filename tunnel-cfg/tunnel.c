@@ -60,7 +60,7 @@ struct tcfg_tunnel *tcfg_tunnel_new(const char *name, const char *kind,
 	}
 	if (!kind_known(kind)) {
 		snprintf(err, errlen, "unknown kind '%s': accepted: ", kind);
-		sc_option_accepted(&(struct sc_option){ .type = SC_OPT_ENUM, .values = tunnel_kinds },
+		sc_option_accepted(&(struct sc_option){.type = SC_OPT_ENUM, .values = tunnel_kinds},
 				   err + strlen(err), errlen - strlen(err));
 		return NULL;
 	}
@@ -93,17 +93,17 @@ const struct sc_option tcfg_tunnel_opts[] = {
 		   .help = "remote underlay address, same family as --local"),
 	TUNNEL_OPT("dev", SC_OPT_IFNAME, dev, .noun = "interface name", .metavar = "UNDERLAY",
 		   .help = "underlay interface"),
-	TUNNEL_OPT("dstport", SC_OPT_UINT, dstport, .lo = 1, .hi = 65535,
-		   .accepted = "1..65535", .metavar = "P",
+	TUNNEL_OPT("dstport", SC_OPT_UINT, dstport, .lo = 1, .hi = 65535, .accepted = "1..65535",
+		   .metavar = "P",
 		   .help = "UDP destination port (default " TCFG_STR(VXLAN_DEFAULT_PORT) ")"),
 	TUNNEL_OPT("mtu", SC_OPT_UINT, mtu, .lo = TUNNEL_MIN_MTU, .hi = TUNNEL_MAX_MTU,
 		   .accepted = TCFG_STR(TUNNEL_MIN_MTU) ".." TCFG_STR(TUNNEL_MAX_MTU),
 		   .metavar = "M",
 		   .help = "tunnel MTU (default: the underlay's minus the encapsulation)"),
-	SC_OPTION_PER_FAMILY("address", SC_OPT_IFADDR, struct tcfg_tunnel, addr,
-			     SC_PER_FAMILY_ONCE, .metavar = "CIDR",
-			     .accepted = "ADDR/LEN, IPv4 or IPv6",
-			     .help = "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
+	SC_OPTION_PER_FAMILY(
+		"address", SC_OPT_IFADDR, struct tcfg_tunnel, addr, SC_PER_FAMILY_ONCE,
+		.metavar = "CIDR", .accepted = "ADDR/LEN, IPv4 or IPv6",
+		.help = "the tunnel's own address (one IPv4, one IPv6; IPv6 without DAD)"),
 	SC_OPTIONS_END,
 };
 
@@ -117,7 +117,8 @@ int tcfg_tunnel_check(const struct tcfg_tunnel *t, const char *dash, char *err, 
 		return FS_EXIT_USAGE;
 	}
 	if (t->local.family && t->remote.family && t->local.family != t->remote.family) {
-		snprintf(err, errlen, "%slocal and %sremote must be of the same family", dash, dash);
+		snprintf(err, errlen, "%slocal and %sremote must be of the same family", dash,
+			 dash);
 		return FS_EXIT_USAGE;
 	}
 	return FS_EXIT_OK;
@@ -160,7 +161,8 @@ static int tunnel_mtu(struct nl *nl, const struct tcfg_tunnel *t, int underlay, 
 	if (!t->mtu) {
 		*mtu = under_mtu - overhead;
 	} else if (t->mtu + overhead > under_mtu) {
-		pr_err("tunnel add: --mtu %u needs an underlay MTU of %u, '%s' has %u: raise it or lower --mtu",
+		pr_err("tunnel add: --mtu %u needs an underlay MTU of %u, '%s' has %u: raise it or "
+		       "lower --mtu",
 		       t->mtu, t->mtu + overhead, t->dev, under_mtu);
 		return FS_EXIT_USAGE;
 	}
@@ -346,7 +348,8 @@ int tcfg_tunnel_del(const char *name)
 	} else if (!link_is_ours(&l)) {
 		/* never delete what splitctl did not make (a LAN port, a
 		 * tunnel of the operator's) */
-		pr_err("tunnel del: '%s' is not a tunnel created by 'splitctl tunnel add' (kind %s, no owner tag): refusing to delete it",
+		pr_err("tunnel del: '%s' is not a tunnel created by 'splitctl tunnel add' (kind "
+		       "%s, no owner tag): refusing to delete it",
 		       name, l.kind ? l.kind : "none");
 		ret = FS_EXIT_RUNTIME;
 	} else if (nl_talk(&nl, tcfg_msg_link(nl.buf, RTM_DELLINK, ifindex), NULL, NULL)) {
@@ -620,7 +623,9 @@ int tcfg_tunnel_compare(const struct tcfg_tunnel *want, struct tcfg_tunnel *live
 	}
 	nl_close(&nl);
 	if (!link_is_ours(&l)) {
-		snprintf(what, len, "interface '%s' exists and is not a tunnel created by splitctl (kind %s, no owner tag): rename the [tunnel] section or remove the interface",
+		snprintf(what, len,
+			 "interface '%s' exists and is not a tunnel created by splitctl (kind %s, "
+			 "no owner tag): rename the [tunnel] section or remove the interface",
 			 want->name, l.kind ? l.kind : "none");
 		return -EEXIST;
 	}

@@ -153,12 +153,12 @@ struct line_stats {
 	uint64_t rx, rx_bytes, tx, tx_bytes;
 	uint64_t lost, lost_burst, bursts;	/* random, burst loss; bad-state visits */
 	uint64_t overflow, oversize, tx_errors, sock_drops;
-	uint64_t gso;				/* frames received as GSO (offloads on upstream) */
+	uint64_t gso; /* frames received as GSO (offloads on upstream) */
 	uint64_t tx_retries;
 	int64_t err_sum_ns;			/* sum of (send time - release time) */
 	int64_t late_max_ns, early_max_ns;	/* worst late (> 0) and early (> 0) send */
-	uint64_t ts_fallback;			/* frames stamped at read: no usable kernel stamp */
-	int64_t rx_age_max_ns;			/* worst (read time - kernel stamp): a late read */
+	uint64_t ts_fallback;			/* frames stamped at read: no kernel stamp */
+	int64_t rx_age_max_ns;			/* worst read - kernel stamp time */
 	uint64_t peak_bytes;			/* ring bytes in use, high watermark */
 };
 
@@ -348,9 +348,8 @@ static const struct sc_option line_keys[] = {
 		 .noun = "interface name", .help = "and leave here"),
 	LINE_KEY("delay-ms", SC_OPT_DURATION, delay_ns, .metavar = "MS", .required = true,
 		 .unit = SC_UNIT_MS, .lo = 0, .hi = MAX_DELAY_MS, .help = "delay"),
-	LINE_KEY("jitter-ms", SC_OPT_DURATION, jitter_ns, .metavar = "MS",
-		 .unit = SC_UNIT_MS, .lo = 0, .hi = MAX_DELAY_MS,
-		 .help = "jitter added to the delay, 0 by default"),
+	LINE_KEY("jitter-ms", SC_OPT_DURATION, jitter_ns, .metavar = "MS", .unit = SC_UNIT_MS,
+		 .lo = 0, .hi = MAX_DELAY_MS, .help = "jitter added to the delay, 0 by default"),
 	LINE_KEY("dist", SC_OPT_ENUM, dist, .metavar = "uniform|normal", .values = dist_values,
 		 .help = "jitter distribution: uniform in +-jitter (the default), or normal "
 			 "with standard deviation jitter"),
@@ -359,8 +358,8 @@ static const struct sc_option line_keys[] = {
 	LINE_KEY("burst-loss-pct", SC_OPT_NUMBER, burst_loss_pct, .metavar = "P", .lo = 0, .hi = 99,
 		 .help = "share of frames dropped in bursts (Gilbert-Elliott), 0 by default; "
 			 "needs burst-len"),
-	LINE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1, .hi = MAX_BURST_LEN,
-		 .help = "mean frames per burst of burst-loss-pct"),
+	LINE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1,
+		 .hi = MAX_BURST_LEN, .help = "mean frames per burst of burst-loss-pct"),
 	SC_OPTIONS_END,
 };
 
@@ -375,10 +374,10 @@ static const struct sc_option phase_keys[] = {
 		  .hi = 86400000, .help = "length (by default: until the exit)"),
 	PHASE_KEY("loss-pct", SC_OPT_NUMBER, loss_pct, .metavar = "P", .lo = 0, .hi = 100,
 		  .help = "random loss meanwhile"),
-	PHASE_KEY("burst-loss-pct", SC_OPT_NUMBER, burst_loss_pct, .metavar = "P", .lo = 0, .hi = 99,
-		  .help = "burst loss meanwhile"),
-	PHASE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1, .hi = MAX_BURST_LEN,
-		  .help = "mean burst length meanwhile"),
+	PHASE_KEY("burst-loss-pct", SC_OPT_NUMBER, burst_loss_pct, .metavar = "P", .lo = 0,
+		  .hi = 99, .help = "burst loss meanwhile"),
+	PHASE_KEY("burst-len", SC_OPT_NUMBER, burst_len, .metavar = "N", .lo = 1,
+		  .hi = MAX_BURST_LEN, .help = "mean burst length meanwhile"),
 	PHASE_KEY("jitter-ms", SC_OPT_DURATION, jitter_ns, .metavar = "MS", .unit = SC_UNIT_MS,
 		  .lo = 0, .hi = MAX_DELAY_MS, .help = "jitter meanwhile"),
 	PHASE_KEY("extra-delay-ms", SC_OPT_DURATION, extra_delay_ns, .metavar = "MS",
@@ -419,15 +418,20 @@ static const struct dl_opts dl_defaults = {
 
 static void usage(FILE *f)
 {
-	sc_usage(f, "--line in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
-		 "                 [--line ...] [--phase line=N[,at-ms=MS][,for-ms=MS][,loss-pct=P]\n"
-		 "                 [,burst-loss-pct=P,burst-len=N][,jitter-ms=MS][,extra-delay-ms=MS] ...]\n"
+	sc_usage(f,
+		 "--line "
+		 "in=DEV,out=DEV,delay-ms=MS[,jitter-ms=MS][,dist=uniform|normal][,loss-pct=P]\n"
+		 "                 [--line ...] [--phase "
+		 "line=N[,at-ms=MS][,for-ms=MS][,loss-pct=P]\n"
+		 "                 "
+		 "[,burst-loss-pct=P,burst-len=N][,jitter-ms=MS][,extra-delay-ms=MS] ...]\n"
 		 "                 [--limit-bytes N] [--seed N] [--cpu N] [--rt-priority N]\n"
 		 "                 [--stats FILE] [--stats-interval-ms MS] [--keep-offloads]",
 		 dl_options, &dl_defaults,
 		 "Forwards every frame arriving on IN out of OUT at arrival + delay (+ jitter),\n"
 		 "in arrival order, dropping loss-pct % at random and burst-loss-pct % in bursts\n"
-		 "of burst-len frames on average. Up to " MAX_LINES_STR " lines. A --phase changes a\n"
+		 "of burst-len frames on average. Up to " MAX_LINES_STR
+		 " lines. A --phase changes a\n"
 		 "line's impairments from at-ms for for-ms on the schedule's clock, which starts\n"
 		 "when ready and again on SIGHUP.\n"
 		 "Exit: 0 stopped by SIGINT/SIGTERM, 1 runtime error, 2 usage error.\n");
@@ -443,13 +447,16 @@ static int burst_check(const char *opt, unsigned int n, double pct, double len)
 	if (pct <= 0)
 		return 0;
 	if (len <= 0)
-		return sc_print_usage_error(NULL, "%s %u: burst-loss-pct=%g without burst-len: accepted: "
+		return sc_print_usage_error(NULL,
+					    "%s %u: burst-loss-pct=%g without burst-len: accepted: "
 					    "burst-len=N (mean frames per burst, 1..%.0f) with it",
 					    opt, n, pct, MAX_BURST_LEN);
 	if (pi > len / (1 + len))
-		return sc_print_usage_error(NULL, "%s %u: burst-loss-pct=%g with burst-len=%g: accepted: "
-					    "burst-loss-pct <= %g with that burst-len (100 x len / (1 + len))",
-					    opt, n, pct, len, 100 * len / (1 + len));
+		return sc_print_usage_error(
+			NULL,
+			"%s %u: burst-loss-pct=%g with burst-len=%g: accepted: "
+			"burst-loss-pct <= %g with that burst-len (100 x len / (1 + len))",
+			opt, n, pct, len, 100 * len / (1 + len));
 	return 0;
 }
 
@@ -462,8 +469,9 @@ static int lines_set(const struct dl_opts *o)
 		struct line *l = &lines[i];
 
 		if (!strcmp(sp->in, sp->out))
-			return sc_print_usage_error(NULL, "--line: in and out are both '%s': accepted: two interfaces",
-						    sp->in);
+			return sc_print_usage_error(
+				NULL, "--line: in and out are both '%s': accepted: two interfaces",
+				sp->in);
 		memset(l, 0, sizeof(*l));
 		l->rx_fd = l->tx_fd = -1;
 		strcpy(l->in_name, sp->in);
@@ -473,7 +481,8 @@ static int lines_set(const struct dl_opts *o)
 		l->base.dist = sp->dist;
 		l->base.loss = sp->loss_pct / 100;
 		l->base.burst_loss = sp->burst_loss_pct / 100;
-		l->base.burst_len = sc_option_given(line_keys, (void *)sp, "burst-len") ? sp->burst_len : 0;
+		l->base.burst_len =
+			sc_option_given(line_keys, (void *)sp, "burst-len") ? sp->burst_len : 0;
 		if (burst_check("--line", i + 1, sp->burst_loss_pct, l->base.burst_len))
 			return -1;
 	}
@@ -485,8 +494,9 @@ static int lines_set(const struct dl_opts *o)
 		double pct, len;
 
 		if (sp->line > o->lines.n)
-			return sc_print_usage_error(NULL, "--phase: line=%u: accepted: 1..%u (the --lines given)",
-						    sp->line, o->lines.n);
+			return sc_print_usage_error(
+				NULL, "--phase: line=%u: accepted: 1..%u (the --lines given)",
+				sp->line, o->lines.n);
 		l = &lines[sp->line - 1];
 		memset(ph, 0, sizeof(*ph));
 		ph->line = (int)sp->line - 1;
@@ -499,7 +509,8 @@ static int lines_set(const struct dl_opts *o)
 		PH_KEY("burst-loss-pct", PH_BURST_LOSS, ph->v.burst_loss = sp->burst_loss_pct / 100)
 		PH_KEY("burst-len", PH_BURST_LEN, ph->v.burst_len = sp->burst_len)
 		PH_KEY("jitter-ms", PH_JITTER, ph->v.jitter_ns = (int64_t)sp->jitter_ns)
-		PH_KEY("extra-delay-ms", PH_EXTRA_DELAY, ph->v.delay_ns = (int64_t)sp->extra_delay_ns)
+		PH_KEY("extra-delay-ms", PH_EXTRA_DELAY,
+		       ph->v.delay_ns = (int64_t)sp->extra_delay_ns)
 #undef PH_KEY
 		/* the burst loss this phase puts in force, over its line's */
 		pct = ph->given & PH_BURST_LOSS ? sp->burst_loss_pct : l->base.burst_loss * 100;

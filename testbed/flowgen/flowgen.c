@@ -171,7 +171,9 @@ static int load_cdf(const char *path)
 	int lineno = 0;
 
 	if (!f) {
-		fprintf(stderr, "flowgen: --mix: cannot read '%s': %s (accepted: filehosting, websearch or a CDF file)\n",
+		fprintf(stderr,
+			"flowgen: --mix: cannot read '%s': %s (accepted: filehosting, websearch or "
+			"a CDF file)\n",
 			path, strerror(errno));
 		return -1;
 	}
@@ -186,7 +188,10 @@ static int load_cdf(const char *path)
 		if (sscanf(line, "%lf %lf %c", &x, &p, &extra) != 2 || !(x >= 0) || !(p >= 0) ||
 		    !(p <= 1) || (cdf_n && (x < cdf_x[cdf_n - 1] || p < cdf_p[cdf_n - 1])) ||
 		    cdf_n == MAX_CDF) {
-			fprintf(stderr, "flowgen: --mix: %s:%d: bad line '%.40s': expected 'BYTES PROBABILITY', both non-decreasing, probability 0..1, at most %d points\n",
+			fprintf(stderr,
+				"flowgen: --mix: %s:%d: bad line '%.40s': expected 'BYTES "
+				"PROBABILITY', both non-decreasing, probability 0..1, at most %d "
+				"points\n",
 				path, lineno, line, MAX_CDF);
 			fclose(f);
 			return -1;
@@ -196,7 +201,9 @@ static int load_cdf(const char *path)
 	}
 	fclose(f);
 	if (cdf_n < 2 || cdf_p[cdf_n - 1] != 1.0) {
-		fprintf(stderr, "flowgen: --mix: %s: a CDF needs at least 2 points and must end at probability 1\n",
+		fprintf(stderr,
+			"flowgen: --mix: %s: a CDF needs at least 2 points and must end at "
+			"probability 1\n",
 			path);
 		return -1;
 	}
@@ -258,7 +265,9 @@ static struct request *make_schedule(long *count)
 		    (opt.requests && (uint64_t)n == opt.requests))
 			break;
 		if (n == MAX_REQUESTS) {
-			fprintf(stderr, "flowgen: --duration %g at --rate %g: more than %d requests (lower one of them)\n",
+			fprintf(stderr,
+				"flowgen: --duration %g at --rate %g: more than %d requests (lower "
+				"one of them)\n",
 				opt.duration_ns / 1e9, opt.rate, MAX_REQUESTS);
 			free(req);
 			return NULL;
@@ -340,7 +349,8 @@ static struct conn *conn_open(void)
 	if (!c)
 		return NULL;
 	c->active_idx = -1;
-	c->fd = socket(server_sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, IPPROTO_TCP);
+	c->fd = socket(server_sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
+		       IPPROTO_TCP);
 	if (c->fd < 0) {
 		free(c);
 		return NULL;
@@ -398,8 +408,9 @@ static int do_send(struct conn *c)
 {
 	while (c->out_off < c->out_len || c->body_left) {
 		const char *p = c->out_off < c->out_len ? c->out + c->out_off : zeros;
-		size_t n = c->out_off < c->out_len ? c->out_len - c->out_off
-						   : (c->body_left < IO_CHUNK ? c->body_left : IO_CHUNK);
+		size_t n = c->out_off < c->out_len
+				   ? c->out_len - c->out_off
+				   : (c->body_left < IO_CHUNK ? c->body_left : IO_CHUNK);
 		ssize_t w = send(c->fd, p, n, MSG_NOSIGNAL);
 
 		if (w < 0 && errno == EINTR)
@@ -574,7 +585,8 @@ static void finish(struct conn *c, enum err err)
 	r->done = 1;
 	finished++;
 	failed += err != E_NONE;
-	if (opt.keepalive && err == E_NONE && !c->server_close && !set_events(c, EPOLLIN | EPOLLRDHUP)) {
+	if (opt.keepalive && err == E_NONE && !c->server_close &&
+	    !set_events(c, EPOLLIN | EPOLLRDHUP)) {
 		c->state = C_IDLE;
 		c->reused = 1;
 		c->next_idle = idle;
@@ -687,12 +699,14 @@ static const struct sc_option flowgen_options[] = {
 
 static void usage(void)
 {
-	sc_usage(stdout, "--server ADDR [--port P] [--mix filehosting|websearch|CDF-FILE]\n"
-		 "               --rate R (--duration S | --requests N) [--seed N] [--scale F]\n"
-		 "               [--keepalive] [--cc ALGO] [--timeout S] [--max-inflight N]\n"
-		 "               --log FILE | --print-schedule",
-		 flowgen_options, &flowgen_defaults,
-		 "Exit: 0 all requests succeeded, 1 some failed or runtime error, 2 usage error.\n");
+	sc_usage(
+		stdout,
+		"--server ADDR [--port P] [--mix filehosting|websearch|CDF-FILE]\n"
+		"               --rate R (--duration S | --requests N) [--seed N] [--scale F]\n"
+		"               [--keepalive] [--cc ALGO] [--timeout S] [--max-inflight N]\n"
+		"               --log FILE | --print-schedule",
+		flowgen_options, &flowgen_defaults,
+		"Exit: 0 all requests succeeded, 1 some failed or runtime error, 2 usage error.\n");
 }
 
 /* The server's socket address and Host header from --server and --port. */
@@ -729,9 +743,11 @@ static int parse_args(int argc, char **argv)
 	if (rc)
 		return rc;
 	if (!opt.duration_ns == !opt.requests)
-		return sc_print_usage_error(NULL, "give exactly one of --duration and --requests (see -h)");
+		return sc_print_usage_error(
+			NULL, "give exactly one of --duration and --requests (see -h)");
 	if (!opt.print_schedule && (!opt.server.family || !opt.log))
-		return sc_print_usage_error(NULL, "--server and --log are required (or --print-schedule)");
+		return sc_print_usage_error(
+			NULL, "--server and --log are required (or --print-schedule)");
 	if (strcmp(opt.mix, "filehosting") &&
 	    load_cdf(strcmp(opt.mix, "websearch") ? opt.mix : FLOWGEN_DATADIR "/websearch.cdf"))
 		return 2;
@@ -771,7 +787,8 @@ static void write_log(FILE *f, const struct request *req, long n, uint64_t t0)
 {
 	long i;
 
-	fprintf(f, "id,kind,method,bytes,local_addr,local_port,start_ns,end_ns,fct_us,status,sched_ns,error\n");
+	fprintf(f, "id,kind,method,bytes,local_addr,local_port,start_ns,end_ns,fct_us,status,sched_"
+		   "ns,error\n");
 	for (i = 0; i < n; i++) {
 		const struct request *r = &req[i];
 		double fct = r->start_ns && r->end_ns ? (r->end_ns - r->start_ns) / 1e3 : 0;
@@ -780,7 +797,9 @@ static void write_log(FILE *f, const struct request *req, long n, uint64_t t0)
 		 * one, or an unexpected one: error "status"), else 0 */
 		int status = r->err == E_NONE || r->err == E_STATUS ? r->status : 0;
 
-		fprintf(f, "%ld,%s,%s,%" PRIu64 ",%s,%d,%" PRIu64 ",%" PRIu64 ",%.1f,%d,%" PRIu64 ",%s\n",
+		fprintf(f,
+			"%ld,%s,%s,%" PRIu64 ",%s,%d,%" PRIu64 ",%" PRIu64 ",%.1f,%d,%" PRIu64
+			",%s\n",
 			i, kind_names[r->kind], r->put ? "PUT" : "GET", r->bytes, r->laddr,
 			r->lport, r->start_ns, r->end_ns, fct, status,
 			t0 + (uint64_t)llround(r->at_s * 1e9), err_names[r->err]);
@@ -941,17 +960,20 @@ static int run_report(FILE *logf, const struct request *req, long n, uint64_t t0
 {
 	write_log(logf, req, n, t0);
 	if (fflush(logf) || (logf != stdout && fclose(logf))) {
-		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
+		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log,
+			strerror(errno));
 		return 1;
 	}
 	if (late)
-		fprintf(stderr, "flowgen: %ld of %ld requests started more than %llu ms late (max %.1f ms): the client could not keep up, or --max-inflight was reached\n",
+		fprintf(stderr,
+			"flowgen: %ld of %ld requests started more than %llu ms late (max %.1f "
+			"ms): the client could not keep up, or --max-inflight was reached\n",
 			late, n, LATE_WARN_NS / 1000000, late_max / 1e6);
 	if (stop)
 		fprintf(stderr, "flowgen: interrupted after %ld of %ld requests\n", finished, n);
 	if (failed)
-		fprintf(stderr, "flowgen: %ld of %ld requests failed (error column of %s)\n", failed, n,
-			opt.log);
+		fprintf(stderr, "flowgen: %ld of %ld requests failed (error column of %s)\n",
+			failed, n, opt.log);
 	return failed ? 1 : 0;
 }
 
@@ -980,7 +1002,8 @@ int main(int argc, char **argv)
 		return rc;
 	logf = strcmp(opt.log, "-") ? fopen(opt.log, "w") : stdout;
 	if (!logf) {
-		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log, strerror(errno));
+		fprintf(stderr, "flowgen: --log: cannot write '%s': %s\n", opt.log,
+			strerror(errno));
 		return 1;
 	}
 	if (run_setup(&tfd, &sfd))

@@ -657,7 +657,8 @@ static void print_rows(void)
 		       r->target, dp_hook_name(r->hook), r->what, r->fill,
 		       r->floor, r->split, r->ref, r->split - r->floor, q, b);
 	}
-	printf("ratio: (prog - floor) / (ref - floor), ref = parse + one LRU lookup + one increment, same run, interleaved, minima of %d rounds\n",
+	printf("ratio: (prog - floor) / (ref - floor), ref = parse + one LRU lookup + one "
+	       "increment, same run, interleaved, minima of %d rounds\n",
 	       STEADY_ROUNDS);
 	printf("flow table: %u entries per family, %zu-byte IPv4 key, "
 	       "%zu-byte IPv6 key, %zu-byte value\n", FS_DEFAULT_FLOWS,
@@ -686,7 +687,9 @@ static int write_json(const char *json)
 			i ? "," : "", r->target, dp_hook_name(r->hook), r->what,
 			r->fill, r->floor, r->split, r->split - r->floor);
 		if (r->ref)
-			fprintf(js, ",\"reference_ns\":%.1f,\"ratio_to_reference\":%.3f,\"budget_ratio\":%.1f",
+			fprintf(js,
+				",\"reference_ns\":%.1f,\"ratio_to_reference\":%.3f,\"budget_"
+				"ratio\":%.1f",
 				r->ref, ratio(r), BUDGET_RATIO);
 		if (r->budget)
 			fprintf(js, ",\"budget_overhead_ns\":%d", r->budget);

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * tc_pass.bpf.c - the benchmark floor of the TC hook: the cheapest
- * meaningful clsact program (one bounds check, TC_ACT_UNSPEC as the splitter returns), measured in the
- * same run as the splitter's TC program.
+ * meaningful clsact program (one bounds check, TC_ACT_UNSPEC as the splitter returns), measured in
+ * the same run as the splitter's TC program.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>

@@ -71,89 +71,82 @@ struct fixture {
 
 /* threshold 3: packets 1..3 of a flow (or of a message) short */
 static const struct fixture fixtures[] = {
-	{ "request/response: each request after its response starts short", 2, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'),	/* request 1: packets 3, 4 */
-		DATAR(201, 500),			/* response acks all */
-		D(201, 100, 'S'), D(301, 100, 'S'), D(401, 100, 'S'),
-		D(501, 100, 'L'),			/* request 2: 1..4 */
-		DATAR(601, 500),
-		D(601, 100, 'S'), END } },		/* request 3 */
-	{ "pipelined requests: no re-short while data is in flight", 0, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'),	/* requests 1, 2 */
-		DATAR(101, 500),			/* response 1 */
-		D(201, 100, 'L'),			/* request 3: 2 in flight */
-		DATAR(201, 500), D(301, 100, 'L'),
-		DATAR(301, 500), DATAR(401, 500),	/* all answered ... */
-		END } },
-	{ "bulk upload: ACKs always behind what was sent, never a re-short", 0, {
-		HANDSHAKE,
-		D(1, 1000, 'S'), D(1001, 1000, 'L'), D(2001, 1000, 'L'),
-		ACKR(2001), D(3001, 1000, 'L'), D(4001, 1000, 'L'),
-		ACKR(4001), D(5001, 1000, 'L'), ACKR(5001), ACKR(5001),
-		D(6001, 1000, 'L'), D(7001, 1000, 'L'), ACKR(7001),
-		D(8001, 1000, 'L'), ACKR(9001),		/* the end: all acked */
-		FLAGSF(TH_FIN | TH_ACK, 9001, 0, 'L'),	/* ... and a bare FIN */
-		END } },
-	{ "bulk upload in writes, each acknowledged by a pure ACK before the next (small RTT): no reply, no re-short", 0, {
-		HANDSHAKE,
-		D(1, 1000, 'S'), D(1001, 1000, 'L'), ACKR(2001),
-		D(2001, 1000, 'L'), D(3001, 1000, 'L'), ACKR(4001),
-		D(4001, 1000, 'L'), ACKR(5001), D(5001, 1000, 'L'), END } },
-	{ "request/response with a delayed pure ACK before each response: re-short after the response only", 1, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'), ACKR(201),
-		D(201, 100, 'L'),			/* pipelined: acked, no reply yet */
-		DATAR(301, 500), D(301, 100, 'S'), END } },
-	{ "bulk download: the flow's pure ACKs never re-short", 0, {
-		HANDSHAKE,
-		DATAR(1, 1000), ACKF(1, 'S'), DATAR(1, 1000), DATAR(1, 1000),
-		ACKF(1, 'L'), DATAR(1, 1000), ACKF(1, 'L'), ACKF(1, 'L'),
-		END } },
-	{ "HTTP/2-style interleaving: frames while others are unacked, re-short only when all are acked", 1, {
-		HANDSHAKE,
-		D(1, 300, 'S'), D(301, 200, 'L'), ACKR(301),
-		D(501, 100, 'L'), ACKR(501), D(601, 400, 'L'),
-		DATAR(601, 300), DATAR(1001, 300),	/* all acked, idle */
-		D(1001, 200, 'S'), D(1201, 200, 'S'), END } },
-	{ "retransmissions: a segment at the ACK but before snd_nxt is no boundary", 0, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'), D(201, 100, 'L'),
-		ACKR(101), D(101, 100, 'L'),		/* fast retransmit */
-		ACKR(201), D(201, 100, 'L'),		/* tail: RTO resend */
-		D(101, 200, 'L'),			/* overlapping resend */
-		END } },
-	{ "SACK: the cumulative ACK is the hole; its retransmission is no boundary", 0, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'), D(201, 100, 'L'),
-		D(301, 100, 'L'),
-		SACKR(101, 201, 401), D(101, 100, 'L'), SACKR(101, 201, 401),
-		END } },
-	{ "zero window: probes and the resume are no boundary; a later message is", 1, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'), ZWIN(201),
-		D(201, 1, 'L'),				/* probe: 1 new byte */
-		D(201, 1, 'L'),				/* probe again */
-		FLAGSF(TH_ACK, 200, 0, 'L'),		/* Linux probe: old seq */
-		ACKR(202),				/* window opens */
-		D(202, 100, 'L'), D(302, 100, 'L'),	/* resume, in flight */
-		DATAR(402, 50), D(402, 100, 'S'), END } },
-	{ "FIN and RST: consume no message; a new SYN on the 5-tuple resets the state", 1, {
-		HANDSHAKE,
-		D(1, 100, 'S'), DATAR(101, 100), D(101, 100, 'S'),
-		FLAGSR(TH_RST | TH_ACK, 99),		/* ignored by the observer */
-		DATAR(201, 100),
-		FLAGSF(TH_FIN | TH_ACK, 201, 0, 'S'),	/* bare FIN: no boundary */
-		ACKR(202),
-		FLAGSF(TH_RST, 202, 0, 'S'),
-		SYN('L'),				/* a new connection: state reset */
-		D(1, 100, 'L'),				/* no SYN-ACK seen yet: no boundary */
-		END } },
-	{ "data segment that carries a FIN at the boundary re-shorts", 1, {
-		HANDSHAKE,
-		D(1, 100, 'S'), D(101, 100, 'L'), DATAR(201, 10),
-		FLAGSF(TH_FIN | TH_ACK | TH_PSH, 201, 50, 'S'), END } },
+	{"request/response: each request after its response starts short",
+	 2,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), /* request 1: packets 3, 4 */
+	  DATAR(201, 500),			       /* response acks all */
+	  D(201, 100, 'S'), D(301, 100, 'S'), D(401, 100, 'S'),
+	  D(501, 100, 'L'),			    /* request 2: 1..4 */
+	  DATAR(601, 500), D(601, 100, 'S'), END}}, /* request 3 */
+	{"pipelined requests: no re-short while data is in flight",
+	 0,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), /* requests 1, 2 */
+	  DATAR(101, 500),			       /* response 1 */
+	  D(201, 100, 'L'),			       /* request 3: 2 in flight */
+	  DATAR(201, 500), D(301, 100, 'L'), DATAR(301, 500),
+	  DATAR(401, 500), /* all answered ... */
+	  END}},
+	{"bulk upload: ACKs always behind what was sent, never a re-short",
+	 0,
+	 {HANDSHAKE, D(1, 1000, 'S'), D(1001, 1000, 'L'), D(2001, 1000, 'L'), ACKR(2001),
+	  D(3001, 1000, 'L'), D(4001, 1000, 'L'), ACKR(4001), D(5001, 1000, 'L'), ACKR(5001),
+	  ACKR(5001), D(6001, 1000, 'L'), D(7001, 1000, 'L'), ACKR(7001), D(8001, 1000, 'L'),
+	  ACKR(9001),				 /* the end: all acked */
+	  FLAGSF(TH_FIN | TH_ACK, 9001, 0, 'L'), /* ... and a bare FIN */
+	  END}},
+	{"bulk upload in writes, each acknowledged by a pure ACK before the next (small RTT): no "
+	 "reply, no re-short",
+	 0,
+	 {HANDSHAKE, D(1, 1000, 'S'), D(1001, 1000, 'L'), ACKR(2001), D(2001, 1000, 'L'),
+	  D(3001, 1000, 'L'), ACKR(4001), D(4001, 1000, 'L'), ACKR(5001), D(5001, 1000, 'L'), END}},
+	{"request/response with a delayed pure ACK before each response: re-short after the "
+	 "response only",
+	 1,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), ACKR(201),
+	  D(201, 100, 'L'), /* pipelined: acked, no reply yet */
+	  DATAR(301, 500), D(301, 100, 'S'), END}},
+	{"bulk download: the flow's pure ACKs never re-short",
+	 0,
+	 {HANDSHAKE, DATAR(1, 1000), ACKF(1, 'S'), DATAR(1, 1000), DATAR(1, 1000), ACKF(1, 'L'),
+	  DATAR(1, 1000), ACKF(1, 'L'), ACKF(1, 'L'), END}},
+	{"HTTP/2-style interleaving: frames while others are unacked, re-short only when all are "
+	 "acked",
+	 1,
+	 {HANDSHAKE, D(1, 300, 'S'), D(301, 200, 'L'), ACKR(301), D(501, 100, 'L'), ACKR(501),
+	  D(601, 400, 'L'), DATAR(601, 300), DATAR(1001, 300), /* all acked, idle */
+	  D(1001, 200, 'S'), D(1201, 200, 'S'), END}},
+	{"retransmissions: a segment at the ACK but before snd_nxt is no boundary",
+	 0,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), D(201, 100, 'L'), ACKR(101),
+	  D(101, 100, 'L'),	       /* fast retransmit */
+	  ACKR(201), D(201, 100, 'L'), /* tail: RTO resend */
+	  D(101, 200, 'L'),	       /* overlapping resend */
+	  END}},
+	{"SACK: the cumulative ACK is the hole; its retransmission is no boundary",
+	 0,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), D(201, 100, 'L'), D(301, 100, 'L'),
+	  SACKR(101, 201, 401), D(101, 100, 'L'), SACKR(101, 201, 401), END}},
+	{"zero window: probes and the resume are no boundary; a later message is",
+	 1,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), ZWIN(201),
+	  D(201, 1, 'L'),		      /* probe: 1 new byte */
+	  D(201, 1, 'L'),		      /* probe again */
+	  FLAGSF(TH_ACK, 200, 0, 'L'),	      /* Linux probe: old seq */
+	  ACKR(202),			      /* window opens */
+	  D(202, 100, 'L'), D(302, 100, 'L'), /* resume, in flight */
+	  DATAR(402, 50), D(402, 100, 'S'), END}},
+	{"FIN and RST: consume no message; a new SYN on the 5-tuple resets the state",
+	 1,
+	 {HANDSHAKE, D(1, 100, 'S'), DATAR(101, 100), D(101, 100, 'S'),
+	  FLAGSR(TH_RST | TH_ACK, 99),				 /* ignored by the observer */
+	  DATAR(201, 100), FLAGSF(TH_FIN | TH_ACK, 201, 0, 'S'), /* bare FIN: none */
+	  ACKR(202), FLAGSF(TH_RST, 202, 0, 'S'), SYN('L'),	 /* a new connection: reset */
+	  D(1, 100, 'L'), /* no SYN-ACK seen yet: no boundary */
+	  END}},
+	{"data segment that carries a FIN at the boundary re-shorts",
+	 1,
+	 {HANDSHAKE, D(1, 100, 'S'), D(101, 100, 'L'), DATAR(201, 10),
+	  FLAGSF(TH_FIN | TH_ACK | TH_PSH, 201, 50, 'S'), END}},
 };
 
 /* No other direction ever seen (asymmetric routing): the request/response

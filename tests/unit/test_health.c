@@ -1170,36 +1170,45 @@ static void test_spill_settings(void)
 	spill_settings_default(&d);
 	spill_params_default(&p);
 	tap_ok(d.enabled && d.target_ns == p.target_ns && d.long_target_ns == p.long_target_ns &&
-	       d.rate_init_bps == p.rate_init_bps && d.rate_min_bps == p.rate_min_bps &&
-	       !d.tunnel_rate_bps && d.grant_gap_ns == p.grant_gap_ns &&
-	       d.hold_margin_ns == p.hold_margin_ns && d.frame_share_pct == p.frame_share_pct &&
-	       p.frame_share_pct == 10 && d.limit_bytes == SPILL_DEF_LIMIT_BYTES,
-	       "spill defaults are the controller's (enabled, 5 ms, 10 ms, 1 Mbit/s, 100 kbit/s, 2 s, 20 ms, 10 %%, 1 MB)");
-	tap_ok(!spill_set(&file, "target-delay", "8ms") && !spill_set(&file, "tunnel-rate", "20mbit") &&
-	       !spill_set(&file, "limit", "500000") && !spill_set(&cli, "target-delay", "3ms") &&
-	       !spill_set(&file, "frame-share", "0") && !spill_set(&cli, "frame-share", "25") &&
-	       spill_set(&cli, "target-delay", "0ms") && spill_set(&cli, "rate-min", "1") &&
-	       spill_set(&cli, "limit", "100") && spill_set(&cli, "frame-share", "101"),
+		       d.rate_init_bps == p.rate_init_bps && d.rate_min_bps == p.rate_min_bps &&
+		       !d.tunnel_rate_bps && d.grant_gap_ns == p.grant_gap_ns &&
+		       d.hold_margin_ns == p.hold_margin_ns &&
+		       d.frame_share_pct == p.frame_share_pct && p.frame_share_pct == 10 &&
+		       d.limit_bytes == SPILL_DEF_LIMIT_BYTES,
+	       "spill defaults are the controller's (enabled, 5 ms, 10 ms, 1 Mbit/s, 100 kbit/s, 2 "
+	       "s, 20 ms, 10 %%, 1 MB)");
+	tap_ok(!spill_set(&file, "target-delay", "8ms") &&
+		       !spill_set(&file, "tunnel-rate", "20mbit") &&
+		       !spill_set(&file, "limit", "500000") &&
+		       !spill_set(&cli, "target-delay", "3ms") &&
+		       !spill_set(&file, "frame-share", "0") &&
+		       !spill_set(&cli, "frame-share", "25") &&
+		       spill_set(&cli, "target-delay", "0ms") && spill_set(&cli, "rate-min", "1") &&
+		       spill_set(&cli, "limit", "100") && spill_set(&cli, "frame-share", "101"),
 	       "spill keys set from text; out-of-range values refused");
-	tap_ok(!spill_settings_resolve(&out, &file, &cli, err, sizeof(err)) && out.target_ns == 3 * MS &&
-	       out.tunnel_rate_bps == 20000000 && out.limit_bytes == 500000 && out.enabled,
+	tap_ok(!spill_settings_resolve(&out, &file, &cli, err, sizeof(err)) &&
+		       out.target_ns == 3 * MS && out.tunnel_rate_bps == 20000000 &&
+		       out.limit_bytes == 500000 && out.enabled,
 	       "the command line over the file over the defaults");
 	spill_settings_params(&out, 100 * MS, &p);
 	tap_ok(p.rate_max_bps == 19000000 && p.target_ns == 3 * MS && p.interval_ns == 100 * MS &&
-	       p.frame_share_pct == 25,
-	       "a configured tunnel rate caps the spilled rate at 0.95 x it; the frame share as given");
+		       p.frame_share_pct == 25,
+	       "a configured tunnel rate caps the spilled rate at 0.95 x it; the frame share as "
+	       "given");
 	spill_settings_default(&out);
 	spill_settings_params(&out, 100 * MS, &p);
 	tap_ok(p.rate_max_bps == SPILL_DEF_RATE_MAX_BPS, "no tunnel rate: the line-rate ceiling");
 	cli = (struct spill_settings){ 0 };
 	tap_ok(!spill_set(&cli, "rate-min", "2mbit") &&
-	       spill_settings_resolve(&out, NULL, &cli, err, sizeof(err)) == -EINVAL &&
-	       !strcmp(err, "--spill-rate-min '2mbit': out of range with the other settings: accepted: at most rate-init"),
+		       spill_settings_resolve(&out, NULL, &cli, err, sizeof(err)) == -EINVAL &&
+		       !strcmp(err, "--spill-rate-min '2mbit': out of range with the other "
+				    "settings: accepted: at most rate-init"),
 	       "rate-min above rate-init, from the command line: named as its option (%s)", err);
 	file = (struct spill_settings){ 0 };
 	tap_ok(!spill_set(&file, "tunnel-rate", "1mbit") &&
-	       spill_settings_resolve(&out, &file, NULL, err, sizeof(err)) == -EINVAL &&
-	       !strcmp(err, "rate-init '1mbit': out of range with the other settings: accepted: at most 0.95 x tunnel-rate"),
+		       spill_settings_resolve(&out, &file, NULL, err, sizeof(err)) == -EINVAL &&
+		       !strcmp(err, "rate-init '1mbit': out of range with the other settings: "
+				    "accepted: at most 0.95 x tunnel-rate"),
 	       "rate-init above 0.95 x tunnel-rate, from a file: named as its key (%s)", err);
 }
 

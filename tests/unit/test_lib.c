@@ -78,7 +78,8 @@ static void test_json(void)
 	json_object_put(o);
 
 	out = capture(emit_record, false);
-	s = "name a\"b\\c\n\x01/ big 18446744073709551615 neg -5 on yes ratio 0.25 none - (text only)\n";
+	s = "name a\"b\\c\n\x01/ big 18446744073709551615 neg -5 on yes ratio 0.25 none - (text "
+	    "only)\n";
 	ok(!strcmp(out, s), "text mode prints the formats");
 
 	out = capture(emit_stream, true);
@@ -193,14 +194,18 @@ static void test_validators(void)
 	{
 		struct sc_prefix a, b, c, d, e;
 
-		ok(!sc_parse_prefix("10.2.0.0/16", 0, 0, &a) && !sc_parse_prefix("10.2.5.0/24", 0, 0, &b) &&
-		   !sc_parse_prefix("10.3.0.0/20", 0, 0, &c) && !sc_parse_prefix("10.3.16.0/20", 0, 0, &d) &&
-		   !sc_parse_prefix("fd02::/48", 0, 0, &e) &&
-		   sc_prefix_overlap(&a, &b) && sc_prefix_overlap(&b, &a) && sc_prefix_overlap(&a, &a) &&
-		   !sc_prefix_overlap(&a, &c) && !sc_prefix_overlap(&c, &d) && !sc_prefix_overlap(&a, &e) &&
-		   !sc_parse_prefix("10.3.0.0/19", 0, 0, &a) && sc_prefix_overlap(&a, &d) &&
-		   !sc_parse_prefix("0.0.0.0/0", 0, 0, &a) && sc_prefix_overlap(&a, &c),
-		   "prefix overlap: inside, around, equal; not beside (past a byte edge), not another family");
+		ok(!sc_parse_prefix("10.2.0.0/16", 0, 0, &a) &&
+			   !sc_parse_prefix("10.2.5.0/24", 0, 0, &b) &&
+			   !sc_parse_prefix("10.3.0.0/20", 0, 0, &c) &&
+			   !sc_parse_prefix("10.3.16.0/20", 0, 0, &d) &&
+			   !sc_parse_prefix("fd02::/48", 0, 0, &e) && sc_prefix_overlap(&a, &b) &&
+			   sc_prefix_overlap(&b, &a) && sc_prefix_overlap(&a, &a) &&
+			   !sc_prefix_overlap(&a, &c) && !sc_prefix_overlap(&c, &d) &&
+			   !sc_prefix_overlap(&a, &e) &&
+			   !sc_parse_prefix("10.3.0.0/19", 0, 0, &a) && sc_prefix_overlap(&a, &d) &&
+			   !sc_parse_prefix("0.0.0.0/0", 0, 0, &a) && sc_prefix_overlap(&a, &c),
+		   "prefix overlap: inside, around, equal; not beside (past a byte edge), not "
+		   "another family");
 	}
 	sc_option_accepted(&(struct sc_option){ .type = SC_OPT_IFNAME }, acc, sizeof(acc));
 	ok(!strcmp(acc, "1..15 characters, not '.' or '..', no '/', ':' or white space"),
@@ -267,65 +272,100 @@ static const struct sc_option t_opts[] = {
 	SC_OPTIONS_END,
 };
 
-#define PFX_ACC "an IPv4 or IPv6 address with an optional /LEN (0..32, 0..128) and no host bits set, e.g. 10.1.0.0/16"
+#define PFX_ACC                                                                                    \
+	"an IPv4 or IPv6 address with an optional /LEN (0..32, 0..128) and no host bits set, "     \
+	"e.g. 10.1.0.0/16"
 /* name, value, the error line (NULL: accepted) */
-static const struct { const char *name, *value, *err; } t_cases[] = {
-	{ "n", "1", NULL }, { "n", "100", NULL },
-	{ "n", "0", "--n: invalid value '0': accepted: an integer 1..100" },
-	{ "n", "101", "--n: invalid value '101': accepted: an integer 1..100" },
-	{ "n", "1x", "--n: invalid value '1x': accepted: an integer 1..100" },
-	{ "dscp", "0", NULL }, { "dscp", "63", NULL },
-	{ "dscp", "64", "--dscp: invalid DSCP '64': accepted: an integer 0..63" },
-	{ "dur", "0", NULL }, { "dur", "10000", NULL }, { "dur", "7.5", NULL },
-	{ "dur", "10000.5", "--dur: invalid value '10000.5': accepted: milliseconds 0..10000" },
-	{ "dur", "1e3", "--dur: invalid value '1e3': accepted: milliseconds 0..10000" },
-	{ "dur", "-1", "--dur: invalid value '-1': accepted: milliseconds 0..10000" },
-	{ "dur", ".5", "--dur: invalid value '.5': accepted: milliseconds 0..10000" },
-	{ "dur", "5.", "--dur: invalid value '5.': accepted: milliseconds 0..10000" },
-	{ "dur", "0.0000001", "--dur: invalid value '0.0000001': accepted: milliseconds 0..10000" },
-	{ "us", "0", "--us: invalid value '0': accepted: microseconds 1..1000000" },
-	{ "idle", "0.001", NULL }, { "idle", "86400", NULL },
-	{ "idle", "0.0005", "--idle: invalid value '0.0005': accepted: seconds 0.001..86400, at most 3 decimals" },
-	{ "idle", "1.0000", "--idle: invalid value '1.0000': accepted: seconds 0.001..86400, at most 3 decimals" },
-	{ "watch", "0.1", NULL }, { "watch", "3600", NULL },
-	{ "watch", "1e0", "--watch: invalid value '1e0': accepted: seconds 0.1..3600" },
-	{ "rate", "0.001", NULL }, { "rate", "10000", NULL },
-	{ "rate", "0", "--rate: invalid value '0': accepted: a number 0.001..10000" },
-	{ "rate", "inf", "--rate: invalid value 'inf': accepted: a number 0.001..10000" },
-	{ "bw", "100kbit", NULL }, { "bw", "10gbit", NULL }, { "bw", "1.1mbit", NULL },
-	{ "bw", "99999bit", "--bw: invalid value '99999bit': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
-	{ "bw", "10.000000001gbit", "--bw: invalid value '10.000000001gbit': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
-	{ "bw", "20", "--bw: invalid value '20': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)" },
-	{ "on", "yes", NULL }, { "on", "0", NULL }, { "yn", "1", NULL },
-	{ "on", "on", "--on: invalid value 'on': accepted: yes, no, 1, 0" },
-	{ "color", "green", NULL },
-	{ "color", "pink", "--color: invalid value 'pink': accepted: red, green" },
-	{ "str", "x", NULL }, { "str", "", "--str: invalid value '': accepted: a non-empty string" },
-	{ "path", "a/b", NULL },
-	{ "path", "", "--path: invalid path '': accepted: a path of 1..4095 characters" },
-	{ "abspath", "/a", NULL },
-	{ "abspath", "a", "--abspath: invalid path 'a': accepted: an absolute path" },
-	{ "ifname", "eth0", NULL }, { "ifname", "123456789012345", NULL },
-	{ "ifname", "1234567890123456", "--ifname: invalid interface name '1234567890123456': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
-	{ "ifname", "a:b", "--ifname: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
-	{ "ifname", "..", "--ifname: invalid interface name '..': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
-	{ "addr4", "10.0.0.1", NULL },
-	{ "addr4", "::1", "--addr4: invalid address '::1': accepted: an IPv4 address" },
-	{ "addr4", "10.0.0.1/8", "--addr4: invalid address '10.0.0.1/8': accepted: an IPv4 address" },
-	{ "addr", "fd00::1", NULL },
-	{ "addr", "nowhere", "--addr: invalid address 'nowhere': accepted: an IPv4 or IPv6 address" },
-	{ "pfx", "10.1.0.0/16", NULL }, { "pfx", "0.0.0.0/0", NULL }, { "pfx", "fd02::/48", NULL },
-	{ "pfx", "10.1.0.1/16", "--pfx: invalid prefix '10.1.0.1/16': accepted: " PFX_ACC },
-	{ "pfx", "10.0.0.0/33", "--pfx: invalid prefix '10.0.0.0/33': accepted: " PFX_ACC },
-	{ "ifaddr", "192.168.101.1/30", NULL },
-	{ "ifaddr", "192.168.101.1", "--ifaddr: invalid address '192.168.101.1': accepted: an IPv4 or IPv6 address with /LEN (0..32, 0..128), e.g. 192.168.101.1/30" },
-	{ "listen", "[::1]:9434", NULL },
-	{ "listen", "10.0.0.1:80", NULL },
-	{ "listen", "10.0.0.1", "--listen: invalid value '10.0.0.1': accepted: an address and port, e.g. 127.0.0.1:9434, [::1]:9434 or 0.0.0.0:9434" },
-	{ "pfxs", "10.0.0.0/8 x", "--pfxs: invalid prefix 'x': accepted: " PFX_ACC },
-	{ "kv", "a=0", "--kv: a: invalid value '0': accepted: an integer 1..9" },
-	{ "kv", "c=1", "--kv: unknown key 'c': accepted: a, b" },
-	{ "kv", "b=yes", "--kv: a= is required" },
+static const struct { const char *name, *value, *err;
+} t_cases[] = {
+	{"n", "1", NULL},
+	{"n", "100", NULL},
+	{"n", "0", "--n: invalid value '0': accepted: an integer 1..100"},
+	{"n", "101", "--n: invalid value '101': accepted: an integer 1..100"},
+	{"n", "1x", "--n: invalid value '1x': accepted: an integer 1..100"},
+	{"dscp", "0", NULL},
+	{"dscp", "63", NULL},
+	{"dscp", "64", "--dscp: invalid DSCP '64': accepted: an integer 0..63"},
+	{"dur", "0", NULL},
+	{"dur", "10000", NULL},
+	{"dur", "7.5", NULL},
+	{"dur", "10000.5", "--dur: invalid value '10000.5': accepted: milliseconds 0..10000"},
+	{"dur", "1e3", "--dur: invalid value '1e3': accepted: milliseconds 0..10000"},
+	{"dur", "-1", "--dur: invalid value '-1': accepted: milliseconds 0..10000"},
+	{"dur", ".5", "--dur: invalid value '.5': accepted: milliseconds 0..10000"},
+	{"dur", "5.", "--dur: invalid value '5.': accepted: milliseconds 0..10000"},
+	{"dur", "0.0000001", "--dur: invalid value '0.0000001': accepted: milliseconds 0..10000"},
+	{"us", "0", "--us: invalid value '0': accepted: microseconds 1..1000000"},
+	{"idle", "0.001", NULL},
+	{"idle", "86400", NULL},
+	{"idle", "0.0005",
+	 "--idle: invalid value '0.0005': accepted: seconds 0.001..86400, at most 3 decimals"},
+	{"idle", "1.0000",
+	 "--idle: invalid value '1.0000': accepted: seconds 0.001..86400, at most 3 decimals"},
+	{"watch", "0.1", NULL},
+	{"watch", "3600", NULL},
+	{"watch", "1e0", "--watch: invalid value '1e0': accepted: seconds 0.1..3600"},
+	{"rate", "0.001", NULL},
+	{"rate", "10000", NULL},
+	{"rate", "0", "--rate: invalid value '0': accepted: a number 0.001..10000"},
+	{"rate", "inf", "--rate: invalid value 'inf': accepted: a number 0.001..10000"},
+	{"bw", "100kbit", NULL},
+	{"bw", "10gbit", NULL},
+	{"bw", "1.1mbit", NULL},
+	{"bw", "99999bit",
+	 "--bw: invalid value '99999bit': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, "
+	 "gbit)"},
+	{"bw", "10.000000001gbit",
+	 "--bw: invalid value '10.000000001gbit': accepted: a rate 100kbit..10gbit (bit, kbit, "
+	 "mbit, gbit)"},
+	{"bw", "20",
+	 "--bw: invalid value '20': accepted: a rate 100kbit..10gbit (bit, kbit, mbit, gbit)"},
+	{"on", "yes", NULL},
+	{"on", "0", NULL},
+	{"yn", "1", NULL},
+	{"on", "on", "--on: invalid value 'on': accepted: yes, no, 1, 0"},
+	{"color", "green", NULL},
+	{"color", "pink", "--color: invalid value 'pink': accepted: red, green"},
+	{"str", "x", NULL},
+	{"str", "", "--str: invalid value '': accepted: a non-empty string"},
+	{"path", "a/b", NULL},
+	{"path", "", "--path: invalid path '': accepted: a path of 1..4095 characters"},
+	{"abspath", "/a", NULL},
+	{"abspath", "a", "--abspath: invalid path 'a': accepted: an absolute path"},
+	{"ifname", "eth0", NULL},
+	{"ifname", "123456789012345", NULL},
+	{"ifname", "1234567890123456",
+	 "--ifname: invalid interface name '1234567890123456': accepted: 1..15 characters, not '.' "
+	 "or '..', no '/', ':' or white space"},
+	{"ifname", "a:b",
+	 "--ifname: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no "
+	 "'/', ':' or white space"},
+	{"ifname", "..",
+	 "--ifname: invalid interface name '..': accepted: 1..15 characters, not '.' or '..', no "
+	 "'/', ':' or white space"},
+	{"addr4", "10.0.0.1", NULL},
+	{"addr4", "::1", "--addr4: invalid address '::1': accepted: an IPv4 address"},
+	{"addr4", "10.0.0.1/8", "--addr4: invalid address '10.0.0.1/8': accepted: an IPv4 address"},
+	{"addr", "fd00::1", NULL},
+	{"addr", "nowhere", "--addr: invalid address 'nowhere': accepted: an IPv4 or IPv6 address"},
+	{"pfx", "10.1.0.0/16", NULL},
+	{"pfx", "0.0.0.0/0", NULL},
+	{"pfx", "fd02::/48", NULL},
+	{"pfx", "10.1.0.1/16", "--pfx: invalid prefix '10.1.0.1/16': accepted: " PFX_ACC},
+	{"pfx", "10.0.0.0/33", "--pfx: invalid prefix '10.0.0.0/33': accepted: " PFX_ACC},
+	{"ifaddr", "192.168.101.1/30", NULL},
+	{"ifaddr", "192.168.101.1",
+	 "--ifaddr: invalid address '192.168.101.1': accepted: an IPv4 or IPv6 address with /LEN "
+	 "(0..32, 0..128), e.g. 192.168.101.1/30"},
+	{"listen", "[::1]:9434", NULL},
+	{"listen", "10.0.0.1:80", NULL},
+	{"listen", "10.0.0.1",
+	 "--listen: invalid value '10.0.0.1': accepted: an address and port, e.g. 127.0.0.1:9434, "
+	 "[::1]:9434 or 0.0.0.0:9434"},
+	{"pfxs", "10.0.0.0/8 x", "--pfxs: invalid prefix 'x': accepted: " PFX_ACC},
+	{"kv", "a=0", "--kv: a: invalid value '0': accepted: an integer 1..9"},
+	{"kv", "c=1", "--kv: unknown key 'c': accepted: a, b"},
+	{"kv", "b=yes", "--kv: a= is required"},
 };
 
 static void test_params_cases(void)
@@ -417,7 +457,9 @@ static void test_params_help(void)
 	   "params: help shows the range and the default");
 	ok(strstr(out, "(milliseconds 0..10000; default 2.5)\n") != NULL,
 	   "params: a duration's default in its unit");
-	ok(strstr(out, "--bw RATE") && strstr(out, "bw (a rate 100kbit..10gbit (bit, kbit, mbit, gbit); default 1.5mbit)\n"),
+	ok(strstr(out, "--bw RATE") &&
+		   strstr(out,
+			  "bw (a rate 100kbit..10gbit (bit, kbit, mbit, gbit); default 1.5mbit)\n"),
 	   "params: a rate's range and default with their units");
 	ok(strstr(out, "(microseconds 1..1000000)\n") != NULL,
 	   "params: a default out of range is not shown");
@@ -569,7 +611,8 @@ static void test_csum(void)
 	tap_ok(ntohs(inet_csum(rfc, sizeof(rfc))) == 0x220d, "inet_csum: RFC 1071's example");
 	c = inet_csum(echo, sizeof(echo));
 	memcpy(echo + 2, &c, 2);
-	tap_ok(inet_csum(echo, sizeof(echo)) == 0, "inet_csum: odd length, zero with the checksum in place");
+	tap_ok(inet_csum(echo, sizeof(echo)) == 0,
+	       "inet_csum: odd length, zero with the checksum in place");
 }
 
 static void test_grow(void)
@@ -587,7 +630,8 @@ static void test_grow(void)
 	}
 	for (n = 0; n < 100; n++)
 		kept = kept && a && a[n] == (int)n;
-	tap_ok(kept && cap == 128, "fs_grow: 100 elements kept, capacity 4 doubled to 128 (%zu)", cap);
+	tap_ok(kept && cap == 128, "fs_grow: 100 elements kept, capacity 4 doubled to 128 (%zu)",
+	       cap);
 	p = fs_grow(a, &cap, 100, sizeof(*a), 4);
 	tap_ok(p == a && cap == 128, "fs_grow: room left: the same array, capacity kept");
 	free(a);

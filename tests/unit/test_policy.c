@@ -273,47 +273,47 @@ static const struct rule_spec rule_table[] = {
 };
 
 static const struct flow_case flow_table[] = {
-	{ PREC4, "192.168.1.1", 40000, "172.16.0.1", 80, "SSSLL",
-	  "IPv4 no rule matches: the global threshold 3" },
-	{ PREC4, "192.168.1.1", 40000, "10.9.9.9", 80, "LLLL",
-	  "IPv4 10.0.0.0/8 long: long from the first packet" },
-	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 80, "SSSSSS",
-	  "IPv4 10.1.0.0/16 short beats 10.0.0.0/8 long" },
-	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 443, "SSLL",
-	  "IPv4 10.1.0.0/16 port 443 (threshold 2) beats 10.1.0.0/16 without port" },
-	{ PREC4, "192.168.1.1", 40000, "10.1.2.3", 443, "SSSSSL",
-	  "IPv4 10.1.2.3/32 (threshold 5) beats 10.1.0.0/16 port 443" },
-	{ PREC4, "192.168.1.1", 40000, "10.9.9.9", 8080, "SSSSL",
-	  "IPv4 10.0.0.0/8 port 8080 (threshold 4) beats 10.0.0.0/8 without port" },
-	{ PREC4, "192.168.1.1", 40000, "10.1.9.9", 8080, "SSSSSS",
-	  "IPv4 10.1.0.0/16 without port beats 10.0.0.0/8 port 8080: prefix first" },
-	{ PREC4, "10.1.9.9", 443, "192.168.1.1", 40000, "SSLL",
-	  "IPv4 the rule matches the source endpoint too (port 443 there)" },
-	{ PREC4, "10.1.9.9", 40000, "192.168.1.1", 443, "SSSSSS",
-	  "IPv4 a rule's port belongs to its prefix's endpoint: port 443 of the other endpoint does not match" },
-	{ PREC4, "10.9.9.9", 1000, "11.0.0.1", 1000, "SLL",
-	  "IPv4 equal rank at both endpoints: the destination's rule (11.0.0.0/8 threshold 1)" },
-	{ PREC4, "11.0.0.1", 1000, "10.9.9.9", 1000, "LLL",
-	  "IPv4 ... and in the other direction its destination's (10.0.0.0/8 long)" },
-	{ PREC4, "10.1.5.5", 1000, "11.0.0.1", 1000, "SSSS",
-	  "IPv4 a more specific source (10.1.0.0/16 short) beats the destination's /8" },
-	{ PREC6, "fd99::1", 40000, "fd77::1", 80, "SSSL",
-	  "IPv6 no rule matches: the global threshold 3" },
-	{ PREC6, "fd99::1", 40000, "fd00:9::1", 80, "LLL",
-	  "IPv6 fd00::/16 long" },
-	{ PREC6, "fd99::1", 40000, "fd00:1::9", 80, "SSSSS",
-	  "IPv6 fd00:1::/32 short beats fd00::/16 long" },
-	{ PREC6, "fd99::1", 40000, "fd00:1::9", 443, "SSL",
-	  "IPv6 fd00:1::/32 port 443 (threshold 2) beats fd00:1::/32 without port" },
-	{ PREC6, "fd99::1", 40000, "fd00:1::5", 443, "SSSSL",
-	  "IPv6 fd00:1::5/128 (threshold 4) beats fd00:1::/32 port 443" },
-	{ PREC6, "fd00:1::9", 443, "fd99::1", 40000, "SSL",
-	  "IPv6 the rule matches the source endpoint too" },
+	{PREC4, "192.168.1.1", 40000, "172.16.0.1", 80, "SSSLL",
+	 "IPv4 no rule matches: the global threshold 3"},
+	{PREC4, "192.168.1.1", 40000, "10.9.9.9", 80, "LLLL",
+	 "IPv4 10.0.0.0/8 long: long from the first packet"},
+	{PREC4, "192.168.1.1", 40000, "10.1.9.9", 80, "SSSSSS",
+	 "IPv4 10.1.0.0/16 short beats 10.0.0.0/8 long"},
+	{PREC4, "192.168.1.1", 40000, "10.1.9.9", 443, "SSLL",
+	 "IPv4 10.1.0.0/16 port 443 (threshold 2) beats 10.1.0.0/16 without port"},
+	{PREC4, "192.168.1.1", 40000, "10.1.2.3", 443, "SSSSSL",
+	 "IPv4 10.1.2.3/32 (threshold 5) beats 10.1.0.0/16 port 443"},
+	{PREC4, "192.168.1.1", 40000, "10.9.9.9", 8080, "SSSSL",
+	 "IPv4 10.0.0.0/8 port 8080 (threshold 4) beats 10.0.0.0/8 without port"},
+	{PREC4, "192.168.1.1", 40000, "10.1.9.9", 8080, "SSSSSS",
+	 "IPv4 10.1.0.0/16 without port beats 10.0.0.0/8 port 8080: prefix first"},
+	{PREC4, "10.1.9.9", 443, "192.168.1.1", 40000, "SSLL",
+	 "IPv4 the rule matches the source endpoint too (port 443 there)"},
+	{PREC4, "10.1.9.9", 40000, "192.168.1.1", 443, "SSSSSS",
+	 "IPv4 a rule's port belongs to its prefix's endpoint: port 443 of the other endpoint does "
+	 "not match"},
+	{PREC4, "10.9.9.9", 1000, "11.0.0.1", 1000, "SLL",
+	 "IPv4 equal rank at both endpoints: the destination's rule (11.0.0.0/8 threshold 1)"},
+	{PREC4, "11.0.0.1", 1000, "10.9.9.9", 1000, "LLL",
+	 "IPv4 ... and in the other direction its destination's (10.0.0.0/8 long)"},
+	{PREC4, "10.1.5.5", 1000, "11.0.0.1", 1000, "SSSS",
+	 "IPv4 a more specific source (10.1.0.0/16 short) beats the destination's /8"},
+	{PREC6, "fd99::1", 40000, "fd77::1", 80, "SSSL",
+	 "IPv6 no rule matches: the global threshold 3"},
+	{PREC6, "fd99::1", 40000, "fd00:9::1", 80, "LLL", "IPv6 fd00::/16 long"},
+	{PREC6, "fd99::1", 40000, "fd00:1::9", 80, "SSSSS",
+	 "IPv6 fd00:1::/32 short beats fd00::/16 long"},
+	{PREC6, "fd99::1", 40000, "fd00:1::9", 443, "SSL",
+	 "IPv6 fd00:1::/32 port 443 (threshold 2) beats fd00:1::/32 without port"},
+	{PREC6, "fd99::1", 40000, "fd00:1::5", 443, "SSSSL",
+	 "IPv6 fd00:1::5/128 (threshold 4) beats fd00:1::/32 port 443"},
+	{PREC6, "fd00:1::9", 443, "fd99::1", 40000, "SSL",
+	 "IPv6 the rule matches the source endpoint too"},
 	/* after a flow while the rules were counted 0 */
-	{ GATE, "192.168.1.1", 40101, "10.9.9.9", 80, "LL",
-	  "IPv4 rule counted: looked up for a new flow" },
-	{ GATE, "fd99::1", 40101, "fd00::9", 80, "SSSL",
-	  "IPv6 rule while only IPv4 rules are counted: not looked up" },
+	{GATE, "192.168.1.1", 40101, "10.9.9.9", 80, "LL",
+	 "IPv4 rule counted: looked up for a new flow"},
+	{GATE, "fd99::1", 40101, "fd00::9", 80, "SSSL",
+	 "IPv6 rule while only IPv4 rules are counted: not looked up"},
 };
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -369,10 +369,11 @@ static void test_precedence4(void)
 	expect_cases(PREC4, 4, N(flow_table));
 	dp_stats(&dp, x);
 	tap_ok(stat_delta(x, b, FS_STAT_RULE_MATCHES) == 11 &&
-	       stat_delta(x, b, FS_STAT_FLOWS_NEW) == 12 &&
-	       stat_delta(x, b, FS_STAT_FLOWS_PROMOTED) == 6 &&
-	       stat_delta(x, b, FS_STAT_PROMOTED_PKTS) == 6,
-	       "IPv4 rule_matches +11 of 12 new flows; 6 promotions, all by packets (long-mode flows start long)");
+		       stat_delta(x, b, FS_STAT_FLOWS_NEW) == 12 &&
+		       stat_delta(x, b, FS_STAT_FLOWS_PROMOTED) == 6 &&
+		       stat_delta(x, b, FS_STAT_PROMOTED_PKTS) == 6,
+	       "IPv4 rule_matches +11 of 12 new flows; 6 promotions, all by packets (long-mode "
+	       "flows start long)");
 	rules_clear();
 }
 
@@ -421,7 +422,8 @@ static void bytes_case(__u16 port, __u32 t, __u32 tb, const char *want,
 	     stat_delta(x, b, cause) == 1;
 	if (!tap_ok(ok, "threshold %u, threshold-bytes %u, 100-byte payloads: %s, promoted by %s",
 		    t, tb, want, cause == FS_STAT_PROMOTED_PKTS ? "packets" : "bytes"))
-		tap_diag("classes %s; flow payload %llu; promoted +%llu (packets +%llu, bytes +%llu)",
+		tap_diag("classes %s; flow payload %llu; promoted +%llu (packets +%llu, bytes "
+			 "+%llu)",
 			 got, (unsigned long long)st.payload,
 			 (unsigned long long)stat_delta(x, b, FS_STAT_FLOWS_PROMOTED),
 			 (unsigned long long)stat_delta(x, b, FS_STAT_PROMOTED_PKTS),
@@ -455,14 +457,16 @@ static void test_bytes(void)
 	ok = classes(&z, "SSS", got);
 	ok = ok && classes(&s, "SL", got + 3);
 	tap_ok(ok && dp_flow_get(&dp, &s, &st) == 0 && st.payload == 200 && st.packets == 5,
-	       "threshold-bytes 100: 3 empty segments then 100-byte ones: S S S S L (payload 200 counted, not headers)");
+	       "threshold-bytes 100: 3 empty segments then 100-byte ones: S S S S L (payload 200 "
+	       "counted, not headers)");
 
 	/* a rule's thresholds replace the global ones */
 	config(1, 0, 0);
 	rule_put("10.5.0.0", 16, 0, FS_MODE_AUTO, NO_TH, 300);
 	rules_counted();
 	s = flow("192.168.1.1", 41020, "10.5.0.1", 80);
-	expect(s, "SSSL", "rule with threshold-bytes 300 only: its bytes decide, not the global threshold 1");
+	expect(s, "SSSL",
+	       "rule with threshold-bytes 300 only: its bytes decide, not the global threshold 1");
 	rule_put("10.6.0.0", 16, 0, FS_MODE_AUTO, 2, 1000);
 	rules_counted();
 	s = flow("192.168.1.1", 41021, "10.6.0.1", 80);
@@ -492,8 +496,9 @@ static void test_bytes_gro(void)
 			got[j] = send_one(&s, 5);
 		got[3] = '\0';
 		if (!tap_ok(!strcmp(got, c[i].want) && dp_flow_get(&dp, &s, &st) == 0 &&
-			    st.payload == 1500 && st.packets == 15,
-			    "threshold-bytes %u, GRO packets of 5 x 100 payload bytes: %s, payload 1500 and 15 packets counted",
+				    st.payload == 1500 && st.packets == 15,
+			    "threshold-bytes %u, GRO packets of 5 x 100 payload bytes: %s, payload "
+			    "1500 and 15 packets counted",
 			    c[i].tb, c[i].want))
 			tap_diag("classes %s, payload %llu, packets %llu", got,
 				 (unsigned long long)st.payload,
@@ -548,15 +553,17 @@ static void test_reshort(void)
 	ok = classes(&s, "SSLL", got) && dp_flow_get(&dp, &s, &st0) == 0;
 	ok = ok && !send_after(&s, gap, &cls, d, &st);
 	tap_ok(ok && cls == 'L' && st.packets == 5 && d[FS_STAT_FLOWS_RESHORT] == 0,
-	       "reshort-gap %u ms (%llu jiffies): silent exactly the gap, the flow goes on (packet 5 long)",
+	       "reshort-gap %u ms (%llu jiffies): silent exactly the gap, the flow goes on (packet "
+	       "5 long)",
 	       GAP_MS, (unsigned long long)gap);
 	ok = ok && !send_after(&s, gap + 1, &cls, d, &st);
 	tap_ok(ok && cls == 'S' && st.packets == 1 && st.payload == 100 &&
-	       st.class == FS_CLASS_SHORT && st.first_seen == st0.first_seen &&
-	       d[FS_STAT_FLOWS_RESHORT] == 1 && d[FS_STAT_RESHORT_GAP] == 1 &&
-	       d[FS_STAT_RESHORT_BOUNDARY] == 0 && d[FS_STAT_FLOWS_NEW] == 0 &&
-	       d[FS_STAT_FLOWS_EXPIRED] == 0,
-	       "silent one jiffy longer: counted as short again in its entry (packet 1, first_seen kept, flows_reshort and flows_reshort_gap +1, not new)");
+		       st.class == FS_CLASS_SHORT && st.first_seen == st0.first_seen &&
+		       d[FS_STAT_FLOWS_RESHORT] == 1 && d[FS_STAT_RESHORT_GAP] == 1 &&
+		       d[FS_STAT_RESHORT_BOUNDARY] == 0 && d[FS_STAT_FLOWS_NEW] == 0 &&
+		       d[FS_STAT_FLOWS_EXPIRED] == 0,
+	       "silent one jiffy longer: counted as short again in its entry (packet 1, first_seen "
+	       "kept, flows_reshort and flows_reshort_gap +1, not new)");
 	tap_ok(classes(&s, "SL", got), "after the reshort: packet 2 short, 3 long (threshold 2)");
 
 	/* off: a silence of twice the gap changes nothing */
@@ -569,9 +576,10 @@ static void test_reshort(void)
 	config(2, 0, GAP_MS);
 	dp_get_config(&dp, &c);
 	ok = !send_after(&s, c.idle_jiffies + 1, &cls, d, &st);
-	tap_ok(ok && cls == 'S' && d[FS_STAT_FLOWS_EXPIRED] == 1 &&
-	       d[FS_STAT_FLOWS_NEW] == 1 && d[FS_STAT_FLOWS_RESHORT] == 0,
-	       "silent past idle-timeout with a reshort gap: expired (flows_expired +1), not reshort");
+	tap_ok(ok && cls == 'S' && d[FS_STAT_FLOWS_EXPIRED] == 1 && d[FS_STAT_FLOWS_NEW] == 1 &&
+		       d[FS_STAT_FLOWS_RESHORT] == 0,
+	       "silent past idle-timeout with a reshort gap: expired (flows_expired +1), not "
+	       "reshort");
 }
 
 /* ---- live rule changes ------------------------------------------------------ */
@@ -592,7 +600,8 @@ static void test_live_rules(void)
 	expect(f, "SSS", "live rules: flow F, 3 packets under the global threshold 4");
 	rule_put("10.7.0.0", 16, 0, FS_MODE_LONG, NO_TH, 0);
 	rules_counted();
-	expect(f, "SL", "a rule 'long' added: F keeps its policy and count (packet 4 short, 5 long)");
+	expect(f, "SL",
+	       "a rule 'long' added: F keeps its policy and count (packet 4 short, 5 long)");
 	expect(g, "LL", "... a new flow G of that prefix is long from its first packet");
 	rule_put("10.7.0.0", 16, 0, FS_MODE_SHORT, NO_TH, 0);
 	expect(g, "LL", "the rule changed to 'short': G keeps 'long'");
@@ -600,9 +609,10 @@ static void test_live_rules(void)
 	rule_del("10.7.0.0", 16, 0);
 	rules_counted();
 	expect(h, "SSS", "the rule deleted: H keeps 'short'");
-	tap_ok(dp_flow_get(&dp, &f, &st) == 0 && st.packets == 5 && dp_flow_get(&dp, &g, &st) == 0 &&
-	       st.packets == 4 && st.policy.mode == FS_MODE_LONG &&
-	       dp_flow_get(&dp, &h, &st) == 0 && st.packets == 9,
+	tap_ok(dp_flow_get(&dp, &f, &st) == 0 && st.packets == 5 &&
+		       dp_flow_get(&dp, &g, &st) == 0 && st.packets == 4 &&
+		       st.policy.mode == FS_MODE_LONG && dp_flow_get(&dp, &h, &st) == 0 &&
+		       st.packets == 9,
 	       "rule changes keep every flow's entry and count (F 5, G 4, H 9 packets)");
 	dp_get_config(&dp, &c);
 	ok = !send_after(&g, c.reshort_jiffies + 1, &cls, d, &st);
@@ -640,9 +650,10 @@ static void test_midstream(void)
 	config(2, 0, GAP_MS);
 	cls = send_flags(a, 0, d);
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && d[FS_STAT_FLOWS_NEW] == 1 &&
-	       dp_flow_get(&dp, &a, &st) == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM) &&
-	       classes(&a, "SL", got),
-	       "midstream short (default): a flow first seen without SYN counts in flows_midstream, is marked so, and starts short (S S L)");
+		       dp_flow_get(&dp, &a, &st) == 0 &&
+		       (st.policy.flags & FS_POLICY_F_MIDSTREAM) && classes(&a, "SL", got),
+	       "midstream short (default): a flow first seen without SYN counts in "
+	       "flows_midstream, is marked so, and starts short (S S L)");
 	cls = send_flags(b, TH_SYN, d);
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && dp_flow_get(&dp, &b, &st) == 0 &&
 	       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
@@ -654,15 +665,17 @@ static void test_midstream(void)
 	cls = send_flags(a, 0, d);
 	ok = dp_flow_get(&dp, &a, &st) == 0;
 	tap_ok(cls == 'L' && ok && st.class == FS_CLASS_LONG && st.packets == 1 &&
-	       st.policy.mode == FS_MODE_LONG && d[FS_STAT_FLOWS_MIDSTREAM] == 1 &&
-	       d[FS_STAT_FLOWS_PROMOTED] == 0 && classes(&a, "LL", got),
-	       "midstream long: without SYN the flow starts long (count 1, no promotion) and stays long");
+		       st.policy.mode == FS_MODE_LONG && d[FS_STAT_FLOWS_MIDSTREAM] == 1 &&
+		       d[FS_STAT_FLOWS_PROMOTED] == 0 && classes(&a, "LL", got),
+	       "midstream long: without SYN the flow starts long (count 1, no promotion) and stays "
+	       "long");
 	cls = send_flags(b, TH_SYN, d);
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0 && classes(&b, "SL", got),
 	       "midstream long: a flow that starts with SYN follows the threshold (S S L)");
 	cls = send_flags(c, TH_SYN | TH_ACK, d);
 	tap_ok(cls == 'S' && d[FS_STAT_FLOWS_MIDSTREAM] == 0,
-	       "midstream long: the reverse direction's SYN-ACK is a start too (short, not midstream)");
+	       "midstream long: the reverse direction's SYN-ACK is a start too (short, not "
+	       "midstream)");
 	cls = send_flags(v, 0, d);
 	tap_ok(cls == 'L' && d[FS_STAT_FLOWS_MIDSTREAM] == 1,
 	       "midstream long, IPv6: without SYN long, flows_midstream +1");
@@ -683,13 +696,15 @@ static void test_midstream(void)
 	dp_get_config(&dp, &cf);
 	ok = !send_after(&b, cf.idle_jiffies + 1, &cls, d, &st);
 	tap_ok(ok && cls == 'L' && d[FS_STAT_FLOWS_EXPIRED] == 1 &&
-	       d[FS_STAT_FLOWS_MIDSTREAM] == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM),
-	       "midstream long: restarted after idle expiry without SYN: long, flows_expired +1, flagged");
+		       d[FS_STAT_FLOWS_MIDSTREAM] == 0 && (st.policy.flags & FS_POLICY_F_MIDSTREAM),
+	       "midstream long: restarted after idle expiry without SYN: long, flows_expired +1, "
+	       "flagged");
 	/* a reshort gap is no lost start: short again */
 	ok = !send_after(&b, cf.reshort_jiffies + 1, &cls, d, &st);
 	tap_ok(ok && cls == 'S' && d[FS_STAT_FLOWS_RESHORT] == 1 &&
-	       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
-	       "midstream long: after a reshort gap the flow counts as short again (not midstream)");
+		       !(st.policy.flags & FS_POLICY_F_MIDSTREAM),
+	       "midstream long: after a reshort gap the flow counts as short again (not "
+	       "midstream)");
 	cfg_flags = FS_CFG_F_ENABLED;
 	config(2, 0, GAP_MS);
 }
@@ -722,7 +737,8 @@ static void test_eviction(void)
 	}
 	cls = send_flags(e, 0, d);
 	tap_ok(cls == 'L' && d[FS_STAT_FLOWS_MIDSTREAM] == 1 && d[FS_STAT_INSERT_FAIL] == 0,
-	       "%u new flows of 3 packets through a %u-entry table evict a long flow: its next packet is counted in flows_midstream and stays long (midstream long)",
+	       "%u new flows of 3 packets through a %u-entry table evict a long flow: its next "
+	       "packet is counted in flows_midstream and stays long (midstream long)",
 	       n, TEST_FLOWS);
 	cfg_flags = FS_CFG_F_ENABLED;
 	config(2, 0, 0);

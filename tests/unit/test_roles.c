@@ -147,7 +147,8 @@ static void run(struct sim *s, const struct scen *sc)
 		if (t % PROBE_NS == PROBE_NS / 2)
 			send_probe(s, sc, HEALTH_LONG, t);
 		for (tun = 0; tun < HEALTH_TUNNELS; tun++) {
-			while (s->head[tun] != s->tail[tun] && s->ring[tun][s->head[tun] % RING].due <= t) {
+			while (s->head[tun] != s->tail[tun] &&
+			       s->ring[tun][s->head[tun] % RING].due <= t) {
 				struct outcome *o = &s->ring[tun][s->head[tun]++ % RING];
 				struct roles_input in = {
 					.q = { &s->q[0], &s->q[1] },
@@ -170,7 +171,8 @@ static void run(struct sim *s, const struct scen *sc)
 							 s->r.swapped ? "swapped" : "configured",
 							 roles_cause_name(s->r.cause));
 				}
-				if (s->r.swapped && (in.state[0] != HEALTH_UP || in.state[1] != HEALTH_UP))
+				if (s->r.swapped &&
+				    (in.state[0] != HEALTH_UP || in.state[1] != HEALTH_UP))
 					s->swapped_while_down = true;
 			}
 		}
@@ -221,7 +223,8 @@ static void test_delay_step(void)
 	       s.move_at[0] - sc.step_from <= SEC,
 	       "delay step: moved within 1 s (%.3f s after the step)",
 	       s.nmoves ? at_s(&s, 0) - 10 : -1);
-	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE, "delay step: cause queue (%s)",
+	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE,
+	       "delay step: cause queue (%s)",
 	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
 	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_at[1] >= sc.step_to &&
 	       s.move_at[1] - sc.step_to <= 2 * SEC && s.move_cause[1] == ROLES_CAUSE_RECOVERED,
@@ -299,13 +302,15 @@ static void test_quiet(void)
 	sc.lose_burst = 3;
 	sc.end = 600 * SEC;
 	run(&s, &sc);
-	tap_ok(s.nmoves == 0, "3 probes lost in a row every 10 s: no move in 10 min (%d)", s.nmoves);
+	tap_ok(s.nmoves == 0, "3 probes lost in a row every 10 s: no move in 10 min (%d)",
+	       s.nmoves);
 	/* the same on a short path (0.2 ms) with 5 ms of jitter (a few ms
 	 * of queue): the absolute margin alone, as roles.bats measured it */
 	sc.base_ns[HEALTH_SHORT] = sc.base_ns[HEALTH_LONG] = 200 * 1000;
 	sc.jitter_ns = 5 * MS;
 	run(&s, &sc);
-	tap_ok(s.nmoves == 0, "3 probes lost in a row every 10 s, RTT 0.2 ms, 5 ms jitter: no move (%d)",
+	tap_ok(s.nmoves == 0,
+	       "3 probes lost in a row every 10 s, RTT 0.2 ms, 5 ms jitter: no move (%d)",
 	       s.nmoves);
 }
 
@@ -329,8 +334,9 @@ static void test_brownout_with_bulk(void)
 	/* the bulk then fills the old SHORT: its queue there is ours, so it
 	 * is judged by what it showed without it (for 30 s), then its base */
 	tap_ok(s.nmoves >= 2 && !s.move_to[s.nmoves - 1] && s.nmoves <= 4 &&
-	       s.move_at[s.nmoves - 1] < 30 * SEC + QUALITY_IDLE_MEMORY_NS + 2 * SEC,
-	       "brownout under bulk: back on SHORT by the end of the memory (%d moves, last %.3f s)",
+		       s.move_at[s.nmoves - 1] < 30 * SEC + QUALITY_IDLE_MEMORY_NS + 2 * SEC,
+	       "brownout under bulk: back on SHORT by the end of the memory (%d moves, last %.3f "
+	       "s)",
 	       s.nmoves, s.nmoves ? at_s(&s, s.nmoves - 1) : -1);
 }
 
@@ -358,8 +364,10 @@ static void test_failover(void)
 	sc.down_to = 25 * SEC;
 	run(&s, &sc);
 	tap_ok(s.nmoves >= 2 && s.move_to[0] && !s.move_to[1] && s.move_at[1] >= sc.down_from &&
-	       s.move_at[1] - sc.down_from <= 250 * MS && s.move_cause[1] == ROLES_CAUSE_FAILOVER,
-	       "swapped, then LONG down: configured roles at the first outcome (%d moves, %.3f s, %s)",
+		       s.move_at[1] - sc.down_from <= 250 * MS &&
+		       s.move_cause[1] == ROLES_CAUSE_FAILOVER,
+	       "swapped, then LONG down: configured roles at the first outcome (%d moves, %.3f s, "
+	       "%s)",
 	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1,
 	       roles_cause_name(s.nmoves > 1 ? s.move_cause[1] : ROLES_CAUSE_NONE));
 	tap_ok(!s.swapped_while_down, "swapped, then LONG down: never swapped while down");
@@ -384,7 +392,8 @@ static void test_flapping(void)
 	/* undamped it would move twice per 4 s: 120 times */
 	tap_ok(s.nmoves >= 2 && s.nmoves <= 12 && spaced,
 	       "flapping quality: %d moves in 240 s, each a hold-down apart", s.nmoves);
-	tap_ok(s.nmoves >= 4 && s.move_at[s.nmoves - 1] - s.move_at[s.nmoves - 2] >= 4 * ROLES_DEF_HOLD_MIN_NS,
+	tap_ok(s.nmoves >= 4 && s.move_at[s.nmoves - 1] - s.move_at[s.nmoves - 2] >=
+					4 * ROLES_DEF_HOLD_MIN_NS,
 	       "flapping quality: the hold-down grew (last gap %.1f s)",
 	       s.nmoves > 1 ? at_s(&s, s.nmoves - 1) - at_s(&s, s.nmoves - 2) : -1);
 }
@@ -401,8 +410,9 @@ static void test_unequal(void)
 	sc.end = 600 * SEC;
 	run(&s, &sc);
 	tap_ok(s.nmoves == 1 && s.move_to[0] && s.move_at[0] <= 2 * SEC &&
-	       s.move_cause[0] == ROLES_CAUSE_BASE,
-	       "unequal tunnels, auto: the short class on the fast one within 2 s, for good (%d moves, %.3f s)",
+		       s.move_cause[0] == ROLES_CAUSE_BASE,
+	       "unequal tunnels, auto: the short class on the fast one within 2 s, for good (%d "
+	       "moves, %.3f s)",
 	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1);
 
 	sc.params.mode = ROLES_FIXED;

@@ -210,11 +210,11 @@ static void expect(struct pkt_spec *s, const char *what, const char *want,
 		    dp_fl == d.taken - before.taken &&
 		    (np ? dp_by >= 54 * np : dp_by == 0),
 		    "%s: %s", desc, want))
-		tap_diag("marks %s, want %s; taken +%llu (want %llu), moved +%llu (want %llu), entry gen %u (want %u); packets_spill +%llu (want %llu), bytes_spill +%llu, flows_spilled +%llu",
-			 got, want,
-			 (unsigned long long)(d.taken - d0->taken),
-			 (unsigned long long)dtaken,
-			 (unsigned long long)(d.moved - d0->moved),
+		tap_diag("marks %s, want %s; taken +%llu (want %llu), moved +%llu (want %llu), "
+			 "entry gen %u (want %u); packets_spill +%llu (want %llu), bytes_spill "
+			 "+%llu, flows_spilled +%llu",
+			 got, want, (unsigned long long)(d.taken - d0->taken),
+			 (unsigned long long)dtaken, (unsigned long long)(d.moved - d0->moved),
 			 (unsigned long long)dmoved, st.policy.spill, gen,
 			 (unsigned long long)dp_pk, (unsigned long long)np,
 			 (unsigned long long)dp_by, (unsigned long long)dp_fl);
@@ -251,7 +251,8 @@ static void test_promotion(void)
 	d0 = fresh(FLAGS, THRESHOLD);
 	grant(1, 1);
 	expect(&a, "ydddddd", "SSSPPPP", &d0, 1, 0, 1,
-	       "one grant: the promoting packet takes it, every later long packet spills, not moved");
+	       "one grant: the promoting packet takes it, every later long packet spills, not "
+	       "moved");
 	d = taken();
 	expect(&b, "ydddddd", "SSSLLLL", &d, 0, 0, 0,
 	       "the grant taken: the next flow stays long");
@@ -347,7 +348,8 @@ static void test_lease(void)
 	expect(&s, "ydddd", "SSSPP", &d0, 1, 0, 3, "spilled in generation 3, its lease held");
 	now = dp_jiffies(&dp);
 	agent_lease(3, taken().taken + 1, now > 2 ? now - 2 : 0);
-	expect(&s, "dd", "LL", &d0, 1, 0, 3, "the lease ran out (a dead agent): the spilled flow is long");
+	expect(&s, "dd", "LL", &d0, 1, 0, 3,
+	       "the lease ran out (a dead agent): the spilled flow is long");
 	expect(&t, "ydddd", "SSSLL", &d0, 1, 0, 0, "the lease ran out: an open grant is not taken");
 	agent(3, taken().taken + 1);
 	expect(&s, "dd", "PP", &d0, 1, 0, 3, "renewed: spilled again in its generation");
@@ -402,7 +404,8 @@ static void test_ipv6_gro(void)
 	got[2] = '\0';
 	d = taken();
 	tap_ok(!strcmp(got, "SP") && d.taken - d0.taken == 1,
-	       "GRO packets of 10 segments: the first short (packets 2..11), the second takes one grant (%s)",
+	       "GRO packets of 10 segments: the first short (packets 2..11), the second takes one "
+	       "grant (%s)",
 	       got);
 }
 
@@ -493,16 +496,17 @@ static void test_concurrency(bool apart)
 	d = taken();
 	if (dp_stats(&dp, v1))
 		die("stats read");
-	if (!tap_ok(!failed && spilled == CONC_GRANTS &&
-		    d.taken - d0.taken == CONC_GRANTS &&
-		    v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED] == CONC_GRANTS,
-		    "%d threads on %d CPUs, %d long flows (%s), %d grants: exactly %d flows spilled, taken %d, flows_spilled %d",
-		    n, n, CONC_FLOWS, apart ? "apart" : "in step", CONC_GRANTS,
-		    CONC_GRANTS, CONC_GRANTS, CONC_GRANTS))
-		tap_diag("spilled %d, taken +%llu, flows_spilled +%llu, a run failed: %d", spilled,
-			 (unsigned long long)(d.taken - d0.taken),
-			 (unsigned long long)(v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED]),
-			 failed);
+	if (!tap_ok(!failed && spilled == CONC_GRANTS && d.taken - d0.taken == CONC_GRANTS &&
+			    v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED] == CONC_GRANTS,
+		    "%d threads on %d CPUs, %d long flows (%s), %d grants: exactly %d flows "
+		    "spilled, taken %d, flows_spilled %d",
+		    n, n, CONC_FLOWS, apart ? "apart" : "in step", CONC_GRANTS, CONC_GRANTS,
+		    CONC_GRANTS, CONC_GRANTS))
+		tap_diag(
+			"spilled %d, taken +%llu, flows_spilled +%llu, a run failed: %d", spilled,
+			(unsigned long long)(d.taken - d0.taken),
+			(unsigned long long)(v1[FS_STAT_FLOWS_SPILLED] - v0[FS_STAT_FLOWS_SPILLED]),
+			failed);
 	config(FLAGS, THRESHOLD);
 }
 

@@ -379,9 +379,10 @@ static void test_long_headroom(void)
 	m.waiting = 4;
 	m.long_qd_ns = 3 * MS;	/* LONG busy, below the long target */
 	run_for(&m, 120 * SEC);
-	tap_ok(m.act.state == SPILL_RUN && m.act.gen == 1 && m.taken == 0 &&
-	       m.act.grants == 0 && m.tx_bytes == 0,
-	       "LONG with headroom (3 ms queue) for 120 s: generation open, no grant, nothing spilled");
+	tap_ok(m.act.state == SPILL_RUN && m.act.gen == 1 && m.taken == 0 && m.act.grants == 0 &&
+		       m.tx_bytes == 0,
+	       "LONG with headroom (3 ms queue) for 120 s: generation open, no grant, nothing "
+	       "spilled");
 	tap_ok(m.act.top_bps == m.p.rate_max_bps,
 	       "nothing spilled: the top stays open (rate-max): short traffic is not capped");
 }
@@ -403,18 +404,19 @@ static void test_grant_and_hold(bool one_way)
 			 spill_state_name(m.act.state));
 	run_for(&m, 2 * SEC);
 	hold = m.first_send_after_take_ns - m.last_take_ns;
-	if (!tap_ok(m.first_send_after_take_ns &&
-		    hold >= m.long_rtt_max_at_take &&
-		    hold <= m.long_rtt_max_at_take + m.p.hold_margin_ns +
-				    2 * FAST_TICK_NS + m.p.interval_ns,
-		    "the moved flow's first packet leaves %.0f ms after the take: at least the delay difference (%.0f ms: LONG's worst recent delay, less SHORT's one-way minimum), at most that + margin + 2 ticks",
+	if (!tap_ok(m.first_send_after_take_ns && hold >= m.long_rtt_max_at_take &&
+			    hold <= m.long_rtt_max_at_take + m.p.hold_margin_ns + 2 * FAST_TICK_NS +
+					    m.p.interval_ns,
+		    "the moved flow's first packet leaves %.0f ms after the take: at least the "
+		    "delay difference (%.0f ms: LONG's worst recent delay, less SHORT's one-way "
+		    "minimum), at most that + margin + 2 ticks",
 		    hold / 1e6, m.long_rtt_max_at_take / 1e6))
 		tap_diag("first send at %llu, take at %llu",
 			 (unsigned long long)m.first_send_after_take_ns,
 			 (unsigned long long)m.last_take_ns);
-	tap_ok(m.rate_at_grant >= m.long_bps / 4 - 1 &&
-	       m.rate_at_grant > m.p.rate_init_bps,
-	       "the first flow's start-up begins at a quarter of LONG's capacity (%.2f Mbit/s, LONG 18)",
+	tap_ok(m.rate_at_grant >= m.long_bps / 4 - 1 && m.rate_at_grant > m.p.rate_init_bps,
+	       "the first flow's start-up begins at a quarter of LONG's capacity (%.2f Mbit/s, "
+	       "LONG 18)",
 	       m.rate_at_grant / MBIT);
 	run_for(&m, 60 * SEC);
 	tap_ok(m.taken == 1,
@@ -443,8 +445,10 @@ static void test_first_estimate(void)
 		tap_diag("taken %llu", (unsigned long long)m.taken);
 	run_for(&m, 10 * SEC);
 	if (!tap_ok(m.max_q_ms < m.p.target_ns / 2e6 && m.backoffs == 0 &&
-		    m.spill_bps >= 0.85 * (m.cap_bps - m.short_bps),
-		    "SHORT as big as LONG (20 Mbit/s): 10 s later %.1f Mbit/s spilled (>= 0.85 x the spare 19), SHORT's queue at most %.1f ms (< target / 2: no start-up queue), no back-off",
+			    m.spill_bps >= 0.85 * (m.cap_bps - m.short_bps),
+		    "SHORT as big as LONG (20 Mbit/s): 10 s later %.1f Mbit/s spilled (>= 0.85 x "
+		    "the spare 19), SHORT's queue at most %.1f ms (< target / 2: no start-up "
+		    "queue), no back-off",
 		    m.spill_bps / MBIT, m.max_q_ms))
 		tap_diag("back-offs %u", m.backoffs);
 
@@ -457,9 +461,10 @@ static void test_first_estimate(void)
 	run_for(&m, LONG_IDLE_NS + 3 * SEC);
 	run_for(&m, 10 * SEC);
 	max_q = m.max_q_ms;
-	tap_ok(m.taken == 1 && m.act.top_bps <= m.cap_bps &&
-	       short_qd_ms(&m) < m.p.target_ns / 1e6,
-	       "SHORT smaller (14 Mbit/s, LONG 20): its queue ends the start-up (at most %.1f ms, as without the top); 10 s later the top %.1f Mbit/s <= its capacity, the queue %.1f ms below the target",
+	tap_ok(m.taken == 1 && m.act.top_bps <= m.cap_bps && short_qd_ms(&m) < m.p.target_ns / 1e6,
+	       "SHORT smaller (14 Mbit/s, LONG 20): its queue ends the start-up (at most %.1f ms, "
+	       "as without the top); 10 s later the top %.1f Mbit/s <= its capacity, the queue "
+	       "%.1f ms below the target",
 	       max_q, m.act.top_bps / MBIT, short_qd_ms(&m));
 }
 
@@ -510,11 +515,13 @@ static void test_first_estimate_noisy(void)
 
 	first_top_swing(60, 0, &lo, &hi);
 	tap_ok(lo >= 0.95 * want && hi <= 1.05 * want,
-	       "LONG's senders swinging +-30 %% around 20 Mbit/s: the first top within 5 %% of 0.95 x 20 in 6 phases (%.2f..%.2f Mbit/s)",
+	       "LONG's senders swinging +-30 %% around 20 Mbit/s: the first top within 5 %% of "
+	       "0.95 x 20 in 6 phases (%.2f..%.2f Mbit/s)",
 	       lo / MBIT, hi / MBIT);
 	first_top_swing(75, 80, &lo, &hi);
 	tap_ok(lo >= 0.95 * want && hi <= 1.05 * want,
-	       "the same, LONG's FIFO (80 ms) full and dropping for part of each swing: within 5 %% (%.2f..%.2f Mbit/s)",
+	       "the same, LONG's FIFO (80 ms) full and dropping for part of each swing: within 5 "
+	       "%% (%.2f..%.2f Mbit/s)",
 	       lo / MBIT, hi / MBIT);
 }
 
@@ -543,7 +550,8 @@ static void test_first_estimate_jitter(void)
 		hi = fmax(hi, m.act.top_bps);
 	}
 	tap_ok(lo >= 0.95 * want && hi <= 1.05 * want,
-	       "one LONG probe in five 40 ms late: the first top within 5 %% of 0.95 x 20 in 5 phases (%.2f..%.2f Mbit/s)",
+	       "one LONG probe in five 40 ms late: the first top within 5 %% of 0.95 x 20 in 5 "
+	       "phases (%.2f..%.2f Mbit/s)",
 	       lo / MBIT, hi / MBIT);
 }
 
@@ -557,7 +565,8 @@ static void test_light_flows(void)
 	m.flow_bps = 0.3 * MBIT;	/* each spilled flow is light */
 	run_for(&m, 20 * SEC);
 	tap_ok(m.taken >= 3 && m.taken <= 20 * SEC / m.p.grant_gap_ns,
-	       "light spilled flows (0.3 Mbit/s each) leave the class half empty: more grants, at most one per grant gap (%llu in 20 s)",
+	       "light spilled flows (0.3 Mbit/s each) leave the class half empty: more grants, at "
+	       "most one per grant gap (%llu in 20 s)",
 	       (unsigned long long)m.taken);
 }
 
@@ -595,16 +604,18 @@ static void steady(struct sim *m)
 		sp_sum += m->spill_bps;
 		n++;
 	}
-	tap_ok(m->backoffs - b0 <= 60 * SEC / (10 * SEC) &&
-	       lo >= 0.85 * m->cap_bps && hi <= 1.05 * m->cap_bps,
-	       "steady state (capacity 20, short 1 Mbit/s), 60 s: top %.1f..%.1f Mbit/s within 0.85..1.05 x the capacity, %u back-offs (at most one per 10 s)",
+	tap_ok(m->backoffs - b0 <= 60 * SEC / (10 * SEC) && lo >= 0.85 * m->cap_bps &&
+		       hi <= 1.05 * m->cap_bps,
+	       "steady state (capacity 20, short 1 Mbit/s), 60 s: top %.1f..%.1f Mbit/s within "
+	       "0.85..1.05 x the capacity, %u back-offs (at most one per 10 s)",
 	       lo / MBIT, hi / MBIT, m->backoffs - b0);
 	tap_ok(sp_sum / n >= 0.85 * spare && sp_sum / n <= spare,
 	       "steady state: spilled %.1f Mbit/s on average, 0.85..1 x the spare %.0f",
 	       sp_sum / n / MBIT, spare / MBIT);
-	tap_ok(q_sum / n < m->p.target_ns / 4e6 &&
-	       m->max_q_ms < 1.5 * m->p.target_ns / 1e6 && m->max_rq_ms == 0,
-	       "steady state: SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< 1.5 x target); short traffic never waits on the router",
+	tap_ok(q_sum / n < m->p.target_ns / 4e6 && m->max_q_ms < 1.5 * m->p.target_ns / 1e6 &&
+		       m->max_rq_ms == 0,
+	       "steady state: SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< "
+	       "1.5 x target); short traffic never waits on the router",
 	       q_sum / n, m->max_q_ms);
 }
 
@@ -651,11 +662,13 @@ static void test_frame_share(void)
 	for (i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
 		sim_rtt(&m, c[i].rtt_ns, SPILL_DEF_FRAME_SHARE_PCT, 30 * SEC);
 		tap_ok(m.s.state != SPILL_OFF && (m.s.grants_taken > 0) == c[i].grants &&
-		       m.s.frame_gated == !c[i].grants &&
-		       (c[i].grants || !strncmp(m.s.why, "no grant: a frame at ", 21)),
-		       "frame share %u %%, SHORT 20 Mbit/s at RTT %.0f ms, LONG congested, 30 s: %llu grants taken (%s); %s",
-		       SPILL_DEF_FRAME_SHARE_PCT, c[i].rtt_ns / 1e6, (unsigned long long)m.s.grants_taken,
-		       c[i].grants ? "some" : "none", m.s.why);
+			       m.s.frame_gated == !c[i].grants &&
+			       (c[i].grants || !strncmp(m.s.why, "no grant: a frame at ", 21)),
+		       "frame share %u %%, SHORT 20 Mbit/s at RTT %.0f ms, LONG congested, 30 s: "
+		       "%llu grants taken (%s); %s",
+		       SPILL_DEF_FRAME_SHARE_PCT, c[i].rtt_ns / 1e6,
+		       (unsigned long long)m.s.grants_taken, c[i].grants ? "some" : "none",
+		       m.s.why);
 	}
 }
 
@@ -693,10 +706,11 @@ static void test_bursty(void)
 		q += short_qd_ms(&m);
 		n++;
 	}
-	tap_ok(sum / n >= 0.85 * (m.cap_bps - 2.5 * MBIT) &&
-	       q / n < m.p.target_ns / 4e6 && m.max_q_ms < 2 * m.p.target_ns / 1e6 &&
-	       m.max_rq_ms == 0,
-	       "bursty short traffic (0.5..2.5 Mbit/s), 30 s: spilled %.1f Mbit/s on average (>= 0.85 x the spare of the peaks, 17.5), SHORT's queue %.2f ms on average (< target / 4), at most %.1f ms (< 2 x target); short traffic never waits on the router",
+	tap_ok(sum / n >= 0.85 * (m.cap_bps - 2.5 * MBIT) && q / n < m.p.target_ns / 4e6 &&
+		       m.max_q_ms < 2 * m.p.target_ns / 1e6 && m.max_rq_ms == 0,
+	       "bursty short traffic (0.5..2.5 Mbit/s), 30 s: spilled %.1f Mbit/s on average (>= "
+	       "0.85 x the spare of the peaks, 17.5), SHORT's queue %.2f ms on average (< target / "
+	       "4), at most %.1f ms (< 2 x target); short traffic never waits on the router",
 	       sum / n / MBIT, q / n, m.max_q_ms);
 }
 
@@ -707,11 +721,11 @@ static void settles_after_step(struct sim *m)
 {
 	m->max_q_ms = 0;
 	run_for(m, 3 * SEC);
-	tap_ok(short_qd_ms(m) < m->p.target_ns / 1e6 &&
-	       m->act.top_bps <= m->cap_bps,
-	       "3 s later: top %.1f Mbit/s <= capacity %.0f (short %.0f, spilled %.1f), queue %.2f ms below the target",
-	       m->act.top_bps / MBIT, m->cap_bps / MBIT, m->short_bps / MBIT,
-	       m->spill_bps / MBIT, short_qd_ms(m));
+	tap_ok(short_qd_ms(m) < m->p.target_ns / 1e6 && m->act.top_bps <= m->cap_bps,
+	       "3 s later: top %.1f Mbit/s <= capacity %.0f (short %.0f, spilled %.1f), queue %.2f "
+	       "ms below the target",
+	       m->act.top_bps / MBIT, m->cap_bps / MBIT, m->short_bps / MBIT, m->spill_bps / MBIT,
+	       short_qd_ms(m));
 	m->max_q_ms = 0;
 	run_for(m, 30 * SEC);
 	tap_ok(m->max_q_ms < 2.5 * m->p.target_ns / 1e6,
@@ -743,11 +757,12 @@ static void test_backoff_bound(void)
 	bound = 3 * m.p.interval_ns + m.base_short_ns +
 		(uint64_t)(short_qd_ms(&m) * MS);
 	if (!tap_ok(t_over - t0 < 5 * SEC && t_back <= bound,
-		    "SHORT's capacity 20 -> 14 Mbit/s: back-off %.0f ms after its queue passed the target (bound: 3 intervals + SHORT's RTT then, %.0f ms)",
+		    "SHORT's capacity 20 -> 14 Mbit/s: back-off %.0f ms after its queue passed the "
+		    "target (bound: 3 intervals + SHORT's RTT then, %.0f ms)",
 		    t_back / 1e6, bound / 1e6))
 		tap_diag("queue over target after %.0f ms", (t_over - t0) / 1e6);
-	tap_ok(m.s.backoffs_foreign == 0,
-	       "that queue is SHORT's own (the device filled what it was let send): no back-off counted as foreign");
+	tap_ok(m.s.backoffs_foreign == 0, "that queue is SHORT's own (the device filled what it "
+					  "was let send): no back-off counted as foreign");
 	settles_after_step(&m);
 }
 
@@ -766,11 +781,13 @@ static void test_short_returns(void)
 	m.max_rq_ms = 0;
 	step(&m);
 	tap_ok(m.spill_bps <= m.act.top_bps - m.short_bps + 1,
-	       "short traffic 1 -> 8 Mbit/s: the spilled class makes room at once (%.1f Mbit/s, top %.1f)",
+	       "short traffic 1 -> 8 Mbit/s: the spilled class makes room at once (%.1f Mbit/s, "
+	       "top %.1f)",
 	       m.spill_bps / MBIT, m.act.top_bps / MBIT);
 	run_for(&m, SEC);
 	tap_ok(m.max_q_ms <= q0 + 1 && m.max_rq_ms == 0,
-	       "the second after the step: SHORT's queue at most %.2f ms (%.2f before), short traffic never waits on the router",
+	       "the second after the step: SHORT's queue at most %.2f ms (%.2f before), short "
+	       "traffic never waits on the router",
 	       m.max_q_ms, q0);
 	settles_after_step(&m);
 }
@@ -789,9 +806,10 @@ static void test_failover(void)
 	while (m.now < m.next_tick)
 		step(&m);
 	step(&m);
-	tap_ok(m.act.state == SPILL_OFF && m.act.gen == 0 && m.spilled == 0 &&
-	       !m.act.hold && m.act.top_bps == m.p.rate_max_bps,
-	       "failover: the next tick ends the generation (gen 0: the spilled flow is long again), no hold, the top open");
+	tap_ok(m.act.state == SPILL_OFF && m.act.gen == 0 && m.spilled == 0 && !m.act.hold &&
+		       m.act.top_bps == m.p.rate_max_bps,
+	       "failover: the next tick ends the generation (gen 0: the spilled flow is long "
+	       "again), no hold, the top open");
 	grants = m.act.grants;
 	m.long_qd_ns = 200 * MS;
 	run_for(&m, 10 * SEC);
@@ -872,9 +890,11 @@ static void test_restart(void)
 	m.max_q_ms = 0;
 	run_for(&m, 40 * SEC);
 	tap_ok(m.act.top_bps >= 0.85 * m.cap_bps &&
-	       m.spill_bps >= 0.8 * (m.cap_bps - m.short_bps) &&
-	       m.max_q_ms < 5 * m.p.target_ns / 1e6,
-	       "a capacity estimate of 2 instead of 20 Mbit/s: 40 s later the top is %.1f Mbit/s (>= 0.85 x the capacity), %.1f Mbit/s spilled (>= 0.8 x the spare 19); the new start-up's queue at most %.1f ms (< 5 x target)",
+		       m.spill_bps >= 0.8 * (m.cap_bps - m.short_bps) &&
+		       m.max_q_ms < 5 * m.p.target_ns / 1e6,
+	       "a capacity estimate of 2 instead of 20 Mbit/s: 40 s later the top is %.1f Mbit/s "
+	       "(>= 0.85 x the capacity), %.1f Mbit/s spilled (>= 0.8 x the spare 19); the new "
+	       "start-up's queue at most %.1f ms (< 5 x target)",
 	       m.act.top_bps / MBIT, m.spill_bps / MBIT, m.max_q_ms);
 }
 
@@ -905,7 +925,8 @@ static void test_check_real_drop(void)
 	m.max_q_ms = 0;
 	run_for(&m, SEC);
 	tap_ok(m.s.doubt_bps >= 0.95 * 20 * MBIT && m.s.cap_bps <= 14.5 * MBIT,
-	       "SHORT's capacity 20 -> 14 Mbit/s: the estimate %.2f Mbit/s is doubted (down from %.2f at once)",
+	       "SHORT's capacity 20 -> 14 Mbit/s: the estimate %.2f Mbit/s is doubted (down from "
+	       "%.2f at once)",
 	       m.s.cap_bps / MBIT, m.s.doubt_bps / MBIT);
 	if (!tap_ok(run_until_check(&m, 5 * SEC),
 		    "no queue for 2 s under it: a check starts"))
@@ -920,10 +941,10 @@ static void test_check_real_drop(void)
 		if (m.now - t0 == 3 * SEC)
 			q_check = m.max_q_ms;
 	}
-	tap_ok(q_check < q_drop && q_check < 5 * m.p.target_ns / 1e6 &&
-	       m.s.cap_bps >= 13 * MBIT && m.s.cap_bps <= 14.5 * MBIT &&
-	       checks == 1 && !m.s.doubt_bps,
-	       "the check finds the queue again: SHORT's queue at most %.1f ms (the drop's %.1f; < 5 x target), the estimate %.2f Mbit/s (capacity 14), no second check in 40 s",
+	tap_ok(q_check < q_drop && q_check < 5 * m.p.target_ns / 1e6 && m.s.cap_bps >= 13 * MBIT &&
+		       m.s.cap_bps <= 14.5 * MBIT && checks == 1 && !m.s.doubt_bps,
+	       "the check finds the queue again: SHORT's queue at most %.1f ms (the drop's %.1f; < "
+	       "5 x target), the estimate %.2f Mbit/s (capacity 14), no second check in 40 s",
 	       q_check, q_drop, m.s.cap_bps / MBIT);
 }
 
@@ -949,10 +970,11 @@ static void top_back(struct sim *m)
 	m->max_q_ms = 0;
 	m->max_rq_ms = 0;
 	run_for(m, 6 * SEC);
-	tap_ok(m->act.top_bps >= 0.9 * m->cap_bps &&
-	       m->act.top_bps <= m->cap_bps &&
-	       m->max_q_ms < m->p.target_ns / 2e6 && m->max_rq_ms < 1,
-	       "the flow fills the class again: 6 s later the top is %.1f Mbit/s (0.9..1 x the capacity), SHORT's queue at most %.1f ms meanwhile, short traffic waited at most %.2f ms on the router",
+	tap_ok(m->act.top_bps >= 0.9 * m->cap_bps && m->act.top_bps <= m->cap_bps &&
+		       m->max_q_ms < m->p.target_ns / 2e6 && m->max_rq_ms < 1,
+	       "the flow fills the class again: 6 s later the top is %.1f Mbit/s (0.9..1 x the "
+	       "capacity), SHORT's queue at most %.1f ms meanwhile, short traffic waited at most "
+	       "%.2f ms on the router",
 	       m->act.top_bps / MBIT, m->max_q_ms, m->max_rq_ms);
 }
 
@@ -966,7 +988,8 @@ static void test_check_jitter(void)
 	converge(&m);
 	lull_with_jitter(&m, 10 * MBIT);
 	if (!tap_ok(m.s.cap_bps < 0.75 * m.cap_bps && m.s.doubt_bps,
-		    "8 ms of jitter in three probes while the spilled flow sends 10 Mbit/s: an estimate of %.2f Mbit/s (capacity 20), doubted",
+		    "8 ms of jitter in three probes while the spilled flow sends 10 Mbit/s: an "
+		    "estimate of %.2f Mbit/s (capacity 20), doubted",
 		    m.s.cap_bps / MBIT))
 		return;
 	top_back(&m);
@@ -988,8 +1011,9 @@ static void test_check_steps(void)
 	run_for(&m, 1500 * MS);
 	lull_with_jitter(&m, 11.5 * MBIT);
 	if (!tap_ok(first >= 0.75 * m.cap_bps && m.s.cap_bps >= 0.75 * first &&
-		    m.s.cap_bps < 0.75 * m.cap_bps && m.s.doubt_bps,
-		    "two moments of jitter while the flow sends less: estimates %.2f, then %.2f Mbit/s (capacity 20), each within 3/4 of the one before, the second doubted",
+			    m.s.cap_bps < 0.75 * m.cap_bps && m.s.doubt_bps,
+		    "two moments of jitter while the flow sends less: estimates %.2f, then %.2f "
+		    "Mbit/s (capacity 20), each within 3/4 of the one before, the second doubted",
 		    first / MBIT, m.s.cap_bps / MBIT))
 		return;
 	top_back(&m);
@@ -1012,7 +1036,8 @@ static void test_top_too_high(void)
 	m.max_q_ms = 0;
 	run_for(&m, 3 * SEC);
 	tap_ok(m.act.top_bps <= m.cap_bps && m.max_q_ms < 1.5 * m.p.target_ns / 1e6,
-	       "a capacity estimate 6 %% too high: 3 s later the top is %.1f Mbit/s (<= the capacity 20), SHORT's queue at most %.1f ms (< 1.5 x target)",
+	       "a capacity estimate 6 %% too high: 3 s later the top is %.1f Mbit/s (<= the "
+	       "capacity 20), SHORT's queue at most %.1f ms (< 1.5 x target)",
 	       m.act.top_bps / MBIT, m.max_q_ms);
 }
 
@@ -1043,7 +1068,8 @@ static void test_draining_keeps(void)
 			q_end = short_qd_ms(&m);
 	}
 	tap_ok(n == 0 && q_end < 1,
-	       "RTT 1 ms, a 20 ms queue left by a start-up, 10 phases: drained within 2 s (at most %.2f ms left), no new capacity estimate (%llu)",
+	       "RTT 1 ms, a 20 ms queue left by a start-up, 10 phases: drained within 2 s (at most "
+	       "%.2f ms left), no new capacity estimate (%llu)",
 	       q_end, (unsigned long long)n);
 }
 
@@ -1069,7 +1095,8 @@ static void test_jitter_not_own(void)
 	m.max_rq_ms = 0;
 	run_for(&m, 3 * SEC);
 	tap_ok(m.backoffs > b0 && m.act.top_bps >= 0.95 * top0 && m.max_rq_ms == 0,
-	       "8 ms of jitter on SHORT for 1 s while it sends 1.5 Mbit/s: %u back-offs, top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
+	       "8 ms of jitter on SHORT for 1 s while it sends 1.5 Mbit/s: %u back-offs, top %.1f "
+	       "-> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
 	       m.backoffs - b0, top0 / MBIT, m.act.top_bps / MBIT);
 	tap_ok(m.s.backoffs_foreign == m.backoffs - b0,
 	       "each of them counted as on a queue not SHORT's own (%llu)",
@@ -1094,7 +1121,8 @@ static void jitter_keeps_top(struct sim *m, uint64_t for_ns, uint64_t run_ns,
 	m->max_rq_ms = 0;
 	run_for(m, run_ns);
 	tap_ok(m->act.top_bps >= 0.95 * top0 && m->max_rq_ms == 0,
-	       "%s: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the router",
+	       "%s: top %.1f -> %.1f Mbit/s (kept: >= 0.95 x), short traffic never waits on the "
+	       "router",
 	       what, top0 / MBIT, m->act.top_bps / MBIT);
 }
 
@@ -1127,7 +1155,8 @@ static void test_jitter_before_grant(void)
 	m.jitter_until = 1900 * MS;
 	run_for(&m, 10 * SEC);
 	tap_ok(m.backoffs == 0 && m.taken >= 1 && m.rate_at_grant >= 4 * m.p.rate_min_bps,
-	       "9 ms of jitter on SHORT before any grant: %u back-offs, %llu grants taken by 10 s (R at the grant %.2f Mbit/s)",
+	       "9 ms of jitter on SHORT before any grant: %u back-offs, %llu grants taken by 10 s "
+	       "(R at the grant %.2f Mbit/s)",
 	       m.backoffs, (unsigned long long)m.taken, m.rate_at_grant / MBIT);
 }
 
@@ -1153,7 +1182,8 @@ static void test_jitter_startup(void)
 	m.next_tick = 95 * MS;
 	run_for(&m, LONG_IDLE_NS + 8 * SEC);
 	tap_ok(m.taken == 1 && m.s.cap_bps >= 0.95 * m.long_bps && m.backoffs == 0,
-	       "one SHORT probe in four 7 ms late through the first start-up: it reaches LONG's capacity (capacity estimate %.2f Mbit/s, LONG 20), %u back-offs",
+	       "one SHORT probe in four 7 ms late through the first start-up: it reaches LONG's "
+	       "capacity (capacity estimate %.2f Mbit/s, LONG 20), %u back-offs",
 	       m.s.cap_bps / MBIT, m.backoffs);
 }
 
@@ -1189,12 +1219,14 @@ static void test_idle_opens(void)
 	m.long_qd_ns = 3 * MS;
 	run_for(&m, 1500 * MS);
 	tap_ok(m.act.top_bps == m.p.rate_max_bps && m.act.state == SPILL_RUN,
-	       "the spilled flow idle for 1.5 s: the top open (rate-max), the generation still open");
+	       "the spilled flow idle for 1.5 s: the top open (rate-max), the generation still "
+	       "open");
 	m.flow_bps = INFINITY;
 	m.max_q_ms = 0;
 	run_for(&m, 3 * m.p.interval_ns);
 	tap_ok(m.act.top_bps < m.cap_bps && m.max_q_ms < m.p.target_ns / 1e6,
-	       "it sends again: the top closes within 3 ticks (%.1f Mbit/s), SHORT's queue at most %.1f ms meanwhile",
+	       "it sends again: the top closes within 3 ticks (%.1f Mbit/s), SHORT's queue at most "
+	       "%.1f ms meanwhile",
 	       m.act.top_bps / MBIT, m.max_q_ms);
 }
 
@@ -1240,8 +1272,10 @@ static void test_hold_mixed(enum spill_tunnel rtt_side)
 	hold = m.first_send_after_take_ns - m.last_take_ns;
 	need = m.base_long_ns / 2 + m.long_qd_ns - m.base_short_ns / 2;
 	if (!tap_ok(m.taken == 1 && m.first_send_after_take_ns && hold >= need &&
-		    hold <= SPILL_HOLD_MAX_NS && m.spill_bps > 1 * MBIT,
-		    "%s's samples RTTs, %s's one-way: the moved flow's first packet leaves %.0f ms after the take (LONG's lead %.0f ms, bound %.0f ms), then it spills %.1f Mbit/s",
+			    hold <= SPILL_HOLD_MAX_NS && m.spill_bps > 1 * MBIT,
+		    "%s's samples RTTs, %s's one-way: the moved flow's first packet leaves %.0f ms "
+		    "after the take (LONG's lead %.0f ms, bound %.0f ms), then it spills %.1f "
+		    "Mbit/s",
 		    rtt_side == SPILL_SHORT ? "SHORT" : "LONG",
 		    rtt_side == SPILL_SHORT ? "LONG" : "SHORT", hold / 1e6, need / 1e6,
 		    SPILL_HOLD_MAX_NS / 1e6, m.spill_bps / MBIT))
@@ -1263,10 +1297,10 @@ static void test_hold_bound(void)
 	m.long_qd_ns = 3 * SEC;
 	run_for(&m, LONG_IDLE_NS + 12 * SEC);
 	hold = m.first_send_after_take_ns - m.last_take_ns;
-	tap_ok(m.taken == 1 && m.first_send_after_take_ns &&
-	       hold <= SPILL_HOLD_MAX_NS && hold >= SPILL_HOLD_MAX_NS / 2 &&
-	       m.held_max_ns <= SPILL_HOLD_MAX_NS,
-	       "LONG's queue 3 s: the moved flow's first packet leaves %.0f ms after the take, the class held %.0f ms in all (at most %.0f ms: the bound, not the delays)",
+	tap_ok(m.taken == 1 && m.first_send_after_take_ns && hold <= SPILL_HOLD_MAX_NS &&
+		       hold >= SPILL_HOLD_MAX_NS / 2 && m.held_max_ns <= SPILL_HOLD_MAX_NS,
+	       "LONG's queue 3 s: the moved flow's first packet leaves %.0f ms after the take, the "
+	       "class held %.0f ms in all (at most %.0f ms: the bound, not the delays)",
 	       hold / 1e6, m.held_max_ns / 1e6, SPILL_HOLD_MAX_NS / 1e6);
 }
 
@@ -1280,9 +1314,9 @@ static void test_never_held(void)
 	m.never_held = true;
 	run_for(&m, LONG_IDLE_NS + 10 * SEC);
 	tap_ok(m.taken == 0 && m.act.grants == 0 && m.held_max_ns &&
-	       m.held_max_ns <= FS_NS_PER_S + FAST_TICK_NS &&
-	       m.act.state != SPILL_GRANT,
-	       "the class never reported held: no grant opened in 10 s, each hold asked for ends within %.0f ms (%s)",
+		       m.held_max_ns <= FS_NS_PER_S + FAST_TICK_NS && m.act.state != SPILL_GRANT,
+	       "the class never reported held: no grant opened in 10 s, each hold asked for ends "
+	       "within %.0f ms (%s)",
 	       m.held_max_ns / 1e6, m.act.why);
 }
 
@@ -1309,11 +1343,13 @@ static void test_frame_share_configured(void)
 		run_for(&m, 30 * SEC);
 		if (rate[i])
 			tap_ok(m.s.grants_taken == 0 && m.s.frame_gated,
-			       "SHORT's rate given (20 Mbit/s), LONG 200 Mbit/s, RTT 1 ms: no grant in 30 s (%s)",
+			       "SHORT's rate given (20 Mbit/s), LONG 200 Mbit/s, RTT 1 ms: no "
+			       "grant in 30 s (%s)",
 			       m.s.why);
 		else
 			tap_ok(m.s.grants_taken > 0,
-			       "the same without SHORT's rate: LONG's capacity lets it spill (%llu grants taken)",
+			       "the same without SHORT's rate: LONG's capacity lets it spill (%llu "
+			       "grants taken)",
 			       (unsigned long long)m.s.grants_taken);
 	}
 }
@@ -1354,11 +1390,13 @@ static void test_reconfigure(void)
 	gen = m.act.gen;
 	spill_reconfigure(&m.s, SPILL_CHG_ROLES, NULL, m.now);
 	tap_ok(m.s.state == SPILL_OFF && !spill_base_ns(&m.s, SPILL_SHORT) &&
-	       !spill_base_ns(&m.s, SPILL_LONG) && !m.s.counters_valid,
-	       "roles swapped: the generation ends, both tunnels' delays and the counters forgotten");
+		       !spill_base_ns(&m.s, SPILL_LONG) && !m.s.counters_valid,
+	       "roles swapped: the generation ends, both tunnels' delays and the counters "
+	       "forgotten");
 	run_for(&m, 5 * SEC);
 	tap_ok(m.act.gen != gen && m.taken == 1 && m.spilled == 0,
-	       "then a new generation, the flow long again; LONG's queue stood through: no path minimum below it, no grant (taken %llu)",
+	       "then a new generation, the flow long again; LONG's queue stood through: no path "
+	       "minimum below it, no grant (taken %llu)",
 	       (unsigned long long)m.taken);
 	m.long_qd_ns = 0;
 	run_for(&m, 2 * SEC);
@@ -1383,10 +1421,10 @@ static void test_reconfigure(void)
 	gen = m.act.gen;
 	spill_sample(&m.s, SPILL_SHORT, m.now - 40 * MS, SPILL_BYTES_UNKNOWN, m.now,
 		     ONE_WAY_OFFSET_NS + 20 * MS, true);
-	tap_ok(m.s.state == SPILL_RUN && m.s.gen == gen &&
-	       m.s.d[SPILL_SHORT].samples == 1 && m.s.d[SPILL_SHORT].one_way &&
-	       m.s.d[SPILL_LONG].samples > 1,
-	       "SHORT's samples change kind: its delays start afresh, LONG's stay, the generation goes on");
+	tap_ok(m.s.state == SPILL_RUN && m.s.gen == gen && m.s.d[SPILL_SHORT].samples == 1 &&
+		       m.s.d[SPILL_SHORT].one_way && m.s.d[SPILL_LONG].samples > 1,
+	       "SHORT's samples change kind: its delays start afresh, LONG's stay, the generation "
+	       "goes on");
 }
 
 /* Health's loss windows: @ls of 100 probes lost on SHORT, @ll on LONG. */
@@ -1423,15 +1461,17 @@ static void test_loss_short(bool one_way)
 	took = m.now - t0;
 	if (one_way)
 		tap_ok(m.returns == 1 && m.spilled == 0 && m.s.returned_in_order &&
-		       took <= 2 * m.p.interval_ns + FAST_TICK_NS &&
-		       m.ret_long_ns >= m.ret_short_ns,
-		       "SHORT 3 %%, LONG 0 %%: the spilled flow back on LONG %.0f ms later, in order (LONG's first packet after %.0f ms, SHORT's last %.0f ms)",
+			       took <= 2 * m.p.interval_ns + FAST_TICK_NS &&
+			       m.ret_long_ns >= m.ret_short_ns,
+		       "SHORT 3 %%, LONG 0 %%: the spilled flow back on LONG %.0f ms later, in "
+		       "order (LONG's first packet after %.0f ms, SHORT's last %.0f ms)",
 		       took / 1e6, m.ret_long_ns / 1e6, m.ret_short_ns / 1e6);
 	else
 		tap_ok(m.returns == 1 && m.spilled == 0 && !m.s.returned_in_order &&
-		       took >= SPILL_RETURN_WAIT_NS &&
-		       took <= SPILL_RETURN_WAIT_NS + 2 * m.p.interval_ns,
-		       "SHORT 3 %%, LONG 0 %%, no one-way delays to prove an order: the flow back on LONG after %.0f ms (wait %.0f ms)",
+			       took >= SPILL_RETURN_WAIT_NS &&
+			       took <= SPILL_RETURN_WAIT_NS + 2 * m.p.interval_ns,
+		       "SHORT 3 %%, LONG 0 %%, no one-way delays to prove an order: the flow back "
+		       "on LONG after %.0f ms (wait %.0f ms)",
 		       took / 1e6, SPILL_RETURN_WAIT_NS / 1e6);
 	run_for(&m, 20 * SEC);
 	tap_ok(m.taken == 1 && m.spilled == 0 && m.act.state == SPILL_RUN &&

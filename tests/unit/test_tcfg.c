@@ -89,7 +89,8 @@ static void test_rule_msgs(void)
 	   "new rule: family IPv6, action to-table, no tos with a DSCP selector");
 	ok(u32_of(attr(nlh, h, FRA_PRIORITY)) == 1000, "new rule: priority 1000");
 	ok(u32_of(attr(nlh, h, FRA_TABLE)) == 101, "new rule: table 101");
-	ok(u8_of(attr(nlh, h, FRA_PROTOCOL)) == TCFG_PROTO, "new rule: protocol %d (ours)", TCFG_PROTO);
+	ok(u8_of(attr(nlh, h, FRA_PROTOCOL)) == TCFG_PROTO, "new rule: protocol %d (ours)",
+	   TCFG_PROTO);
 	ok(u8_of(attr(nlh, h, FRA_DSCP)) == 10, "new rule: FRA_DSCP 10");
 	ok(attr(nlh, h, FRA_IIFNAME) &&
 	   !strcmp(mnl_attr_get_str(attr(nlh, h, FRA_IIFNAME)), "lan0"), "new rule: iif lan0");
@@ -98,7 +99,8 @@ static void test_rule_msgs(void)
 	   back.tos == 0, "new rule parses back to the same rule, as ours");
 
 	/* the classic selector: DSCP 1 is TOS byte 0x04, no FRA_DSCP; any iif */
-	r = (struct tcfg_rule){ .family = AF_INET, .table = 4000, .prio = 7, .dscp = -1, .tos = 0x04 };
+	r = (struct tcfg_rule){
+		.family = AF_INET, .table = 4000, .prio = 7, .dscp = -1, .tos = 0x04};
 	nlh = tcfg_msg_rule(buf, RTM_NEWRULE, &r);
 	frh = mnl_nlmsg_get_payload(nlh);
 	ok(frh->family == AF_INET && frh->tos == 0x04, "tos rule: family IPv4, tos 0x04");
@@ -129,8 +131,12 @@ static struct sc_prefix pfx(const char *s)
 
 static void test_route_msgs(void)
 {
-	struct tcfg_route rt = { .family = AF_INET, .table = 100, .dst = pfx("10.2.0.0/24"),
-				 .nh = { { .oif = 7, .via = pfx("192.168.101.2") } }, .nnh = 1 }, back;
+	struct tcfg_route rt = {.family = AF_INET,
+				.table = 100,
+				.dst = pfx("10.2.0.0/24"),
+				.nh = {{.oif = 7, .via = pfx("192.168.101.2")}},
+				.nnh = 1},
+			  back;
 	const struct nlmsghdr *nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &rt);
 	const struct rtmsg *rtm = mnl_nlmsg_get_payload(nlh);
 	const struct nlattr *a;
@@ -193,7 +199,8 @@ static void test_multipath_msg(void)
 	nh = mnl_attr_get_payload(mp);
 	left = mnl_attr_get_payload_len(mp);
 	while (left >= (int)sizeof(*nh) && nh->rtnh_len >= sizeof(*nh)) {
-		const struct nlattr *gw = (const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
+		const struct nlattr *gw =
+			(const void *)((const char *)nh + RTNH_ALIGN(sizeof(*nh)));
 		const struct sc_prefix *via = &rt.nh[n < 2 ? n : 1].via;
 
 		good += n < 2 && nh->rtnh_ifindex == rt.nh[n].oif &&
@@ -251,13 +258,15 @@ static void test_link_msgs(void)
 	const struct nlattr *data = nested(li, IFLA_INFO_DATA), *a;
 	unsigned char local[4] = { 172, 16, 1, 1 }, remote[4] = { 172, 16, 1, 2 };
 
-	ok(nlh->nlmsg_type == RTM_NEWLINK && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	ok(nlh->nlmsg_type == RTM_NEWLINK &&
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
 	   "new link: RTM_NEWLINK, REQUEST|ACK|CREATE|EXCL (flags 0x%x)", nlh->nlmsg_flags);
 	ok(ifi->ifi_flags == IFF_UP && ifi->ifi_change == IFF_UP, "new link: created up");
 	ok(attr(nlh, h, IFLA_IFNAME) && !strcmp(mnl_attr_get_str(attr(nlh, h, IFLA_IFNAME)), "vxs"),
 	   "new link: name vxs");
 	ok(u32_of(attr(nlh, h, IFLA_MTU)) == 1500, "new link: MTU 1500");
-	ok(nested(li, IFLA_INFO_KIND) && !strcmp(mnl_attr_get_str(nested(li, IFLA_INFO_KIND)), "vxlan"),
+	ok(nested(li, IFLA_INFO_KIND) &&
+		   !strcmp(mnl_attr_get_str(nested(li, IFLA_INFO_KIND)), "vxlan"),
 	   "new link: kind vxlan");
 	ok(u32_of(nested(data, IFLA_VXLAN_ID)) == 101, "vxlan: VNI 101");
 	a = nested(data, IFLA_VXLAN_LOCAL);
@@ -321,7 +330,8 @@ static void test_addr_msgs(void)
 	sc_parse_prefix("fd10:1::1/64", 0, SC_PFX_NEED_LEN | SC_PFX_HOST_BITS, &p);
 	nlh = tcfg_msg_newaddr(buf, 7, &p);
 	ifa = mnl_nlmsg_get_payload(nlh);
-	ok(nlh->nlmsg_type == RTM_NEWADDR && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	ok(nlh->nlmsg_type == RTM_NEWADDR &&
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
 	   "new address: RTM_NEWADDR, REQUEST|ACK|CREATE|EXCL");
 	ok(ifa->ifa_family == AF_INET6 && ifa->ifa_prefixlen == 64 && ifa->ifa_index == 7 &&
 	   ifa->ifa_flags == IFA_F_NODAD, "new address: IPv6 /64 on ifindex 7, no DAD");
@@ -364,11 +374,14 @@ static void test_wanted(void)
 			long_rules++;
 			sel_ok += r->prio == 1000 && r->tos == 0x04 && r->dscp == -1;
 		} else {
-			sel_ok += r->table == 100 && r->prio == 1001 && r->tos == 0 && r->dscp == -1;
+			sel_ok +=
+				r->table == 100 && r->prio == 1001 && r->tos == 0 && r->dscp == -1;
 		}
 	}
-	ok(long_rules == 4 && sel_ok == 8, "split/tos: DSCP 1 -> tos 0x04 at PRIO to LONG, the rest at PRIO+1 to SHORT");
-	ok(!strcmp(rules.r[0].iif, "lana") && !strcmp(rules.r[7].iif, "lanb"), "rules per LAN interface");
+	ok(long_rules == 4 && sel_ok == 8,
+	   "split/tos: DSCP 1 -> tos 0x04 at PRIO to LONG, the rest at PRIO+1 to SHORT");
+	ok(!strcmp(rules.r[0].iif, "lana") && !strcmp(rules.r[7].iif, "lanb"),
+	   "rules per LAN interface");
 	tcfg_rules_wanted(s, 46, true, &rules);
 	ok(rules.r[0].dscp == 46 && rules.r[0].tos == 0, "split/dscp: FRA_DSCP 46, no tos");
 
@@ -437,7 +450,8 @@ static void test_plan_split(void)
 	tcfg_routes_wanted(s, 7, 8, &normal);
 	for (i = 0; i < normal.n; i++)
 		same = same && tcfg_route_same(&want.r[i], &normal.r[i]);
-	ok(want.n == 4 && normal.n == 4 && same, "split, both up: the routes of route up (%d)", want.n);
+	ok(want.n == 4 && normal.n == 4 && same, "split, both up: the routes of route up (%d)",
+	   want.n);
 
 	p = plan_of(s, HEALTH_BOTH_DOWN_KEEP, HEALTH_DOWN, HEALTH_UP);
 	ok(tcfg_routes_for_plan(s, 7, 8, &p, &want) && want.n == 4 &&
@@ -492,7 +506,8 @@ static void test_plan_ecmp(void)
 	p = tcfg_plan_normal(s);
 	tcfg_routes_for_plan(s, 7, 8, &p, &want);
 	nlh = tcfg_msg_route(buf, RTM_NEWROUTE, &want.r[0]);
-	ok(nlh->nlmsg_flags & NLM_F_REPLACE && attr(nlh, h, RTA_MULTIPATH) && !attr(nlh, h, RTA_OIF),
+	ok(nlh->nlmsg_flags & NLM_F_REPLACE && attr(nlh, h, RTA_MULTIPATH) &&
+		   !attr(nlh, h, RTA_OIF),
 	   "ecmp, back to both: REPLACE with RTA_MULTIPATH");
 	tcfg_spec_free(s);
 }
@@ -609,8 +624,9 @@ static void test_link_events(void)
 	struct health_link_event ev;
 	struct nlmsghdr *nlh;
 
-	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, "vxl"), &ev) == 1 &&
-	   ev.kind == HEALTH_LINK_UP && ev.ifindex == 7 && !strcmp(ev.dev, "vxl"),
+	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP | IFF_RUNNING, "vxl"), &ev) ==
+			   1 &&
+		   ev.kind == HEALTH_LINK_UP && ev.ifindex == 7 && !strcmp(ev.dev, "vxl"),
 	   "RTM_NEWLINK up and running: LINK_UP, name and index");
 	ok(health_link_event_parse(link_msg(RTM_NEWLINK, 7, IFF_UP, "vxl"), &ev) == 1 &&
 	   ev.kind == HEALTH_LINK_DOWN, "up without carrier: LINK_DOWN");
@@ -650,7 +666,8 @@ static void test_record(void)
 	ok(!strcmp(first, json_object_to_json_string(o2)), "record: written again, the same text");
 	json_object_put(o2);
 	json_object_object_add(o, "table-long", json_object_new_string("254"));
-	ok(tcfg_spec_from_json(o, &back, &e) == -EINVAL && strstr(e.msg, "table-long: invalid table '254'"),
+	ok(tcfg_spec_from_json(o, &back, &e) == -EINVAL &&
+		   strstr(e.msg, "table-long: invalid table '254'"),
 	   "record: a bad value is refused naming it: %s", e.msg);
 	json_object_object_add(o, "table-long", json_object_new_string("100"));
 	ok(tcfg_spec_from_json(o, &back, &e) == -EINVAL && strstr(e.msg, "must differ"),
@@ -700,16 +717,23 @@ static void test_health_json(void)
 	   json_object_object_get_ex(hl, "in_force", &v) &&
 	   json_object_object_get_ex(hl, "pid", &v) && json_object_get_int(v) == 42,
 	   "health: plan, plan in force, agent pid");
-	t = hl && json_object_object_get_ex(hl, "tunnels", &t) ? json_object_array_get_idx(t, 0) : NULL;
-	ok(t && json_object_object_get_ex(t, "state", &v) && !strcmp(json_object_get_string(v), "down") &&
-	   json_object_object_get_ex(t, "role", &v) && !strcmp(json_object_get_string(v), "short") &&
-	   json_object_object_get_ex(t, "rtt_ms", &v) && json_object_get_double(v) == 0.25 &&
-	   json_object_object_get_ex(t, "timeout_ms", &v) && json_object_get_double(v) == 540 &&
-	   json_object_object_get_ex(t, "loss_pct", &v) && json_object_get_double(v) == 25.0 &&
-	   json_object_object_get_ex(t, "flaps", &v) && json_object_get_int(v) == 3 &&
-	   json_object_object_get_ex(t, "link_down", &v) && json_object_get_boolean(v) &&
-	   json_object_object_get_ex(t, "for_s", &v) && json_object_get_double(v) < 60,
-	   "health of a tunnel: state, role, rtt and timeout in ms, loss in %%, flaps, link down, for_s");
+	t = hl && json_object_object_get_ex(hl, "tunnels", &t) ? json_object_array_get_idx(t, 0)
+							       : NULL;
+	ok(t && json_object_object_get_ex(t, "state", &v) &&
+		   !strcmp(json_object_get_string(v), "down") &&
+		   json_object_object_get_ex(t, "role", &v) &&
+		   !strcmp(json_object_get_string(v), "short") &&
+		   json_object_object_get_ex(t, "rtt_ms", &v) &&
+		   json_object_get_double(v) == 0.25 &&
+		   json_object_object_get_ex(t, "timeout_ms", &v) &&
+		   json_object_get_double(v) == 540 &&
+		   json_object_object_get_ex(t, "loss_pct", &v) &&
+		   json_object_get_double(v) == 25.0 && json_object_object_get_ex(t, "flaps", &v) &&
+		   json_object_get_int(v) == 3 && json_object_object_get_ex(t, "link_down", &v) &&
+		   json_object_get_boolean(v) && json_object_object_get_ex(t, "for_s", &v) &&
+		   json_object_get_double(v) < 60,
+	   "health of a tunnel: state, role, rtt and timeout in ms, loss in %%, flaps, link down, "
+	   "for_s");
 	t = hl && json_object_object_get_ex(hl, "spill", &t) ? t : NULL;
 	ok(t && json_object_object_get_ex(t, "active", &v) && !json_object_get_boolean(v) &&
 	   json_object_object_length(t) == 1, "spill not running: {\"active\": false}");
@@ -724,19 +748,25 @@ static void test_health_json(void)
 	o = json_tokener_parse(capture_json(emit_health));
 	t = o && json_object_object_get_ex(o, "health", &hl) &&
 	    json_object_object_get_ex(hl, "spill", &t) ? t : NULL;
-	ok(t && json_object_object_get_ex(t, "state", &v) && !strcmp(json_object_get_string(v), "run") &&
-	   json_object_object_get_ex(t, "generation", &v) && json_object_get_int(v) == 3 &&
-	   json_object_object_get_ex(t, "taken", &v) && json_object_get_int(v) == 2 &&
-	   json_object_object_get_ex(t, "rate_bps", &v) && json_object_get_int64(v) == 15000000 &&
-	   json_object_object_get_ex(t, "capacity_bps", &v) && json_object_get_int64(v) == 19000000 &&
-	   json_object_object_get_ex(t, "top_bps", &v) && json_object_get_int64(v) == 18050000 &&
-	   json_object_object_get_ex(t, "queue_delay_ms", &hl) &&
-	   json_object_object_get_ex(hl, "short", &v) && json_object_get_double(v) == 1.5 &&
-	   json_object_object_get_ex(hl, "long", &v) && !v &&
-	   json_object_object_get_ex(t, "delay_source", &v) &&
-	   !strcmp(json_object_get_string(v), "timestamps") &&
-	   json_object_object_get_ex(t, "why", &v) && !strcmp(json_object_get_string(v), "calm"),
-	   "spill: state, generation, grants taken, rate, capacity, top, queueing delay per tunnel (null: none), source, why");
+	ok(t && json_object_object_get_ex(t, "state", &v) &&
+		   !strcmp(json_object_get_string(v), "run") &&
+		   json_object_object_get_ex(t, "generation", &v) && json_object_get_int(v) == 3 &&
+		   json_object_object_get_ex(t, "taken", &v) && json_object_get_int(v) == 2 &&
+		   json_object_object_get_ex(t, "rate_bps", &v) &&
+		   json_object_get_int64(v) == 15000000 &&
+		   json_object_object_get_ex(t, "capacity_bps", &v) &&
+		   json_object_get_int64(v) == 19000000 &&
+		   json_object_object_get_ex(t, "top_bps", &v) &&
+		   json_object_get_int64(v) == 18050000 &&
+		   json_object_object_get_ex(t, "queue_delay_ms", &hl) &&
+		   json_object_object_get_ex(hl, "short", &v) && json_object_get_double(v) == 1.5 &&
+		   json_object_object_get_ex(hl, "long", &v) && !v &&
+		   json_object_object_get_ex(t, "delay_source", &v) &&
+		   !strcmp(json_object_get_string(v), "timestamps") &&
+		   json_object_object_get_ex(t, "why", &v) &&
+		   !strcmp(json_object_get_string(v), "calm"),
+	   "spill: state, generation, grants taken, rate, capacity, top, queueing delay per tunnel "
+	   "(null: none), source, why");
 	json_object_put(o);
 	shown_hf.spill.active = false;
 }
@@ -774,28 +804,32 @@ static void test_scav_msgs(void)
 	nlh = tcfg_msg_scav_root(buf, 7);
 	g = (a = opt(nlh, TCA_HTB_INIT)) ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_type == RTM_NEWQDISC &&
-	   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) && tcm(nlh)->tcm_ifindex == 7 &&
-	   tcm(nlh)->tcm_parent == TC_H_ROOT && tcm(nlh)->tcm_handle == major && kind_is(nlh, "htb") &&
-	   g && g->version == 3 && g->defcls == TCFG_SCAV_SHORT_MINOR,
-	   "spill root: a new HTB (EXCL: never over someone's) at the root, handle f5a0:, default :10");
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) &&
+		   tcm(nlh)->tcm_ifindex == 7 && tcm(nlh)->tcm_parent == TC_H_ROOT &&
+		   tcm(nlh)->tcm_handle == major && kind_is(nlh, "htb") && g && g->version == 3 &&
+		   g->defcls == TCFG_SCAV_SHORT_MINOR,
+	   "spill root: a new HTB (EXCL: never over someone's) at the root, handle f5a0:, default "
+	   ":10");
 
 	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SPILL_MINOR, 1,
 				  100000, 19000000);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_type == RTM_NEWTCLASS && tcm(nlh)->tcm_parent == (major | 1) &&
-	   tcm(nlh)->tcm_handle == (major | 0x20) && kind_is(nlh, "htb") && ho && ho->prio == 1 &&
-	   ho->rate.rate == 12500 && ho->ceil.rate == 2375000 &&
-	   ho->rate.linklayer == TC_LINKLAYER_ETHERNET && ho->buffer > 0 && ho->cbuffer > 0 &&
-	   !opt(nlh, TCA_HTB_RATE64) &&
-	   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
-	   "spill class: a new class under :1, prio 1, rate and ceil in bytes/s, a link layer (no rate table), bursts");
+		   tcm(nlh)->tcm_handle == (major | 0x20) && kind_is(nlh, "htb") && ho &&
+		   ho->prio == 1 && ho->rate.rate == 12500 && ho->ceil.rate == 2375000 &&
+		   ho->rate.linklayer == TC_LINKLAYER_ETHERNET && ho->buffer > 0 &&
+		   ho->cbuffer > 0 && !opt(nlh, TCA_HTB_RATE64) &&
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	   "spill class: a new class under :1, prio 1, rate and ceil in bytes/s, a link layer (no "
+	   "rate table), bursts");
 	nlh = tcfg_msg_scav_class(buf, 7, false, 0, TCFG_SCAV_TOP_MINOR, 0, 15200000, 15200000);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_type == RTM_NEWTCLASS && nlh->nlmsg_flags == REQ_ACK &&
-	   tcm(nlh)->tcm_parent == major && tcm(nlh)->tcm_handle == (major | 1) && kind_is(nlh, "htb") &&
-	   ho && ho->rate.rate == 1900000 && ho->ceil.rate == 1900000 && ho->buffer > 0 &&
-	   ho->cbuffer > 0,
-	   "top class: a change of the top is a plain RTM_NEWTCLASS (no CREATE): the kernel changes the class in place");
+		   tcm(nlh)->tcm_parent == major && tcm(nlh)->tcm_handle == (major | 1) &&
+		   kind_is(nlh, "htb") && ho && ho->rate.rate == 1900000 &&
+		   ho->ceil.rate == 1900000 && ho->buffer > 0 && ho->cbuffer > 0,
+	   "top class: a change of the top is a plain RTM_NEWTCLASS (no CREATE): the kernel "
+	   "changes the class in place");
 	nlh = tcfg_msg_scav_class(buf, 7, true, TCFG_SCAV_TOP_MINOR, TCFG_SCAV_SHORT_MINOR, 1,
 				  40000000000ull, 40000000000ull);
 	ho = (a = opt(nlh, TCA_HTB_PARMS)) ? mnl_attr_get_payload(a) : NULL;
@@ -806,11 +840,14 @@ static void test_scav_msgs(void)
 
 	nlh = tcfg_msg_scav_tbf(buf, 7, true, 8, 1000000);
 	tq = (a = opt(nlh, TCA_TBF_PARMS)) ? mnl_attr_get_payload(a) : NULL;
-	ok(nlh->nlmsg_type == RTM_NEWQDISC && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) &&
-	   tcm(nlh)->tcm_parent == (major | 0x20) && tcm(nlh)->tcm_handle == (__u32)TCFG_SCAV_TBF_MAJOR << 16 &&
-	   kind_is(nlh, "tbf") && tq && tq->rate.rate == 1 && tq->limit == 1000000 &&
-	   u32_of(opt(nlh, TCA_TBF_BURST)) == 1600,
-	   "spill TBF: the leaf of :20, the hold's 8 bit/s is 1 byte/s, its queue, a one-frame burst");
+	ok(nlh->nlmsg_type == RTM_NEWQDISC &&
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL) &&
+		   tcm(nlh)->tcm_parent == (major | 0x20) &&
+		   tcm(nlh)->tcm_handle == (__u32)TCFG_SCAV_TBF_MAJOR << 16 &&
+		   kind_is(nlh, "tbf") && tq && tq->rate.rate == 1 && tq->limit == 1000000 &&
+		   u32_of(opt(nlh, TCA_TBF_BURST)) == 1600,
+	   "spill TBF: the leaf of :20, the hold's 8 bit/s is 1 byte/s, its queue, a one-frame "
+	   "burst");
 	nlh = tcfg_msg_scav_tbf(buf, 7, false, 20000000, 5000);
 	tq = (a = opt(nlh, TCA_TBF_PARMS)) ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_flags == REQ_ACK && tq && tq->rate.rate == 2500000 && tq->limit == 5000,
@@ -820,11 +857,13 @@ static void test_scav_msgs(void)
 	a = opt(nlh, TCA_U32_SEL);
 	sel = a ? mnl_attr_get_payload(a) : NULL;
 	ok(nlh->nlmsg_type == RTM_NEWTFILTER && tcm(nlh)->tcm_parent == major &&
-	   TC_H_MIN(tcm(nlh)->tcm_info) == htons(0x0800) && kind_is(nlh, "u32") && sel &&
-	   sel->nkeys == 1 && sel->flags == TC_U32_TERMINAL && sel->keys[0].off == 0 &&
-	   sel->keys[0].mask == htonl(0x00fc0000) && sel->keys[0].val == htonl(0x00080000) &&
-	   u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x20),
-	   "IPv4 filter: dsfield & 0xfc == 0x08 (DSCP 2) -> :20, as tc's 'match ip dsfield 0x08 0xfc'");
+		   TC_H_MIN(tcm(nlh)->tcm_info) == htons(0x0800) && kind_is(nlh, "u32") && sel &&
+		   sel->nkeys == 1 && sel->flags == TC_U32_TERMINAL && sel->keys[0].off == 0 &&
+		   sel->keys[0].mask == htonl(0x00fc0000) &&
+		   sel->keys[0].val == htonl(0x00080000) &&
+		   u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x20),
+	   "IPv4 filter: dsfield & 0xfc == 0x08 (DSCP 2) -> :20, as tc's 'match ip dsfield 0x08 "
+	   "0xfc'");
 	v4_prio = TC_H_MAJ(tcm(nlh)->tcm_info);
 	nlh = tcfg_msg_scav_filter(buf, 7, AF_INET6, 2);
 	a = opt(nlh, TCA_U32_SEL);
@@ -875,19 +914,21 @@ static int spec_err(const char *key, const char *value, const char *want)
 static const struct {
 	const char *key, *value, *want;
 } refused[] = {
-	{ "table-short", "254", "table-short: invalid table '254'" },
-	{ "table-long", "0x10", "invalid table '0x10'" },
-	{ "priority", "32765", "priority: invalid value '32765': accepted: 1..32764" },
-	{ "dscp-long", "64", "dscp-long: invalid DSCP '64': accepted: an integer 0..63" },
-	{ "prefix", "10.0.0.0/8 10.2.0.0/33", "prefix: invalid value '10.2.0.0/33'" },
-	{ "prefix", "10.2.0.0", "prefix: invalid value '10.2.0.0'" },
-	{ "via-long", "10.0.0.1/32", "via-long: invalid address '10.0.0.1/32'" },
-	{ "short-dev", "a:b", "short-dev: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no '/', ':' or white space" },
-	{ "long-dev", "..", "long-dev: invalid interface name '..'" },
-	{ "lan-dev", "lan0,eth0:1", "lan-dev: invalid interface name 'eth0:1'" },
-	{ "lan-dev", " ", "lan-dev: invalid interface name ' '" },
-	{ "mode", "spread", "mode: invalid value 'spread': accepted: split, ecmp" },
-	{ "selector", "dscp6", "selector: invalid value 'dscp6': accepted: auto, dscp, tos" },
+	{"table-short", "254", "table-short: invalid table '254'"},
+	{"table-long", "0x10", "invalid table '0x10'"},
+	{"priority", "32765", "priority: invalid value '32765': accepted: 1..32764"},
+	{"dscp-long", "64", "dscp-long: invalid DSCP '64': accepted: an integer 0..63"},
+	{"prefix", "10.0.0.0/8 10.2.0.0/33", "prefix: invalid value '10.2.0.0/33'"},
+	{"prefix", "10.2.0.0", "prefix: invalid value '10.2.0.0'"},
+	{"via-long", "10.0.0.1/32", "via-long: invalid address '10.0.0.1/32'"},
+	{"short-dev", "a:b",
+	 "short-dev: invalid interface name 'a:b': accepted: 1..15 characters, not '.' or '..', no "
+	 "'/', ':' or white space"},
+	{"long-dev", "..", "long-dev: invalid interface name '..'"},
+	{"lan-dev", "lan0,eth0:1", "lan-dev: invalid interface name 'eth0:1'"},
+	{"lan-dev", " ", "lan-dev: invalid interface name ' '"},
+	{"mode", "spread", "mode: invalid value 'spread': accepted: split, ecmp"},
+	{"selector", "dscp6", "selector: invalid value 'dscp6': accepted: auto, dscp, tos"},
 };
 
 static void test_settings(void)
@@ -901,9 +942,12 @@ static void test_settings(void)
 	size_t i;
 
 	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
-		ok(spec_err(refused[i].key, refused[i].value, refused[i].want), "%s '%s' refused: %s",
-		   refused[i].key, refused[i].value, refused[i].want);
-	ok(spec_err("colour", "blue", "unknown route setting 'colour': accepted: mode, short-dev, long-dev, prefix, lan-dev, via-short, via-long, table-short, table-long, priority, dscp-long, selector"),
+		ok(spec_err(refused[i].key, refused[i].value, refused[i].want),
+		   "%s '%s' refused: %s", refused[i].key, refused[i].value, refused[i].want);
+	ok(spec_err("colour", "blue",
+		    "unknown route setting 'colour': accepted: mode, short-dev, long-dev, prefix, "
+		    "lan-dev, via-short, via-long, table-short, table-long, priority, dscp-long, "
+		    "selector"),
 	   "unknown key: the accepted keys listed");
 	s = tcfg_spec_new();
 	ok(!tcfg_spec_set(s, "mode", "ecmp", err, sizeof(err)) && s->mode == MODE_ECMP &&
@@ -914,7 +958,8 @@ static void test_settings(void)
 	   "mode, selector, dscp-long, short-dev: accepted values set");
 	tcfg_spec_free(s);
 	s = spec(v6ecmp);
-	ok(tcfg_spec_check(s, err, sizeof(err)) && strstr(err, "IPv6 prefix fd02::/64 needs IPv6 gateways"),
+	ok(tcfg_spec_check(s, err, sizeof(err)) &&
+		   strstr(err, "IPv6 prefix fd02::/64 needs IPv6 gateways"),
 	   "ecmp with an IPv6 prefix needs IPv6 gateways");
 	tcfg_spec_free(s);
 
@@ -923,7 +968,8 @@ static void test_settings(void)
 	ok(!tcfg_tunnel_new("a:b", "vxlan", err, sizeof(err)) &&
 	   strstr(err, "invalid name 'a:b': accepted: 1..15 characters, not '.' or '..'"),
 	   "tunnel name with ':' refused, in lib's words");
-	ok(!tcfg_tunnel_new("t", "gretap", err, sizeof(err)) && strstr(err, "unknown kind 'gretap'"),
+	ok(!tcfg_tunnel_new("t", "gretap", err, sizeof(err)) &&
+		   strstr(err, "unknown kind 'gretap'"),
 	   "unknown tunnel kind refused");
 	t = tcfg_tunnel_new("t", "vxlan", err, sizeof(err));
 	ok(t && tcfg_tunnel_set(t, "vni", "0", err, sizeof(err)) &&
@@ -974,10 +1020,10 @@ static void test_json(void)
 
 	out = capture_json(emit_rules);
 	o = json_tokener_parse(out);
-	ok(o && json_object_object_get_ex(o, "rules", &v) &&
-	   json_object_array_length(v) == 1 &&
-	   json_object_object_get_ex(json_object_array_get_idx(v, 0), "iif", &v) &&
-	   !strcmp(json_object_get_string(v), odd), "route show: an iif with '\"' and '\\' is valid JSON");
+	ok(o && json_object_object_get_ex(o, "rules", &v) && json_object_array_length(v) == 1 &&
+		   json_object_object_get_ex(json_object_array_get_idx(v, 0), "iif", &v) &&
+		   !strcmp(json_object_get_string(v), odd),
+	   "route show: an iif with '\"' and '\\' is valid JSON");
 	json_object_put(o);
 
 	out = capture_json(emit_tunnel);
