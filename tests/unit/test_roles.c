@@ -192,6 +192,7 @@ static struct scen base_scen(void)
 	};
 
 	roles_params_default(&sc.params);
+	sc.params.mode = ROLES_AUTO;	/* what these scenarios test */
 	return sc;
 }
 
