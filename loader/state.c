@@ -170,6 +170,23 @@ static int open_pin(const char *dir, const char *name)
 	return bpf_obj_get(path);
 }
 
+/* fs_spill, or -1 when it is absent or of another layout (an older
+ * splitter's: its entries would be read short, the rest of the struct
+ * left as it was; attach refuses to replace it and names it). */
+static int open_spill_pin(const char *dir)
+{
+	struct bpf_map_info info = { 0 };
+	__u32 len = sizeof(info);
+	int fd = open_pin(dir, FS_MAP_SPILL);
+
+	if (fd >= 0 && (bpf_obj_get_info_by_fd(fd, &info, &len) ||
+			info.value_size != sizeof(struct fs_spill))) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
 void sc_state_close(struct sc_state *st)
 {
 	int *fds[] = { &st->flows4_fd, &st->flows6_fd, &st->config_fd,
@@ -224,7 +241,7 @@ int sc_state_open(const struct sc_opts *o, struct sc_state *st, int lock)
 	st->flows6_fd = open_pin(st->dir, FS_MAP_FLOWS6);
 	st->config_fd = open_pin(st->dir, FS_MAP_CONFIG);
 	st->stats_fd = open_pin(st->dir, FS_MAP_STATS);
-	st->spill_fd = open_pin(st->dir, FS_MAP_SPILL);	/* optional */
+	st->spill_fd = open_spill_pin(st->dir);	/* optional */
 	st->clock_prog_fd = open_pin(st->dir, SC_PIN_CLOCK);
 	if (st->flows4_fd < 0 || st->flows6_fd < 0 || st->config_fd < 0 ||
 	    st->stats_fd < 0 || st->clock_prog_fd < 0) {
@@ -242,7 +259,7 @@ int sc_spill_open(const struct sc_opts *o, struct sc_state *st)
 		return err;
 	st->config_fd = open_pin(st->dir, FS_MAP_CONFIG);
 	st->stats_fd = open_pin(st->dir, FS_MAP_STATS);
-	st->spill_fd = open_pin(st->dir, FS_MAP_SPILL);
+	st->spill_fd = open_spill_pin(st->dir);
 	st->clock_prog_fd = open_pin(st->dir, SC_PIN_CLOCK);
 	err = st->config_fd < 0 || st->stats_fd < 0 || st->clock_prog_fd < 0 ? -ENODATA :
 	      st->spill_fd < 0 ? -EOPNOTSUPP : 0;

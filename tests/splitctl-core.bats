@@ -203,12 +203,15 @@ transfer_seen() {
 }
 
 # spill_grant GEN GRANTS: the agent's entry of fs_spill, as "splitctl run"
-# writes it (grants: u64, gen: u16, the rest zero; flowsplit.h struct fs_spill)
+# writes it (grants: u64, gen: u16, pad, lease_jiffies: u64, the datapath's
+# three u64 zero; flowsplit.h struct fs_spill), with a lease that never
+# runs out (an agent renews it; here nothing would)
 spill_grant() {
 	local gen=$1 grants=$2 i v=()
 	for i in 0 1 2 3 4 5 6 7; do v+=($(( (grants >> (8 * i)) & 255 ))); done
-	v+=($(( gen & 255 )) $(( gen >> 8 )))
-	for i in $(seq 30); do v+=(0); done
+	v+=($(( gen & 255 )) $(( gen >> 8 )) 0 0 0 0 0 0)
+	for i in 0 1 2 3 4 5 6 7; do v+=(255); done
+	for i in $(seq 24); do v+=(0); done
 	bpftool map update pinned "$BPF/fs_spill" key 0 0 0 0 value "${v[@]}"
 }
 
@@ -281,10 +284,11 @@ spilled() {
 	echo "$output"
 	[ "$status" -eq 1 ]
 	[[ "$output" == *"pinned map '$BPF/fs_spill' has another layout (array, key 4 B, value 8 B, 2 entries)"* ]]
-	[ "$(fs_sc -j status)" = "$before" ]
+	after=$(fs_sc -j status)
+	diff <(echo "$before" | jq -S .) <(echo "$after" | jq -S .)
 	rm "$BPF/fs_spill"
 	fs_sc attach rc
-	[ "$(bpftool -j map show pinned "$BPF/fs_spill" | jq -c '[.type, .bytes_key, .bytes_value, .max_entries]')" = '["array",4,40,2]' ]
+	[ "$(bpftool -j map show pinned "$BPF/fs_spill" | jq -c '[.type, .bytes_key, .bytes_value, .max_entries]')" = '["array",4,48,2]' ]
 }
 
 @test "set threshold during a transfer reclassifies later packets without resetting the flow" {
