@@ -514,8 +514,9 @@ static void run_start(struct spill_agent *sa, uint64_t now)
 	int t;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		snprintf(sa->dev[t], sizeof(sa->dev[t]), "%s", sa->want.dev[t]);
-		snprintf(sa->target[t], sizeof(sa->target[t]), "%s", sa->want.target[t]);
+		/* same sizes: want's are NUL-terminated copies of health's */
+		memcpy(sa->dev[t], sa->want.dev[t], sizeof(sa->dev[t]));
+		memcpy(sa->target[t], sa->want.target[t], sizeof(sa->target[t]));
 		/* a class of ours is made anew on SHORT when spill can run,
 		 * and never belongs on LONG (it would cap it) */
 		scav_remove(sa->dev[t]);
