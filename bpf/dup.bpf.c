@@ -30,31 +30,6 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* The Ethernet destination and source: what the copy changes. */
 #define FS_ETH_ADDRS_LEN	12
 
-/* Parse @skb (pulling the headers into the linear part once when they
- * are not all there, as the splitter does). */
-static __always_inline enum parse_result dup_parse(struct __sk_buff *skb,
-						   struct packet *p,
-						   void **datap, void **endp)
-{
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
-	enum parse_result r;
-
-	r = parse_packet(p, data, data_end, skb->len);
-	if (r == PARSE_MALFORMED && data_end - data < skb->len &&
-	    data_end - data < FS_TC_PULL_LEN) {
-		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
-				       skb->len : FS_TC_PULL_LEN);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-		__builtin_memset(p, 0, sizeof(*p));
-		r = parse_packet(p, data, data_end, skb->len);
-	}
-	*datap = data;
-	*endp = data_end;
-	return r;
-}
-
 SEC("tc")
 int fs_dup(struct __sk_buff *skb)
 {
@@ -74,7 +49,7 @@ int fs_dup(struct __sk_buff *skb)
 	s = bpf_map_lookup_elem(&fs_dup_stats, &zero);
 	if (!dc || !cfg || !s || !(dc->flags & FS_DUP_F_DUP))
 		return FS_TC_VERDICT;
-	r = dup_parse(skb, &p, &data, &data_end);
+	r = parse_skb(skb, &p, &data, &data_end);
 	if (!dup_wanted(&p, r, data, data_end, cfg->dscp_short))
 		return FS_TC_VERDICT;
 	if (segs > 1)
@@ -161,7 +136,7 @@ int fs_dedup(struct __sk_buff *skb)
 	s = bpf_map_lookup_elem(&fs_dup_stats, &zero);
 	if (!dc || !cfg || !s || !(dc->flags & FS_DUP_F_DEDUP))
 		return FS_TC_VERDICT;
-	r = dup_parse(skb, &p, &data, &data_end);
+	r = parse_skb(skb, &p, &data, &data_end);
 	if (!dup_wanted(&p, r, data, data_end, cfg->dscp_short))
 		return FS_TC_VERDICT;
 	if (r == PARSE_TCP4) {
