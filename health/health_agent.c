@@ -142,21 +142,16 @@ int health_settings_check(const struct health_settings *s, const struct health_s
 {
 	struct sc_opt_ref r;
 	const char *field;
-	bool opt;
-	char acc[128];
+	char rule[160];
 
 	if (!health_params_check(&s->params, &field) && !roles_params_check(&s->roles, &field))
 		return 0;
-	if (sc_option_find(health_settings_opts, (void *)s, field, false, &r)) {
-		snprintf(err, errlen, "%s: out of range with the other settings", field);
-		return -EINVAL;
-	}
-	sc_option_accepted(r.opt, acc, sizeof(acc));
-	/* named as the user gave it: an option, or a key of the file */
-	opt = cli && sc_option_given(health_settings_opts, (void *)cli, field);
-	snprintf(err, errlen, "%s%s: out of range with the other settings: accepted: %s%s",
-		 opt ? "--" : "", opt ? r.opt->cli_name : field, acc, cross_rule(field));
-	return -EINVAL;
+	rule[0] = '\0';
+	if (!sc_option_find(health_settings_opts, (void *)s, field, false, &r))
+		sc_option_accepted(r.opt, rule, sizeof(rule));
+	snprintf(rule + strlen(rule), sizeof(rule) - strlen(rule), "%s", cross_rule(field));
+	return sc_option_cross_error(health_settings_opts, (void *)s, cli, field, rule, err,
+				     errlen);
 }
 
 int health_settings_resolve(struct health_settings *out, const struct health_settings *file,

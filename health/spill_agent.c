@@ -106,8 +106,6 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 			  char *err, size_t errlen)
 {
 	const char *key = NULL, *rule = NULL;
-	const struct sc_option *o;
-	char a[32], b[32];
 
 	if (s->rate_min_bps > s->rate_init_bps) {
 		key = "rate-min";
@@ -118,19 +116,7 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 	}
 	if (!key)
 		return 0;
-	for (o = spill_settings_opts; strcmp(o->name, key); o++)
-		;
-	sc_rate_text(s->rate_min_bps, a, sizeof(a));
-	sc_rate_text(s->rate_init_bps, b, sizeof(b));
-	/* named as the user gave it: an option, or a key of the file */
-	if (cli && sc_option_given(spill_settings_opts, (void *)cli, key))
-		snprintf(err, errlen,
-			 "--%s '%s': out of range with the other settings: accepted: %s",
-			 o->cli_name, !strcmp(key, "rate-min") ? a : b, rule);
-	else
-		snprintf(err, errlen, "%s '%s': out of range with the other settings: accepted: %s",
-			 key, !strcmp(key, "rate-min") ? a : b, rule);
-	return -EINVAL;
+	return sc_option_cross_error(spill_settings_opts, (void *)s, cli, key, rule, err, errlen);
 }
 
 int spill_settings_resolve(struct spill_settings *out, const struct spill_settings *file,
