@@ -361,30 +361,13 @@ static void roles_reset(struct health_agent *ha)
 		health_failover_set_roles(ha->fo, false);
 }
 
-/* A device's bytes sent (0 when unreadable: never busy). */
-static uint64_t tx_bytes(const char *dev)
-{
-	char path[96];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 /* Whether our own traffic fills tunnel t (HA_BUSY_BPS, with hangover). */
 static bool tunnel_busy(struct health_agent *ha, int t, uint64_t now)
 {
 	uint64_t b, dt = now - ha->tx_at_ns[t];
 
 	if (!ha->tx_at_ns[t] || dt >= HA_BUSY_SAMPLE_NS) {
-		b = tx_bytes(ha->info.dev[t]);
+		b = fs_dev_tx_bytes(ha->info.dev[t]);	/* 0: never busy */
 		if (ha->tx_at_ns[t] && b >= ha->tx_bytes[t] &&
 		    (b - ha->tx_bytes[t]) * 8 * FS_NS_PER_S / dt > HA_BUSY_BPS)
 			ha->busy_until_ns[t] = now + HA_BUSY_HANGOVER_NS;
