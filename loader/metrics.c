@@ -380,13 +380,6 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 
 void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
 {
-	static const struct {
-		const char *name, *help;
-	} stat[FS_DUP_STAT_MAX] = {
-#define DUP_ROW(id, n, h) [FS_DUP_STAT_##id] = { n, h },
-		FS_DUP_STATS(DUP_ROW)
-#undef DUP_ROW
-	};
 	__u64 sum[FS_DUP_STAT_MAX];
 	bool attached = !sc_dup_counters(dir, sum);
 	int i;
@@ -408,6 +401,7 @@ void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
 		fprintf(f,
 			"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total "
 			"counter\nflowsplit_%s_total %llu\n",
-			stat[i].name, stat[i].help, stat[i].name, stat[i].name,
+			fs_dup_stat_descs[i].name, fs_dup_stat_descs[i].help,
+			fs_dup_stat_descs[i].name, fs_dup_stat_descs[i].name,
 			(unsigned long long)sum[i]);
 }
