@@ -58,6 +58,17 @@ bulk() {
 	BULK_PID=$!
 }
 
+# bulk_end: after a test's last step, the bulk runs on for long enough to
+# show a stall that step began (streams_alive: more than LEASE_S + SLACK_S
+# intervals in a row), then ends (iperf3 -J writes its intervals when
+# interrupted too) instead of running out its SECONDS
+bulk_end() {
+	sleep $((LEASE_S + SLACK_S + 2))
+	kill "$BULK_PID" 2>/dev/null || true
+	wait "$BULK_PID" 2>/dev/null || true
+	[ -s "$D/bulk.json" ]
+}
+
 st() { wan_sc "$A" -j status; }
 spilling() { [ "$(st | jq -r '.spill.spilling')" = true ]; }
 # (no "spill" object: spill is off in the splitter, nothing spills)
@@ -204,7 +215,7 @@ ping_near() {
 	wan_sc "$A" set spill yes
 	fs_wait_for $((2 + SLACK_S + 4)) has_class vxs
 	kill -0 "$pid"
-	wait "$BULK_PID" || true
+	bulk_end
 	streams_alive
 }
 
@@ -260,7 +271,7 @@ ping_near() {
 		[ "$h" -lt 5000 ]
 	done
 	doctor_check spill | jq -e '.[0].status == "pass"'
-	wait "$BULK_PID" || true
+	bulk_end
 	streams_alive
 }
 
