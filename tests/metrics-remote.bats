@@ -122,23 +122,22 @@ for v in sys.stdin.read().split():
 	agent --listen $ADDR:$PORT --web-config "$D/web.yml"
 	fs_wait_for 10 eval '[ "$(scrape -u p:pw)" = 200 ]'
 	cat >"$D/hold.py" <<'PY'
-import socket, sys, time
+import select, socket, sys, time
 socks = [socket.create_connection((sys.argv[1], int(sys.argv[2]))) for _ in range(200)]
 print("ready", flush=True)
-time.sleep(8)
-# the agent closed the idle ones (its 5 s timeout): a read sees EOF or a reset
-closed = 0
-for s in socks:
-    s.settimeout(0.5)
-    try:
-        while s.recv(4096):	# a TLS alert, then EOF
-            pass
-        closed += 1
-    except ConnectionResetError:
-        closed += 1
-    except socket.timeout:
-        pass
-print("closed", closed, flush=True)
+# the agent closes the idle ones (its 5 s timeout): a read sees EOF or a
+# reset; counted as they close, until all have or 8 s have passed
+deadline = time.monotonic() + 8
+left = set(socks)
+while left and time.monotonic() < deadline:
+    readable, _, _ = select.select(list(left), [], [], 0.2)
+    for s in readable:
+        try:
+            if not s.recv(4096):	# a TLS alert, then EOF
+                left.discard(s)
+        except ConnectionResetError:
+            left.discard(s)
+print("closed", len(socks) - len(left), flush=True)
 PY
 	fs_bg sh -c "exec ip netns exec $C /usr/bin/python3 $D/hold.py $ADDR $PORT >$D/hold"
 	fs_wait_for 10 grep -q ready "$D/hold"
