@@ -40,6 +40,12 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror -MMD -MP \
 ALL_TARGETS :=
 BENCH_CMDS :=
 
+# The builds that test, demo and bench start run on every core (make
+# -jN on the command line wins): on CI's two cores a serial build is a
+# share of `make test`
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 .PHONY: all test demo demo-filehosting bench deps deb clean sanitize
 all: all-targets
 
@@ -52,19 +58,19 @@ deps:
 	@scripts/install-deps
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@tests/run
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@testbed/demo apps
 
 demo-filehosting: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@testbed/demo filehosting
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@set -e; $(foreach c,$(BENCH_CMDS),$(c);)
 
 # The package is built from a copy of the work tree's files (tracked, and
