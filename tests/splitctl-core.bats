@@ -6,13 +6,11 @@ FS_PREFIX=fstc
 load lib/common
 load lib/router
 
-# The first attach of an instance preallocates its flow tables: the
-# default FS_DEFAULT_FLOWS (1M entries per family) costs seconds of CPU,
-# once per test and per round of the loops below, while these tests
-# follow a few flows. fs_sc's attach creates them with FLOWS entries
-# (--flows, unless the command gives it); a test of the default size or
-# of its preallocation sets FLOWS= (splitctl-input.bats covers --flows)
-FLOWS=65536
+# A first attach preallocates the flow tables, here in every test and
+# every round of the loops below: fs_sc's attach creates them with FLOWS
+# entries (lib/common's FS_TEST_FLOWS; --flows, unless the command gives
+# it); a test of the default size or of its preallocation sets FLOWS=
+FLOWS=$FS_TEST_FLOWS
 fs_sc() {
 	if [ "${1:-}" = attach ] && [ -n "$FLOWS" ] && [[ " $* " != *" --flows "* ]]; then
 		set -- "$@" --flows "$FLOWS"
