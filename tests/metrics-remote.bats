@@ -78,7 +78,7 @@ scrape() {
 	need_tools
 	certs
 	web_config prometheus 's3cret!'
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	agent --listen 0.0.0.0:$PORT --web-config "$D/web.yml"
 	fs_wait_for 10 eval '[ "$(scrape -u prometheus:s3cret!)" = 200 ]'
 	promtool check metrics <"$D/body"
@@ -118,7 +118,7 @@ for v in sys.stdin.read().split():
 	need_tools
 	certs
 	web_config p pw
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	agent --listen $ADDR:$PORT --web-config "$D/web.yml"
 	fs_wait_for 10 eval '[ "$(scrape -u p:pw)" = 200 ]'
 	cat >"$D/hold.py" <<'PY'
@@ -149,7 +149,7 @@ PY
 }
 
 @test "a non-loopback --listen without a web config is refused (exit 2, one line); loopback needs none" {
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	run fs_sc run --listen 0.0.0.0:$PORT
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -168,7 +168,7 @@ PY
 @test "bad web configs: one line naming the file, the line and what is accepted; nothing started" {
 	need_tools
 	certs
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	local h
 	h=$(bcrypt pw)
 	# bad FILE-CONTENT EXPECTED: run refuses it with exit 2
@@ -222,9 +222,9 @@ PY
 	need_tools
 	certs
 	web_config old oldpw
-	fs_sc attach rc
-	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = %s:%s\nweb-config = %s\n' \
-		"$ADDR" "$PORT" "$D/web.yml" >"$D/a.conf"
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
+	printf '[splitter]\ninterfaces = rc\nflows = %s\n[agent]\nlisten = %s:%s\nweb-config = %s\n' \
+		"$FS_TEST_FLOWS" "$ADDR" "$PORT" "$D/web.yml" >"$D/a.conf"
 	# -v: its loop's first line says the start (an apply) is over; a
 	# reload applies the file again, seconds on a loaded machine
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL -v --pin-dir $BPF run --interval 1 --health no -c $D/a.conf 2>$D/agent.err"

@@ -18,7 +18,7 @@ load lib/spill
 LEASE_S=2		# FS_SPILL_LEASE_MS (1.5 s), rounded up
 SLACK_S=2		# a loaded machine's scheduling on top of it
 # an agent's config file starts with the splitter as spill_attached() attaches it
-CONF=$'[splitter]\ninterfaces = lana\nhook = xdp\nthreshold = 10\nspill = yes\n'
+CONF=$'[splitter]\ninterfaces = lana\nhook = xdp\nthreshold = 10\nspill = yes\nflows = '$FS_TEST_FLOWS$'\n'
 
 setup() {
 	wan_setup
@@ -37,7 +37,7 @@ teardown() {
 # conf_agent: the splitter on B as spill_attached() does, and on A by the agent's
 # own config file ($D/a.conf, which starts with $CONF) [ARGS]
 conf_agent() {
-	wan_sc "$B" attach lanb --hook xdp --threshold 10
+	wan_sc "$B" attach lanb --hook xdp --threshold 10 --flows "$FS_TEST_FLOWS"
 	wan_sc "$B" set spill yes
 	spill_agent -c "$D/a.conf" "$@"
 	# started: it applied the file and probes both tunnels (slow on a
@@ -304,7 +304,8 @@ ping_near() {
 @test "spill faults: the pin directory spelled with a trailing slash or a space finds the agent" {
 	local dir
 	dir="$(fs_bpffs)/with space"
-	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" attach lana --hook xdp --threshold 10
+	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" attach lana --hook xdp --threshold 10 \
+		--flows "$FS_TEST_FLOWS"
 	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir/" run --interval 1 >>"$D/agent-$A" 2>&1 </dev/null &
 	wan_agent_started $!
 	running_here() { ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" -j status | jq -e '.agent.running' >/dev/null; }
