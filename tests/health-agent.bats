@@ -256,7 +256,8 @@ lost() {
 	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = keep\n' >"$D/h.conf"
 	# no spill: its own log lines would race with the count of lines below
 	agent "$A" -c "$D/h.conf" --spill no
-	fs_wait_for 10 both_up "$A"
+	# (it attaches the file's interfaces first: seconds on a loaded machine)
+	fs_wait_for 30 both_up "$A"
 	local pid=$AGENT_PID
 	wan_sc "$A" -j route show | jq -e '.health.both_down == "keep"'
 	# a good [health]: in force after SIGHUP, probing restarted with it
