@@ -81,7 +81,7 @@ health_is() {
 
 # settled NS SHORT LONG: health as given, routes documented (waits)
 settled() {
-	fs_wait_for 15 health_is "$1" "$2" "$3" && fs_wait_for 5 documented "$1"
+	fs_wait_for 30 health_is "$1" "$2" "$3" && fs_wait_for 5 documented "$1"
 }
 
 # step TEXT: after a fault, both routers settled and both classes through
