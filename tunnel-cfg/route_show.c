@@ -225,6 +225,54 @@ struct show_state {
  * failed over (its tunnel down in the plan in force), a tunnel device
  * down or gone.
  */
+/*
+ * A tunnel, or an address family of its routes, that the agent does not
+ * probe: a failure there fails nothing over. A family is carried when a
+ * prefix of it is routed; it can be probed only through a gateway of it.
+ */
+static void unprobed_families(const struct tcfg_spec *s, const struct tcfg_in_force *f,
+			      struct tcfg_missing *m)
+{
+	static const char *const role[HEALTH_TUNNELS] = { "short", "long" };
+	static const char *const fam_name[2] = { "IPv4", "IPv6" };
+	const char *dev[HEALTH_TUNNELS] = { s->short_dev, s->long_dev };
+	const struct sc_prefix *via[HEALTH_TUNNELS] = { s->via_short, s->via_long };
+	bool carried[2] = { false, false };
+	int t, i, fam;
+
+	for (i = 0; i < s->nprefixes; i++)
+		carried[s->prefixes[i].family == AF_INET6] = true;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		for (i = 0; i < HEALTH_TUNNELS && strcmp(f->dev[i], dev[t]); i++)
+			;
+		if (i == HEALTH_TUNNELS) {
+			tcfg_missing_add(m, "tunnel %s (%s) is not probed: the agent (pid %d) "
+					    "probes %s and %s: no failover for it",
+					 dev[t], role[t], f->pid, f->dev[0], f->dev[1]);
+			continue;
+		}
+		for (fam = 0; fam < 2; fam++) {
+			char gw[INET6_ADDRSTRLEN] = "";
+
+			if (!carried[fam] || f->probed[i][fam])
+				continue;
+			if (via[t][fam].family)
+				inet_ntop(via[t][fam].family, via[t][fam].addr, gw, sizeof(gw));
+			if (gw[0])
+				tcfg_missing_add(m, "tunnel %s (%s): family not probed: its %s routes "
+						    "have no failover (the agent could not probe "
+						    "gateway %s: see its log)",
+						 dev[t], role[t], fam_name[fam], gw);
+			else
+				tcfg_missing_add(m, "tunnel %s (%s): family not probed: its %s routes "
+						    "have no failover (no %s gateway recorded: "
+						    "route up ... --via-%s %s-ADDRESS)",
+						 dev[t], role[t], fam_name[fam], fam_name[fam],
+						 role[t], fam_name[fam]);
+		}
+	}
+}
+
 static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 			    const struct tcfg_ctx *ctx, struct tcfg_missing *m)
 {
@@ -255,6 +303,8 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 						 "tunnel %s (%s) failed: the %s class runs over %s",
 						 dev[t], role[t], role[t], dev[!t]);
 	}
+	if (f->pid && f->families_known)
+		unprobed_families(s, f, m);
 }
 
 /* The rules and routes a recorded spec wants under the plan in force. */
