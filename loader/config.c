@@ -1092,6 +1092,16 @@ static void print_changes(const struct sc_config *cfg, bool dry_run)
 	close_json_object();
 }
 
+/* [agent]'s metrics endpoint as "run" checks it before it starts: the web
+ * config (its keys, hashes, certificate and key) and listen. */
+static int check_agent_web(struct sc_config *cfg)
+{
+	char err[600];
+	int ret = sc_agent_web_check(&cfg->agent, err, sizeof(err));
+
+	return ret ? vfail(cfg, 0, ret, "[agent] %s", err) : 0;
+}
+
 static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 		      bool apply)
 {
@@ -1103,6 +1113,9 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	ret = sc_config_load(a->config, &cfg);
 	if (!ret && !apply && !a->offline)
 		ret = sc_config_validate(o, &cfg);
+	/* files, not the system: offline too */
+	if (!ret && !apply)
+		ret = check_agent_web(&cfg);
 	if (ret) {
 		pr_err("%s", cfg.err);
 	} else if (apply) {
