@@ -14,6 +14,8 @@ load lib/wan
 # show: router A's route show, JSON
 show() { wan_sc "$A" -j route show; }
 in_force_is() { [ "$(show | jq -r '.health.in_force')" = "$1" ]; }
+# both_up: the agent's verdict on both tunnels is up
+both_up() { show | jq -e '[.health.tunnels[].state] == ["up", "up"]' >/dev/null; }
 # families_up DEV: both families of DEV probed and up
 families_up() {
 	show | jq -e --arg d "$1" '.health.tunnels[] | select(.dev == $d) |
@@ -38,16 +40,13 @@ heal6() {
 @test "probe family: both families probed where IPv6 gateways are recorded; an IPv6-only failure fails the class over and back" {
 	wan_route split
 	agent "$A"
-	fs_wait_for 15 families_up vxs
-	fs_wait_for 15 families_up vxl
-	grep -q 'run: health: probing vxs (short) via 192.168.101.2, vxl (long) via 192.168.102.2; also probing vxs (short) over ipv6 via fd10:1::2, vxl (long) over ipv6 via fd10:2::2' "$D/agent-$A"
-	show | jq -e '.state == "ok" and .problems == [] and ([.health.tunnels[].state] == ["up", "up"])'
-	show | jq -e '.health.tunnels[0].families[1] | .target == "fd10:1::2" and .probes > 0 and .rtt_ms > 0'
-	wan_sc "$A" route show | grep -q '^health:   families probed: ipv4 up via 192.168.101.2 (rtt .*), ipv6 up via fd10:1::2 (rtt'
+	fs_wait_for 15 both_up
+	show | jq -e '.state == "ok" and .problems == []'
 	# IPv6 through SHORT dies, IPv4 still answers: SHORT is down, its
 	# class runs over LONG
 	break6 vxs
 	fs_wait_for 10 in_force_is "short=LONG long=LONG"
+	grep -q 'run: health: probing vxs (short) via 192.168.101.2, vxl (long) via 192.168.102.2; also probing vxs (short) over ipv6 via fd10:1::2, vxl (long) over ipv6 via fd10:2::2' "$D/agent-$A"
 	grep -Eq 'run: health: ipv6 of vxs \(short\) via fd10:1::2: up -> down after [0-9]+ misses' "$D/agent-$A"
 	grep -Eq 'run: health: vxs \(short\) up -> down after [0-9]+ misses.* \(ipv6\)$' "$D/agent-$A"
 	show | jq -e '.health.tunnels[0] | .state == "down" and ([.families[].state] == ["up", "down"])'
@@ -58,6 +57,9 @@ heal6() {
 	fs_wait_for 15 in_force_is "short=SHORT long=LONG"
 	grep -Eq 'run: health: vxs \(short\) down -> up after' "$D/agent-$A"
 	show | jq -e '.state == "ok" and .problems == []'
+	fs_wait_for 5 families_up vxs
+	show | jq -e '.health.tunnels[0].families[1] | .target == "fd10:1::2" and .probes > 0 and .rtt_ms > 0'
+	wan_sc "$A" route show | grep -q '^health:   families probed: ipv4 up via 192.168.101.2 (rtt .*), ipv6 up via fd10:1::2 (rtt'
 }
 
 @test "probe family: routes of a family nothing probes: route show, status and doctor say so, with the fix" {
@@ -68,8 +70,7 @@ heal6() {
 		--prefix 10.2.0.0/24 --prefix fd02::/64 --lan-dev lana \
 		--via-short 192.168.101.2 --via-long 192.168.102.2
 	agent "$A"
-	fs_wait_for 15 eval 'show | jq -e "[.health.tunnels[].state] == [\"up\", \"up\"]" >/dev/null'
-	show | jq -e '.health.tunnels[0].families | map(.family) == ["ipv4"]'
+	fs_wait_for 15 both_up
 	local why='tunnel vxs (short): family not probed: its IPv6 routes have no failover (no IPv6 gateway recorded: route up ... --via-short IPv6-ADDRESS)'
 	show | jq -e --arg w "$why" '.state == "degraded" and .routes_state == "ok" and (.problems | index($w)) != null'
 	show | jq -e '.problems | index("tunnel vxl (long): family not probed: its IPv6 routes have no failover (no IPv6 gateway recorded: route up ... --via-long IPv6-ADDRESS)") != null'
@@ -82,6 +83,7 @@ heal6() {
 	echo "$output"
 	grep -A1 "^FAIL  health: degraded: $why" <<<"$output" |
 		grep -q 'fix: give route up a gateway of that family for the tunnel'
+	show | jq -e '.health.tunnels[0].families | map(.family) == ["ipv4"]'
 	# the IPv6 gateways given: both families probed, nothing degraded
 	wan_sc "$A" route up --mode split --short-dev vxs --long-dev vxl \
 		--prefix 10.2.0.0/24 --prefix fd02::/64 --lan-dev lana \
@@ -103,7 +105,8 @@ heal6() {
 		--prefix 10.2.0.0/24 --prefix fd02::/64 --lan-dev lana \
 		--via-short 192.168.101.2 --via-short fd10:1::2 --via-long fd10:2::2
 	agent "$A"
-	fs_wait_for 15 families_up vxs
-	fs_wait_for 15 eval 'show | jq -e ".health.tunnels[1] | .state == \"up\" and ([.families[] | .family + \" \" + .state] == [\"ipv6 up\"])" >/dev/null'
+	fs_wait_for 15 both_up
 	show | jq -e '.state == "degraded" and .problems == ["tunnel vxl (long): family not probed: its IPv4 routes have no failover (no IPv4 gateway recorded: route up ... --via-long IPv4-ADDRESS)"]'
+	fs_wait_for 5 families_up vxs
+	show | jq -e '.health.tunnels[1] | .state == "up" and ([.families[] | .family + " " + .state] == ["ipv6 up"])'
 }
