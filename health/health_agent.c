@@ -626,7 +626,8 @@ static void carry_verdicts(struct health_agent *ha, const struct health_prober *
 
 	for (i = 0; i < ha->nprobes; i++)
 		for (o = 0; o < oldn; o++)
-			if (!strcmp(ha->info.dev[ha->probe[i].tunnel], before->dev[oldp[o].tunnel]) &&
+			if (!strcmp(ha->info.dev[ha->probe[i].tunnel],
+				    before->dev[oldp[o].tunnel]) &&
 			    !strcmp(ha->probe[i].target, oldp[o].target) &&
 			    !health_prober_seed(ha->pr, i, health_prober_tunnel(old, o)) &&
 			    i < HEALTH_TUNNELS)

@@ -193,8 +193,8 @@ static struct json_object *tunnel_json(int role, const struct health_file_tunnel
 
 		for (i = 0; i < t->nfam; i++) {
 			f = json_object_new_object();
-			json_object_object_add(f, "family",
-					       json_object_new_string(family_name(t->fam[i].family)));
+			json_object_object_add(
+				f, "family", json_object_new_string(family_name(t->fam[i].family)));
 			json_object_object_add(f, "target",
 					       json_object_new_string(t->fam[i].target));
 			json_object_object_add(f, "state", json_object_new_string(

@@ -225,6 +225,28 @@ struct show_state {
  * failed over (its tunnel down in the plan in force), a tunnel device
  * down or gone.
  */
+/* "family not probed": fam (0 IPv4, 1 IPv6) of the routes over tunnel dev,
+ * whose recorded gateway of that family is gw (family 0: none). */
+static void unprobed_family(struct tcfg_missing *m, const char *dev, const char *role, int fam,
+			    const struct sc_prefix *gw)
+{
+	static const char *const name[2] = { "IPv4", "IPv6" };
+	char a[INET6_ADDRSTRLEN] = "";
+
+	if (gw->family)
+		inet_ntop(gw->family, gw->addr, a, sizeof(a));
+	if (a[0])
+		tcfg_missing_add(m,
+				 "tunnel %s (%s): family not probed: its %s routes have no "
+				 "failover (the agent could not probe gateway %s: see its log)",
+				 dev, role, name[fam], a);
+	else
+		tcfg_missing_add(m,
+				 "tunnel %s (%s): family not probed: its %s routes have no "
+				 "failover (no %s gateway recorded: route up ... --via-%s %s-ADDRESS)",
+				 dev, role, name[fam], name[fam], role, name[fam]);
+}
+
 /*
  * A tunnel, or an address family of its routes, that the agent does not
  * probe: a failure there fails nothing over. A family is carried when a
@@ -234,7 +256,6 @@ static void unprobed_families(const struct tcfg_spec *s, const struct tcfg_in_fo
 			      struct tcfg_missing *m)
 {
 	static const char *const role[HEALTH_TUNNELS] = { "short", "long" };
-	static const char *const fam_name[2] = { "IPv4", "IPv6" };
 	const char *dev[HEALTH_TUNNELS] = { s->short_dev, s->long_dev };
 	const struct sc_prefix *via[HEALTH_TUNNELS] = { s->via_short, s->via_long };
 	bool carried[2] = { false, false };
@@ -251,25 +272,9 @@ static void unprobed_families(const struct tcfg_spec *s, const struct tcfg_in_fo
 					 dev[t], role[t], f->pid, f->dev[0], f->dev[1]);
 			continue;
 		}
-		for (fam = 0; fam < 2; fam++) {
-			char gw[INET6_ADDRSTRLEN] = "";
-
-			if (!carried[fam] || f->probed[i][fam])
-				continue;
-			if (via[t][fam].family)
-				inet_ntop(via[t][fam].family, via[t][fam].addr, gw, sizeof(gw));
-			if (gw[0])
-				tcfg_missing_add(m, "tunnel %s (%s): family not probed: its %s routes "
-						    "have no failover (the agent could not probe "
-						    "gateway %s: see its log)",
-						 dev[t], role[t], fam_name[fam], gw);
-			else
-				tcfg_missing_add(m, "tunnel %s (%s): family not probed: its %s routes "
-						    "have no failover (no %s gateway recorded: "
-						    "route up ... --via-%s %s-ADDRESS)",
-						 dev[t], role[t], fam_name[fam], fam_name[fam],
-						 role[t], fam_name[fam]);
-		}
+		for (fam = 0; fam < 2; fam++)
+			if (carried[fam] && !f->probed[i][fam])
+				unprobed_family(m, dev[t], role[t], fam, &via[t][fam]);
 	}
 }
 
