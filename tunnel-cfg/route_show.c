@@ -243,7 +243,8 @@ static void unprobed_family(struct tcfg_missing *m, const char *dev, const char 
 	else
 		tcfg_missing_add(m,
 				 "tunnel %s (%s): family not probed: its %s routes have no "
-				 "failover (no %s gateway recorded: route up ... --via-%s %s-ADDRESS)",
+				 "failover (no %s gateway recorded: route up ... --via-%s "
+				 "%s-ADDRESS)",
 				 dev, role, name[fam], name[fam], role, name[fam]);
 }
 
