@@ -35,24 +35,17 @@ static const char *family_name(int family)
 	return family == AF_INET6 ? "ipv6" : "ipv4";
 }
 
-/* A tunnel's state over the families probed through it: down when one
- * is down, up when all are up, else init (a family without a verdict). */
+/* A tunnel's state over the families probed through it
+ * (health_combine()). */
 static enum health_state tunnel_state(const struct health_agent *ha, int t)
 {
-	bool init = false;
-	unsigned int i;
+	enum health_state st[2 * HEALTH_TUNNELS];
+	unsigned int i, n = 0;
 
-	for (i = 0; i < ha->nprobes; i++) {
-		enum health_state st;
-
-		if (ha->probe[i].tunnel != t)
-			continue;
-		st = health_prober_tunnel(ha->pr, i)->state;
-		if (st == HEALTH_DOWN)
-			return HEALTH_DOWN;
-		init |= st == HEALTH_INIT;
-	}
-	return init ? HEALTH_INIT : HEALTH_UP;
+	for (i = 0; i < ha->nprobes; i++)
+		if (ha->probe[i].tunnel == t)
+			st[n++] = health_prober_tunnel(ha->pr, i)->state;
+	return health_combine(st, n);
 }
 
 /* How many families are probed through tunnel t. */
