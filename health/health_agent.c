@@ -416,7 +416,7 @@ static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 	return 0;
 }
 
-/* "; also probing ipv6: vxs (short) via fd10:1::2, ..." of the start
+/* "; also probing vxs (short) over ipv6 via fd10:1::2, ..." of the start
  * lines (the families beyond the first), appended to buf. */
 static void families_text(const struct health_agent *ha, char *buf, size_t len)
 {
