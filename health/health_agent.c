@@ -780,32 +780,48 @@ static bool apply(struct health_agent *ha, bool after_down)
 	return true;
 }
 
-/*
- * A state change of the prober's tunnel idx (from: its state before): with
- * one family probed through its tunnel, the tunnel's line as ever
- * ("vxs (short) up -> down after 3 misses, ..."); with more, the family's
- * line ("ipv6 of vxs (short) via fd10:1::2: up -> down ...") and the
- * tunnel's when its state changed.
- */
-static void log_transition(struct health_agent *ha, unsigned int idx, enum health_state from)
+/* A state change of the prober's tunnel idx (from: its state before),
+ * when its tunnel has several families: "ipv6 of vxs (short) via
+ * fd10:1::2: up -> down after 3 misses, ..." */
+static void log_family(struct health_agent *ha, unsigned int idx, enum health_state from)
 {
-	const struct health *h = health_prober_tunnel(ha->pr, idx);
 	int t = ha->probe[idx].tunnel;
-	bool several = tunnel_families(ha, t) > 1;
-	enum health_state st = tunnel_state(ha, t);
 	char line[256];
 
-	if (several) {
-		health_transition_format(h, from, line, sizeof(line));
-		pr_info("run: health: %s of %s (%s) via %s: %s", family_name(ha->probe[idx].family),
-			ha->info.dev[t], tunnel_name[t], ha->probe[idx].target, line);
-	}
+	if (tunnel_families(ha, t) < 2)
+		return;
+	health_transition_format(health_prober_tunnel(ha->pr, idx), from, line, sizeof(line));
+	pr_info("run: health: %s of %s (%s) via %s: %s", family_name(ha->probe[idx].family),
+		ha->info.dev[t], tunnel_name[t], ha->probe[idx].target, line);
+}
+
+/*
+ * Tunnel t's state changed since it was last logged: one line as ever
+ * ("vxs (short) up -> down after 3 misses, ..."), from the family whose
+ * latest change gave that state (named when there are several).
+ */
+static void log_tunnel(struct health_agent *ha, int t)
+{
+	enum health_state st = tunnel_state(ha, t);
+	const struct health *by = NULL, *h;
+	bool several = tunnel_families(ha, t) > 1;
+	unsigned int i, fam = 0;
+	char line[256];
+
 	if (st == ha->logged[t])
 		return;
-	if (st == h->state) {
-		health_transition_format(h, ha->logged[t], line, sizeof(line));
+	for (i = 0; i < ha->nprobes; i++) {
+		h = health_prober_tunnel(ha->pr, i);
+		if (ha->probe[i].tunnel == t && h->state == st &&
+		    (!by || h->since_ns > by->since_ns)) {
+			by = h;
+			fam = i;
+		}
+	}
+	if (by) {
+		health_transition_format(by, ha->logged[t], line, sizeof(line));
 		pr_info("run: health: %s (%s) %s%s%s%s", ha->info.dev[t], tunnel_name[t], line,
-			several ? " (" : "", several ? family_name(ha->probe[idx].family) : "",
+			several ? " (" : "", several ? family_name(ha->probe[fam].family) : "",
 			several ? ")" : "");
 	} else {
 		pr_info("run: health: %s (%s) %s -> %s: waiting for the verdict of each family",
@@ -828,11 +844,13 @@ static bool on_probes(struct health_agent *ha)
 		return true;
 	}
 	for (i = 0; i < n; i++) {
-		log_transition(ha, ev[i].tunnel, ev[i].from);
+		log_family(ha, ev[i].tunnel, ev[i].from);
 		down |= ev[i].to == HEALTH_DOWN;
 	}
 	if (!n)
 		return true;
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		log_tunnel(ha, i);
 	if (!apply(ha, down))
 		return false;
 	publish(ha);
@@ -861,7 +879,9 @@ static bool on_link(struct health_agent *ha, const struct health_link_event *ev)
 	for (i = 0; i < ha->nprobes; i++)
 		if (!strcmp(ev->dev, ha->info.dev[ha->probe[i].tunnel]) &&
 		    health_prober_link_down(ha->pr, i, &down) == 1)
-			log_transition(ha, i, down.from);
+			log_family(ha, i, down.from);
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		log_tunnel(ha, i);
 	return apply(ha, true);
 }
 
