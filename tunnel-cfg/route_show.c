@@ -17,7 +17,9 @@
  *    "health": {"monitored": false} | {"monitored": true, "pid", "plan",
  *               "in_force", "both_down", "tunnels": [{"dev","role","state",
  *               "for_s","since_unix","link_down","rtt_ms","rtt_avg_ms",
- *               "timeout_ms","loss_pct","flaps","probes","missed"}]}}
+ *               "timeout_ms","loss_pct","flaps","probes","missed",
+ *               "families":[{"family","state","target","rtt_ms","loss_pct",
+ *               "probes","missed"}]}]}}
  *
  * "iif" is "" for any input interface, "dscp" -1 without a DSCP selector,
  * "tos" 0 without a tos selector, "via" "" without a gateway. "state" is
