@@ -30,29 +30,30 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 /* The Ethernet destination and source: what the copy changes. */
 #define FS_ETH_ADDRS_LEN	12
 
-/* Parse @skb (pulling the headers into the linear part once when they
- * are not all there, as the splitter does). */
-static __always_inline enum parse_result dup_parse(struct __sk_buff *skb,
-						   struct packet *p,
-						   void **datap, void **endp)
-{
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
+/* What both programs work on: their config and stats, and the packet. */
+struct dup_pkt {
+	struct dup_config *dc;
+	struct fs_dup_stats *s;
+	struct packet p;
 	enum parse_result r;
+	void *data, *data_end;
+};
 
-	r = parse_packet(p, data, data_end, skb->len);
-	if (r == PARSE_MALFORMED && data_end - data < skb->len &&
-	    data_end - data < FS_TC_PULL_LEN) {
-		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
-				       skb->len : FS_TC_PULL_LEN);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-		__builtin_memset(p, 0, sizeof(*p));
-		r = parse_packet(p, data, data_end, skb->len);
-	}
-	*datap = data;
-	*endp = data_end;
-	return r;
+/* Fill @d from @skb; nonzero when the program is on (@flag set in the dup
+ * config) and the packet is one to work on (dup_wanted()). */
+static __always_inline int dup_start(struct __sk_buff *skb, __u32 flag,
+				     struct dup_pkt *d)
+{
+	struct split_config *cfg;
+	__u32 zero = 0;
+
+	d->dc = bpf_map_lookup_elem(&fs_dup_config, &zero);
+	cfg = bpf_map_lookup_elem(&fs_config, &zero);
+	d->s = bpf_map_lookup_elem(&fs_dup_stats, &zero);
+	if (!d->dc || !cfg || !d->s || !(d->dc->flags & flag))
+		return 0;
+	d->r = parse_skb(skb, &d->p, &d->data, &d->data_end);
+	return dup_wanted(&d->p, d->r, d->data, d->data_end, cfg->dscp_short);
 }
 
 SEC("tc")
@@ -60,25 +61,13 @@ int fs_dup(struct __sk_buff *skb)
 {
 	__u8 orig[FS_ETH_ADDRS_LEN], addrs[FS_ETH_ADDRS_LEN];
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
-	struct fs_dup_stats *s;
-	struct split_config *cfg;
-	struct dup_config *dc;
-	struct packet p = {};
-	enum parse_result r;
 	__u64 bytes = skb->len;
-	void *data, *data_end;
-	__u32 zero = 0;
+	struct dup_pkt d = {};
 
-	dc = bpf_map_lookup_elem(&fs_dup_config, &zero);
-	cfg = bpf_map_lookup_elem(&fs_config, &zero);
-	s = bpf_map_lookup_elem(&fs_dup_stats, &zero);
-	if (!dc || !cfg || !s || !(dc->flags & FS_DUP_F_DUP))
-		return FS_TC_VERDICT;
-	r = dup_parse(skb, &p, &data, &data_end);
-	if (!dup_wanted(&p, r, data, data_end, cfg->dscp_short))
+	if (!dup_start(skb, FS_DUP_F_DUP, &d))
 		return FS_TC_VERDICT;
 	if (segs > 1)
-		bytes += (__u64)(segs - 1) * packet_hdr_len(&p, data);
+		bytes += (__u64)(segs - 1) * packet_hdr_len(&d.p, d.data);
 
 	/* The copy leaves with the LONG tunnel's Ethernet addresses (the
 	 * peer's LONG device accepts only frames to its own address), the
@@ -87,17 +76,17 @@ int fs_dup(struct __sk_buff *skb)
 	 * header (skb_ensure_writable) and the copy keeps the new one. */
 	if (bpf_skb_load_bytes(skb, 0, orig, sizeof(orig)))
 		return FS_TC_VERDICT;
-	__builtin_memcpy(addrs, dc->long_dmac, 6);
-	__builtin_memcpy(addrs + 6, dc->long_smac, 6);
+	__builtin_memcpy(addrs, d.dc->long_dmac, 6);
+	__builtin_memcpy(addrs + 6, d.dc->long_smac, 6);
 	if (bpf_skb_store_bytes(skb, 0, addrs, sizeof(addrs), 0)) {
-		s->v[FS_DUP_STAT_FAIL] += segs;
+		d.s->v[FS_DUP_STAT_FAIL] += segs;
 		return FS_TC_VERDICT;
 	}
-	if (bpf_clone_redirect(skb, dc->long_ifindex, 0)) {
-		s->v[FS_DUP_STAT_FAIL] += segs;
+	if (bpf_clone_redirect(skb, d.dc->long_ifindex, 0)) {
+		d.s->v[FS_DUP_STAT_FAIL] += segs;
 	} else {
-		s->v[FS_DUP_STAT_PKTS] += segs;
-		s->v[FS_DUP_STAT_BYTES] += bytes;
+		d.s->v[FS_DUP_STAT_PKTS] += segs;
+		d.s->v[FS_DUP_STAT_BYTES] += bytes;
 	}
 	/* Should the restore fail, the original would leave with LONG's
 	 * addresses and the peer's SHORT device drop it: the copy still
@@ -148,31 +137,19 @@ SEC("tc")
 int fs_dedup(struct __sk_buff *skb)
 {
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
-	struct split_config *cfg;
-	struct fs_dup_stats *s;
-	struct dup_config *dc;
-	struct packet p = {};
-	enum parse_result r;
-	void *data, *data_end;
-	__u32 zero = 0;
+	struct dup_pkt d = {};
 
-	dc = bpf_map_lookup_elem(&fs_dup_config, &zero);
-	cfg = bpf_map_lookup_elem(&fs_config, &zero);
-	s = bpf_map_lookup_elem(&fs_dup_stats, &zero);
-	if (!dc || !cfg || !s || !(dc->flags & FS_DUP_F_DEDUP))
+	if (!dup_start(skb, FS_DUP_F_DEDUP, &d))
 		return FS_TC_VERDICT;
-	r = dup_parse(skb, &p, &data, &data_end);
-	if (!dup_wanted(&p, r, data, data_end, cfg->dscp_short))
-		return FS_TC_VERDICT;
-	if (r == PARSE_TCP4) {
+	if (d.r == PARSE_TCP4) {
 		struct dup_key4 k = {};
 
-		dup_key4_of(&k, &p, data_end);
-		return dedup_seen(&fs_dup_seen4, &k, dc, s, skb->ifindex, segs);
+		dup_key4_of(&k, &d.p, d.data_end);
+		return dedup_seen(&fs_dup_seen4, &k, d.dc, d.s, skb->ifindex, segs);
 	} else {
 		struct dup_key6 k = {};
 
-		dup_key6_of(&k, &p, data_end);
-		return dedup_seen(&fs_dup_seen6, &k, dc, s, skb->ifindex, segs);
+		dup_key6_of(&k, &d.p, d.data_end);
+		return dedup_seen(&fs_dup_seen6, &k, d.dc, d.s, skb->ifindex, segs);
 	}
 }

@@ -16,6 +16,7 @@
 #ifndef FS_PARSE_H
 #define FS_PARSE_H
 
+#include <linux/bpf.h>
 #include <linux/if_ether.h>
 #include <linux/if_vlan.h>
 #include <linux/ip.h>
@@ -292,6 +293,37 @@ static __always_inline enum parse_result parse_packet(struct packet *p,
 						      __u32 pkt_len)
 {
 	return parse_packet_dir(p, data, data_end, pkt_len, 0);
+}
+
+/*
+ * TC: parse_packet() of @skb, and when the headers are perhaps not all in
+ * the linear part (malformed as far as it reaches, with more of the packet
+ * past it), pull them in and look again. Never taken for skbs built by GRO
+ * or the stack (headers linear) unless the packet is malformed, so it
+ * costs the common path one compare. *@datap and *@endp get the bounds of
+ * the linear part the result was parsed in.
+ */
+static __always_inline enum parse_result parse_skb(struct __sk_buff *skb,
+						   struct packet *p,
+						   void **datap, void **endp)
+{
+	void *data = (void *)(long)skb->data;
+	void *data_end = (void *)(long)skb->data_end;
+	enum parse_result r;
+
+	r = parse_packet(p, data, data_end, skb->len);
+	if (r == PARSE_MALFORMED && data_end - data < skb->len &&
+	    data_end - data < FS_TC_PULL_LEN) {
+		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
+				       skb->len : FS_TC_PULL_LEN);
+		data = (void *)(long)skb->data;
+		data_end = (void *)(long)skb->data_end;
+		__builtin_memset(p, 0, sizeof(*p));
+		r = parse_packet(p, data, data_end, skb->len);
+	}
+	*datap = data;
+	*endp = data_end;
+	return r;
 }
 
 #endif /* FS_PARSE_H */

@@ -87,11 +87,10 @@ int fs_splitter(struct xdp_md *ctx)
 SEC("tc")
 int fs_splitter_tc(struct __sk_buff *skb)
 {
-	void *data = (void *)(long)skb->data;
-	void *data_end = (void *)(long)skb->data_end;
 	__u32 segs = skb->gso_segs ? skb->gso_segs : 1;
 	__u64 bytes = skb->len;
 	struct split_config *cfg;
+	void *data, *data_end;
 	struct packet p = {};
 	enum parse_result r;
 	struct fs_stats *s;
@@ -106,21 +105,7 @@ int fs_splitter_tc(struct __sk_buff *skb)
 		s->v[FS_STAT_PASS_DISABLED] += segs;
 		return FS_TC_VERDICT;
 	}
-	r = parse_packet(&p, data, data_end, skb->len);
-	if (r == PARSE_MALFORMED && data_end - data < skb->len &&
-	    data_end - data < FS_TC_PULL_LEN) {
-		/* Headers perhaps not all in the linear part: pull them and
-		 * look again. Never taken for skbs built by GRO or the stack
-		 * (headers linear) unless the packet is malformed, so it
-		 * costs the common path one compare.
-		 */
-		bpf_skb_pull_data(skb, skb->len < FS_TC_PULL_LEN ?
-				       skb->len : FS_TC_PULL_LEN);
-		data = (void *)(long)skb->data;
-		data_end = (void *)(long)skb->data_end;
-		__builtin_memset(&p, 0, sizeof(p));
-		r = parse_packet(&p, data, data_end, skb->len);
-	}
+	r = parse_skb(skb, &p, &data, &data_end);
 	/* skb->len counts the Ethernet header once and every segment's
 	 * payload; each segment after the first repeats the headers.
 	 */

@@ -172,21 +172,16 @@ int health_settings_check(const struct health_settings *s, const struct health_s
 {
 	struct sc_opt_ref r;
 	const char *field;
-	bool opt;
-	char acc[128];
+	char rule[160];
 
 	if (!health_params_check(&s->params, &field) && !roles_params_check(&s->roles, &field))
 		return 0;
-	if (sc_option_find(health_settings_opts, (void *)s, field, false, &r)) {
-		snprintf(err, errlen, "%s: out of range with the other settings", field);
-		return -EINVAL;
-	}
-	sc_option_accepted(r.opt, acc, sizeof(acc));
-	/* named as the user gave it: an option, or a key of the file */
-	opt = cli && sc_option_given(health_settings_opts, (void *)cli, field);
-	snprintf(err, errlen, "%s%s: out of range with the other settings: accepted: %s%s",
-		 opt ? "--" : "", opt ? r.opt->cli_name : field, acc, cross_rule(field));
-	return -EINVAL;
+	rule[0] = '\0';
+	if (!sc_option_find(health_settings_opts, (void *)s, field, false, &r))
+		sc_option_accepted(r.opt, rule, sizeof(rule));
+	snprintf(rule + strlen(rule), sizeof(rule) - strlen(rule), "%s", cross_rule(field));
+	return sc_option_cross_error(health_settings_opts, (void *)s, cli, field, rule, err,
+				     errlen);
 }
 
 int health_settings_resolve(struct health_settings *out, const struct health_settings *file,
@@ -454,30 +449,13 @@ static void roles_reset(struct health_agent *ha)
 		health_failover_set_roles(ha->fo, false);
 }
 
-/* A device's bytes sent (0 when unreadable: never busy). */
-static uint64_t tx_bytes(const char *dev)
-{
-	char path[96];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	if (fscanf(f, "%llu", &v) != 1)
-		v = 0;
-	fclose(f);
-	return v;
-}
-
 /* Whether our own traffic fills tunnel t (HA_BUSY_BPS, with hangover). */
 static bool tunnel_busy(struct health_agent *ha, int t, uint64_t now)
 {
 	uint64_t b, dt = now - ha->tx_at_ns[t];
 
 	if (!ha->tx_at_ns[t] || dt >= HA_BUSY_SAMPLE_NS) {
-		b = tx_bytes(ha->info.dev[t]);
+		b = fs_dev_tx_bytes(ha->info.dev[t]);	/* 0: never busy */
 		if (ha->tx_at_ns[t] && b >= ha->tx_bytes[t] &&
 		    (b - ha->tx_bytes[t]) * 8 * FS_NS_PER_S / dt > HA_BUSY_BPS)
 			ha->busy_until_ns[t] = now + HA_BUSY_HANGOVER_NS;

@@ -106,8 +106,6 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 			  char *err, size_t errlen)
 {
 	const char *key = NULL, *rule = NULL;
-	const struct sc_option *o;
-	char a[32], b[32];
 
 	if (s->rate_min_bps > s->rate_init_bps) {
 		key = "rate-min";
@@ -118,19 +116,7 @@ static int settings_check(const struct spill_settings *s, const struct spill_set
 	}
 	if (!key)
 		return 0;
-	for (o = spill_settings_opts; strcmp(o->name, key); o++)
-		;
-	sc_rate_text(s->rate_min_bps, a, sizeof(a));
-	sc_rate_text(s->rate_init_bps, b, sizeof(b));
-	/* named as the user gave it: an option, or a key of the file */
-	if (cli && sc_option_given(spill_settings_opts, (void *)cli, key))
-		snprintf(err, errlen,
-			 "--%s '%s': out of range with the other settings: accepted: %s",
-			 o->cli_name, !strcmp(key, "rate-min") ? a : b, rule);
-	else
-		snprintf(err, errlen, "%s '%s': out of range with the other settings: accepted: %s",
-			 key, !strcmp(key, "rate-min") ? a : b, rule);
-	return -EINVAL;
+	return sc_option_cross_error(spill_settings_opts, (void *)s, cli, key, rule, err, errlen);
 }
 
 int spill_settings_resolve(struct spill_settings *out, const struct spill_settings *file,
@@ -405,22 +391,6 @@ static void ts_open(struct spill_agent *sa)
 	}
 }
 
-static uint64_t dev_tx_bytes(const char *dev)
-{
-	char path[128];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
-	f = fopen(path, "re");
-	if (f) {
-		if (fscanf(f, "%llu", &v) != 1)
-			v = 0;
-		fclose(f);
-	}
-	return v;
-}
-
 static void ts_send(struct spill_agent *sa, int t)
 {
 	struct ts_msg m = { .type = ICMP_TIMESTAMP };
@@ -440,7 +410,7 @@ static void ts_send(struct spill_agent *sa, int t)
 	sa->slot_mono_ns[t][slot] = mono_ns();
 	/* what the device had sent: the capacity is measured between
 	 * probes (spill.c, capacity_of()); 0, unreadable */
-	tx = dev_tx_bytes(sa->dev[t]);
+	tx = fs_dev_tx_bytes(sa->dev[t]);
 	sa->slot_tx_bytes[t][slot] = tx ? tx : SPILL_BYTES_UNKNOWN;
 	sendto(sa->ts_fd[t], &m, sizeof(m), 0, (struct sockaddr *)&to, sizeof(to));
 }
@@ -822,8 +792,8 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 		sa->dp_ops->read(&sa->dp, NULL, &o.taken);
 	o.usable = usable;
 	o.held = sa->held;
-	o.tunnel_tx_bytes = dev_tx_bytes(sa->dev[SPILL_SHORT]);
-	o.long_tx_bytes = dev_tx_bytes(sa->dev[SPILL_LONG]);
+	o.tunnel_tx_bytes = fs_dev_tx_bytes(sa->dev[SPILL_SHORT]);
+	o.long_tx_bytes = fs_dev_tx_bytes(sa->dev[SPILL_LONG]);
 	o.spill_tx_bytes = st.bytes;
 	o.spill_backlog_bytes = st.backlog;
 	for (int t = 0; t < SPILL_TUNNELS; t++) {

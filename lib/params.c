@@ -1079,6 +1079,27 @@ static bool value_text(const struct sc_option *o, const void *base, char *buf,
 	return true;
 }
 
+int sc_option_cross_error(const struct sc_option *t, void *base, const void *cli,
+			  const char *key, const char *rule, char *err, size_t errlen)
+{
+	char name[72], val[64] = "";
+	struct sc_opt_ref r;
+	bool opt;
+
+	if (sc_option_find(t, base, key, false, &r)) {
+		snprintf(name, sizeof(name), "%s", key);
+	} else {
+		/* named as the user gave it: an option, or a key of the file */
+		opt = cli && sc_option_given(t, (void *)cli, key);
+		snprintf(name, sizeof(name), "%s%s", opt ? "--" : "", opt ? opt_name(r.opt) : key);
+		if (!value_text(r.opt, r.base, val, sizeof(val)))
+			val[0] = '\0';
+	}
+	snprintf(err, errlen, "%s%s%s%s: out of range with the other settings%s%s", name,
+		 val[0] ? " '" : "", val, val[0] ? "'" : "", rule[0] ? ": accepted: " : "", rule);
+	return -EINVAL;
+}
+
 static bool shows_range(enum sc_opt_type type)
 {
 	return type == SC_OPT_UINT || type == SC_OPT_DSCP || type == SC_OPT_DURATION ||

@@ -219,6 +219,16 @@ int sc_option_find(const struct sc_option *t, void *base, const char *name,
 		   bool cli, struct sc_opt_ref *r);
 /* Was the option (by name, in t or its includes) given? */
 bool sc_option_given(const struct sc_option *t, void *base, const char *name);
+/*
+ * The error of a value valid alone but not with the others (a rule across
+ * rows): "<name> '<value>': out of range with the other settings:
+ * accepted: <rule>" (rule "": without it), about the option key of table
+ * t, its value the member in base, named as the user gave it:
+ * "--<cli_name>" when cli (may be NULL) has it given, else the key.
+ * Returns -EINVAL.
+ */
+int sc_option_cross_error(const struct sc_option *t, void *base, const void *cli,
+			  const char *key, const char *rule, char *err, size_t errlen);
 /* "a, b, c": the names sc_option_find() accepts with !cli. */
 void sc_option_names(const struct sc_option *t, char *buf, size_t len);
 /* The options given in src (its given bits) copied over dst's, includes

@@ -184,6 +184,22 @@ uint16_t inet_csum(const void *data, size_t len)
 	return htons(~sum & 0xffff);
 }
 
+uint64_t fs_dev_tx_bytes(const char *dev)
+{
+	char path[128];
+	unsigned long long v = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/sys/class/net/%s/statistics/tx_bytes", dev);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	if (fscanf(f, "%llu", &v) != 1)
+		v = 0;
+	fclose(f);
+	return v;
+}
+
 /* ---- clocks ------------------------------------------------------------- */
 uint64_t mono_ns(void)
 {

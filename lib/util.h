@@ -83,6 +83,9 @@ void *fs_grow(void *arr, size_t *cap, size_t n, size_t size, size_t first);
 /* The Internet checksum (RFC 1071) of len bytes, in network byte order:
  * stored as it is into a header whose checksum field was 0. */
 uint16_t inet_csum(const void *data, size_t len);
+/* The bytes a network device has sent (its sysfs statistics), 0 when they
+ * cannot be read. */
+uint64_t fs_dev_tx_bytes(const char *dev);
 
 /* ---- clocks ------------------------------------------------------------- */
 /* Nanoseconds per second and per millisecond: the one spelling of both. */

@@ -9,22 +9,20 @@
 
 #include "bpfutil.h"
 
-static const struct {
-	const char *name, *help;
-} fs_stats[FS_STAT_MAX] = {
-#define X(id, n, h) [FS_STAT_##id] = { n, h },
-	FS_STATS(X)
-#undef X
-};
+/* in the order of the enums the same X-macros make */
+#define FS_STAT_DESC(id, n, h) { n, h },
+const struct fs_stat_desc fs_stat_descs[FS_STAT_MAX] = { FS_STATS(FS_STAT_DESC) };
+const struct fs_stat_desc fs_dup_stat_descs[FS_DUP_STAT_MAX] = { FS_DUP_STATS(FS_STAT_DESC) };
+#undef FS_STAT_DESC
 
 const char *fs_stat_name(enum fs_stat id)
 {
-	return (unsigned int)id < FS_STAT_MAX ? fs_stats[id].name : NULL;
+	return (unsigned int)id < FS_STAT_MAX ? fs_stat_descs[id].name : NULL;
 }
 
 const char *fs_stat_help(enum fs_stat id)
 {
-	return (unsigned int)id < FS_STAT_MAX ? fs_stats[id].help : NULL;
+	return (unsigned int)id < FS_STAT_MAX ? fs_stat_descs[id].help : NULL;
 }
 
 const char *fs_xdp_mode_name(__u8 attach_mode)

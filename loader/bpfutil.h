@@ -2,7 +2,8 @@
 /*
  * bpfutil.h - splitctl's user-space BPF helpers: batched map iteration,
  * map capacity and fill, the names of the datapath's counters (from the
- * FS_STATS X-macro of bpf/flowsplit.h) and of the XDP attach modes. They
+ * FS_STATS and FS_DUP_STATS X-macros of bpf/flowsplit.h) and of the XDP
+ * attach modes. They
  * live with splitctl, their only user, so lib/ knows nothing of bpf/.
  *
  * Library-like code: every function returns 0 (or a count) or a negative
@@ -44,7 +45,17 @@ __u32 fs_map__capacity(int fd);
  * supported). 0 or -errno. */
 int fs_map__count(int fd, __u64 *count);
 
-/* "packets_short", ... (NULL for an index out of range). */
+/* A counter of the datapath: its name ("packets_short": the JSON key, and
+ * the Prometheus series without its flowsplit_ and _total) and one-line
+ * description, by index: fs_stats' (FS_STATS), fs_dup_stats'
+ * (FS_DUP_STATS). */
+struct fs_stat_desc {
+	const char *name, *help;
+};
+extern const struct fs_stat_desc fs_stat_descs[FS_STAT_MAX];
+extern const struct fs_stat_desc fs_dup_stat_descs[FS_DUP_STAT_MAX];
+
+/* fs_stat_descs[id].name (NULL for an index out of range). */
 const char *fs_stat_name(enum fs_stat id);
 /* One-line description of the counter. */
 const char *fs_stat_help(enum fs_stat id);

@@ -531,11 +531,6 @@ static int cmd_dup_detach(const struct sc_call *c)
 /* The status object: devices, the copy, the tables, the counters. */
 static void print_dup(const char *dir)
 {
-	const char *names[FS_DUP_STAT_MAX] = {
-#define DUP_NAME(id, name, help) name,
-		FS_DUP_STATS(DUP_NAME)
-#undef DUP_NAME
-	};
 	int ncpu = libbpf_num_possible_cpus(), cfd, sfd, t4, t6, i, j;
 	struct fs_dup_stats *v = calloc(ncpu > 0 ? ncpu : 1, sizeof(*v));
 	char s[IFNAMSIZ] = "?", l[IFNAMSIZ] = "?", mac[24];
@@ -585,8 +580,8 @@ static void print_dup(const char *dir)
 	for (i = 0; i < FS_DUP_STAT_MAX; i++) {
 		char fmt[64];
 
-		snprintf(fmt, sizeof(fmt), "  %-22s %%llu\n", names[i]);
-		print_uint(PRINT_ANY, names[i], fmt, sum[i]);
+		snprintf(fmt, sizeof(fmt), "  %-22s %%llu\n", fs_dup_stat_descs[i].name);
+		print_uint(PRINT_ANY, fs_dup_stat_descs[i].name, fmt, sum[i]);
 	}
 	close_json_object();
 	close_json_object();

@@ -43,6 +43,24 @@ static void gauge(FILE *f, const char *name, const char *help, double v)
 		name, help, name, name, fs_prom_double(v, num, sizeof(num)));
 }
 
+static void counter(FILE *f, const char *name, const char *help, __u64 v)
+{
+	fprintf(f,
+		"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\n"
+		"flowsplit_%s_total %llu\n",
+		name, help, name, name, (unsigned long long)v);
+}
+
+/* A counter by class, as labels: one series to sum or compare. */
+static void class_counter(FILE *f, const char *name, const char *help, __u64 s, __u64 l)
+{
+	fprintf(f,
+		"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total counter\n"
+		"flowsplit_%s_total{class=\"short\"} %llu\n"
+		"flowsplit_%s_total{class=\"long\"} %llu\n",
+		name, help, name, name, (unsigned long long)s, name, (unsigned long long)l);
+}
+
 static void write_config(FILE *f, const struct split_config *cfg)
 {
 	gauge(f, "threshold_packets", "packets per flow marked short", cfg->threshold);
@@ -104,23 +122,13 @@ static void write_ifaces(FILE *f, const struct sc_iface *ifs, int n)
 				ifs[i].observer ? 1 : 0);
 }
 
-/* The same counters by class, as labels: one series to sum or compare. */
+/* The packet and byte counters of the classes. */
 static void write_classes(FILE *f, const __u64 *v)
 {
-	fprintf(f,
-		"# HELP flowsplit_class_packets_total TCP packets marked, by class.\n"
-		"# TYPE flowsplit_class_packets_total counter\n"
-		"flowsplit_class_packets_total{class=\"short\"} %llu\n"
-		"flowsplit_class_packets_total{class=\"long\"} %llu\n",
-		(unsigned long long)v[FS_STAT_PKTS_SHORT],
-		(unsigned long long)v[FS_STAT_PKTS_LONG]);
-	fprintf(f,
-		"# HELP flowsplit_class_bytes_total Bytes of the TCP packets marked, by class.\n"
-		"# TYPE flowsplit_class_bytes_total counter\n"
-		"flowsplit_class_bytes_total{class=\"short\"} %llu\n"
-		"flowsplit_class_bytes_total{class=\"long\"} %llu\n",
-		(unsigned long long)v[FS_STAT_BYTES_SHORT],
-		(unsigned long long)v[FS_STAT_BYTES_LONG]);
+	class_counter(f, "class_packets", "TCP packets marked, by class.", v[FS_STAT_PKTS_SHORT],
+		      v[FS_STAT_PKTS_LONG]);
+	class_counter(f, "class_bytes", "Bytes of the TCP packets marked, by class.",
+		      v[FS_STAT_BYTES_SHORT], v[FS_STAT_BYTES_LONG]);
 }
 
 /* Interface counters of the SHORT and LONG tunnels of route up (none
@@ -222,10 +230,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 		const char *name = prom_stat_name(i);
 
 		if (name)
-			fprintf(f,
-				"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total "
-				"counter\nflowsplit_%s_total %llu\n",
-				name, fs_stat_help(i), name, name, (unsigned long long)v[i]);
+			counter(f, name, fs_stat_help(i), v[i]);
 	}
 	write_config(f, &cfg);
 	fprintf(f,
@@ -380,13 +385,6 @@ void sc_metrics_write_spill(FILE *f, const struct spill_view *v)
 
 void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
 {
-	static const struct {
-		const char *name, *help;
-	} stat[FS_DUP_STAT_MAX] = {
-#define DUP_ROW(id, n, h) [FS_DUP_STAT_##id] = { n, h },
-		FS_DUP_STATS(DUP_ROW)
-#undef DUP_ROW
-	};
 	__u64 sum[FS_DUP_STAT_MAX];
 	bool attached = !sc_dup_counters(dir, sum);
 	int i;
@@ -405,9 +403,5 @@ void sc_metrics_write_dup(FILE *f, const char *dir, const struct dup_view *v)
 	if (!attached)
 		return;
 	for (i = 0; i < FS_DUP_STAT_MAX; i++)
-		fprintf(f,
-			"# HELP flowsplit_%s_total %s\n# TYPE flowsplit_%s_total "
-			"counter\nflowsplit_%s_total %llu\n",
-			stat[i].name, stat[i].help, stat[i].name, stat[i].name,
-			(unsigned long long)sum[i]);
+		counter(f, fs_dup_stat_descs[i].name, fs_dup_stat_descs[i].help, sum[i]);
 }

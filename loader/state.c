@@ -66,6 +66,23 @@ int sc_check_privileges(void)
 	return -EPERM;
 }
 
+/* What follows "no bpffs at T (for pin directory D)": why, and what to do. */
+static const char *no_bpffs_advice(int err)
+{
+	switch (err) {
+	case -ENOMEDIUM:
+		return " in this mount namespace (as under 'ip netns exec'): one mounted here "
+		       "would vanish with this command, and the datapath with it: mount one in "
+		       "the host's, e.g. 'mkdir -p /run/flowsplit/bpf && mount -t bpf bpf "
+		       "/run/flowsplit/bpf', and use --pin-dir /run/flowsplit/bpf/NAME";
+	case -ENOTEMPTY:
+		return ", and it is not empty: a bpffs there would hide its files: mount one on an "
+		       "empty directory ('mkdir D && mount -t bpf bpf D') and use --pin-dir D/NAME";
+	default:
+		return ": 'splitctl attach' mounts one there when it is an empty directory";
+	}
+}
+
 const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 {
 	char parent[PATH_MAX], target[PATH_MAX];
@@ -94,35 +111,17 @@ const char *sc_state_strerror(int err, const char *dir, char *buf, size_t len)
 		break;
 	case -EMEDIUMTYPE:
 	case -ENODEV:
+	case -ENOMEDIUM:
+	case -ENOTEMPTY:
 		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len,
-			 "no bpffs at '%s' (for pin directory '%s'): 'splitctl attach' mounts one "
-			 "there when it is an empty directory",
-			 target, dir);
+		snprintf(buf, len, "no bpffs at '%s' (for pin directory '%s')%s", target, dir,
+			 no_bpffs_advice(err));
 		break;
 	case -ENOENT:
 		snprintf(buf, len,
 			 "pin directory '%s': its parent '%s' does not exist (on a bpffs, e.g. "
 			 "under /sys/fs/bpf)",
 			 dir, parent);
-		break;
-	case -ENOMEDIUM:
-		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len,
-			 "no bpffs at '%s' (for pin directory '%s') in this mount namespace (as "
-			 "under 'ip netns exec'): one mounted here would vanish with this command, "
-			 "and the datapath with it: mount one in the host's, e.g. 'mkdir -p "
-			 "/run/flowsplit/bpf && mount -t bpf bpf /run/flowsplit/bpf', and use "
-			 "--pin-dir /run/flowsplit/bpf/NAME",
-			 target, dir);
-		break;
-	case -ENOTEMPTY:
-		sc_bpffs_target(dir, target, sizeof(target));
-		snprintf(buf, len,
-			 "no bpffs at '%s' (for pin directory '%s'), and it is not empty: a bpffs "
-			 "there would hide its files: mount one on an empty directory ('mkdir D && "
-			 "mount -t bpf bpf D') and use --pin-dir D/NAME",
-			 target, dir);
 		break;
 	case -ESRCH:
 		snprintf(buf, len,

@@ -271,8 +271,9 @@ static int pin_fd(const char *dir, const char *name);
 static int link_prog_fd(const char *dir, const char *name);
 
 static void add_target(const char *label, int prog_fd, int f4, int f6,
-		       bool observer)
+		       enum target_kind kind)
 {
+	bool observer = kind == TK_OBSERVER;
 	struct bpf_prog_info info = {};
 	__u32 len = sizeof(info);
 	struct target *t = &targets[ntargets];
@@ -288,8 +289,23 @@ static void add_target(const char *label, int prog_fd, int f4, int f6,
 	t->flows4_fd = f4;
 	t->flows6_fd = f6;
 	t->observer = observer;
-	t->kind = observer ? TK_OBSERVER : TK_SPLITTER;
+	t->kind = kind;
 	ntargets++;
+}
+
+/* The program of the link pinned as dir/name, as a target of kind k
+ * labelled "<base> <sub><name>". False when there is none. */
+static bool add_link(const char *dir, const char *name, const char *base, const char *sub,
+		     int f4, int f6, enum target_kind k)
+{
+	char label[96];
+	int pfd = link_prog_fd(dir, name);
+
+	if (pfd < 0)
+		return false;
+	snprintf(label, sizeof(label), "%.40s %s%.40s", base, sub, name);
+	add_target(label, pfd, f4, f6, k);
+	return true;
 }
 
 /* The dup/ subdirectory of a pin directory: its fs_dup and fs_dedup links
@@ -306,8 +322,6 @@ static void add_dup_pins(const char *dir, const char *base, int f4, int f6)
 		return;
 	while ((de = readdir(d))) {
 		enum target_kind k;
-		char label[96];
-		int pfd;
 
 		if (!strncmp(de->d_name, "link_dup_if", 11))
 			k = TK_DUP;
@@ -315,13 +329,8 @@ static void add_dup_pins(const char *dir, const char *base, int f4, int f6)
 			k = TK_DEDUP;
 		else
 			continue;
-		pfd = link_prog_fd(sub, de->d_name);
-		if (pfd < 0)
+		if (!add_link(sub, de->d_name, base, "dup/", f4, f6, k))
 			continue;
-		snprintf(label, sizeof(label), "%.40s dup/%.40s", base, de->d_name);
-		add_target(label, pfd, f4, f6, false);
-		if (ntargets)
-			targets[ntargets - 1].kind = k;
 		/* one fs_dedup row set is enough: both links run one program */
 		if (k == TK_DEDUP)
 			for (int i = 0; i < ntargets - 1; i++)
@@ -371,7 +380,8 @@ static int add_obj(const char *path)
 			   bpf_map__fd(bpf_object__find_map_by_name(obj,
 							FS_MAP_FLOWS4)),
 			   bpf_map__fd(bpf_object__find_map_by_name(obj,
-							FS_MAP_FLOWS6)), obs);
+							FS_MAP_FLOWS6)),
+			   obs ? TK_OBSERVER : TK_SPLITTER);
 	}
 	return 0;
 }
@@ -410,20 +420,13 @@ static int add_pin(const char *dir)
 		return -1;
 	}
 	while ((de = readdir(d))) {
-		char label[96];
-		int pfd;
-
 		bool obs = !strncmp(de->d_name, OBSERVER_PIN_PREFIX,
 				    strlen(OBSERVER_PIN_PREFIX));
 
 		if (strncmp(de->d_name, "link_", 5) && !obs)
 			continue;
-		pfd = link_prog_fd(dir, de->d_name);
-		if (pfd < 0)
-			continue;
-		snprintf(label, sizeof(label), "%.40s %.40s", base, de->d_name);
-		add_target(label, pfd, f4, f6, obs);
-		found += !obs;
+		if (add_link(dir, de->d_name, base, "", f4, f6, obs ? TK_OBSERVER : TK_SPLITTER))
+			found += !obs;
 	}
 	closedir(d);
 	add_dup_pins(dir, base, f4, f6);

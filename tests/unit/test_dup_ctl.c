@@ -2,9 +2,9 @@
 /*
  * test_dup_ctl.c - when the agent turns the short class's copy on and off
  * (health/dup_ctl.c), on simulated time. Each tunnel is probed every
- * 100 ms into a window of the last 100 probes (health's defaults); the
- * decision looks at both windows every 500 ms (DUP_STEP_NS), as the agent
- * does. Output is TAP.
+ * 100 ms into its health (health.c with health's defaults: a loss window
+ * of the last 100 probes), as the agent's are; the decision looks at both
+ * windows every 500 ms (DUP_STEP_NS), as the agent does. Output is TAP.
  *
  * Checked: a loss step on SHORT turns the copy on within the probes it
  * takes to lose two, never before the step; one lost probe does not; the
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "dup_agent.h"
+#include "health.h"
 #include "spill.h"
 #include "spill_int.h"
 #include "tap.h"
@@ -24,22 +25,16 @@
 #define MS 1000000ULL
 #define SEC (1000 * MS)
 #define PROBE_NS (100 * MS)
-#define WINDOW 100
+#define RTT_NS (20 * MS)
 
-struct win {
-	bool lost[WINDOW];
-	uint32_t n, pos, nlost;
-};
-
-static void win_add(struct win *w, bool lost)
+/* A probe's outcome into the tunnel's health, whose loss window the agent
+ * hands to the decision (dup_agent_step()). */
+static void probe(struct health *h, uint64_t now_ns, bool lost)
 {
-	if (w->n == WINDOW)
-		w->nlost -= w->lost[w->pos];
+	if (lost)
+		health_miss(h, now_ns);
 	else
-		w->n++;
-	w->lost[w->pos] = lost;
-	w->nlost += lost;
-	w->pos = (w->pos + 1) % WINDOW;
+		health_reply(h, now_ns, RTT_NS);
 }
 
 /* Whether probe k (from 0) of a tunnel is lost: a loss per mille as a
@@ -48,7 +43,7 @@ typedef bool (*loss_fn)(uint64_t t_ns, uint64_t k);
 
 struct sim {
 	struct dup_ctl c;
-	struct win w[DUP_TUNNELS];
+	struct health h[DUP_TUNNELS];
 	uint64_t now, k;
 	uint64_t first_on, last_off, changes;
 	bool on;
@@ -56,7 +51,12 @@ struct sim {
 
 static void sim_init(struct sim *s)
 {
+	struct health_params p;
+
 	memset(s, 0, sizeof(*s));
+	health_params_default(&p);
+	health_init(&s->h[DUP_SHORT], &p, 0);
+	health_init(&s->h[DUP_LONG], &p, 0);
 	dup_ctl_init(&s->c);
 	s->now = 1;	/* the decision's clock starts above 0 */
 	s->first_on = s->last_off = UINT64_MAX;
@@ -66,12 +66,12 @@ static void sim_init(struct sim *s)
 static void sim_run(struct sim *s, uint64_t end_ns, loss_fn f_short, loss_fn f_long)
 {
 	for (; s->now < end_ns; s->now += PROBE_NS, s->k++) {
-		win_add(&s->w[DUP_SHORT], f_short(s->now, s->k));
-		win_add(&s->w[DUP_LONG], f_long(s->now, s->k));
+		probe(&s->h[DUP_SHORT], s->now, f_short(s->now, s->k));
+		probe(&s->h[DUP_LONG], s->now, f_long(s->now, s->k));
 		if (s->k % 5 == 4) {
 			struct dup_loss l = {
-				.lost = { s->w[0].nlost, s->w[1].nlost },
-				.len = { s->w[0].n, s->w[1].n },
+				.lost = { s->h[DUP_SHORT].window_lost, s->h[DUP_LONG].window_lost },
+				.len = { s->h[DUP_SHORT].window_len, s->h[DUP_LONG].window_len },
 			};
 
 			if (dup_ctl_tick(&s->c, &l, s->now)) {

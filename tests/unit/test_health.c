@@ -1177,16 +1177,44 @@ static void test_congested(void)
 }
 
 
-/* The [spill] settings: defaults, a file under the command line, the rule
- * across rows named as given, and the controller's parameters. */
-static int spill_set(struct spill_settings *s, const char *key, const char *value)
+/* key = value into the settings at base, as a config file sets it. */
+static int key_set(const struct sc_option *t, void *base, const char *key, const char *value)
 {
 	struct sc_opt_ref r;
 	char err[256];
 
-	if (sc_option_find(spill_settings_opts, s, key, false, &r))
+	if (sc_option_find(t, base, key, false, &r))
 		return -1;
 	return sc_option_set(&r, value, "", err, sizeof(err));
+}
+
+/* The rule across the [health] rows, named as given, with the value. */
+static void test_health_settings_cross(void)
+{
+	struct health_settings file = { 0 }, cli = { 0 }, out;
+	char err[256] = "";
+
+	tap_ok(!key_set(health_settings_opts, &file, "interval", "50ms") &&
+		       !key_set(health_settings_opts, &file, "timeout", "2s") &&
+		       health_settings_resolve(&out, &file, NULL, err, sizeof(err)) == -EINVAL &&
+		       !strcmp(err, "timeout '2s': out of range with the other settings: accepted: "
+				    "1ms..3600s (interval/10 .. 32 x interval)"),
+	       "timeout above 32 x interval, from a file: its key and value (%s)", err);
+	tap_ok(!key_set(health_settings_opts, &cli, "timeout", "2ms") &&
+		       health_settings_resolve(&out, &file, &cli, err, sizeof(err)) == -EINVAL &&
+		       !strcmp(err, "--health-timeout '2ms': out of range with the other settings: "
+				    "accepted: 1ms..3600s (interval/10 .. 32 x interval)"),
+	       "timeout below interval/10, from the command line: its option (%s)", err);
+	tap_ok(!key_set(health_settings_opts, &cli, "timeout", "0.2s") &&
+		       !health_settings_resolve(&out, &file, &cli, err, sizeof(err)),
+	       "within the rule: resolved");
+}
+
+/* The [spill] settings: defaults, a file under the command line, the rule
+ * across rows named as given, and the controller's parameters. */
+static int spill_set(struct spill_settings *s, const char *key, const char *value)
+{
+	return key_set(spill_settings_opts, s, key, value);
 }
 
 static void test_spill_settings(void)
@@ -1255,6 +1283,7 @@ int main(void)
 	test_rto_formula();
 	test_rto_queue();
 	test_rto_dead();
+	test_health_settings_cross();
 	test_spill_settings();
 	test_congested();
 	return tap_done();
