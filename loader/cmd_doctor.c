@@ -582,7 +582,8 @@ static void check_roles(struct doctor *d, int agent_pid)
 		return;
 	}
 	if (v->mode == ROLES_FIXED) {
-		check(d, NOTE, "roles", "", "fixed: the short class stays on %s whatever its quality",
+		check(d, NOTE, "roles", "",
+		      "fixed: the short class stays on %s whatever its quality",
 		      hf.t[HEALTH_SHORT].dev);
 		return;
 	}
@@ -590,8 +591,9 @@ static void check_roles(struct doctor *d, int agent_pid)
 		if (v->t[t].ready)
 			continue;
 		if (hf.t[t].probes < DOCTOR_ROLES_PROBES) {
-			check(d, NOTE, "roles", "", "auto: %s has no quality yet (%llu probes sent)",
-			      hf.t[t].dev, (unsigned long long)hf.t[t].probes);
+			check(d, NOTE, "roles", "",
+			      "auto: %s has no quality yet (%llu probes sent)", hf.t[t].dev,
+			      (unsigned long long)hf.t[t].probes);
 			return;
 		}
 		check(d, hf.t[t].state == HEALTH_DOWN ? NOTE : FAIL, "roles",

@@ -122,8 +122,9 @@ static bool spill_on(const struct sim *s, const struct scen *sc, uint64_t t)
 /* ...and its queue is on SHORT's path at t. */
 static bool spill_queue_on(const struct sim *s, const struct scen *sc, uint64_t t)
 {
-	return spill_on(s, sc, t) &&
-	       (!sc->spill_period || (t - sc->spill_from) % sc->spill_period < sc->spill_period / 2);
+	uint64_t p = sc->spill_period;
+
+	return spill_on(s, sc, t) && (!p || (t - sc->spill_from) % p < p / 2);
 }
 
 /* The agent's spill tick: what roles_spill_step() learns from spill. */
