@@ -57,6 +57,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	short_via vxs
 	[ "$(moves)" -eq 0 ]
 	roles_json | jq -e '.mode == "fixed" and .swapped == false and .quality[0].base_rtt_ms > 50'
+	run wan_sc "$A" -j doctor
+	jq -e '.checks[] | select(.name == "roles") | .status == "note" and (.detail | test("^fixed: the short class stays on vxs"))' <<<"$output"
 	kill -TERM "$AGENT_PID"
 	wait "$AGENT_PID" || true
 	# auto (the default): the agent moves it as soon as both tunnels have
@@ -74,6 +76,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_sc "$A" route show | grep '^roles: auto, short class on vxl (swapped)'
 	wan_sc "$A" route show | grep '^quality: vxs (short) base [0-9.]* ms'
 	wan_sc "$A" -j status | jq -e '.health.roles.swapped and .health.roles.cause == "base" and .health.roles.moves.base == 1'
+	run wan_sc "$A" -j doctor
+	jq -e '.checks[] | select(.name == "roles") | .status == "pass" and (.detail | test("^auto: short class on vxl \\(swapped"))' <<<"$output"
 	has_metrics() { grep -q '^flowsplit_roles_swapped 1' "$D/m.prom"; }
 	fs_wait_for 5 has_metrics
 	# a swap is no failover: no class counts as failed over
