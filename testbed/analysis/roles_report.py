@@ -5,6 +5,7 @@ run-experiment apps: one CSV row per run, or one per condition and mode.
 
     roles_report.py runs LABEL=DIR [LABEL=DIR...] > roles-runs.csv
     roles_report.py summary LABEL=DIR [LABEL=DIR...] > roles.csv
+    roles_report.py timeline RUN_DIR OUT.png
 
 LABEL names the call that made DIR (e.g. brownout, clean, jitter). Per
 run: the condition (LABEL and the tunnels' one-way delays SHORT/LONG),
@@ -14,6 +15,10 @@ one per move), when rA's first move came after the job's start
 (meta.json job_at_epoch_s against the log line's time), the cross traffic
 and impairments, and the CPU flag. The summary: per condition and mode
 the median run-time and p99 over the runs, and the moves summed.
+timeline: one run's brownout as rA's agent saw it (its -v log): each
+spill probe's one-way delay above the path's minimum per tunnel, over
+the time from the job's start, the job's span (the cross traffic's, with
+--cross-short) shaded, and each role move marked.
 """
 import csv
 import datetime
@@ -24,6 +29,12 @@ import statistics
 import sys
 
 MOVE = re.compile(r'^(\S+Z) splitctl: run: health: roles: (.*)$')
+PROBE = re.compile(r'^(\S+Z) splitctl: run: spill: probe on (\S+): one-way delay ([0-9.]+) ms')
+
+
+def epoch(ts):
+    t = datetime.datetime.strptime(ts, '%Y-%m-%dT%H:%M:%S.%fZ')
+    return t.replace(tzinfo=datetime.timezone.utc).timestamp()
 
 
 def load(path):
@@ -40,9 +51,7 @@ def moves(path):
         for line in f:
             m = MOVE.match(line.rstrip('\n'))
             if m:
-                t = datetime.datetime.strptime(m.group(1), '%Y-%m-%dT%H:%M:%S.%fZ')
-                t = t.replace(tzinfo=datetime.timezone.utc).timestamp()
-                out.append((t, m.group(2)))
+                out.append((epoch(m.group(1)), m.group(2)))
     return out
 
 
@@ -71,9 +80,49 @@ def runs(args):
             }
 
 
+def timeline(run, png):
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+
+    meta = load(os.path.join(run, 'meta.json'))
+    t0 = float(meta['job_at_epoch_s'])
+    series = {}
+    with open(os.path.join(run, 'agent-ra.log')) as f:
+        for line in f:
+            m = PROBE.match(line)
+            if m:
+                series.setdefault(m.group(2), []).append((epoch(m.group(1)) - t0,
+                                                          float(m.group(3))))
+    fig, ax = plt.subplots(figsize=(9, 3.6))
+    ax.axvspan(0, meta['job_s'], color='0.9',
+               label='job%s' % (' and cross traffic on SHORT (%d Mbit/s each way)' %
+                                meta['cross_short_mbit'] if meta.get('cross_short_mbit') else ''))
+    for dev in sorted(series):
+        xs, ys = zip(*series[dev])
+        ax.plot(xs, ys, '.', ms=3, label='%s one-way delay above its minimum' % dev)
+    top = 250	# ms: the 100 ms FIFO's queue shows; a stall's seconds are clipped
+    ax.set_ylim(-5, top)
+    ax.set_xlim(-3, meta['job_s'] + 5)
+    for i, (t, text) in enumerate(moves(os.path.join(run, 'agent-ra.log'))):
+        ax.axvline(t - t0, color='k', ls='--', lw=0.8, label='role move' if i == 0 else None)
+        ax.text(t - t0, top * 0.95, ' ' + text.split(' (')[0], fontsize=7, va='top',
+                rotation=90)
+    ax.set_xlabel('s from the job\'s start (rA\'s agent)')
+    ax.set_ylabel('ms (clipped at %d)' % top)
+    ax.set_title('%s, %s: roles auto (the default) under a brownout of SHORT' %
+                 (meta['app'], meta['delays'] + ' ms one-way'), fontsize=9)
+    ax.legend(fontsize=7, loc='center right')
+    fig.tight_layout()
+    fig.savefig(png, dpi=110)
+
+
 def main():
+    if len(sys.argv) == 4 and sys.argv[1] == 'timeline':
+        timeline(sys.argv[2], sys.argv[3])
+        return
     if len(sys.argv) < 3 or sys.argv[1] not in ('runs', 'summary'):
-        sys.stderr.write('usage: roles_report.py runs|summary LABEL=DIR...\n')
+        sys.stderr.write('usage: roles_report.py runs|summary LABEL=DIR... | timeline RUN OUT.png\n')
         sys.exit(2)
     w = csv.writer(sys.stdout, lineterminator='\n')
     rows = list(runs(sys.argv[2:]))
