@@ -61,6 +61,7 @@ TABLES = {
     'spill-frame': {'bold_if': ('mode', 'spill', 'mode')},
     'flood': {},
     'forwarding': {},
+    'roles': {},
 }
 
 MARK = re.compile(r'^( *)<!-- table ([a-z0-9-]+): (?:docs/results/)?data/\2\.csv -->$')
