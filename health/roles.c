@@ -255,7 +255,7 @@ void roles_spill_init(struct roles_spill *rs)
 
 void roles_spill_step(struct roles_spill *rs, const struct roles_spill_obs *o, uint64_t now_ns)
 {
-	bool foreign = o->foreign_backoffs > rs->foreign_seen || o->returning;
+	bool foreign = o->foreign_backoffs > rs->foreign_seen;
 
 	rs->foreign_seen = o->foreign_backoffs;
 	if (foreign) {

@@ -152,14 +152,14 @@ int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], c
  * generation is in force and its class sent more than ROLES_SPILL_BPS
  * over the last tick or holds a backlog, and for ROLES_SPILL_HANGOVER_NS
  * after. Spill tells a foreign queue apart itself: a back-off on a queue
- * the SHORT device did not fill (its foreign back-offs) or SHORT losing
- * more probes than LONG (spill returns its flows) ends the busy view at
- * once, and keeps it off for ROLES_SPILL_FOREIGN_NS: SHORT's queue then
- * counts, whoever else adds to it.
+ * the SHORT device did not fill (its foreign back-offs) ends the busy
+ * view at once, and keeps it off for ROLES_SPILL_FOREIGN_NS: SHORT's
+ * queue then counts, whoever else adds to it. Spill returning its flows
+ * (SHORT losing more probes than LONG) is no such signal: our own
+ * spilled bulk overflowing SHORT's FIFO makes that loss too.
  */
 struct roles_spill_obs {
 	bool gen;			/* a generation in force */
-	bool returning;			/* SHORT loses: the flows go back */
 	uint64_t class_bps;		/* what the class sent, last tick */
 	uint64_t backlog_bytes;		/* what it holds */
 	uint64_t foreign_backoffs;	/* spill's count (reset: any smaller) */

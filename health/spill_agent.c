@@ -835,7 +835,6 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 	roles_spill_step(&sa->ours,
 			 &(struct roles_spill_obs){
 				 .gen = sa->act.state != SPILL_OFF,
-				 .returning = sa->act.state == SPILL_RETURN,
 				 .class_bps = sa->ctl.used_bps,
 				 .backlog_bytes = st.backlog,
 				 .foreign_backoffs = sa->ctl.backoffs_foreign,

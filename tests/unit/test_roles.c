@@ -609,9 +609,6 @@ static void test_spill_rule(void)
 	o.foreign_backoffs = 0;	/* a new generation resets spill's count */
 	roles_spill_step(&rs, &o, t += PROBE_NS);
 	tap_ok(roles_spill_busy(&rs, t), "spill rule: spill's count reset is no foreign back-off");
-	o.returning = true;
-	roles_spill_step(&rs, &o, t += PROBE_NS);
-	tap_ok(!roles_spill_busy(&rs, t), "spill rule: SHORT loses (spill returns): not busy");
 }
 
 static void test_spill_sim(void)
