@@ -53,10 +53,12 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 #define ROLES_MAX_MARGIN_PCT 1000
 #define ROLES_MAX_NS (3600 * FS_NS_PER_S)
 /* Spill's class on SHORT is our traffic above this rate (as the long
- * class's tunnel is busy above it), and for the hangover after (its queue
- * drains); a foreign queue seen by spill ends that view for ROLES_SPILL_FOREIGN_NS. */
+ * class's tunnel is busy above it), and for the hangover after: its queue
+ * drains, and the probes it made SHORT lose leave the loss window (20
+ * outcomes, 2 s at the default interval); a foreign queue seen by spill
+ * ends that view for ROLES_SPILL_FOREIGN_NS. */
 #define ROLES_SPILL_BPS 1000000ull
-#define ROLES_SPILL_HANGOVER_NS FS_NS_PER_S
+#define ROLES_SPILL_HANGOVER_NS (3 * FS_NS_PER_S)
 #define ROLES_SPILL_FOREIGN_NS (10 * FS_NS_PER_S)
 
 struct roles_params {
