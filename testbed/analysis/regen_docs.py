@@ -62,6 +62,7 @@ TABLES = {
     'flood': {},
     'forwarding': {},
     'roles': {},
+    'roles-jitter': {},
 }
 
 MARK = re.compile(r'^( *)<!-- table ([a-z0-9-]+): (?:docs/results/)?data/\2\.csv -->$')
