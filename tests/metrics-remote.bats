@@ -78,7 +78,7 @@ scrape() {
 	need_tools
 	certs
 	web_config prometheus 's3cret!'
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	agent --listen 0.0.0.0:$PORT --web-config "$D/web.yml"
 	fs_wait_for 10 eval '[ "$(scrape -u prometheus:s3cret!)" = 200 ]'
 	promtool check metrics <"$D/body"
@@ -118,27 +118,26 @@ for v in sys.stdin.read().split():
 	need_tools
 	certs
 	web_config p pw
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	agent --listen $ADDR:$PORT --web-config "$D/web.yml"
 	fs_wait_for 10 eval '[ "$(scrape -u p:pw)" = 200 ]'
 	cat >"$D/hold.py" <<'PY'
-import socket, sys, time
+import select, socket, sys, time
 socks = [socket.create_connection((sys.argv[1], int(sys.argv[2]))) for _ in range(200)]
 print("ready", flush=True)
-time.sleep(8)
-# the agent closed the idle ones (its 5 s timeout): a read sees EOF or a reset
-closed = 0
-for s in socks:
-    s.settimeout(0.5)
-    try:
-        while s.recv(4096):	# a TLS alert, then EOF
-            pass
-        closed += 1
-    except ConnectionResetError:
-        closed += 1
-    except socket.timeout:
-        pass
-print("closed", closed, flush=True)
+# the agent closes the idle ones (its 5 s timeout): a read sees EOF or a
+# reset; counted as they close, until all have or 8 s have passed
+deadline = time.monotonic() + 8
+left = set(socks)
+while left and time.monotonic() < deadline:
+    readable, _, _ = select.select(list(left), [], [], 0.2)
+    for s in readable:
+        try:
+            if not s.recv(4096):	# a TLS alert, then EOF
+                left.discard(s)
+        except ConnectionResetError:
+            left.discard(s)
+print("closed", len(socks) - len(left), flush=True)
 PY
 	fs_bg sh -c "exec ip netns exec $C /usr/bin/python3 $D/hold.py $ADDR $PORT >$D/hold"
 	fs_wait_for 10 grep -q ready "$D/hold"
@@ -150,7 +149,7 @@ PY
 }
 
 @test "a non-loopback --listen without a web config is refused (exit 2, one line); loopback needs none" {
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	run fs_sc run --listen 0.0.0.0:$PORT
 	echo "$output"
 	[ "$status" -eq 2 ]
@@ -169,7 +168,7 @@ PY
 @test "bad web configs: one line naming the file, the line and what is accepted; nothing started" {
 	need_tools
 	certs
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	local h
 	h=$(bcrypt pw)
 	# bad FILE-CONTENT EXPECTED: run refuses it with exit 2
@@ -223,9 +222,9 @@ PY
 	need_tools
 	certs
 	web_config old oldpw
-	fs_sc attach rc
-	printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = %s:%s\nweb-config = %s\n' \
-		"$ADDR" "$PORT" "$D/web.yml" >"$D/a.conf"
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
+	printf '[splitter]\ninterfaces = rc\nflows = %s\n[agent]\nlisten = %s:%s\nweb-config = %s\n' \
+		"$FS_TEST_FLOWS" "$ADDR" "$PORT" "$D/web.yml" >"$D/a.conf"
 	# -v: its loop's first line says the start (an apply) is over; a
 	# reload applies the file again, seconds on a loaded machine
 	fs_bg sh -c "exec ip netns exec $R $SPLITCTL -v --pin-dir $BPF run --interval 1 --health no -c $D/a.conf 2>$D/agent.err"
@@ -254,4 +253,60 @@ PY
 	kill -HUP "$AGENT"
 	fs_wait_for 30 grep -q "reload: web config: $D/web.yml:1: .*keeping the running config" "$D/agent.err"
 	[ "$(scrape -u new:newpw)" = 200 ]
+}
+
+@test "check -c validates [agent] web-config as run does: one line, run's exit status, offline too" {
+	need_tools
+	certs
+	fs_sc attach rc
+	local h
+	h=$(bcrypt pw)
+	# conf WEB-CONFIG [LISTEN]: $D/a.conf with that [agent]
+	conf() {
+		printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = %s\nweb-config = %s\n' \
+			"${2:-$ADDR:$PORT}" "$1" >"$D/a.conf"
+	}
+	# checked STATUS EXPECTED: check and check --offline both end with
+	# STATUS and one line holding EXPECTED (and run -c refuses alike)
+	checked() {
+		local mode
+		for mode in "" --offline; do
+			run fs_sc check $mode -c "$D/a.conf"
+			echo "check $mode: exit $status: $output"
+			[ "$status" -eq "$1" ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == *"$D/a.conf: [agent] "*"$2"* ]]
+		done
+		run fs_sc -j check --offline -c "$D/a.conf"
+		[ "$status" -eq "$1" ]
+		jq -e --arg m "$2" '.level == "error" and (.message | contains($m))' <<<"$output"
+		run timeout 30 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 1 \
+			--health no -c "$D/a.conf"
+		[ "$status" -eq "$1" ]
+		[[ "$output" == *"$2"* ]]
+	}
+	# unreadable: a runtime error
+	conf "$D/missing.yml"
+	checked 1 "web config: $D/missing.yml: cannot read: No such file or directory"
+	# unknown key, bad hash, missing key file, a certificate without its key
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n' >"$D/w.yml"
+	conf "$D/w.yml"
+	checked 2 "web config: $D/w.yml:4: tls_server_config: unsupported key 'client_ca_file': accepted: cert_file, key_file, min_version"
+	printf 'basic_auth_users:\n  alice: $1$abc$def\n' >"$D/w.yml"
+	checked 2 "web config: $D/w.yml:2: basic_auth_users: alice: invalid hash: accepted: a bcrypt hash"
+	printf 'tls_server_config:\n  cert_file: cert.pem\n' >"$D/w.yml"
+	checked 2 "tls_server_config: cert_file and key_file are both needed"
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: nokey.pem\n' >"$D/w.yml"
+	checked 1 "tls_server_config: key_file: cannot read '$D/nokey.pem': No such file or directory"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$D/other.key" -out "$D/other.pem" -days 2 -subj /CN=other 2>/dev/null
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: other.key\n' >"$D/w.yml"
+	checked 2 "the certificate and key do not load together"
+	# beyond loopback without TLS or users
+	printf '# nothing\n' >"$D/w.yml"
+	checked 2 "is not a loopback address: serving metrics beyond this host needs --web-config FILE with tls_server_config and/or basic_auth_users"
+	# a good one: valid, online and offline
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  a: %s\n' "$h" >"$D/w.yml"
+	fs_sc check -c "$D/a.conf" | grep -qx "$D/a.conf: valid"
+	fs_sc check --offline -c "$D/a.conf" | grep -qx "$D/a.conf: valid (offline: the file alone)"
 }
