@@ -465,9 +465,9 @@ static bool tunnel_busy(struct health_agent *ha, int t, uint64_t now)
 	return now < ha->busy_until_ns[t];
 }
 
-/* The roles' input now: states, quality, and which tunnel is busy (only
- * the long class's tunnel can be: the short class's queue is what it
- * sees). */
+/* The roles' input now: states, quality, and which tunnel is busy with
+ * our traffic: the long class's tunnel with our bulk, the configured
+ * SHORT with spill's class (spill runs only on the configured roles). */
 static void roles_input(struct health_agent *ha, struct roles_input *in, uint64_t now)
 {
 	int t, carries_long = ha->roles.swapped ? HEALTH_SHORT : HEALTH_LONG;
@@ -477,6 +477,8 @@ static void roles_input(struct health_agent *ha, struct roles_input *in, uint64_
 		in->q[t] = &ha->q[t];
 		in->busy[t] = t == carries_long && tunnel_busy(ha, t, now);
 	}
+	if (!ha->roles.swapped && spill_agent_fills_short(&ha->spill, now))
+		in->busy[HEALTH_SHORT] = true;
 }
 
 /* The prober's outcomes since the last call, into each tunnel's quality;

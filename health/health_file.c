@@ -562,6 +562,14 @@ int health_file_dup(struct dup_view *v)
 	return 0;
 }
 
+int health_file_load(struct health_file *hf)
+{
+	struct tcfg_err ignored;
+
+	memset(hf, 0, sizeof(*hf));
+	return health_file_read(hf, &ignored) ? -ENOENT : 0;
+}
+
 void health_file_in_force(struct tcfg_in_force *f)
 {
 	static struct health_file hf;

@@ -70,6 +70,8 @@ void health_file_in_force(struct tcfg_in_force *f);
 /* The running agent's copy view (dup_agent.h): 0, or -ENOENT when no
  * agent publishes (v zeroed). */
 int health_file_dup(struct dup_view *v);
+/* The running agent's whole file: 0, or -ENOENT when no agent publishes. */
+int health_file_load(struct health_file *hf);
 /* The "health" object of route show and status (json_print). */
 void health_file_show(const struct health_file *hf, bool monitored);
 /* The same for the published file, read now ("not monitored" without an

@@ -104,13 +104,12 @@ static bool wish(struct roles *r, const struct roles_input *in, uint64_t now_ns,
 	const struct roles_params *p = &r->params;
 	bool sla = p->sla_delay_ns || p->sla_loss_pct > 0 || p->sla_jitter_ns;
 	bool broken[HEALTH_TUNNELS];
-	int t, cur = r->swapped ? HEALTH_LONG : HEALTH_SHORT;
+	int t;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		/* the short class's own tunnel as measured; the other one as
-		 * the short class would find it there, without our traffic */
-		r->seen_ns[t] = t == cur ? quality_expected_ns(in->q[t]) :
-					   quality_judged_ns(in->q[t], in->busy[t], now_ns);
+		/* as the short class would find each, without our traffic:
+		 * our bulk on the long class's tunnel, spill's on SHORT */
+		r->seen_ns[t] = quality_judged_ns(in->q[t], in->busy[t], now_ns);
 		broken[t] = sla && sla_broken(p, in->q[t], r->seen_ns[t]);
 	}
 	if (broken[HEALTH_SHORT] != broken[HEALTH_LONG]) {
@@ -247,4 +246,28 @@ void roles_view(const struct roles *r, const struct roles_input *in,
 		o->busy = in->busy[t];
 	}
 	roles_format(r, dev, v->why, sizeof(v->why));
+}
+
+void roles_spill_init(struct roles_spill *rs)
+{
+	memset(rs, 0, sizeof(*rs));
+}
+
+void roles_spill_step(struct roles_spill *rs, const struct roles_spill_obs *o, uint64_t now_ns)
+{
+	bool foreign = o->foreign_backoffs > rs->foreign_seen;
+
+	rs->foreign_seen = o->foreign_backoffs;
+	if (foreign) {
+		rs->foreign_until_ns = now_ns + ROLES_SPILL_FOREIGN_NS;
+		rs->until_ns = 0;
+		return;
+	}
+	if (o->gen && (o->class_bps > ROLES_SPILL_BPS || o->backlog_bytes))
+		rs->until_ns = now_ns + ROLES_SPILL_HANGOVER_NS;
+}
+
+bool roles_spill_busy(const struct roles_spill *rs, uint64_t now_ns)
+{
+	return now_ns < rs->until_ns && now_ns >= rs->foreign_until_ns;
 }

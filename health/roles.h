@@ -12,10 +12,13 @@
  * roles_plan() of the failover plan when roles_step() says the roles moved.
  *
  * The rule, each step:
- *   seen(t)   = quality_expected_ns(t) while t carries the short class or
- *               is not busy with our traffic, else quality_judged_ns()
- *               (base + the last not-busy extra): our own bulk's queue on
- *               the long class's tunnel leaves with the bulk in a swap
+ *   seen(t)   = quality_judged_ns(t): its expected delay, or while t is
+ *               busy with our own traffic, its base + the last not-busy
+ *               extra. Busy is the long class's tunnel while our bulk
+ *               fills it (that queue leaves with the bulk in a swap), and
+ *               the configured SHORT while spill's class fills it
+ *               (roles_spill_step(): that queue leaves when spill's
+ *               generation ends, which a swap does first)
  *   swapped is wanted when the configured SHORT is worse by the margin:
  *               seen(SHORT) > seen(LONG) x (1 + margin %) + margin-abs,
  *   or, with SLA thresholds set, when SHORT breaks one and LONG none
@@ -41,7 +44,7 @@
 enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 
 /* Defaults and ranges (docs/health.md says why). */
-#define ROLES_DEF_MODE ROLES_FIXED
+#define ROLES_DEF_MODE ROLES_AUTO
 #define ROLES_DEF_MARGIN_PCT 20
 #define ROLES_DEF_MARGIN_ABS_NS (15 * FS_NS_PER_MS)
 #define ROLES_DEF_SUSTAIN_NS (200 * FS_NS_PER_MS)
@@ -49,6 +52,14 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 #define ROLES_DEF_HOLD_MAX_NS (80 * FS_NS_PER_S)
 #define ROLES_MAX_MARGIN_PCT 1000
 #define ROLES_MAX_NS (3600 * FS_NS_PER_S)
+/* Spill's class on SHORT is our traffic above this rate (as the long
+ * class's tunnel is busy above it), and for the hangover after: its queue
+ * drains, and the probes it made SHORT lose leave the loss window (20
+ * outcomes, 2 s at the default interval); a foreign queue seen by spill
+ * ends that view for ROLES_SPILL_FOREIGN_NS. */
+#define ROLES_SPILL_BPS 1000000ull
+#define ROLES_SPILL_HANGOVER_NS (3 * FS_NS_PER_S)
+#define ROLES_SPILL_FOREIGN_NS (10 * FS_NS_PER_S)
 
 struct roles_params {
 	int mode;			/* enum roles_mode */
@@ -136,5 +147,34 @@ const char *roles_mode_name(int mode);
  * X ms, long Y ms" with devices dev[] by configured role. */
 int roles_format(const struct roles *r, const char *const dev[HEALTH_TUNNELS], char *buf,
 		 size_t len);
+
+/*
+ * Spill's own traffic on the configured SHORT (docs/health.md, *Spill's
+ * queue on SHORT*). SHORT is busy with our traffic while spill's
+ * generation is in force and its class sent more than ROLES_SPILL_BPS
+ * over the last tick or holds a backlog, and for ROLES_SPILL_HANGOVER_NS
+ * after. Spill tells a foreign queue apart itself: a back-off on a queue
+ * the SHORT device did not fill (its foreign back-offs) ends the busy
+ * view at once, and keeps it off for ROLES_SPILL_FOREIGN_NS: SHORT's
+ * queue then counts, whoever else adds to it. Spill returning its flows
+ * (SHORT losing more probes than LONG) is no such signal: our own
+ * spilled bulk overflowing SHORT's FIFO makes that loss too.
+ */
+struct roles_spill_obs {
+	bool gen;			/* a generation in force */
+	uint64_t class_bps;		/* what the class sent, last tick */
+	uint64_t backlog_bytes;		/* what it holds */
+	uint64_t foreign_backoffs;	/* spill's count (reset: any smaller) */
+};
+struct roles_spill {
+	uint64_t until_ns;		/* busy until */
+	uint64_t foreign_until_ns;	/* not busy until */
+	uint64_t foreign_seen;
+};
+void roles_spill_init(struct roles_spill *rs);
+/* One spill tick's observation at now_ns. */
+void roles_spill_step(struct roles_spill *rs, const struct roles_spill_obs *o, uint64_t now_ns);
+/* Whether spill's own traffic fills the configured SHORT now. */
+bool roles_spill_busy(const struct roles_spill *rs, uint64_t now_ns);
 
 #endif /* HEALTH_ROLES_H */

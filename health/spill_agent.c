@@ -508,6 +508,7 @@ static void run_start(struct spill_agent *sa, uint64_t now)
 	sa->one_way = false;
 	sa->kind_said = false;
 	sa->started_ns = now;
+	roles_spill_init(&sa->ours);
 	memset(sa->rtt_samples, 0, sizeof(sa->rtt_samples));
 	memset(sa->ts_last_ns, 0, sizeof(sa->ts_last_ns));
 	ts_open(sa);
@@ -801,6 +802,14 @@ static void tick(struct spill_agent *sa, const struct spill_health *h, uint64_t 
 		o.probes_window[t] = h->probes_window[t];
 	}
 	spill_tick(&sa->ctl, now, &o, &sa->act);
+	roles_spill_step(&sa->ours,
+			 &(struct roles_spill_obs){
+				 .gen = sa->act.state != SPILL_OFF,
+				 .class_bps = sa->ctl.used_bps,
+				 .backlog_bytes = st.backlog,
+				 .foreign_backoffs = sa->ctl.backoffs_foreign,
+			 },
+			 now);
 	if (sa->act.state == SPILL_OFF) {
 		/* a generation ends (or none runs): every spilled flow long
 		 * again; the class goes only when spill stops for good */
@@ -890,6 +899,11 @@ bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint
 		return true;
 	}
 	return false;
+}
+
+bool spill_agent_fills_short(const struct spill_agent *sa, uint64_t now)
+{
+	return sa->running && roles_spill_busy(&sa->ours, now);
 }
 
 void spill_agent_close(struct spill_agent *sa)

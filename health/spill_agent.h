@@ -34,6 +34,7 @@
 #include "flowsplit.h"
 #include "params.h"
 #include "plan.h"
+#include "roles.h"
 #include "spill.h"
 
 /* Defaults the controller does not own (docs/design.md, *Spill*). */
@@ -154,6 +155,7 @@ struct spill_agent {
 	uint64_t applied_top_bps;	/* the HTB's top as applied */
 	uint64_t holds;
 	bool publish;			/* a change worth publishing now */
+	struct roles_spill ours;	/* the class's traffic fills SHORT */
 	pthread_mutex_t lock;
 	struct spill_view view;		/* for the HTTP thread */
 };
@@ -191,6 +193,8 @@ struct spill_health {
  * changed (the caller publishes). */
 bool spill_agent_step(struct spill_agent *sa, const struct spill_health *h, uint64_t now_ns);
 void spill_agent_view(struct spill_agent *sa, struct spill_view *v);
+/* Whether the class's own traffic fills SHORT now (roles_spill_busy()). */
+bool spill_agent_fills_short(const struct spill_agent *sa, uint64_t now_ns);
 void spill_agent_close(struct spill_agent *sa);
 
 #endif /* HEALTH_SPILL_AGENT_H */

@@ -561,6 +561,57 @@ static void check_dup(struct doctor *d, int agent_pid)
 		      flag ? "on" : "off", dup_copy_mode_name(v.setting), v.why);
 }
 
+/* Probes a tunnel sent without one answer before doctor calls it unprobed
+ * (5 s at the default interval; a starting agent has sent fewer). */
+#define DOCTOR_ROLES_PROBES 50
+
+/*
+ * The roles (docs/health.md, *Path quality and roles*): with roles auto,
+ * both tunnels need answered probes for their quality; a tunnel up whose
+ * probes get no answers (health keeps it up on other evidence, or has no
+ * verdict yet) leaves the roles blind to it.
+ */
+static void check_roles(struct doctor *d, int agent_pid)
+{
+	static struct health_file hf;
+	const struct roles_view *v = &hf.roles;
+	int t;
+
+	if (!agent_pid || health_file_load(&hf) || !v->active) {
+		check(d, SKIP, "roles", "", "%s",
+		      !agent_pid ? "no agent: the short class stays where route up put it"
+		      : !v->active ? "no roles: ecmp mode, or the agent is not probing yet"
+				  : "the agent publishes no health yet");
+		return;
+	}
+	if (v->mode == ROLES_FIXED) {
+		check(d, NOTE, "roles", "",
+		      "fixed: the short class stays on %s whatever its quality",
+		      hf.t[HEALTH_SHORT].dev);
+		return;
+	}
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (v->t[t].ready)
+			continue;
+		if (hf.t[t].probes < DOCTOR_ROLES_PROBES) {
+			check(d, NOTE, "roles", "",
+			      "auto: %s has no quality yet (%llu probes sent)", hf.t[t].dev,
+			      (unsigned long long)hf.t[t].probes);
+			return;
+		}
+		check(d, hf.t[t].state == HEALTH_DOWN ? NOTE : FAIL, "roles",
+		      "check the tunnel's probe target (target-short, target-long) answers ICMP "
+		      "echo through it, or set roles = fixed",
+		      "auto: %s (%s) has no quality: %llu probes sent, %llu answered; the roles "
+		      "cannot judge it",
+		      hf.t[t].dev, health_state_name(hf.t[t].state),
+		      (unsigned long long)hf.t[t].probes,
+		      (unsigned long long)(hf.t[t].probes - hf.t[t].missed));
+		return;
+	}
+	check(d, PASS, "roles", "", "auto: %s", v->why);
+}
+
 static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
@@ -590,6 +641,7 @@ static int cmd_doctor(const struct sc_call *c)
 	      pid);
 	check_spill(&d, pid);
 	check_dup(&d, pid);
+	check_roles(&d, pid);
 	close_json_array(PRINT_JSON, NULL);
 	print_bool(PRINT_JSON, "ok", NULL, !d.failed);
 	print_uint(PRINT_JSON, "failed", NULL, d.failed);

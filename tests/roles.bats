@@ -57,13 +57,15 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	short_via vxs
 	[ "$(moves)" -eq 0 ]
 	roles_json | jq -e '.mode == "fixed" and .swapped == false and .quality[0].base_rtt_ms > 50'
+	run wan_sc "$A" -j doctor
+	jq -e '.checks[] | select(.name == "roles") | .status == "note" and (.detail | test("^fixed: the short class stays on vxs"))' <<<"$output"
 	kill -TERM "$AGENT_PID"
 	wait "$AGENT_PID" || true
-	# auto: the agent moves it as soon as both tunnels have a verdict and
-	# their quality is known
+	# auto (the default): the agent moves it as soon as both tunnels have
+	# a verdict and their quality is known
 	local t0
 	t0=$(now)
-	agent "$A" --roles auto --textfile "$D/m.prom"
+	agent "$A" --textfile "$D/m.prom"
 	fs_wait_for 20 short_via vxl
 	echo "# roles auto, SHORT at 30 ms one-way, LONG at 0: short class on the fast tunnel $(since "$t0") s after the agent started" >&3
 	cat "$D/agent-$A"
@@ -74,6 +76,8 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_sc "$A" route show | grep '^roles: auto, short class on vxl (swapped)'
 	wan_sc "$A" route show | grep '^quality: vxs (short) base [0-9.]* ms'
 	wan_sc "$A" -j status | jq -e '.health.roles.swapped and .health.roles.cause == "base" and .health.roles.moves.base == 1'
+	run wan_sc "$A" -j doctor
+	jq -e '.checks[] | select(.name == "roles") | .status == "pass" and (.detail | test("^auto: short class on vxl \\(swapped"))' <<<"$output"
 	has_metrics() { grep -q '^flowsplit_roles_swapped 1' "$D/m.prom"; }
 	fs_wait_for 5 has_metrics
 	# a swap is no failover: no class counts as failed over
@@ -96,7 +100,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_shape a2
 	wan_attach 10
 	wan_route split
-	agent "$A" --roles auto --textfile "$D/m.prom"
+	agent "$A" --textfile "$D/m.prom"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 quality_ready
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
@@ -123,7 +127,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_shape a1
 	wan_attach 10
 	wan_route split
-	agent "$A" --roles auto --textfile "$D/m.prom"
+	agent "$A" --textfile "$D/m.prom"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 quality_ready
 	short_via vxs

@@ -288,6 +288,8 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 2 ] && [ "${#lines[@]}" -eq 1 ] && [[ $output == *"'nospil'"*nospill* ]]
 	run "$FS_ROOT/testbed/run-experiment" apps --design spill --demands "1.5 lots" --list
 	[ "$status" -eq 2 ] && [[ $output == *"'lots'"*max* ]]
+	run "$APPS" run --prefix "$P" --mode ecmp --app redis --cross-short lots --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"--cross-short 'lots'"*Mbit* ]]
 	run "$APPS" run --prefix "$P" --mode spil --app wrk --out "$BATS_TEST_TMPDIR/x"
 	[ "$status" -eq 2 ] && [[ $output == *"'spil'"*nospill* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]
@@ -319,6 +321,11 @@ has_runs() {
 	# 3 repetitions x (bulk: ecmp, deployed, split + no bulk: ecmp, split)
 	[ "$(grep -c '^d20_20-redis-' <<<"$output")" -eq 15 ]
 	[ "$(grep -c '^d' <<<"$output")" -eq 15 ]
+	# roles: 3 testbeds (RTT 40 ms, 10/30, 30/10) x 2 modes x 3 repetitions,
+	# no bulk, each mode its own block
+	design_runs roles
+	[ "$(wc -l <<<"$runs")" -eq 18 ]
+	has_runs d20_20-redis-bulk0-cubic-rolesfixed-1 d30_10-redis-bulk0-cubic-deployed-3
 	# spill: 3 RTTs x 3 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
 	# ECMP and split, the limit per routing)
 	design_runs spill

@@ -61,6 +61,8 @@ TABLES = {
     'spill-frame': {'bold_if': ('mode', 'spill', 'mode')},
     'flood': {},
     'forwarding': {},
+    'roles': {},
+    'roles-jitter': {},
 }
 
 MARK = re.compile(r'^( *)<!-- table ([a-z0-9-]+): (?:docs/results/)?data/\2\.csv -->$')

@@ -18,7 +18,13 @@
  * once; flapping quality is damped by the doubling hold-down; unequal
  * tunnels swap with auto and not with fixed; an SLA threshold moves it
  * where the margin would not; roles_plan() swaps only the both-up split
- * plan. ROLES_SIM_LOG=1 prints each move as a TAP comment.
+ * plan. Spill's own traffic on SHORT (its queue while a generation is in
+ * force and its class sends, roles_spill_step() fed every 100 ms as the
+ * agent's spill tick feeds it) moves nothing over 10 simulated minutes,
+ * and moves it when the agent does not tell it (the rule at work); cross
+ * traffic on SHORT while spilled moves it within 1 s once spill has seen
+ * the queue is not its own (a foreign back-off). ROLES_SIM_LOG=1 prints
+ * each move as a TAP comment.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +57,18 @@ struct scen {
 	/* a tunnel down in [down_from, down_to) */
 	int down_t;
 	uint64_t down_from, down_to;
+	/* spill's class on the configured SHORT in [spill_from, spill_to)
+	 * while the roles are not swapped: its queue there for the first
+	 * half of each spill_period (a grant's flow, then backed off); 0:
+	 * always */
+	bool spill;
+	uint64_t spill_from, spill_to, spill_period;
+	uint64_t spill_queue_ns;
+	double spill_loss;
+	bool spill_untold;		/* the agent does not tell the roles */
+	/* spill backs off on the step's queue as not its own (a foreign
+	 * back-off) from this long after the step begins, each tick */
+	uint64_t spill_react_ns;
 	uint64_t end;
 	struct roles_params params;
 };
@@ -75,6 +93,9 @@ struct sim {
 	bool move_to[64];
 	enum roles_cause move_cause[64];
 	bool swapped_while_down;
+	struct roles_spill rs;
+	uint64_t foreign;		/* spill's foreign back-offs */
+	bool spilled_while_swapped;
 };
 
 static double rnd(struct sim *s)
@@ -90,6 +111,33 @@ static bool step_on(const struct scen *sc, uint64_t t)
 	if (t < sc->step_from || t >= sc->step_to)
 		return false;
 	return !sc->flap_period || ((t - sc->step_from) / sc->flap_period) % 2 == 0;
+}
+
+/* Spill's generation runs (with its class sending) at t. */
+static bool spill_on(const struct sim *s, const struct scen *sc, uint64_t t)
+{
+	return sc->spill && !s->r.swapped && t >= sc->spill_from && t < sc->spill_to;
+}
+
+/* ...and its queue is on SHORT's path at t. */
+static bool spill_queue_on(const struct sim *s, const struct scen *sc, uint64_t t)
+{
+	uint64_t p = sc->spill_period;
+
+	return spill_on(s, sc, t) && (!p || (t - sc->spill_from) % p < p / 2);
+}
+
+/* The agent's spill tick: what roles_spill_step() learns from spill. */
+static void spill_tick(struct sim *s, const struct scen *sc, uint64_t t)
+{
+	struct roles_spill_obs o = { .gen = spill_on(s, sc, t) };
+
+	if (o.gen)
+		o.class_bps = 5 * ROLES_SPILL_BPS;
+	if (o.gen && step_on(sc, t) && t - sc->step_from >= sc->spill_react_ns)
+		s->foreign++;
+	o.foreign_backoffs = s->foreign;
+	roles_spill_step(&s->rs, &o, t);
 }
 
 static enum health_state state_of(const struct scen *sc, int tun, uint64_t t)
@@ -116,6 +164,10 @@ static void send_probe(struct sim *s, const struct scen *sc, int tun, uint64_t t
 			 (t - sc->drift_from) % SEC * sc->drift_per_s_ns / SEC;
 	if (sc->jitter_ns)
 		o.rtt += (uint64_t)(rnd(s) * sc->jitter_ns);
+	if (tun == HEALTH_SHORT && spill_queue_on(s, sc, t)) {
+		o.rtt += sc->spill_queue_ns;
+		loss += sc->spill_loss;
+	}
 	if (sc->bulk && t >= sc->bulk_from && tun == carries_long) {
 		o.rtt += sc->bulk_queue_ns;
 		loss = loss + sc->bulk_loss;
@@ -140,7 +192,10 @@ static void run(struct sim *s, const struct scen *sc)
 	for (tun = 0; tun < HEALTH_TUNNELS; tun++)
 		quality_init(&s->q[tun], 0);
 	roles_init(&s->r, &sc->params, 0);
+	roles_spill_init(&s->rs);
 	for (t = MS; t <= sc->end; t += MS) {
+		if (sc->spill && t % PROBE_NS == PROBE_NS / 4)
+			spill_tick(s, sc, t);
 		/* SHORT's probes at 0 mod 100 ms, LONG's at 50 */
 		if (t % PROBE_NS == 0)
 			send_probe(s, sc, HEALTH_SHORT, t);
@@ -153,15 +208,22 @@ static void run(struct sim *s, const struct scen *sc)
 				struct roles_input in = {
 					.q = { &s->q[0], &s->q[1] },
 				};
+				/* as the agent: SHORT busy with spill's class
+				 * when the outcome is fed */
+				bool spilled = !s->r.swapped && !sc->spill_untold &&
+					       roles_spill_busy(&s->rs, t);
+				bool busy = o->busy || (tun == HEALTH_SHORT && spilled);
 
 				if (o->lost)
-					quality_lost(&s->q[tun], t, o->busy);
+					quality_lost(&s->q[tun], t, busy);
 				else
-					quality_answer(&s->q[tun], t, o->rtt, o->busy);
+					quality_answer(&s->q[tun], t, o->rtt, busy);
 				in.state[0] = state_of(sc, 0, t);
 				in.state[1] = state_of(sc, 1, t);
 				in.busy[s->r.swapped ? HEALTH_SHORT : HEALTH_LONG] =
 					sc->bulk && t >= sc->bulk_from;
+				if (spilled)
+					in.busy[HEALTH_SHORT] = true;
 				if (roles_step(&s->r, &in, t) && s->nmoves < 64) {
 					s->move_at[s->nmoves] = t;
 					s->move_to[s->nmoves] = s->r.swapped;
@@ -174,6 +236,8 @@ static void run(struct sim *s, const struct scen *sc)
 				if (s->r.swapped &&
 				    (in.state[0] != HEALTH_UP || in.state[1] != HEALTH_UP))
 					s->swapped_while_down = true;
+				if (s->r.swapped && roles_spill_busy(&s->rs, t))
+					s->spilled_while_swapped = true;
 			}
 		}
 	}
@@ -510,6 +574,109 @@ static void test_plan(void)
 	tap_ok(health_plan_equal(&p, &ecmp), "plan: ECMP is never swapped");
 }
 
+static void test_spill_rule(void)
+{
+	struct roles_spill rs;
+	struct roles_spill_obs o = { .gen = true, .class_bps = 2 * ROLES_SPILL_BPS };
+	uint64_t t = 10 * SEC;
+
+	roles_spill_init(&rs);
+	tap_ok(!roles_spill_busy(&rs, t), "spill rule: nothing seen: not busy");
+	roles_spill_step(&rs, &o, t);
+	tap_ok(roles_spill_busy(&rs, t), "spill rule: the class sends: SHORT busy");
+	o.class_bps = ROLES_SPILL_BPS / 2;
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	tap_ok(roles_spill_busy(&rs, t + ROLES_SPILL_HANGOVER_NS - PROBE_NS - 1) &&
+		       !roles_spill_busy(&rs, t + ROLES_SPILL_HANGOVER_NS - PROBE_NS),
+	       "spill rule: below 1 Mbit/s: busy for the hangover only");
+	o.backlog_bytes = 1500;
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	tap_ok(roles_spill_busy(&rs, t), "spill rule: a backlog in the class: busy");
+	o.gen = false;
+	roles_spill_step(&rs, &o, t += ROLES_SPILL_HANGOVER_NS);
+	tap_ok(!roles_spill_busy(&rs, t), "spill rule: no generation: not busy after the hangover");
+	o.gen = true;
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	o.foreign_backoffs = 1;
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	tap_ok(!roles_spill_busy(&rs, t), "spill rule: a foreign back-off: not busy at once");
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	tap_ok(!roles_spill_busy(&rs, t + ROLES_SPILL_FOREIGN_NS - 2 * PROBE_NS),
+	       "spill rule: ... for the foreign hold, while the class still sends");
+	t += ROLES_SPILL_FOREIGN_NS;
+	roles_spill_step(&rs, &o, t);
+	tap_ok(roles_spill_busy(&rs, t), "spill rule: busy again after the foreign hold");
+	o.foreign_backoffs = 0;	/* a new generation resets spill's count */
+	roles_spill_step(&rs, &o, t += PROBE_NS);
+	tap_ok(roles_spill_busy(&rs, t), "spill rule: spill's count reset is no foreign back-off");
+}
+
+static void test_spill_sim(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	/* our bulk on LONG, spill's grants on SHORT: 41 ms of queue (as
+	 * spill-faults.bats measured on a 20 Mbit/s path) and 2 % loss for
+	 * 5 s of every 10 s, 5 ms of jitter on both, 10 minutes */
+	sc.jitter_ns = 5 * MS;
+	sc.bulk = true;
+	sc.bulk_queue_ns = 150 * MS;
+	sc.bulk_loss = 0.03;
+	sc.spill = true;
+	sc.spill_from = 5 * SEC;
+	sc.spill_to = 600 * SEC;
+	sc.spill_period = 10 * SEC;
+	sc.spill_queue_ns = 41 * MS;
+	sc.spill_loss = 0.02;
+	sc.end = 600 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "spill's own queue on SHORT under bulk: no move in 10 min (%d)",
+	       s.nmoves);
+	/* a grant's queue held for the whole run, no bulk */
+	sc.bulk = false;
+	sc.spill_period = 0;
+	sc.spill_queue_ns = 80 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0, "spill's own 80 ms queue on SHORT held 10 min: no move (%d)",
+	       s.nmoves);
+	/* the same, the agent not telling the roles: they move (the rule
+	 * is what keeps them) */
+	sc.spill_untold = true;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE,
+	       "spill's queue untold: moved (%d moves, %s)", s.nmoves,
+	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
+
+	/* cross traffic on SHORT (+80 ms) from 20 s to 40 s while spilled:
+	 * spill sees a queue it did not build 300 ms in */
+	sc = step_scen(20 * SEC, 40 * SEC);
+	sc.bulk = true;
+	sc.bulk_queue_ns = 150 * MS;
+	sc.spill = true;
+	sc.spill_from = 5 * SEC;
+	sc.spill_to = 600 * SEC;
+	sc.spill_queue_ns = 20 * MS;
+	sc.spill_react_ns = 300 * MS;
+	sc.end = 120 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] >= sc.step_from &&
+		       s.move_at[0] - sc.step_from <= SEC,
+	       "cross traffic on SHORT while spilled: moved within 1 s (%.3f s after)",
+	       s.nmoves ? at_s(&s, 0) - 20 : -1);
+	tap_ok(s.nmoves >= 2 && !s.move_to[s.nmoves - 1] && s.move_at[1] >= sc.step_to,
+	       "cross traffic on SHORT while spilled: back after it ended (%d moves, %.3f s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1);
+	tap_ok(!s.spilled_while_swapped, "spill's class never counted while swapped");
+	/* cross traffic with spill on but nothing of ours spilled (the
+	 * class idle: no generation) moves it as without spill */
+	sc.spill_from = 100 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_to[0] && s.move_at[0] - sc.step_from <= SEC,
+	       "cross traffic on SHORT, nothing spilled: moved within 1 s (%.3f s after)",
+	       s.nmoves ? at_s(&s, 0) - 20 : -1);
+}
+
 int main(void)
 {
 	test_quality();
@@ -523,5 +690,7 @@ int main(void)
 	test_flapping();
 	test_unequal();
 	test_sla();
+	test_spill_rule();
+	test_spill_sim();
 	return tap_done();
 }
