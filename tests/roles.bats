@@ -61,11 +61,11 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	jq -e '.checks[] | select(.name == "roles") | .status == "note" and (.detail | test("^fixed: the short class stays on vxs"))' <<<"$output"
 	kill -TERM "$AGENT_PID"
 	wait "$AGENT_PID" || true
-	# auto (the default): the agent moves it as soon as both tunnels have
+	# auto: the agent moves it as soon as both tunnels have
 	# a verdict and their quality is known
 	local t0
 	t0=$(now)
-	agent "$A" --textfile "$D/m.prom"
+	agent "$A" --roles auto --textfile "$D/m.prom"
 	fs_wait_for 20 short_via vxl
 	echo "# roles auto, SHORT at 30 ms one-way, LONG at 0: short class on the fast tunnel $(since "$t0") s after the agent started" >&3
 	cat "$D/agent-$A"
@@ -100,7 +100,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_shape a2
 	wan_attach 10
 	wan_route split
-	agent "$A" --textfile "$D/m.prom"
+	agent "$A" --roles auto --textfile "$D/m.prom"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 quality_ready
 	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
@@ -127,7 +127,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 	wan_shape a1
 	wan_attach 10
 	wan_route split
-	agent "$A" --textfile "$D/m.prom"
+	agent "$A" --roles auto --textfile "$D/m.prom"
 	fs_wait_for 10 both_up "$A"
 	fs_wait_for 10 quality_ready
 	short_via vxs

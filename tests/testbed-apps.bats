@@ -325,7 +325,7 @@ has_runs() {
 	# no bulk, each mode its own block
 	design_runs roles
 	[ "$(wc -l <<<"$runs")" -eq 18 ]
-	has_runs d20_20-redis-bulk0-cubic-rolesfixed-1 d30_10-redis-bulk0-cubic-deployed-3
+	has_runs d20_20-redis-bulk0-cubic-rolesfixed-1 d30_10-redis-bulk0-cubic-rolesauto-3
 	# spill: 3 RTTs x 3 apps x 3 repetitions x (3 demands x 4 modes + no bulk:
 	# ECMP and split, the limit per routing)
 	design_runs spill
