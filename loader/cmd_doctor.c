@@ -608,7 +608,8 @@ static int cmd_doctor(const struct sc_call *c)
 	if (!check_ha(&d, pid))
 		check(&d, pid ? PASS : FAIL, "agent",
 		      "systemctl start flowsplit (or splitctl run -c FILE)",
-		      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics",
+		      pid ? "running (pid %d)"
+			  : "not running: no idle sweep, no failover, no metrics",
 		      pid);
 	check_spill(&d, pid);
 	check_dup(&d, pid);

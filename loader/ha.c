@@ -29,14 +29,17 @@
 #include "tcfg.h"
 
 static const char *const role_names[SC_HA_ROLES] = {
-	[SC_HA_ACTIVE] = "active", [SC_HA_BACKUP] = "backup", [SC_HA_FAULT] = "fault",
+	[SC_HA_ACTIVE] = "active",   [SC_HA_BACKUP] = "backup",	  [SC_HA_FAULT] = "fault",
 	[SC_HA_STOPPED] = "stopped", [SC_HA_UNKNOWN] = "unknown",
 };
 
 /* what "ha set" accepts: every role but unknown (a reader's conclusion) */
 static const struct sc_enum set_roles[] = {
-	{ "active", SC_HA_ACTIVE }, { "backup", SC_HA_BACKUP }, { "fault", SC_HA_FAULT },
-	{ "stopped", SC_HA_STOPPED }, { NULL },
+	{"active", SC_HA_ACTIVE},
+	{"backup", SC_HA_BACKUP},
+	{"fault", SC_HA_FAULT},
+	{"stopped", SC_HA_STOPPED},
+	{NULL},
 };
 
 const char *sc_ha_role_name(enum sc_ha_role r)
@@ -140,16 +143,14 @@ int sc_ha_read(struct sc_ha *h)
 	if (err)
 		return err;
 	if (h->pid > 0 && proc_start(h->pid) != start) {
-		snprintf(h->why, sizeof(h->why),
-			 "keepalived (pid %d), which reported %s, is gone", h->pid,
-			 role_names[h->role]);
+		snprintf(h->why, sizeof(h->why), "keepalived (pid %d), which reported %s, is gone",
+			 h->pid, role_names[h->role]);
 		h->role = SC_HA_UNKNOWN;
 	}
 	return 0;
 }
 
-bool sc_ha_healthy(const struct sc_ha *h, int agent_pid, char *why, size_t whylen,
-		   const char **fix)
+bool sc_ha_healthy(const struct sc_ha *h, int agent_pid, char *why, size_t whylen, const char **fix)
 {
 	*fix = "";
 	switch (h->role) {
@@ -236,15 +237,17 @@ void sc_ha_metrics_write(FILE *f)
 		   "report, splitctl ha set): 1 for the role it has.\n"
 		   "# TYPE flowsplit_ha_role gauge\n");
 	for (i = 0; i < SC_HA_ROLES; i++)
-		fprintf(f, "flowsplit_ha_role{vrrp=\"%s\",role=\"%s\"} %d\n", h.vrrp,
-			role_names[i], h.role == (enum sc_ha_role)i);
-	fprintf(f, "# HELP flowsplit_ha_role_changes_total Role changes keepalived reported.\n"
-		   "# TYPE flowsplit_ha_role_changes_total counter\n"
-		   "flowsplit_ha_role_changes_total{vrrp=\"%s\"} %llu\n",
+		fprintf(f, "flowsplit_ha_role{vrrp=\"%s\",role=\"%s\"} %d\n", h.vrrp, role_names[i],
+			h.role == (enum sc_ha_role)i);
+	fprintf(f,
+		"# HELP flowsplit_ha_role_changes_total Role changes keepalived reported.\n"
+		"# TYPE flowsplit_ha_role_changes_total counter\n"
+		"flowsplit_ha_role_changes_total{vrrp=\"%s\"} %llu\n",
 		h.vrrp, (unsigned long long)h.changes);
-	fprintf(f, "# HELP flowsplit_ha_role_since_timestamp_seconds When the role last changed "
-		   "(Unix time).\n# TYPE flowsplit_ha_role_since_timestamp_seconds gauge\n"
-		   "flowsplit_ha_role_since_timestamp_seconds{vrrp=\"%s\"} %.3f\n",
+	fprintf(f,
+		"# HELP flowsplit_ha_role_since_timestamp_seconds When the role last changed "
+		"(Unix time).\n# TYPE flowsplit_ha_role_since_timestamp_seconds gauge\n"
+		"flowsplit_ha_role_since_timestamp_seconds{vrrp=\"%s\"} %.3f\n",
 		h.vrrp, h.since_ns / 1e9);
 }
 
@@ -293,7 +296,7 @@ static int cmd_ha_set(const struct sc_call *c)
 	const struct sc_ha_set_args *a = c->args;
 	char path[TCFG_STATE_PATH_MAX], line[160] = "";
 	unsigned long long start = 0, old_start;
-	struct tcfg_err e = { "" };
+	struct tcfg_err e = {""};
 	struct out_file of;
 	struct sc_ha old, h;
 	struct timespec ts;
@@ -307,7 +310,8 @@ static int cmd_ha_set(const struct sc_call *c)
 	if (a->pid) {
 		start = proc_start(a->pid);
 		if (!start) {
-			pr_err("ha set: --pid %u: no such process (accepted: the running keepalived process)",
+			pr_err("ha set: --pid %u: no such process (accepted: the running "
+			       "keepalived process)",
 			       a->pid);
 			return FS_EXIT_USAGE;
 		}
@@ -419,7 +423,10 @@ static const struct sc_cmd sc_cmd_ha_clear =
 	SC_CMD("clear", cmd_ha_clear, "", "forget the role (HA no longer used)", sc_no_opts,
 	       struct sc_no_args);
 static const struct sc_cmd *const ha_cmds[] = {
-	&sc_cmd_ha_set, &sc_cmd_ha_show, &sc_cmd_ha_clear, NULL,
+	&sc_cmd_ha_set,
+	&sc_cmd_ha_show,
+	&sc_cmd_ha_clear,
+	NULL,
 };
 const struct sc_cmd sc_cmd_ha = SC_CMD_GROUP(
 	"ha", "set|show|clear ...", "this router's role in an HA pair (keepalived)", ha_cmds);

@@ -13,23 +13,23 @@
 #include <linux/types.h>
 
 enum sc_ha_role {
-	SC_HA_ACTIVE,	/* keepalived MASTER: holds the addresses, runs the agent */
-	SC_HA_BACKUP,	/* BACKUP: the standby, no agent */
-	SC_HA_FAULT,	/* FAULT: cannot take over (a tracked interface or script) */
-	SC_HA_STOPPED,	/* STOP: keepalived stopped its instance */
-	SC_HA_UNKNOWN,	/* the report is unreadable, or its keepalived is gone */
+	SC_HA_ACTIVE,  /* keepalived MASTER: holds the addresses, runs the agent */
+	SC_HA_BACKUP,  /* BACKUP: the standby, no agent */
+	SC_HA_FAULT,   /* FAULT: cannot take over (a tracked interface or script) */
+	SC_HA_STOPPED, /* STOP: keepalived stopped its instance */
+	SC_HA_UNKNOWN, /* the report is unreadable, or its keepalived is gone */
 	SC_HA_ROLES,
 };
 
 /* The report of this network namespace (TCFG_STATE_DIR/ha-<netns inode>). */
 struct sc_ha {
 	enum sc_ha_role role;
-	enum sc_ha_role previous;	/* SC_HA_UNKNOWN before the first change */
-	__u64 since_ns;			/* CLOCK_REALTIME of the last change */
-	__u64 changes;			/* role changes reported */
-	char vrrp[64];			/* keepalived's instance name ("" if none) */
-	int pid;			/* the reporting keepalived process, 0: none */
-	char why[160];			/* SC_HA_UNKNOWN: why */
+	enum sc_ha_role previous; /* SC_HA_UNKNOWN before the first change */
+	__u64 since_ns;		  /* CLOCK_REALTIME of the last change */
+	__u64 changes;		  /* role changes reported */
+	char vrrp[64];		  /* keepalived's instance name ("" if none) */
+	int pid;		  /* the reporting keepalived process, 0: none */
+	char why[160];		  /* SC_HA_UNKNOWN: why */
 };
 
 /* "active", "backup", ... */
