@@ -29,9 +29,9 @@ TABLE = ['run', 'requests before the kill: median, longest (ms)',
          'traffic again after the kill (ms)', 'longest request, takeover (ms)',
          'run-time added by the takeover (ms)', 'resets / failed requests',
          'bulk Mbit/s: 1 s before, 1 s after the kill',
-         'bulk on SHORT after the takeover: short class', 'bulk spilled onto SHORT',
+         'bulk on SHORT after the takeover', 'of it spilled',
          'requests short after the takeover', 'fail-back: longest gap (ms)',
-         'longest request, fail-back (ms)', 'bulk on SHORT after the fail-back: short class']
+         'longest request, fail-back (ms)', 'bulk on SHORT after the fail-back', 'of it spilled']
 
 
 def mb(b):
@@ -76,6 +76,10 @@ def row(name, s, job, bulk):
     r1 = s.get('ra1_after_back') or {}
     tot2 = r2['bulk_short'] + r2.get('bulk_spill', 0) + r2['bulk_long']
     tot1 = r1.get('bulk_short', 0) + r1.get('bulk_spill', 0) + r1.get('bulk_long', 0)
+    # runs before the counters told spilled bulk apart: SHORT's total
+    apart = 'bulk_spill' in r2
+    onshort2 = r2['bulk_short'] + r2.get('bulk_spill', 0)
+    onshort1 = r1.get('bulk_short', 0) + r1.get('bulk_spill', 0)
     jobs = r2['job_short'] + r2['job_long']
     resets = job['errors'] + job['reconnects'] + (1 if bulk.get('error') else 0)
     return [name, '%d, %d' % (round(statistics.median(pre) * 1000), round(max(pre) * 1000)),
@@ -83,12 +87,13 @@ def row(name, s, job, bulk):
             '%d' % round(added * 1000), '%d' % resets,
             '%.1f, %.1f' % (statistics.mean(before), statistics.mean(after))
             if before and after else '–',
-            share(r2['bulk_short'], tot2), share(r2.get('bulk_spill', 0), tot2),
+            share(onshort2, tot2), share(r2['bulk_spill'], tot2) if apart else 'not counted',
             '%.1f %%' % (100.0 * r2['job_short'] / jobs) if jobs else '–',
             '%d' % round(s['failback_gap_s'] * 1000) if s.get('failback_gap_s') is not None
             else '–',
             '%d' % round(max(fb) * 1000) if fb else '–',
-            share(r1.get('bulk_short', 0), tot1) if r1 else '–']
+            share(onshort1, tot1) if r1 else '–',
+            (share(r1.get('bulk_spill', 0), tot1) if apart else 'not counted') if r1 else '–']
 
 
 def timeline(name, s, job, bulk):
