@@ -29,9 +29,10 @@ TABLE = ['run', 'requests before the kill: median, longest (ms)',
          'traffic again after the kill (ms)', 'longest request, takeover (ms)',
          'run-time added by the takeover (ms)', 'resets / failed requests',
          'bulk Mbit/s: 1 s before, 1 s after the kill',
-         'bulk on SHORT after the takeover', 'of it spilled',
+         'bulk sent short after the takeover', 'bulk spilled onto SHORT (the agent\'s grant)',
          'requests short after the takeover', 'fail-back: longest gap (ms)',
-         'longest request, fail-back (ms)', 'bulk on SHORT after the fail-back', 'of it spilled']
+         'longest request, fail-back (ms)', 'bulk sent short after the fail-back',
+         'bulk spilled onto SHORT, fail-back']
 
 
 def mb(b):
@@ -76,10 +77,10 @@ def row(name, s, job, bulk):
     r1 = s.get('ra1_after_back') or {}
     tot2 = r2['bulk_short'] + r2.get('bulk_spill', 0) + r2['bulk_long']
     tot1 = r1.get('bulk_short', 0) + r1.get('bulk_spill', 0) + r1.get('bulk_long', 0)
-    # runs before the counters told spilled bulk apart: SHORT's total
-    apart = 'bulk_spill' in r2
-    onshort2 = r2['bulk_short'] + r2.get('bulk_spill', 0)
-    onshort1 = r1.get('bulk_short', 0) + r1.get('bulk_spill', 0)
+    # the short class (DSCP short: after a takeover, the midstream
+    # threshold) and spilled bulk (DSCP spill), counted apart
+    if 'bulk_spill' not in r2:
+        raise ValueError('no bulk_spill counter: a run of before the counters told it apart')
     jobs = r2['job_short'] + r2['job_long']
     resets = job['errors'] + job['reconnects'] + (1 if bulk.get('error') else 0)
     return [name, '%d, %d' % (round(statistics.median(pre) * 1000), round(max(pre) * 1000)),
@@ -87,13 +88,13 @@ def row(name, s, job, bulk):
             '%d' % round(added * 1000), '%d' % resets,
             '%.1f, %.1f' % (statistics.mean(before), statistics.mean(after))
             if before and after else '–',
-            share(onshort2, tot2), share(r2['bulk_spill'], tot2) if apart else 'not counted',
+            share(r2['bulk_short'], tot2), share(r2['bulk_spill'], tot2),
             '%.1f %%' % (100.0 * r2['job_short'] / jobs) if jobs else '–',
             '%d' % round(s['failback_gap_s'] * 1000) if s.get('failback_gap_s') is not None
             else '–',
             '%d' % round(max(fb) * 1000) if fb else '–',
-            share(onshort1, tot1) if r1 else '–',
-            (share(r1.get('bulk_spill', 0), tot1) if apart else 'not counted') if r1 else '–']
+            share(r1.get('bulk_short', 0), tot1) if r1 else '–',
+            share(r1.get('bulk_spill', 0), tot1) if r1 else '–']
 
 
 def timeline(name, s, job, bulk):
@@ -117,13 +118,13 @@ def main():
     a = ap.parse_args()
     rows, tl = [], []
     for i, d in enumerate(a.runs, 1):
+        name = 'links %d' % i
         try:
             s, job, bulk = load(d)
-        except (OSError, ValueError) as e:
+            rows.append(row(name, s, job, bulk))
+        except (OSError, ValueError, KeyError) as e:
             print('ha-results.py: %s: %s' % (d, e), file=sys.stderr)
             return 1
-        name = 'links %d' % i
-        rows.append(row(name, s, job, bulk))
         tl.extend(timeline(name, s, job, bulk))
     with open(a.table, 'w', newline='') as f:
         w = csv.writer(f, lineterminator='\n')
