@@ -40,6 +40,12 @@ BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -Wall -Wextra -Werror -MMD -MP \
 ALL_TARGETS :=
 BENCH_CMDS :=
 
+# The builds that test, demo and bench start run on every core (make
+# -jN on the command line wins): on CI's two cores a serial build is a
+# share of `make test`
+JOBS ?= $(shell nproc 2>/dev/null || echo 1)
+PAR = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(JOBS))
+
 .PHONY: all test demo demo-filehosting bench deps deb clean sanitize
 all: all-targets
 
@@ -52,26 +58,28 @@ deps:
 	@scripts/install-deps
 
 test: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@tests/run
 
 demo: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@testbed/demo apps
 
 demo-filehosting: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@testbed/demo filehosting
 
 bench: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(PAR) all
 	@set -e; $(foreach c,$(BENCH_CMDS),$(c);)
 
 # The package is built from a copy of the work tree's files (tracked, and
 # new ones git does not ignore) in $(DEB_DIR)/src: dpkg-buildpackage
 # writes its output next to the source directory, and its "clean" step
 # would otherwise run in this tree. Build dependencies: debian/control
-# (scripts/install-deps build).
+# (scripts/install-deps build). lintian's report is kept in
+# $(DEB_DIR)/lintian.txt when it passes: tests/package.bats reads it
+# instead of running lintian on the same package again.
 DEB_DIR := $(BUILD)/deb
 deb:
 	@command -v dpkg-buildpackage >/dev/null && command -v dh >/dev/null || \
@@ -84,7 +92,8 @@ deb:
 		tar --null --no-recursion --ignore-failed-read -cf - -T - | tar -xf - -C $(DEB_DIR)/src
 	cd $(DEB_DIR)/src && dpkg-buildpackage -b -us -uc >../build.log 2>&1 || \
 		{ tail -n 30 ../build.log >&2; echo "deb: dpkg-buildpackage failed (log: $(DEB_DIR)/build.log)" >&2; exit 1; }
-	lintian --fail-on error $(DEB_DIR)/flowsplit_*.deb
+	lintian --fail-on error $(DEB_DIR)/flowsplit_*.deb >$(DEB_DIR)/lintian.out 2>&1; rc=$$?; \
+		cat $(DEB_DIR)/lintian.out; [ $$rc -ne 0 ] || mv $(DEB_DIR)/lintian.out $(DEB_DIR)/lintian.txt; exit $$rc
 	@ls $(DEB_DIR)/flowsplit_*.deb
 
 # CFLAGS through the environment: the makefile's own flags (-Wall -Werror,

@@ -81,7 +81,7 @@ health_is() {
 
 # settled NS SHORT LONG: health as given, routes documented (waits)
 settled() {
-	fs_wait_for 15 health_is "$1" "$2" "$3" && fs_wait_for 5 documented "$1"
+	fs_wait_for 30 health_is "$1" "$2" "$3" && fs_wait_for 5 documented "$1"
 }
 
 # step TEXT: after a fault, both routers settled and both classes through
@@ -202,6 +202,8 @@ swapped_route() { # NS: route up with the tunnels' roles swapped
 	agent "$B"
 	agent "$A" -c "$D/h.conf"
 	local pid=$AGENT_PID i
+	# (it attaches the file's interfaces first: seconds on a loaded machine)
+	fs_wait_for 30 health_is "$A" up up
 	check_step "agents up" up up
 	wan_underlay_drop "$B" b1
 	check_step "vxs dead" down up

@@ -256,14 +256,16 @@ lost() {
 	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = keep\n' >"$D/h.conf"
 	# no spill: its own log lines would race with the count of lines below
 	agent "$A" -c "$D/h.conf" --spill no
-	fs_wait_for 10 both_up "$A"
+	# (it attaches the file's interfaces first, and each reload below
+	# applies them again: seconds each on a loaded machine)
+	fs_wait_for 30 both_up "$A"
 	local pid=$AGENT_PID
 	wan_sc "$A" -j route show | jq -e '.health.both_down == "keep"'
 	# a good [health]: in force after SIGHUP, probing restarted with it
 	printf '[splitter]\ninterfaces = lana\n[health]\nboth-down = main\ninterval = 50ms\n' >"$D/h.conf"
 	kill -HUP "$pid"
 	main_now() { wan_sc "$A" -j route show | jq -e '.health.both_down == "main" and ([.health.tunnels[].state] == ["up", "up"])' >/dev/null; }
-	fs_wait_for 10 main_now
+	fs_wait_for 30 main_now
 	grep -q 'run: health: new settings: probing restarts' "$D/agent-$A"
 	grep -q "run: reloaded '$D/h.conf'" "$D/agent-$A"
 	# a bad [health] (one bad value next to a good one): one error line,
@@ -272,7 +274,7 @@ lost() {
 	local before
 	before=$(wc -l <"$D/agent-$A")
 	kill -HUP "$pid"
-	fs_wait_for 5 grep -q 'reload: .*\[health\]: .*interval.*accepted: ' "$D/agent-$A"
+	fs_wait_for 30 grep -q 'reload: .*\[health\]: .*interval.*accepted: ' "$D/agent-$A"
 	sleep 0.5
 	tail -n +$((before + 1)) "$D/agent-$A"
 	[ "$(tail -n +$((before + 1)) "$D/agent-$A" | wc -l)" -eq 1 ]
@@ -282,11 +284,11 @@ lost() {
 	printf '[splitter]\ninterfaces = lana\n[health]\nenabled = no\n' >"$D/h.conf"
 	kill -HUP "$pid"
 	not_monitored() { wan_sc "$A" route show | grep -q '^health: not monitored'; }
-	fs_wait_for 5 not_monitored
+	fs_wait_for 30 not_monitored
 	printf '[splitter]\ninterfaces = lana\n[health]\nenabled = yes\n' >"$D/h.conf"
 	kill -HUP "$pid"
 	keep_up() { wan_sc "$A" -j route show | jq -e '.health.both_down == "keep" and ([.health.tunnels[].state] == ["up", "up"])' >/dev/null; }
-	fs_wait_for 10 keep_up
+	fs_wait_for 30 keep_up
 }
 
 # flood_long MBIT SECONDS: UDP at MBIT from router A to B over the LONG

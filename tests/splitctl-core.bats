@@ -6,6 +6,18 @@ FS_PREFIX=fstc
 load lib/common
 load lib/router
 
+# A first attach preallocates the flow tables, here in every test and
+# every round of the loops below: fs_sc's attach creates them with FLOWS
+# entries (lib/common's FS_TEST_FLOWS; --flows, unless the command gives
+# it); a test of the default size or of its preallocation sets FLOWS=
+FLOWS=$FS_TEST_FLOWS
+fs_sc() {
+	if [ "${1:-}" = attach ] && [ -n "$FLOWS" ] && [[ " $* " != *" --flows "* ]]; then
+		set -- "$@" --flows "$FLOWS"
+	fi
+	ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" "$@"
+}
+
 # packets of the client->server flow to PORT in the flow table
 flow_packets() {
 	fs_sc -j flows | jq -r ".[] | select(.dport == $1) | .packets"
@@ -92,6 +104,7 @@ client_done() {
 }
 
 @test "attach with defaults on veth: auto picks tc and says why" {
+	FLOWS=	# the default size
 	run fs_sc attach rc
 	[ "$status" -eq 0 ]
 	[[ "$output" == "rc: hook tc (auto: driver veth is virtual"* ]]
@@ -369,6 +382,7 @@ killed_after() {
 }
 
 @test "kill -9 of the first attach at any point: the next attach completes the instance" {
+	FLOWS=	# the default tables' preallocation, killed midway
 	# the first attach preallocates the tables (0.1-1 s): kill it early,
 	# midway and late; each time a new attach must succeed on what is left
 	for delay in 0.01 0.04 0.08 0.15 0.3 0.6; do
@@ -489,6 +503,7 @@ killed_after() {
 }
 
 @test "stats -j and status -j follow the documented schema" {
+	FLOWS=	# the default size
 	fs_sc attach rc
 	transfer 20000 5006
 	fs_sc -j stats | jq -e -f "$FS_ROOT/loader/stats.schema.jq"

@@ -22,7 +22,7 @@ complete_words() {
 }
 
 @test "gc removes an expired flow and keeps a live one" {
-	fs_sc attach rc --idle-timeout 1
+	fs_sc attach rc --idle-timeout 1 --flows "$FS_TEST_FLOWS"
 	fs_sink 6001 /dev/null
 	fs_sink 6002 /dev/null
 	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6001 # idle from now on
@@ -45,7 +45,7 @@ complete_words() {
 }
 
 @test "run: textfile and HTTP metrics, SIGTERM exits 0 and leaves the datapath" {
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.2 \
 		--textfile "$D/flowsplit.prom" --listen 127.0.0.1:9434
 	agent=$!
@@ -64,7 +64,7 @@ complete_words() {
 }
 
 @test "run: kill -9 leaves the datapath counting" {
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.1
 	agent=$!
 	sleep 0.3
@@ -75,7 +75,7 @@ complete_words() {
 }
 
 @test "run sweeps idle flows" {
-	fs_sc attach rc --idle-timeout 0.2
+	fs_sc attach rc --idle-timeout 0.2 --flows "$FS_TEST_FLOWS"
 	fs_sink 6005 /dev/null
 	ip netns exec "$C" socat -u OPEN:/dev/null TCP:10.77.2.1:6005
 	flow_exists 6005
@@ -209,7 +209,7 @@ complete_words() {
 }
 
 @test "run: logs start, listen and exit, stamped off the journal; a failing textfile is named, and its end logged" {
-	fs_sc attach rc
+	fs_sc attach rc --flows "$FS_TEST_FLOWS"
 	mkdir "$D/tf"
 	fs_bg ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 0.1 \
 		--textfile "$D/tf/x/m.prom" --listen 127.0.0.1:19435 --health no 2>"$D/log"

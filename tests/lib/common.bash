@@ -9,6 +9,11 @@
 
 # Each suite sets FS_PREFIX (fstc, fstr, fstt, fstb, ...) before "load lib/common".
 FS_PREFIX=${FS_PREFIX:-fst}
+# FS_TEST_FLOWS: flow table entries per family for the attaches of tests
+# that follow a few flows (attach --flows, or flows = in [splitter]): a
+# first attach preallocates both tables, and the default size
+# (FS_DEFAULT_FLOWS, 1M per family) costs seconds of CPU each time
+FS_TEST_FLOWS=65536
 FS_ROOT=$(cd "$BATS_TEST_DIRNAME/.." && pwd)
 FS_BUILD=${BUILD:-$FS_ROOT/build}
 # BUILD=build-asan (make sanitize) is relative to the repository

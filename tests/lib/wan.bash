@@ -103,9 +103,9 @@ wan_wait_both() {
 # XDP: these suites count, per tunnel, the wire packets of each class; XDP
 # marks every wire packet, TC marks a GRO packet by its first segment (the
 # TC hook's exact counts are tested in splitctl-core.bats)
-wan_attach() { # THRESHOLD
-	wan_sc "$A" attach lana --hook xdp --threshold "$1"
-	wan_sc "$B" attach lanb --hook xdp --threshold "$1"
+wan_attach() { # THRESHOLD (tables of FS_TEST_FLOWS entries: lib/common)
+	wan_sc "$A" attach lana --hook xdp --threshold "$1" --flows "$FS_TEST_FLOWS"
+	wan_sc "$B" attach lanb --hook xdp --threshold "$1" --flows "$FS_TEST_FLOWS"
 }
 
 wan_route() { # MODE [extra route-up options]
