@@ -118,6 +118,9 @@ spill_class() { ip netns exec "$P-$1" tc qdisc show dev vxs | grep -q '^qdisc ht
 	# only, the job's requests short (midstream short, then the
 	# message-boundary re-short)
 	jq -e '.bulk_short_share_ra2 <= 0.01 and .job_short_share_ra2 >= 0.99' "$s"
+	# an agent that failed the long class over onto SHORT is not a
+	# misclassification: said, not counted as short
+	jq -r '"# long class on SHORT (failed over): ra2 \(.ra2.bulk_long_on_short) B, ra1 after the fail-back \(.ra1_after_back.bulk_long_on_short) B"' "$s" >&3
 	# fail-back: ra1 carries the site again, as cleanly
 	jq -e --argjson m "$STALL_MAX_S" '.ra1_after_back.bulk_long > 0 and .failback_gap_s < $m' "$s"
 	jq -e '.ra1_after_back.bulk_short <= 0.01 * (.ra1_after_back.bulk_short + .ra1_after_back.bulk_long)' "$s"
