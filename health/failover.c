@@ -36,6 +36,10 @@ struct health_failover {
 	struct dup_view dup;		/* the same */
 	bool swapped;			/* the roles in force (roles.h) */
 	struct roles_view roles;	/* published with the health */
+	/* the families probed per tunnel (set_families(); nfam -1: never
+	 * said, the file then has no "families") */
+	struct health_file_family fam[HEALTH_TUNNELS][HEALTH_FAMILIES];
+	int nfam[HEALTH_TUNNELS];
 	struct nl nl;
 };
 
@@ -86,6 +90,7 @@ int health_failover_open(struct health_failover **out, enum health_both_down bot
 	if (!fo)
 		return fail_out(&e, tcfg_fail(&e, ENOMEM, "out of memory"), err, errlen);
 	fo->both_down = both_down;
+	fo->nfam[HEALTH_SHORT] = fo->nfam[HEALTH_LONG] = -1;
 	fo->in_force[HEALTH_SHORT] = fo->in_force[HEALTH_LONG] = HEALTH_UP;
 	record_moved(fo);
 	ret = reload(fo, &e);
@@ -116,8 +121,9 @@ int health_failover_info(struct health_failover *fo, struct health_failover_info
 		       char *err, size_t errlen)
 {
 	const struct sc_prefix *via[HEALTH_TUNNELS] = { fo->spec.via_short, fo->spec.via_long };
+	bool carried[2] = { false, false };
 	struct tcfg_err e;
-	int ret = reload(fo, &e), t, f;
+	int ret = reload(fo, &e), t, f, i;
 
 	if (ret)
 		return fail_out(&e, ret, err, errlen);
@@ -134,6 +140,14 @@ int health_failover_info(struct health_failover *fo, struct health_failover_info
 			if (via[t][f].family)
 				inet_ntop(via[t][f].family, via[t][f].addr, info->target[t],
 					  sizeof(info->target[t]));
+	for (i = 0; i < fo->spec.nprefixes; i++)
+		carried[fo->spec.prefixes[i].family == AF_INET6] = true;
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		for (f = 0; f < 2; f++)
+			if (carried[f] && via[t][f].family)
+				inet_ntop(via[t][f].family, via[t][f].addr,
+					  info->family_target[t][f],
+					  sizeof(info->family_target[t][f]));
 	return 0;
 }
 
@@ -253,6 +267,8 @@ int health_failover_publish(struct health_failover *fo,
 		o->missed = h[t]->missed;
 		o->link_down = h[t]->link_down;
 		hf.in_force_state[t] = in_force_of(fo, fo->dev_info[t]);
+		o->nfam = fo->nfam[t];
+		memcpy(o->fam, fo->fam[t], sizeof(o->fam));
 	}
 	hf.spill = fo->spill;
 	hf.dup = fo->dup;
@@ -275,4 +291,14 @@ void health_failover_set_dup(struct health_failover *fo, const struct dup_view *
 void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v)
 {
 	fo->roles = *v;
+}
+
+void health_failover_set_families(struct health_failover *fo, int t,
+				  const struct health_file_family *fam, int n)
+{
+	if (t < 0 || t >= HEALTH_TUNNELS || n < 0 || n > HEALTH_FAMILIES)
+		return;
+	memset(fo->fam[t], 0, sizeof(fo->fam[t]));
+	memcpy(fo->fam[t], fam, n * sizeof(*fam));
+	fo->nfam[t] = n;
 }

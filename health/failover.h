@@ -55,6 +55,11 @@ struct health_failover_info {
 	/* each tunnel's gateway (--via-*), IPv4 first, else IPv6, else "":
 	 * the default probe target */
 	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];
+	/* each tunnel's gateway of each family the routes carry (a prefix of
+	 * that family): [t][0] IPv4, [t][1] IPv6; "" when the routes carry
+	 * none of that family or no gateway of it is recorded (then nothing
+	 * can probe that family through the tunnel) */
+	char family_target[HEALTH_TUNNELS][2][INET6_ADDRSTRLEN];
 };
 /*
  * Whether the record file was replaced (a new "route up") or removed since
@@ -114,6 +119,12 @@ void health_failover_set_spill(struct health_failover *fo, const struct spill_vi
 /* The short class's copy (dup_agent.h), the same way. */
 struct dup_view;
 void health_failover_set_dup(struct health_failover *fo, const struct dup_view *v);
+/* The address families the agent probes through tunnel t (n of them,
+ * health_file.h), published with the next publish; the tunnel's "state"
+ * is then h[t]'s (the agent gives the state of all its families). */
+struct health_file_family;
+void health_failover_set_families(struct health_failover *fo, int t,
+				  const struct health_file_family *fam, int n);
 /* The roles' view (roles.h), published with the next publish. */
 struct roles_view;
 void health_failover_set_roles_view(struct health_failover *fo, const struct roles_view *v);

@@ -96,6 +96,19 @@ uint64_t health_probe_timeout_ns(const struct health *h)
 	return rto_ns > cap_ns ? cap_ns : rto_ns;
 }
 
+enum health_state health_combine(const enum health_state *st, unsigned int n)
+{
+	bool init = !n;
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		if (st[i] == HEALTH_DOWN)
+			return HEALTH_DOWN;
+		init |= st[i] == HEALTH_INIT;
+	}
+	return init ? HEALTH_INIT : HEALTH_UP;
+}
+
 const char *health_state_name(enum health_state s)
 {
 	switch (s) {

@@ -94,6 +94,13 @@ enum health_state {
 };
 /* "init", "up", "down" */
 const char *health_state_name(enum health_state s);
+/*
+ * One tunnel's state over the n address families probed through it (each
+ * its own state machine): DOWN when one is down (a path that loses one
+ * family blackholes that half of its class), UP when all are up, else INIT
+ * (a family without a verdict yet). n 0: INIT.
+ */
+enum health_state health_combine(const enum health_state *st, unsigned int n);
 
 struct health {
 	struct health_params params;	/* a copy, checked */

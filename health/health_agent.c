@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "health_agent.h"
+#include "health_file.h"
 #include "params.h"
 #include "util.h"
 
@@ -28,6 +29,35 @@
 #define HA_BUSY_HANGOVER_NS	FS_NS_PER_S
 
 static const char *const tunnel_name[HEALTH_TUNNELS] = { "short", "long" };
+
+static const char *family_name(int family)
+{
+	return family == AF_INET6 ? "ipv6" : "ipv4";
+}
+
+/* A tunnel's state over the families probed through it
+ * (health_combine()). */
+static enum health_state tunnel_state(const struct health_agent *ha, int t)
+{
+	enum health_state st[2 * HEALTH_TUNNELS];
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ha->nprobes; i++)
+		if (ha->probe[i].tunnel == t)
+			st[n++] = health_prober_tunnel(ha->pr, i)->state;
+	return health_combine(st, n);
+}
+
+/* How many families are probed through tunnel t. */
+static int tunnel_families(const struct health_agent *ha, int t)
+{
+	unsigned int i;
+	int n = 0;
+
+	for (i = 0; i < ha->nprobes; i++)
+		n += ha->probe[i].tunnel == t;
+	return n;
+}
 
 /* both-down: the value selects enum health_both_down */
 static const struct sc_enum both_down_values[] = {
@@ -251,7 +281,7 @@ static void update_metrics(struct health_agent *ha)
 	for (t = 0; m.probing && t < HEALTH_TUNNELS; t++) {
 		h = health_prober_tunnel(ha->pr, t);
 		strcpy(m.dev[t], ha->info.dev[t]);
-		m.up[t] = h->state == HEALTH_UP;
+		m.up[t] = tunnel_state(ha, t) == HEALTH_UP;
 		m.rtt_s[t] = h->rtt_ewma_ns / 1e9;
 		m.timeout_s[t] = health_probe_timeout_ns(h) / 1e9;
 		m.loss[t] = health_loss_ratio(h);
@@ -280,6 +310,7 @@ static void stop_prober(struct health_agent *ha)
 		health_prober_free(ha->pr);
 	ha->mon = NULL;
 	ha->pr = NULL;
+	ha->nprobes = 0;
 }
 
 static void stop_probing(struct health_agent *ha)
@@ -313,10 +344,42 @@ static const char *probe_target(const struct health_agent *ha,
 	return inet_ntop(given->family, given->addr, buf, INET6_ADDRSTRLEN);
 }
 
+static int family_of(const char *addr)
+{
+	return strchr(addr, ':') ? AF_INET6 : AF_INET;
+}
+
+/* Probe tunnel t's other family too, when its routes carry it and a
+ * gateway of it is recorded; a failure is logged (route show then says
+ * that family is not probed), not fatal. */
+static void add_family(struct health_agent *ha, int t)
+{
+	int fam = ha->probe[t].family == AF_INET ? AF_INET6 : AF_INET, idx;
+	const char *target = ha->info.family_target[t][fam == AF_INET6];
+	struct health_probe_cfg cfg = { .dev = ha->info.dev[t], .target = target };
+	struct health_agent_probe *p;
+
+	if (!target[0] || ha->nprobes == sizeof(ha->probe) / sizeof(ha->probe[0]))
+		return;
+	idx = health_prober_add(ha->pr, &cfg);
+	if (idx != (int)ha->nprobes) {
+		pr_warn("run: health: probe %s (%s) over %s via %s: %s: its %s routes are not "
+			"probed",
+			cfg.dev, tunnel_name[t], family_name(fam), target,
+			strerror(idx < 0 ? -idx : EINVAL), family_name(fam));
+		return;
+	}
+	p = &ha->probe[ha->nprobes++];
+	p->tunnel = t;
+	p->family = fam;
+	memcpy(p->target, target, sizeof(p->target));	/* both INET6_ADDRSTRLEN */
+}
+
 static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 {
 	int t, idx;
 
+	ha->nprobes = 0;
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		char target[INET6_ADDRSTRLEN];
 		struct health_probe_cfg cfg = {
@@ -340,9 +403,34 @@ static int add_tunnels(struct health_agent *ha, char *err, size_t errlen)
 					 : "");
 			return idx < 0 ? idx : -EINVAL;
 		}
+		ha->probe[t].tunnel = t;
+		ha->probe[t].family = family_of(cfg.target);
+		snprintf(ha->probe[t].target, sizeof(ha->probe[t].target), "%s", cfg.target);
+		ha->nprobes = t + 1;
 		health_linkmon_watch(ha->mon, cfg.dev);
 	}
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		add_family(ha, t);
+	for (t = 0; t < HEALTH_TUNNELS; t++)
+		ha->logged[t] = tunnel_state(ha, t);
 	return 0;
+}
+
+/* "; also probing vxs (short) over ipv6 via fd10:1::2, ..." of the start
+ * lines (the families beyond the first), appended to buf. */
+static void families_text(const struct health_agent *ha, char *buf, size_t len)
+{
+	unsigned int i;
+	size_t n;
+
+	for (i = HEALTH_TUNNELS; i < ha->nprobes; i++) {
+		const struct health_agent_probe *p = &ha->probe[i];
+
+		n = strlen(buf);
+		snprintf(buf + n, len - n, "%s%s (%s) over %s via %s",
+			 i == HEALTH_TUNNELS ? "; also probing " : ", ", ha->info.dev[p->tunnel],
+			 tunnel_name[p->tunnel], family_name(p->family), p->target);
+	}
 }
 
 /* Fresh quality and roles (the configured ones) for the prober's tunnels;
@@ -407,7 +495,7 @@ static void roles_input(struct health_agent *ha, struct roles_input *in, uint64_
 	int t, carries_long = ha->roles.swapped ? HEALTH_SHORT : HEALTH_LONG;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
-		in->state[t] = health_prober_tunnel(ha->pr, t)->state;
+		in->state[t] = tunnel_state(ha, t);
 		in->q[t] = &ha->q[t];
 		in->busy[t] = t == carries_long && tunnel_busy(ha, t, now);
 	}
@@ -508,7 +596,8 @@ static int start_probing(struct health_agent *ha, char *err, size_t errlen)
 static bool same_tunnels(const struct health_failover_info *a, const struct health_failover_info *b)
 {
 	return a->mode == b->mode && !memcmp(a->dev, b->dev, sizeof(a->dev)) &&
-	       !memcmp(a->target, b->target, sizeof(a->target));
+	       !memcmp(a->target, b->target, sizeof(a->target)) &&
+	       !memcmp(a->family_target, b->family_target, sizeof(a->family_target));
 }
 
 static bool apply(struct health_agent *ha, bool after_down);
@@ -516,25 +605,30 @@ static bool apply(struct health_agent *ha, bool after_down);
 /*
  * A tunnel probed before and after a new "route up" (same device and
  * target, in either role) keeps its state machine: its verdict, flap
- * penalty and hold-down. What "route up" installed from the published
- * health then stays in force, with no new verdict to wait for. Appends
- * "DEV STATE" of each to kept.
+ * penalty and hold-down; so does each family probed through it. What
+ * "route up" installed from the published health then stays in force,
+ * with no new verdict to wait for. Appends "DEV STATE" of each tunnel
+ * kept to kept.
  */
 static void carry_verdicts(struct health_agent *ha, const struct health_prober *old,
-			   const struct health_failover_info *before, char *kept, size_t len)
+			   const struct health_failover_info *before,
+			   const struct health_agent_probe *oldp, unsigned int oldn, char *kept,
+			   size_t len)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
-	int t, o;
+	unsigned int i, o;
 
-	for (t = 0; t < HEALTH_TUNNELS; t++)
-		for (o = 0; o < HEALTH_TUNNELS; o++)
-			if (!strcmp(ha->info.dev[t], before->dev[o]) &&
-			    !strcmp(probe_target(ha, &ha->info, t, a),
-				    probe_target(ha, before, o, b)) &&
-			    !health_prober_seed(ha->pr, t, health_prober_tunnel(old, o)))
+	for (i = 0; i < ha->nprobes; i++)
+		for (o = 0; o < oldn; o++)
+			if (!strcmp(ha->info.dev[ha->probe[i].tunnel],
+				    before->dev[oldp[o].tunnel]) &&
+			    !strcmp(ha->probe[i].target, oldp[o].target) &&
+			    !health_prober_seed(ha->pr, i, health_prober_tunnel(old, o)) &&
+			    i < HEALTH_TUNNELS)
 				snprintf(kept + strlen(kept), len - strlen(kept), "%s%s %s",
-					 kept[0] ? ", " : "", ha->info.dev[t],
-					 health_state_name(health_prober_tunnel(ha->pr, t)->state));
+					 kept[0] ? ", " : "", ha->info.dev[i],
+					 health_state_name(health_prober_tunnel(ha->pr, i)->state));
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		ha->logged[i] = tunnel_state(ha, i);
 }
 
 /*
@@ -548,8 +642,10 @@ static void carry_verdicts(struct health_agent *ha, const struct health_prober *
 static int follow_record(struct health_agent *ha)
 {
 	struct health_failover_info now, before = ha->info;
+	struct health_agent_probe oldp[2 * HEALTH_TUNNELS];
+	unsigned int oldn = ha->nprobes;
 	struct health_prober *old;
-	char err[256], kept[128] = "";
+	char err[256], kept[128] = "", fams[256] = "";
 	int ret;
 
 	if (!health_failover_record_changed(ha->fo))
@@ -563,12 +659,13 @@ static int follow_record(struct health_agent *ha)
 	}
 	if (same_tunnels(&now, &before))
 		return 0;
+	memcpy(oldp, ha->probe, sizeof(oldp));
 	old = ha->pr;
 	ha->pr = NULL;
 	stop_prober(ha);	/* the link monitor */
 	ret = start_prober(ha, err, sizeof(err));
 	if (!ret) {
-		carry_verdicts(ha, old, &before, kept, sizeof(kept));
+		carry_verdicts(ha, old, &before, oldp, oldn, kept, sizeof(kept));
 		roles_reset(ha);
 	}
 	health_prober_free(old);
@@ -580,10 +677,11 @@ static int follow_record(struct health_agent *ha)
 		ha->next_open_ns = mono_ns() + HA_RETRY_NS;
 		return 1;
 	}
+	families_text(ha, fams, sizeof(fams));
 	pr_info("run: health: route up changed the tunnels: probing %s (short) via %s, %s (long) "
-		"via %s%s%s",
-		ha->info.dev[0], ha->info.target[0], ha->info.dev[1], ha->info.target[1],
-		kept[0] ? "; verdicts kept: " : "", kept);
+		"via %s%s%s%s",
+		ha->info.dev[0], ha->target[0], ha->info.dev[1], ha->target[1],
+		kept[0] ? "; verdicts kept: " : "", kept, fams);
 	/* the plan of the kept verdicts in their new roles (what route up
 	 * installed: normally nothing changes) */
 	apply(ha, false);
@@ -591,12 +689,44 @@ static int follow_record(struct health_agent *ha)
 	return 1;
 }
 
+/* Tunnel t as published: its first family's state machine with the
+ * tunnel's state (since the change of the family that gave it), and the
+ * families probed. */
+static void publish_tunnel(struct health_agent *ha, int t, struct health *h)
+{
+	struct health_file_family fam[HEALTH_FAMILIES];
+	enum health_state st = tunnel_state(ha, t);
+	unsigned int i;
+	int n = 0;
+
+	memset(fam, 0, sizeof(fam));
+	*h = *health_prober_tunnel(ha->pr, t);
+	if (h->state != st)
+		h->since_ns = 0;
+	for (i = 0; i < ha->nprobes && n < HEALTH_FAMILIES; i++) {
+		const struct health *f = health_prober_tunnel(ha->pr, i);
+
+		if (ha->probe[i].tunnel != t)
+			continue;
+		if (h->state != st && f->state == st && f->since_ns > h->since_ns)
+			h->since_ns = f->since_ns;
+		fam[n].family = ha->probe[i].family;
+		snprintf(fam[n].target, sizeof(fam[n].target), "%s", ha->probe[i].target);
+		fam[n].state = f->state;
+		fam[n].rtt_last_ns = f->rtt_last_ns;
+		fam[n].probes = f->probes;
+		fam[n].missed = f->missed;
+		fam[n].loss = health_loss_ratio(f);
+		n++;
+	}
+	h->state = st;
+	health_failover_set_families(ha->fo, t, fam, n);
+}
+
 static void publish(struct health_agent *ha)
 {
-	const struct health *h[HEALTH_TUNNELS] = {
-		health_prober_tunnel(ha->pr, HEALTH_SHORT),
-		health_prober_tunnel(ha->pr, HEALTH_LONG),
-	};
+	static struct health hs[HEALTH_TUNNELS];
+	const struct health *h[HEALTH_TUNNELS] = { &hs[HEALTH_SHORT], &hs[HEALTH_LONG] };
 	char err[256];
 
 	struct spill_view sv;
@@ -607,6 +737,8 @@ static void publish(struct health_agent *ha)
 	struct roles_view rv;
 	uint64_t now = mono_ns();
 
+	publish_tunnel(ha, HEALTH_SHORT, &hs[HEALTH_SHORT]);
+	publish_tunnel(ha, HEALTH_LONG, &hs[HEALTH_LONG]);
 	spill_agent_view(&ha->spill, &sv);
 	health_failover_set_spill(ha->fo, &sv);
 	dup_agent_view(&ha->dup, &dv);
@@ -630,7 +762,7 @@ static bool apply(struct health_agent *ha, bool after_down)
 	int t, ret;
 
 	for (t = 0; t < HEALTH_TUNNELS; t++)
-		st[t] = health_prober_tunnel(ha->pr, t)->state;
+		st[t] = tunnel_state(ha, t);
 	ret = health_failover_apply(ha->fo, st, err, sizeof(err));
 	if (ret == -ENOENT)
 		return false;
@@ -648,12 +780,55 @@ static bool apply(struct health_agent *ha, bool after_down)
 	return true;
 }
 
-static void log_transition(struct health_agent *ha, unsigned int t, enum health_state from)
+/* A state change of the prober's tunnel idx (from: its state before),
+ * when its tunnel has several families: "ipv6 of vxs (short) via
+ * fd10:1::2: up -> down after 3 misses, ..." */
+static void log_family(struct health_agent *ha, unsigned int idx, enum health_state from)
 {
+	int t = ha->probe[idx].tunnel;
 	char line[256];
 
-	health_transition_format(health_prober_tunnel(ha->pr, t), from, line, sizeof(line));
-	pr_info("run: health: %s (%s) %s", ha->info.dev[t], tunnel_name[t], line);
+	if (tunnel_families(ha, t) < 2)
+		return;
+	health_transition_format(health_prober_tunnel(ha->pr, idx), from, line, sizeof(line));
+	pr_info("run: health: %s of %s (%s) via %s: %s", family_name(ha->probe[idx].family),
+		ha->info.dev[t], tunnel_name[t], ha->probe[idx].target, line);
+}
+
+/*
+ * Tunnel t's state changed since it was last logged: one line as ever
+ * ("vxs (short) up -> down after 3 misses, ..."), from the family whose
+ * latest change gave that state (named when there are several).
+ */
+static void log_tunnel(struct health_agent *ha, int t)
+{
+	enum health_state st = tunnel_state(ha, t);
+	const struct health *by = NULL, *h;
+	bool several = tunnel_families(ha, t) > 1;
+	unsigned int i, fam = 0;
+	char line[256];
+
+	if (st == ha->logged[t])
+		return;
+	for (i = 0; i < ha->nprobes; i++) {
+		h = health_prober_tunnel(ha->pr, i);
+		if (ha->probe[i].tunnel == t && h->state == st &&
+		    (!by || h->since_ns > by->since_ns)) {
+			by = h;
+			fam = i;
+		}
+	}
+	if (by) {
+		health_transition_format(by, ha->logged[t], line, sizeof(line));
+		pr_info("run: health: %s (%s) %s%s%s%s", ha->info.dev[t], tunnel_name[t], line,
+			several ? " (" : "", several ? family_name(ha->probe[fam].family) : "",
+			several ? ")" : "");
+	} else {
+		pr_info("run: health: %s (%s) %s -> %s: waiting for the verdict of each family",
+			ha->info.dev[t], tunnel_name[t], health_state_name(ha->logged[t]),
+			health_state_name(st));
+	}
+	ha->logged[t] = st;
 }
 
 /* Prober events: one log line each, then the plan; false: record gone. */
@@ -669,11 +844,13 @@ static bool on_probes(struct health_agent *ha)
 		return true;
 	}
 	for (i = 0; i < n; i++) {
-		log_transition(ha, ev[i].tunnel, ev[i].from);
+		log_family(ha, ev[i].tunnel, ev[i].from);
 		down |= ev[i].to == HEALTH_DOWN;
 	}
 	if (!n)
 		return true;
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		log_tunnel(ha, i);
 	if (!apply(ha, down))
 		return false;
 	publish(ha);
@@ -686,7 +863,8 @@ static bool on_link(struct health_agent *ha, const struct health_link_event *ev)
 	bool lost = ev->kind == HEALTH_LINK_DOWN || ev->kind == HEALTH_LINK_DELETED;
 	struct health_event down;
 	char err[256];
-	int t, ret;
+	unsigned int i;
+	int ret;
 
 	if (!lost) {
 		ret = health_failover_reconverge(ha->fo, err, sizeof(err));
@@ -698,10 +876,12 @@ static bool on_link(struct health_agent *ha, const struct health_link_event *ev)
 			pr_info("run: health: %d routes put back", ret);
 		return true;
 	}
-	for (t = 0; t < HEALTH_TUNNELS; t++)
-		if (!strcmp(ev->dev, ha->info.dev[t]) &&
-		    health_prober_link_down(ha->pr, t, &down) == 1)
-			log_transition(ha, t, down.from);
+	for (i = 0; i < ha->nprobes; i++)
+		if (!strcmp(ev->dev, ha->info.dev[ha->probe[i].tunnel]) &&
+		    health_prober_link_down(ha->pr, i, &down) == 1)
+			log_family(ha, i, down.from);
+	for (i = 0; i < HEALTH_TUNNELS; i++)
+		log_tunnel(ha, i);
 	return apply(ha, true);
 }
 
@@ -746,9 +926,12 @@ static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 	if (now >= ha->next_open_ns) {
 		ret = start_probing(ha, err, sizeof(err));
 		if (!ret) {
-			pr_info("run: health: probing %s (short) via %s, %s (long) via %s",
-				ha->info.dev[0], ha->info.target[0], ha->info.dev[1],
-				ha->info.target[1]);
+			char fams[256] = "";
+
+			families_text(ha, fams, sizeof(fams));
+			pr_info("run: health: probing %s (short) via %s, %s (long) via %s%s",
+				ha->info.dev[0], ha->target[0], ha->info.dev[1], ha->target[1],
+				fams);
 			ha->open_failing = false;
 			ha->next_publish_ns = 0;
 			return;
@@ -779,7 +962,7 @@ static void spill_step(struct health_agent *ha)
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
 		const struct health *h = health_prober_tunnel(ha->pr, t);
 
-		sh.up[t] = h->state == HEALTH_UP;
+		sh.up[t] = tunnel_state(ha, t) == HEALTH_UP;
 		sh.rtt_samples[t] = h->rtt_samples;
 		sh.rtt_last_ns[t] = h->rtt_last_ns;
 		sh.probes_lost[t] = h->window_lost;

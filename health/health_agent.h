@@ -82,6 +82,19 @@ struct health_agent {
 	bool open_failing;		/* an open error was logged */
 	uint64_t failovers;		/* route changes after a tunnel went down */
 	char target[HEALTH_TUNNELS][INET6_ADDRSTRLEN];	/* the probes' targets */
+	/* the prober's tunnels: [HEALTH_SHORT] and [HEALTH_LONG] probed at
+	 * target[] (IPv4 when recorded), then, for each tunnel whose routes
+	 * carry the other family through a gateway of it, that family: the
+	 * tunnel's state is down when one of its families is, up when all
+	 * are (tunnel_state()) */
+	unsigned int nprobes;
+	struct health_agent_probe {
+		int tunnel;			/* HEALTH_SHORT, HEALTH_LONG */
+		int family;			/* AF_INET, AF_INET6 */
+		char target[INET6_ADDRSTRLEN];
+	} probe[2 * HEALTH_TUNNELS];
+	enum health_state logged[HEALTH_TUNNELS];	/* the tunnels' states
+							 * as last logged */
 	/* what the metrics show: written by the loop, read by the HTTP
 	 * thread */
 	pthread_mutex_t lock;

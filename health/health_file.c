@@ -9,7 +9,8 @@
  *    "states": [SHORT, LONG], "in_force_states": [SHORT, LONG],
  *    "tunnels": [{"role", "dev", "state", "since_mono_ns", "rtt_last_ns",
  *                 "rtt_ewma_ns", "timeout_ns", "loss", "flaps", "probes", "missed",
- *                 "link_down"}],
+ *                 "link_down", "families": [{"family": "ipv4"|"ipv6", "target",
+ *                 "state", "rtt_last_ns", "loss", "probes", "missed"}]}],
  *    "spill": {"active", "dev", "state", "generation", "grants", "taken",
  *              "rate_bps", "capacity_bps", "short_bps", "spilled_bps", "top_bps",
  *              "queue_delay_ns": [SHORT, LONG] (null: none), "one_way",
@@ -28,7 +29,11 @@
  * settings (a new "route up" switching the mode) derives the plan for its own mode.
  * "in_force_states" are the states whose plan is installed: a WAIT or KEEP
  * plan leaves the one before in force. A file whose agent is gone (it
- * no longer holds the agent lock of agent_lock.c) counts as absent. Times are CLOCK_MONOTONIC,
+ * no longer holds the agent lock of agent_lock.c) counts as absent. A
+ * tunnel's "families" are the address families the agent probes through
+ * it, each with its own state machine; its "state" is down when one of
+ * them is, up when all are (a file without "families" is not judged on
+ * them). Times are CLOCK_MONOTONIC,
  * which every process of the system shares.
  */
 #include <errno.h>
@@ -48,6 +53,11 @@
 #define HEALTH_FILE_NAME "health"	/* health-<netns inode>.json */
 
 static const char *const role_name[HEALTH_TUNNELS] = { "short", "long" };
+
+static const char *family_name(int family)
+{
+	return family == AF_INET6 ? "ipv6" : "ipv4";
+}
 
 static int state_from_name(const char *s, enum health_state *st)
 {
@@ -86,6 +96,12 @@ static const struct field tunnel_fields[] = {
 	FIELD("probes", FIELD_U64, struct health_file_tunnel, probes),
 	FIELD("missed", FIELD_U64, struct health_file_tunnel, missed),
 	FIELD("link_down", FIELD_BOOL, struct health_file_tunnel, link_down),
+};
+static const struct field family_fields[] = {
+	FIELD("rtt_last_ns", FIELD_U64, struct health_file_family, rtt_last_ns),
+	FIELD("loss", FIELD_DOUBLE, struct health_file_family, loss),
+	FIELD("probes", FIELD_U64, struct health_file_family, probes),
+	FIELD("missed", FIELD_U64, struct health_file_family, missed),
 };
 /* the grants and the rates, in this order */
 static const struct field spill_rate_fields[] = {
@@ -171,6 +187,23 @@ static struct json_object *tunnel_json(int role, const struct health_file_tunnel
 	json_object_object_add(o, "dev", json_object_new_string(t->dev));
 	json_object_object_add(o, "state", json_object_new_string(health_state_name(t->state)));
 	fields_put(o, t, FIELDS(tunnel_fields));
+	if (t->nfam >= 0) {
+		struct json_object *a = json_object_new_array(), *f;
+		int i;
+
+		for (i = 0; i < t->nfam; i++) {
+			f = json_object_new_object();
+			json_object_object_add(
+				f, "family", json_object_new_string(family_name(t->fam[i].family)));
+			json_object_object_add(f, "target",
+					       json_object_new_string(t->fam[i].target));
+			json_object_object_add(f, "state", json_object_new_string(
+				health_state_name(t->fam[i].state)));
+			fields_put(f, &t->fam[i], FIELDS(family_fields));
+			json_object_array_add(a, f);
+		}
+		json_object_object_add(o, "families", a);
+	}
 	return o;
 }
 
@@ -319,12 +352,45 @@ static int get_states(struct json_object *o, const char *key, enum health_state 
 	return 0;
 }
 
+/* A tunnel's "families" (nfam -1 without the key). */
+static int get_families(struct json_object *o, struct health_file_tunnel *t)
+{
+	struct json_object *a, *f;
+	int i;
+
+	t->nfam = -1;
+	if (!json_object_object_get_ex(o, "families", &a))
+		return 0;
+	if (!json_object_is_type(a, json_type_array) ||
+	    json_object_array_length(a) > HEALTH_FAMILIES)
+		return -EINVAL;
+	t->nfam = json_object_array_length(a);
+	for (i = 0; i < t->nfam; i++) {
+		struct health_file_family *x = &t->fam[i];
+
+		f = json_object_array_get_idx(a, i);
+		if (!strcmp(get_str(f, "family"), "ipv4"))
+			x->family = AF_INET;
+		else if (!strcmp(get_str(f, "family"), "ipv6"))
+			x->family = AF_INET6;
+		else
+			return -EINVAL;
+		snprintf(x->target, sizeof(x->target), "%s", get_str(f, "target"));
+		if (state_from_name(get_str(f, "state"), &x->state))
+			return -EINVAL;
+		fields_get(f, x, FIELDS(family_fields));
+	}
+	return 0;
+}
+
 static int get_tunnel(struct json_object *o, struct health_file_tunnel *t)
 {
 	snprintf(t->dev, sizeof(t->dev), "%s", get_str(o, "dev"));
 	if (state_from_name(get_str(o, "state"), &t->state))
 		return -EINVAL;
 	fields_get(o, t, FIELDS(tunnel_fields));
+	if (get_families(o, t))
+		return -EINVAL;
 	return 0;
 }
 
@@ -508,9 +574,15 @@ void health_file_in_force(struct tcfg_in_force *f)
 	if (health_file_read(&hf, &ignored))
 		return;
 	f->pid = hf.pid;
+	f->families_known = true;
 	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		int i;
+
 		snprintf(f->dev[t], sizeof(f->dev[t]), "%s", hf.t[t].dev);
 		f->down[t] = hf.in_force_state[t] == HEALTH_DOWN;
+		f->families_known &= hf.t[t].nfam >= 0;
+		for (i = 0; i < hf.t[t].nfam; i++)
+			f->probed[t][hf.t[t].fam[i].family == AF_INET6] = true;
 	}
 	/* every pair of states planned for either mode: "route up" may
 	 * switch the mode, or give the devices other roles */
@@ -529,6 +601,35 @@ void health_file_in_force(struct tcfg_in_force *f)
 static double ms(__u64 ns)
 {
 	return ns / 1e6;
+}
+
+/* The families probed through a tunnel: one line, "health:   ipv4 up via
+ * 192.168.101.2 (rtt 0.21 ms, loss 0.0 %), ipv6 ..." */
+static void show_families(const struct health_file_tunnel *t)
+{
+	int i;
+
+	if (t->nfam < 0)
+		return;
+	open_json_array(PRINT_JSON, "families");
+	print_string(PRINT_FP, NULL, "%s", "health:   families probed:");
+	if (!t->nfam)
+		print_string(PRINT_FP, NULL, "%s", " none");
+	for (i = 0; i < t->nfam; i++) {
+		const struct health_file_family *x = &t->fam[i];
+
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "family", i ? ", %s" : " %s", family_name(x->family));
+		print_string(PRINT_ANY, "state", " %s", health_state_name(x->state));
+		print_string(PRINT_ANY, "target", " via %s", x->target);
+		print_float(PRINT_ANY, "rtt_ms", " (rtt %.2f ms", ms(x->rtt_last_ns));
+		print_float(PRINT_ANY, "loss_pct", ", loss %.1f %%)", x->loss * 100);
+		print_uint(PRINT_JSON, "probes", NULL, x->probes);
+		print_uint(PRINT_JSON, "missed", NULL, x->missed);
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	print_nl();
 }
 
 static void show_tunnel(int role, const struct health_file_tunnel *t, __u64 now_mono)
@@ -554,6 +655,7 @@ static void show_tunnel(int role, const struct health_file_tunnel *t, __u64 now_
 	print_uint(PRINT_JSON, "probes", NULL, t->probes);
 	print_uint(PRINT_JSON, "missed", NULL, t->missed);
 	print_nl();
+	show_families(t);
 	close_json_object();
 }
 

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <net/if.h>
+#include <netinet/in.h>
 #include <linux/types.h>
 
 #include "health.h"
@@ -21,6 +22,15 @@
 struct tcfg_err;
 
 /* What a running agent published (health-<netns inode>.json). */
+#define HEALTH_FAMILIES 2	/* IPv4, IPv6 */
+/* One address family probed through a tunnel: its own state machine. */
+struct health_file_family {
+	int family;		/* AF_INET, AF_INET6 */
+	char target[INET6_ADDRSTRLEN];
+	enum health_state state;
+	__u64 rtt_last_ns, probes, missed;
+	double loss;
+};
 struct health_file_tunnel {
 	char dev[IF_NAMESIZE];
 	enum health_state state;
@@ -30,6 +40,10 @@ struct health_file_tunnel {
 	double loss;		/* 0..1 over the loss window */
 	__u64 flaps, probes, missed;
 	bool link_down;		/* the last down came from a link event */
+	/* the families probed (state: down when one is down, up when all
+	 * are up); nfam -1: the publisher did not say (not judged) */
+	int nfam;
+	struct health_file_family fam[HEALTH_FAMILIES];
 };
 struct health_file {
 	int pid;				/* the agent */

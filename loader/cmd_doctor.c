@@ -233,6 +233,9 @@ static void check_routing(struct doctor *d)
 		      ? "splitctl run -c FILE (systemctl start flowsplit)"
 	      : strstr(t->problem_first, "does not probe")
 		      ? "run the agent with health on ([health] enabled = yes, --health yes)"
+	      : strstr(t->problem_first, "not probed")
+		      ? "give route up a gateway of that family for the tunnel (--via-short/"
+			"--via-long ADDR, [route] via-short/via-long), or see the agent's log"
 		      : "bring the tunnel back (splitctl route show: health), then the class "
 			"returns after the hold-down",
 	      t->problems ? "degraded: %s"

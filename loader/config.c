@@ -434,6 +434,36 @@ static int config_check(const char *path, struct sc_config *cfg)
 	return 0;
 }
 
+/* Where an installation puts the shipped example: beside the config
+ * (make install: /etc/flowsplit/flowsplit.conf.example), or with the
+ * package's documentation (debian/rules). */
+#define SC_CONFIG_EXAMPLE "flowsplit.conf.example"
+#define SC_CONFIG_EXAMPLE_DOC "/usr/share/doc/flowsplit/examples/" SC_CONFIG_EXAMPLE
+
+/* No config file at path (e.g. the unit's, after "make install"): what
+ * to do, naming the example this system has. */
+static void missing_file(struct sc_config *cfg, const char *path)
+{
+	char example[PATH_MAX], msg[4 * PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	int n;
+
+	snprintf(example, sizeof(example), "%.*s" SC_CONFIG_EXAMPLE,
+		 slash ? (int)(slash - path + 1) : 0, path);
+	if (access(example, R_OK))
+		snprintf(example, sizeof(example), "%s", SC_CONFIG_EXAMPLE_DOC);
+	n = snprintf(msg, sizeof(msg),
+		     "%s: cannot read: %s: write one (a whole router: " SC_CONFIG_EXAMPLE
+		     ", docs/config.md) and check it with 'splitctl check -c FILE'",
+		     path, strerror(ENOENT));
+	if (!access(example, R_OK) && n > 0 && (size_t)n < sizeof(msg))
+		snprintf(msg + n, sizeof(msg) - n,
+			 "; this system's example: cp %s %s, then edit it for this router "
+			 "(interfaces, tunnels, routes)",
+			 example, path);
+	snprintf(cfg->err, sizeof(cfg->err), "%.*s", (int)sizeof(cfg->err) - 1, msg);
+}
+
 int sc_config_load(const char *path, struct sc_config *cfg)
 {
 	struct parse_ctx *p;
@@ -448,15 +478,16 @@ int sc_config_load(const char *path, struct sc_config *cfg)
 	/* in_file_open() refuses what is not a regular file (a directory, a
 	 * FIFO: never blocks) */
 	f = in_file_open(path);
+	if (!f && errno == ENOENT) {
+		missing_file(cfg, path);
+		return FS_EXIT_RUNTIME;
+	}
 	if (!f) {
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: cannot read: %s%s", path,
 			 strerror(errno),
 			 errno == EISDIR   ? " (name a config file)"
 			 : errno == EINVAL ? " (not a regular file)"
-			 : errno == ENOENT
-				 ? ": write one (a whole router: flowsplit.conf.example, "
-				   "docs/config.md) and check it with 'splitctl check -c FILE'"
-				 : "");
+					   : "");
 		return FS_EXIT_RUNTIME;
 	}
 	p = calloc(1, sizeof(*p));
@@ -1092,6 +1123,16 @@ static void print_changes(const struct sc_config *cfg, bool dry_run)
 	close_json_object();
 }
 
+/* [agent]'s metrics endpoint as "run" checks it before it starts: the web
+ * config (its keys, hashes, certificate and key) and listen. */
+static int check_agent_web(struct sc_config *cfg)
+{
+	char err[600];
+	int ret = sc_agent_web_check(&cfg->agent, err, sizeof(err));
+
+	return ret ? vfail(cfg, 0, ret, "[agent] %s", err) : 0;
+}
+
 static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 		      bool apply)
 {
@@ -1103,6 +1144,9 @@ static int config_cmd(const struct sc_opts *o, const struct sc_config_args *a,
 	ret = sc_config_load(a->config, &cfg);
 	if (!ret && !apply && !a->offline)
 		ret = sc_config_validate(o, &cfg);
+	/* files, not the system: offline too */
+	if (!ret && !apply)
+		ret = check_agent_web(&cfg);
 	if (ret) {
 		pr_err("%s", cfg.err);
 	} else if (apply) {

@@ -42,6 +42,11 @@ struct sc_agent_args {
 };
 extern const struct sc_option sc_agent_opts[];
 #define SC_AGENT_INTERVAL_DEFAULT 10	/* seconds between sweeps */
+/* What "run" checks of a's metrics endpoint before it starts (run.c): the
+ * web config read whole, its certificate and key loaded together, and a
+ * listen address it may serve. 0, or FS_EXIT_USAGE (a bad web config,
+ * listen) / FS_EXIT_RUNTIME (unreadable) with one line in err. */
+int sc_agent_web_check(const struct sc_agent_args *a, char *err, size_t errlen);
 
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
 #define SC_CFG_MAX_TUNNELS 8	/* [tunnel NAME] sections */

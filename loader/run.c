@@ -290,6 +290,16 @@ static int http_config(const struct sc_agent_args *eff, struct sc_web_config *wc
 	return 0;
 }
 
+int sc_agent_web_check(const struct sc_agent_args *a, char *err, size_t errlen)
+{
+	struct sc_web_config wc;
+	int ret = http_config(a, &wc, err, errlen);
+
+	if (!ret)
+		sc_web_config_free(&wc);
+	return ret;
+}
+
 /*
  * Start the HTTP thread on l, serving with wc (taken over: the server
  * frees it); listen_fd >= 0: on that socket (a reload's handover) instead

@@ -254,3 +254,59 @@ PY
 	fs_wait_for 30 grep -q "reload: web config: $D/web.yml:1: .*keeping the running config" "$D/agent.err"
 	[ "$(scrape -u new:newpw)" = 200 ]
 }
+
+@test "check -c validates [agent] web-config as run does: one line, run's exit status, offline too" {
+	need_tools
+	certs
+	fs_sc attach rc
+	local h
+	h=$(bcrypt pw)
+	# conf WEB-CONFIG [LISTEN]: $D/a.conf with that [agent]
+	conf() {
+		printf '[splitter]\ninterfaces = rc\n[agent]\nlisten = %s\nweb-config = %s\n' \
+			"${2:-$ADDR:$PORT}" "$1" >"$D/a.conf"
+	}
+	# checked STATUS EXPECTED: check and check --offline both end with
+	# STATUS and one line holding EXPECTED (and run -c refuses alike)
+	checked() {
+		local mode
+		for mode in "" --offline; do
+			run fs_sc check $mode -c "$D/a.conf"
+			echo "check $mode: exit $status: $output"
+			[ "$status" -eq "$1" ]
+			[ "${#lines[@]}" -eq 1 ]
+			[[ "$output" == *"$D/a.conf: [agent] "*"$2"* ]]
+		done
+		run fs_sc -j check --offline -c "$D/a.conf"
+		[ "$status" -eq "$1" ]
+		jq -e --arg m "$2" '.level == "error" and (.message | contains($m))' <<<"$output"
+		run timeout 30 ip netns exec "$R" "$SPLITCTL" --pin-dir "$BPF" run --interval 1 \
+			--health no -c "$D/a.conf"
+		[ "$status" -eq "$1" ]
+		[[ "$output" == *"$2"* ]]
+	}
+	# unreadable: a runtime error
+	conf "$D/missing.yml"
+	checked 1 "web config: $D/missing.yml: cannot read: No such file or directory"
+	# unknown key, bad hash, missing key file, a certificate without its key
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\n  client_ca_file: ca.pem\n' >"$D/w.yml"
+	conf "$D/w.yml"
+	checked 2 "web config: $D/w.yml:4: tls_server_config: unsupported key 'client_ca_file': accepted: cert_file, key_file, min_version"
+	printf 'basic_auth_users:\n  alice: $1$abc$def\n' >"$D/w.yml"
+	checked 2 "web config: $D/w.yml:2: basic_auth_users: alice: invalid hash: accepted: a bcrypt hash"
+	printf 'tls_server_config:\n  cert_file: cert.pem\n' >"$D/w.yml"
+	checked 2 "tls_server_config: cert_file and key_file are both needed"
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: nokey.pem\n' >"$D/w.yml"
+	checked 1 "tls_server_config: key_file: cannot read '$D/nokey.pem': No such file or directory"
+	openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes \
+		-keyout "$D/other.key" -out "$D/other.pem" -days 2 -subj /CN=other 2>/dev/null
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: other.key\n' >"$D/w.yml"
+	checked 2 "the certificate and key do not load together"
+	# beyond loopback without TLS or users
+	printf '# nothing\n' >"$D/w.yml"
+	checked 2 "is not a loopback address: serving metrics beyond this host needs --web-config FILE with tls_server_config and/or basic_auth_users"
+	# a good one: valid, online and offline
+	printf 'tls_server_config:\n  cert_file: cert.pem\n  key_file: key.pem\nbasic_auth_users:\n  a: %s\n' "$h" >"$D/w.yml"
+	fs_sc check -c "$D/a.conf" | grep -qx "$D/a.conf: valid"
+	fs_sc check --offline -c "$D/a.conf" | grep -qx "$D/a.conf: valid (offline: the file alone)"
+}

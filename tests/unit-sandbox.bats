@@ -207,3 +207,24 @@ attached() { wan_sc "$A" -j status 2>/dev/null | jq -e '.interfaces[0].name == "
 	[ "$status" -eq 0 ]
 	ip netns exec "$A" "$SPLITCTL" --pin-dir "${BPFA}-other" detach --all
 }
+
+@test "unit: installed without a config (make install), it refuses with one line naming the example to copy" {
+	make -s -C "$FS_ROOT" BUILD="$FS_BUILD" DESTDIR="$D/root" install >/dev/null
+	local etc=$D/root/etc/flowsplit unit=$D/root/etc/systemd/system/flowsplit.service key cmd
+	[ -f "$etc/flowsplit.conf.example" ]
+	[ ! -e "$etc/flowsplit.conf" ]
+	# ExecStartPre stops the unit; ExecStart, run by hand, says the same
+	for key in ExecStartPre ExecStart; do
+		cmd=$(sed -n "s/^$key=//p" "$unit" |
+			sed "s|/usr/local/sbin/splitctl|$D/root/usr/local/sbin/splitctl|; s|/etc/flowsplit/|$etc/|g")
+		run -1 ip netns exec "$A" $cmd
+		echo "$key: $output"
+		[ "${#lines[@]}" -eq 1 ]
+		[[ $output == *"$etc/flowsplit.conf: cannot read: No such file or directory: "*"; this system's example: cp $etc/flowsplit.conf.example $etc/flowsplit.conf, then edit it for this router"* ]]
+	done
+	# the copy is what the line says to make: then the check passes
+	cp "$etc/flowsplit.conf.example" "$etc/flowsplit.conf"
+	cmd=$(sed -n "s/^ExecStartPre=//p" "$unit" |
+		sed "s|/usr/local/sbin/splitctl|$D/root/usr/local/sbin/splitctl|; s|/etc/flowsplit/|$etc/|g")
+	ip netns exec "$A" $cmd
+}

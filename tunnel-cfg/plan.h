@@ -58,6 +58,10 @@ struct tcfg_in_force {
 	int pid;				/* the agent; 0: none publishes */
 	char dev[HEALTH_TUNNELS][16];		/* the tunnels it steers */
 	bool down[HEALTH_TUNNELS];		/* dev[i] is down in the plan in force */
+	/* dev[i] is probed over IPv4 (probed[i][0]) and IPv6 ([i][1]);
+	 * families_known false: the agent did not say (not judged) */
+	bool families_known;
+	bool probed[HEALTH_TUNNELS][2];
 	/* the plan of every pair of states, as the agent plans it:
 	 * plan[mode][SHORT down][LONG down] (mode: HEALTH_MODE_SPLIT or
 	 * HEALTH_MODE_ECMP: "route up" may switch it) */

@@ -17,7 +17,9 @@
  *    "health": {"monitored": false} | {"monitored": true, "pid", "plan",
  *               "in_force", "both_down", "tunnels": [{"dev","role","state",
  *               "for_s","since_unix","link_down","rtt_ms","rtt_avg_ms",
- *               "timeout_ms","loss_pct","flaps","probes","missed"}]}}
+ *               "timeout_ms","loss_pct","flaps","probes","missed",
+ *               "families":[{"family","state","target","rtt_ms","loss_pct",
+ *               "probes","missed"}]}]}}
  *
  * "iif" is "" for any input interface, "dscp" -1 without a DSCP selector,
  * "tos" 0 without a tos selector, "via" "" without a gateway. "state" is
@@ -225,6 +227,60 @@ struct show_state {
  * failed over (its tunnel down in the plan in force), a tunnel device
  * down or gone.
  */
+/* "family not probed": fam (0 IPv4, 1 IPv6) of the routes over tunnel dev,
+ * whose recorded gateway of that family is gw (family 0: none). */
+static void unprobed_family(struct tcfg_missing *m, const char *dev, const char *role, int fam,
+			    const struct sc_prefix *gw)
+{
+	static const char *const name[2] = { "IPv4", "IPv6" };
+	char a[INET6_ADDRSTRLEN] = "";
+
+	if (gw->family)
+		inet_ntop(gw->family, gw->addr, a, sizeof(a));
+	if (a[0])
+		tcfg_missing_add(m,
+				 "tunnel %s (%s): family not probed: its %s routes have no "
+				 "failover (the agent could not probe gateway %s: see its log)",
+				 dev, role, name[fam], a);
+	else
+		tcfg_missing_add(m,
+				 "tunnel %s (%s): family not probed: its %s routes have no "
+				 "failover (no %s gateway recorded: route up ... --via-%s "
+				 "%s-ADDRESS)",
+				 dev, role, name[fam], name[fam], role, name[fam]);
+}
+
+/*
+ * A tunnel, or an address family of its routes, that the agent does not
+ * probe: a failure there fails nothing over. A family is carried when a
+ * prefix of it is routed; it can be probed only through a gateway of it.
+ */
+static void unprobed_families(const struct tcfg_spec *s, const struct tcfg_in_force *f,
+			      struct tcfg_missing *m)
+{
+	static const char *const role[HEALTH_TUNNELS] = { "short", "long" };
+	const char *dev[HEALTH_TUNNELS] = { s->short_dev, s->long_dev };
+	const struct sc_prefix *via[HEALTH_TUNNELS] = { s->via_short, s->via_long };
+	bool carried[2] = { false, false };
+	int t, i, fam;
+
+	for (i = 0; i < s->nprefixes; i++)
+		carried[s->prefixes[i].family == AF_INET6] = true;
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		for (i = 0; i < HEALTH_TUNNELS && strcmp(f->dev[i], dev[t]); i++)
+			;
+		if (i == HEALTH_TUNNELS) {
+			tcfg_missing_add(m, "tunnel %s (%s) is not probed: the agent (pid %d) "
+					    "probes %s and %s: no failover for it",
+					 dev[t], role[t], f->pid, f->dev[0], f->dev[1]);
+			continue;
+		}
+		for (fam = 0; fam < 2; fam++)
+			if (carried[fam] && !f->probed[i][fam])
+				unprobed_family(m, dev[t], role[t], fam, &via[t][fam]);
+	}
+}
+
 static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 			    const struct tcfg_ctx *ctx, struct tcfg_missing *m)
 {
@@ -255,6 +311,8 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 						 "tunnel %s (%s) failed: the %s class runs over %s",
 						 dev[t], role[t], role[t], dev[!t]);
 	}
+	if (f->pid && f->families_known)
+		unprobed_families(s, f, m);
 }
 
 /* The rules and routes a recorded spec wants under the plan in force. */

@@ -609,6 +609,34 @@ static void test_log_lines(void)
 }
 
 /* ---- plans -------------------------------------------------------------- */
+/* A tunnel over its families: down when one is, up when all are. */
+static void test_combine(void)
+{
+	static const struct {
+		enum health_state st[2];
+		unsigned int n;
+		enum health_state want;
+	} cases[] = {
+		{ { HEALTH_UP }, 1, HEALTH_UP },
+		{ { HEALTH_DOWN }, 1, HEALTH_DOWN },
+		{ { HEALTH_INIT }, 1, HEALTH_INIT },
+		{ { HEALTH_UP, HEALTH_UP }, 2, HEALTH_UP },
+		{ { HEALTH_UP, HEALTH_DOWN }, 2, HEALTH_DOWN },
+		{ { HEALTH_DOWN, HEALTH_UP }, 2, HEALTH_DOWN },
+		{ { HEALTH_UP, HEALTH_INIT }, 2, HEALTH_INIT },
+		{ { HEALTH_INIT, HEALTH_DOWN }, 2, HEALTH_DOWN },
+		{ { HEALTH_INIT, HEALTH_INIT }, 2, HEALTH_INIT },
+		{ { HEALTH_UP }, 0, HEALTH_INIT },
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		tap_ok(health_combine(cases[i].st, cases[i].n) == cases[i].want,
+		       "combine: %s and %s (%u families) -> %s", health_state_name(cases[i].st[0]),
+		       health_state_name(cases[i].st[1]), cases[i].n,
+		       health_state_name(cases[i].want));
+}
+
 static void test_plans(void)
 {
 	static const enum health_state all[] = { HEALTH_INIT, HEALTH_UP,
@@ -1221,6 +1249,7 @@ int main(void)
 	test_damping();
 	test_flapping();
 	test_plans();
+	test_combine();
 	test_rtt_loss();
 	test_log_lines();
 	test_rto_formula();
