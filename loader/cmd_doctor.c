@@ -18,6 +18,7 @@
 
 #include "agent_lock.h"
 #include "commands.h"
+#include "ha.h"
 #include "health_file.h"
 #include "tunnel_cfg.h"
 
@@ -612,6 +613,28 @@ static void check_roles(struct doctor *d, int agent_pid)
 	check(d, PASS, "roles", "", "auto: %s", v->why);
 }
 
+/*
+ * The role in an HA pair, where keepalived reports one (ha.h): it fails
+ * unless the router is active with its agent or a standby without one.
+ * A standby's agent check is this one: true when it stands for it.
+ */
+static bool check_ha(struct doctor *d, int agent_pid)
+{
+	const char *fix;
+	char why[256];
+	struct sc_ha h;
+
+	if (sc_ha_read(&h) == -ENOENT)
+		return false;
+	if (sc_ha_healthy(&h, agent_pid, why, sizeof(why), &fix))
+		check(d, PASS, "ha", "", "%s%s%s, %s", sc_ha_role_name(h.role),
+		      h.vrrp[0] ? " in vrrp " : "", h.vrrp,
+		      h.role == SC_HA_ACTIVE ? "its agent runs" : "no agent, as a standby has");
+	else
+		check(d, FAIL, "ha", fix, "%s: %s", sc_ha_role_name(h.role), why);
+	return h.role != SC_HA_ACTIVE;
+}
+
 static int cmd_doctor(const struct sc_call *c)
 {
 	static struct doctor d;
@@ -636,9 +659,12 @@ static int cmd_doctor(const struct sc_call *c)
 	check_sysctls(&d);
 	check_probing(&d);
 	pid = d.instance ? agent_lock_holder_of(d.dir) : 0;
-	check(&d, pid ? PASS : FAIL, "agent", "systemctl start flowsplit (or splitctl run -c FILE)",
-	      pid ? "running (pid %d)" : "not running: no idle sweep, no failover, no metrics",
-	      pid);
+	if (!check_ha(&d, pid))
+		check(&d, pid ? PASS : FAIL, "agent",
+		      "systemctl start flowsplit (or splitctl run -c FILE)",
+		      pid ? "running (pid %d)"
+			  : "not running: no idle sweep, no failover, no metrics",
+		      pid);
 	check_spill(&d, pid);
 	check_dup(&d, pid);
 	check_roles(&d, pid);

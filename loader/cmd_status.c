@@ -15,6 +15,7 @@
 #include "agent_lock.h"
 #include "bpfutil.h"
 #include "commands.h"
+#include "ha.h"
 #include "health_file.h"
 
 /* Generic XDP sees skbs after GRO: one call per merged packet. */
@@ -306,7 +307,7 @@ static int cmd_status(const struct sc_call *c)
 	__u64 n4, n6, now;
 	unsigned int hz;
 	char netns[160];
-	int n, ret;
+	int n, ret, pid;
 
 	ret = sc_state_open(o, &st, 0);
 	if (ret)
@@ -335,7 +336,10 @@ static int cmd_status(const struct sc_call *c)
 	close_json_object();
 	print_fill(&st, n4, n6);
 	print_memory(&st);
-	print_spill(&st, &cfg, print_agent(st.dir));
+	pid = print_agent(st.dir);
+	/* the role in an HA pair, where keepalived reports one */
+	sc_ha_print(pid);
+	print_spill(&st, &cfg, pid);
 	print_routing(&cfg);
 	/* the tunnels' health as the agent publishes it ("not monitored"
 	 * without an agent) */

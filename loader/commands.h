@@ -73,7 +73,7 @@ struct sc_no_args {
 extern const struct sc_cmd sc_cmd_attach, sc_cmd_detach, sc_cmd_set, sc_cmd_status,
 	sc_cmd_stats, sc_cmd_flows, sc_cmd_flush, sc_cmd_gc, sc_cmd_run, sc_cmd_apply,
 	sc_cmd_check, sc_cmd_route, sc_cmd_tunnel, sc_cmd_down, sc_cmd_doctor, sc_cmd_rule,
-	sc_cmd_dup;
+	sc_cmd_dup, sc_cmd_ha;
 
 /* What tunnel-cfg gets to know: the long code point the routes match, the
  * plan a running agent has in force (health/), and its health for route

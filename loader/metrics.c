@@ -9,6 +9,7 @@
 
 #include "bpfutil.h"
 #include "health_agent.h"
+#include "ha.h"
 #include "ops.h"
 #include "tunnel_cfg.h"
 
@@ -247,6 +248,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	write_classes(f, v);
 	write_spill(f, st);
 	write_tunnel_traffic(f);
+	sc_ha_metrics_write(f);
 	return ferror(f) ? -EIO : 0;
 }
 

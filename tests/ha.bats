@@ -19,7 +19,8 @@ setup_file() {
 	"$HA" down --prefix "$P"
 	command -v keepalived >/dev/null && command -v iperf3 >/dev/null || return 0
 	[ -x "$FS_ROOT/build/splitctl" ] || return 0
-	"$HA" up --prefix "$P" >&3
+	# the pair as "testbed up --ha" builds it (testbed/ha up)
+	"$FS_ROOT/testbed/testbed" up --ha --prefix "$P" >&3
 }
 
 teardown_file() {
@@ -76,6 +77,23 @@ spill_class() { ip netns exec "$P-$1" tc qdisc show dev vxs | grep -q '^qdisc ht
 	! spill_class ra2
 	"$HA" status --prefix "$P" | grep -x 'ra1: active'
 	"$HA" status --prefix "$P" | grep -x 'vip: ra1'
+	# splitctl knows the roles the notify scripts reported: status,
+	# doctor and the metrics of each router
+	hsc ra1 status | grep -E '^ha: active \(vrrp site\) since .*: healthy$'
+	hsc ra2 status | grep -E '^ha: backup \(vrrp site\) since .*: healthy$'
+	hsc ra1 -j status | jq -e '.ha.role == "active" and .ha.healthy and .ha.keepalived_pid > 0'
+	# the PID is keepalived's VRRP process of that router
+	[ "$(hsc ra2 -j status | jq .ha.keepalived_pid)" = "$(cat "/run/$P/vrrp-ra2.pid")" ]
+	hsc ra1 stats --prometheus | grep -x 'flowsplit_ha_role{vrrp="site",role="active"} 1'
+	hsc ra1 stats --prometheus | grep -x 'flowsplit_ha_role{vrrp="site",role="backup"} 0'
+	hsc ra2 stats --prometheus | grep -x 'flowsplit_ha_role{vrrp="site",role="backup"} 1'
+	# the standby's doctor: no agent, as it should be (not a failure)
+	run hsc ra2 doctor
+	echo "$output"
+	[[ "$output" == *"ok    ha: backup in vrrp site, no agent, as a standby has"* ]]
+	[[ "$output" != *"FAIL  agent"* ]]
+	[[ "$output" != *"FAIL  ha"* ]]
+	hsc ra1 doctor | grep -x 'ok    ha: active in vrrp site, its agent runs'
 	# the site reaches the other one through ra1
 	ip netns exec "$P-cl" ping -c 3 -i 0.2 -W 2 10.2.0.1
 }
@@ -100,6 +118,9 @@ spill_class() { ip netns exec "$P-$1" tc qdisc show dev vxs | grep -q '^qdisc ht
 	# only, the job's requests short (midstream short, then the
 	# message-boundary re-short)
 	jq -e '.bulk_short_share_ra2 <= 0.01 and .job_short_share_ra2 >= 0.99' "$s"
+	# an agent that failed the long class over onto SHORT is not a
+	# misclassification: said, not counted as short
+	jq -r '"# long class on SHORT (failed over): ra2 \(.ra2.bulk_long_on_short) B, ra1 after the fail-back \(.ra1_after_back.bulk_long_on_short) B"' "$s" >&3
 	# fail-back: ra1 carries the site again, as cleanly
 	jq -e --argjson m "$STALL_MAX_S" '.ra1_after_back.bulk_long > 0 and .failback_gap_s < $m' "$s"
 	jq -e '.ra1_after_back.bulk_short <= 0.01 * (.ra1_after_back.bulk_short + .ra1_after_back.bulk_long)' "$s"
@@ -109,6 +130,11 @@ spill_class() { ip netns exec "$P-$1" tc qdisc show dev vxs | grep -q '^qdisc ht
 	# one log line per role change, and the agent followed the role
 	grep -q 'ra2: role standby -> active' "/run/$P/ha-ra2.log"
 	grep -q 'ra2: role active -> standby' "/run/$P/ha-ra2.log"
+	# splitctl's own line per change (the script logs what it prints)
+	grep -q 'ra2: ha: role backup -> active (vrrp site)' "/run/$P/ha-ra2.log"
+	grep -q 'ra2: ha: role active -> backup (vrrp site)' "/run/$P/ha-ra2.log"
+	hsc ra1 -j status | jq -e '.ha.role == "active" and .ha.previous != "active"'
+	hsc ra2 -j status | jq -e '.ha.role == "backup" and .ha.changes >= 3'
 	fs_wait_for 10 monitored ra1
 	echo "# the peer's agent (8 misses at 100 ms) saw $(grep -c 'up -> down' "/run/$P/agent-rb.log" || true) tunnel failures in the takeover and the fail-back" >&3
 	not_monitored() { ! monitored "$1"; }
@@ -140,15 +166,88 @@ spill_class() { ip netns exec "$P-$1" tc qdisc show dev vxs | grep -q '^qdisc ht
 	expect 2 "unknown command 'sideways'" -- "$HA" sideways
 }
 
-@test "ha: down removes the pair, keepalived and the agents included" {
+# a scratch namespace of this suite's prefix for the role alone
+ha_scratch() {
+	ip netns add "$P-x"
+	ip -n "$P-x" link set lo up
+}
+ha_scratch_del() {
+	ip netns exec "$P-x" "$SPLITCTL" ha clear >/dev/null 2>&1 || true
+	ip netns del "$P-x" 2>/dev/null || true
+}
+
+@test "ha: doctor fails on fault, stopped and a gone keepalived; backup is no failure" {
+	fs_need "$SPLITCTL"
+	ha_scratch
+	xsc() { ip netns exec "$P-x" "$SPLITCTL" "$@"; }
+	# no role: nothing of HA anywhere
+	run xsc doctor
+	[[ "$output" != *" ha: "* ]]
+	[[ "$output" == *"FAIL  agent: not running"* ]]
+	xsc stats --prometheus 2>/dev/null | { ! grep -q flowsplit_ha_; }
+	xsc ha show | grep -x "ha: not configured (no role reported: 'splitctl ha set' from keepalived's notify script)"
+	# fault: a failure with its fix, and the metric says so
+	xsc ha set fault --vrrp site | grep -x 'ha: role unknown -> fault (vrrp site)'
+	run xsc doctor
+	echo "$output"
+	[[ "$output" == *"FAIL  ha: fault: keepalived reports a fault: this router cannot take over"* ]]
+	[[ "$output" == *"fix: see keepalived's log (a tracked interface or script failed)"* ]]
+	xsc -j doctor | jq -e '.checks[] | select(.name == "ha") | .status == "fail"'
+	# backup without an agent: the standby is fine, and "agent" is not a failure
+	xsc ha set backup --vrrp site | grep -x 'ha: role fault -> backup (vrrp site)'
+	run xsc doctor
+	[[ "$output" == *"ok    ha: backup in vrrp site, no agent, as a standby has"* ]]
+	[[ "$output" != *"FAIL  agent"* ]]
+	# the same role again: no log line, no change
+	[ -z "$(xsc ha set backup --vrrp site)" ]
+	xsc -j ha show | jq -e '.ha.changes == 2 and .ha.previous == "fault"'
+	# the reporting keepalived is gone: unknown, a failure
+	sleep 60 &
+	local k=$!
+	xsc ha set backup --vrrp site --pid "$k"
+	xsc ha show | grep -q ': healthy$'
+	kill "$k"; wait "$k" 2>/dev/null || true
+	xsc ha show | grep -E "^ha: unknown \(vrrp site\) .*: keepalived \(pid $k\), which reported backup, is gone$"
+	run xsc doctor
+	[[ "$output" == *"FAIL  ha: unknown: keepalived (pid $k), which reported backup, is gone"* ]]
+	# active without an agent: a failure
+	xsc ha set active --vrrp site
+	run xsc doctor
+	[[ "$output" == *"FAIL  ha: active: the active router runs no agent"* ]]
+	# stopped
+	xsc ha set stopped --vrrp site
+	run xsc doctor
+	[[ "$output" == *"FAIL  ha: stopped: keepalived stopped: this router is out of the pair"* ]]
+	# bad values: one line, exit 2
+	expect 2 "invalid role 'master': accepted: active, backup, fault, stopped" -- xsc ha set master
+	expect 2 "invalid VRRP instance name 'a b'" -- xsc ha set active --vrrp 'a b'
+	# clear: HA no longer used, nothing shown
+	xsc ha clear | grep -x 'ha: not configured'
+	run xsc doctor
+	[[ "$output" != *" ha: "* ]]
+	ha_scratch_del
+}
+
+@test "ha: testbed down removes the pair, keepalived and the agents included, and strays" {
 	need_pair
-	local pids
+	local pids inos ns
 	pids=$(for ns in $(ip netns list | awk -v p="^$P-" '$1 ~ p {print $1}'); do ip netns pids "$ns"; done | tr '\n' ' ')
 	[ -n "$pids" ]
-	"$HA" down --prefix "$P"
+	inos=$(for ns in "$P-ra1" "$P-ra2"; do ip netns exec "$ns" stat -L -c %i /proc/self/ns/net; done)
+	ls /run/flowsplit/ha-* | grep -q -- "-${inos%%$'\n'*}$"
+	# a stray agent of this pair in a namespace no name leads to (as a
+	# notify script killed late leaves one): its pin directory names it
+	unshare -n bash -c "exec -a '$SPLITCTL --pin-dir /run/$P/bpf/ra9 run' sleep 600" &
+	local stray=$!
+	"$FS_ROOT/testbed/testbed" down --prefix "$P"
 	[ -z "$(ip netns list | awk -v p="^$P-" '$1 ~ p')" ]
 	[ ! -e "/run/$P" ]
-	local p
-	for p in $pids; do ! kill -0 "$p" 2>/dev/null; done
+	local p i
+	for p in $pids $stray; do ! kill -0 "$p" 2>/dev/null; done
 	! grep -q " /run/$P/" /proc/mounts
+	! grep -l -- "/run/$P[/]" /proc/[0-9]*/cmdline 2>/dev/null
+	# splitctl's files of the pair's namespaces are gone with them
+	for i in $inos; do [ -z "$(ls /run/flowsplit/*-"$i" /run/flowsplit/*-"$i".json 2>/dev/null)" ]; done
+	# and down again: nothing to do, no error
+	"$FS_ROOT/testbed/testbed" down --prefix "$P"
 }

@@ -88,10 +88,12 @@ PY
 @test "every metric the rules and the dashboard name is one splitctl exports" {
 	fs_sc attach rc
 	# the splitter's series (stats --prometheus), and those written only
-	# after route up or by the agent (names as literals in metrics.c)
+	# after route up, by the agent or with an HA role (names as literals
+	# in metrics.c and ha.c)
 	{
 		fs_sc stats --prometheus | awk '/^# TYPE/ { print $3 }'
-		grep -oE 'flowsplit_[a-z_]+|"[a-z_]+"' "$FS_ROOT/loader/metrics.c" | tr -d '"' |
+		grep -ohE 'flowsplit_[a-z_]+|"[a-z_]+"' "$FS_ROOT/loader/metrics.c" \
+			"$FS_ROOT/loader/ha.c" | tr -d '"' |
 			sed 's/^\(flowsplit_\)\{0,1\}/flowsplit_/'
 	} | sort -u >"$D/exported"
 	grep -qx flowsplit_tunnel_up "$D/exported"

@@ -166,7 +166,7 @@ doctor_status() {
 		done < <(awk -F'\t' -v p="$path" '$1 == "opt" && $2 == p' <<<"$table")
 	done <<<"$table"
 	# the cases people hit
-	[ "$(complete_words "''")" = "apply attach check detach doctor down dup flows flush gc route rule run set stats status tunnel" ]
+	[ "$(complete_words "''")" = "apply attach check detach doctor down dup flows flush gc ha route rule run set stats status tunnel" ]
 	[ "$(complete_words route "''")" = "down show up" ]
 	[ "$(complete_words tunnel "''")" = "add del show" ]
 	[ "$(complete_words rule "''")" = "add del show" ]

@@ -63,6 +63,7 @@ TABLES = {
     'forwarding': {},
     'roles': {},
     'roles-jitter': {},
+    'ha': {},
 }
 
 MARK = re.compile(r'^( *)<!-- table ([a-z0-9-]+): (?:docs/results/)?data/\2\.csv -->$')
@@ -231,8 +232,47 @@ def plot_rtt(data_dir, out):
     _save(fig, out)
 
 
+def plot_ha(data_dir, out):
+    """An HA pair's takeover and fail-back: the bulk's throughput (as its
+    receiver saw it, 0.5 s means) and the job's requests, per run, against
+    the time from the kill of the active router."""
+    import matplotlib.pyplot as plt
+    rows = _read(data_dir, 'ha-timeline')
+    runs = sorted({r['run'] for r in rows})
+    fig, (top, bot) = plt.subplots(2, 1, figsize=(8, 5.6), sharex=True)
+    for k, run in enumerate(runs):
+        c = 'C%d' % k
+        bulk = [(float(r['t_from_kill_s']), float(r['value'])) for r in rows
+                if r['run'] == run and r['series'] == 'bulk_mbit']
+        # 0.5 s means of the 0.1 s intervals
+        xs, ys = [], []
+        for i in range(0, len(bulk) - 4, 5):
+            xs.append(bulk[i][0] + 0.25)
+            ys.append(sum(v for _, v in bulk[i:i + 5]) / 5)
+        top.plot(xs, ys, color=c, lw=1, label=run)
+        req = [(float(r['t_from_kill_s']), float(r['value'])) for r in rows
+               if r['run'] == run and r['series'] == 'request_ms']
+        bot.scatter([t for t, _ in req], [d for _, d in req], s=4, color=c)
+        for r in rows:
+            if r['run'] == run and r['series'] == 'failback_start':
+                for ax in (top, bot):
+                    ax.axvline(float(r['t_from_kill_s']), color=c, ls=':', lw=0.8)
+    for ax in (top, bot):
+        ax.axvline(0, color='k', lw=1)
+    top.set_ylabel('bulk (Mbit/s, 0.5 s means)')
+    top.set_title('kill of the active router at 0 (dotted: the old one\'s keepalived '
+                  'starts; it takes the site back 2 s later)', fontsize=9)
+    top.legend(fontsize=7, ncol=len(runs))
+    bot.set_yscale('log')
+    bot.set_ylabel('request duration (ms)')
+    bot.set_xlabel('time from the kill (s)')
+    bot.set_xlim(-5, 18)
+    _save(fig, out)
+
+
 # plot file (under docs/results/img/) -> its function
-PLOTS = {'apps.png': plot_apps, 'spill.png': plot_spill, 'rtt.png': plot_rtt}
+PLOTS = {'apps.png': plot_apps, 'spill.png': plot_spill, 'rtt.png': plot_rtt,
+         'ha-timeline.png': plot_ha}
 
 
 def main():
