@@ -20,10 +20,12 @@ the takeover added to the job's run-time.
 """
 import argparse
 import csv
-import json
 import os
 import statistics
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), 'analysis'))
+from common import load_json, read_json  # noqa: E402
 
 TABLE = ['run', 'requests before the kill: median, longest (ms)',
          'traffic again after the kill (ms)', 'longest request, takeover (ms)',
@@ -44,20 +46,12 @@ def share(part, total):
 
 
 def load(d):
-    with open(os.path.join(d, 'summary.json')) as f:
-        s = json.load(f)
-    with open(os.path.join(d, 'job.json')) as f:
-        job = json.load(f)
-    with open(os.path.join(d, 'bulk.json')) as f:
-        bulk = json.load(f)
+    s, job, bulk = (load_json(os.path.join(d, n)) for n in ('summary.json', 'job.json', 'bulk.json'))
     # the receiver's intervals where the run has them (its start: the
     # client's, the same connection)
-    try:
-        with open(os.path.join(d, 'bulk-server.json')) as f:
-            srv = json.load(f)
+    srv = read_json(os.path.join(d, 'bulk-server.json'), {})
+    if 'intervals' in srv:
         bulk['intervals'] = srv['intervals']
-    except (OSError, ValueError, KeyError):
-        pass
     return s, job, bulk
 
 

@@ -21,11 +21,10 @@ healed, and every tunnel state change the routers' agents published).
   restoration:   its up transition after the heal - the heal
 """
 import csv
-import json
 import math
 import os
 
-from common import pct as _pct
+from common import load_json, pct as _pct
 
 CONFIGS = (("split", "yes", "split + health"), ("ecmp", "yes", "ECMP + health"),
            ("split", "no", "split, no health"))
@@ -99,10 +98,8 @@ def detections(rec, tunnel):
 
 def load(d):
     """one run: meta, requests (with phase, class, ok), failures, detections"""
-    with open(os.path.join(d, "meta.json")) as f:
-        meta = json.load(f)
-    with open(os.path.join(d, "failures.json")) as f:
-        rec = json.load(f)
+    meta = load_json(os.path.join(d, "meta.json"))
+    rec = load_json(os.path.join(d, "failures.json"))
     with open(os.path.join(d, "flowgen.csv")) as f:
         rows = list(csv.DictReader(f))
     for fl in rec["failures"]:

@@ -12,14 +12,10 @@ inner packets as the splitter counts them) over the bytes both paths'
 bottlenecks sent in both directions over the job (VXLAN packets).
 """
 import csv
-import json
 import os
 import sys
 
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
+from common import load_json as load, run_dirs
 
 
 def dup_bytes(d):
@@ -37,27 +33,21 @@ def main():
                 "bulk_up_mbit", "bulk_down_mbit", "bulk_mbit", "dup_bytes",
                 "tunnel_bytes", "dup_share", "short_lost_pkts", "cpu_busy_max_pct",
                 "cpu_flagged", "run"])
-    for arg in sys.argv[1:]:
-        label, top = arg.split("=", 1)
-        for run in sorted(os.listdir(top)):
-            d = os.path.join(top, run)
-            if not os.path.exists(os.path.join(d, "meta.json")):
-                continue
-            meta, app = load(os.path.join(d, "meta.json")), load(os.path.join(d, "app.json"))
-            bulk, paths = load(os.path.join(d, "bulk.json")), load(os.path.join(d, "paths.json"))
-            dup = load(os.path.join(d, "dup-job.json"))
-            tb = sum(paths[p][x]["bytes"] for p in ("w1", "w2") for x in ("up", "down"))
-            db = dup_bytes(dup)
-            up = (bulk.get("up") or {}).get("mbit")
-            down = (bulk.get("down") or {}).get("mbit")
-            lost = sum(i["lost"] for i in meta.get("impaired") or [] if i["tunnel"] == "SHORT")
-            w.writerow([label, meta["mode"], meta["bulk_demand"],
-                        "%.2f" % app["runtime_s"], app["p50_ms"], app["p99_ms"], app["max_ms"],
-                        "%.1f" % up if up is not None else "",
-                        "%.1f" % down if down is not None else "",
-                        "%.1f" % (up + down) if up is not None and down is not None else "",
-                        db, tb, "%.4f" % (db / tb) if tb else "", lost,
-                        meta["cpu_busy_max_pct"], str(meta["cpu_flagged"]).lower(), run])
+    for label, run, d, meta, app in run_dirs(sys.argv[1:]):
+        bulk, paths = load(os.path.join(d, "bulk.json")), load(os.path.join(d, "paths.json"))
+        dup = load(os.path.join(d, "dup-job.json"))
+        tb = sum(paths[p][x]["bytes"] for p in ("w1", "w2") for x in ("up", "down"))
+        db = dup_bytes(dup)
+        up = (bulk.get("up") or {}).get("mbit")
+        down = (bulk.get("down") or {}).get("mbit")
+        lost = sum(i["lost"] for i in meta.get("impaired") or [] if i["tunnel"] == "SHORT")
+        w.writerow([label, meta["mode"], meta["bulk_demand"],
+                    "%.2f" % app["runtime_s"], app["p50_ms"], app["p99_ms"], app["max_ms"],
+                    "%.1f" % up if up is not None else "",
+                    "%.1f" % down if down is not None else "",
+                    "%.1f" % (up + down) if up is not None and down is not None else "",
+                    db, tb, "%.4f" % (db / tb) if tb else "", lost,
+                    meta["cpu_busy_max_pct"], str(meta["cpu_flagged"]).lower(), run])
 
 
 if __name__ == "__main__":

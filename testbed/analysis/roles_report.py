@@ -22,11 +22,12 @@ the time from the job's start, the job's span (the cross traffic's, with
 """
 import csv
 import datetime
-import json
 import os
 import re
 import statistics
 import sys
+
+from common import load_json as load, run_dirs
 
 MOVE = re.compile(r'^(\S+Z) splitctl: run: health: roles: (.*)$')
 PROBE = re.compile(r'^(\S+Z) splitctl: run: spill: probe on (\S+): one-way delay ([0-9.]+) ms')
@@ -35,11 +36,6 @@ PROBE = re.compile(r'^(\S+Z) splitctl: run: spill: probe on (\S+): one-way delay
 def epoch(ts):
     t = datetime.datetime.strptime(ts, '%Y-%m-%dT%H:%M:%S.%fZ')
     return t.replace(tzinfo=datetime.timezone.utc).timestamp()
-
-
-def load(path):
-    with open(path) as f:
-        return json.load(f)
 
 
 def moves(path):
@@ -56,28 +52,22 @@ def moves(path):
 
 
 def runs(args):
-    for arg in args:
-        label, top = arg.split('=', 1)
-        for run in sorted(os.listdir(top)):
-            d = os.path.join(top, run)
-            if not os.path.exists(os.path.join(d, 'meta.json')):
-                continue
-            meta, app = load(os.path.join(d, 'meta.json')), load(os.path.join(d, 'app.json'))
-            ma, mb = moves(os.path.join(d, 'agent-ra.log')), moves(os.path.join(d, 'agent-rb.log'))
-            first = ''
-            if ma and meta.get('job_at_epoch_s'):
-                first = '%.2f' % (ma[0][0] - float(meta['job_at_epoch_s']))
-            imp = ';'.join('%s:%s' % (i.get('path', ''), i.get('dir', ''))
-                           for i in meta.get('impairments') or [])
-            yield {
-                'condition': label, 'tunnels': meta['delays'], 'mode': meta['mode'],
-                'bulk': meta['bulk_demand'], 'cross_mbit': meta.get('cross_short_mbit', 0),
-                'impaired': imp, 'runtime_s': app['runtime_s'], 'p50_ms': app['p50_ms'],
-                'p99_ms': app['p99_ms'], 'max_ms': app['max_ms'], 'moves_ra': len(ma),
-                'moves_rb': len(mb), 'first_move_s': first,
-                'job_s': meta['job_s'], 'cpu_busy_max_pct': meta['cpu_busy_max_pct'],
-                'cpu_flagged': str(meta['cpu_flagged']).lower(), 'run': run,
-            }
+    for label, run, d, meta, app in run_dirs(args):
+        ma, mb = moves(os.path.join(d, 'agent-ra.log')), moves(os.path.join(d, 'agent-rb.log'))
+        first = ''
+        if ma and meta.get('job_at_epoch_s'):
+            first = '%.2f' % (ma[0][0] - float(meta['job_at_epoch_s']))
+        imp = ';'.join('%s:%s' % (i.get('path', ''), i.get('dir', ''))
+                       for i in meta.get('impairments') or [])
+        yield {
+            'condition': label, 'tunnels': meta['delays'], 'mode': meta['mode'],
+            'bulk': meta['bulk_demand'], 'cross_mbit': meta.get('cross_short_mbit', 0),
+            'impaired': imp, 'runtime_s': app['runtime_s'], 'p50_ms': app['p50_ms'],
+            'p99_ms': app['p99_ms'], 'max_ms': app['max_ms'], 'moves_ra': len(ma),
+            'moves_rb': len(mb), 'first_move_s': first,
+            'job_s': meta['job_s'], 'cpu_busy_max_pct': meta['cpu_busy_max_pct'],
+            'cpu_flagged': str(meta['cpu_flagged']).lower(), 'run': run,
+        }
 
 
 def timeline(run, png):

@@ -185,17 +185,21 @@ static void test_settings(void)
 		       (unsigned long long)durations[i].ns, err,
 		       (unsigned long long)ns);
 	}
-	tap_ok(!health_params_set(&p, "interval", "50ms") &&
-		       !health_params_set(&p, "timeout", "0.2s") &&
-		       !health_params_set(&p, "down-misses", "4") &&
-		       !health_params_set(&p, "congested-misses", "12") &&
-		       !health_params_set(&p, "up-successes", "10") &&
-		       !health_params_set(&p, "hold-min", "500ms") &&
-		       !health_params_set(&p, "hold-max", "1000s") &&
-		       !health_params_set(&p, "half-life", "2s") &&
-		       !health_params_set(&p, "loss-window", "1024") &&
-		       !health_params_set(&p, "adaptive-timeout", "no"),
-	       "every key set from text");
+	{
+		static const char *const set[][2] = {
+			{ "interval", "50ms" },	     { "timeout", "0.2s" },
+			{ "down-misses", "4" },	     { "congested-misses", "12" },
+			{ "up-successes", "10" },    { "hold-min", "500ms" },
+			{ "hold-max", "1000s" },     { "half-life", "2s" },
+			{ "loss-window", "1024" },   { "adaptive-timeout", "no" },
+		};
+		bool ok = true;
+		size_t i;
+
+		for (i = 0; i < sizeof(set) / sizeof(set[0]); i++)
+			ok = ok && !health_params_set(&p, set[i][0], set[i][1]);
+		tap_ok(ok, "every key set from text");
+	}
 	want = (struct health_params){
 		.interval_ns = 50 * MS, .timeout_ns = 200 * MS,
 		.down_misses = 4, .congested_misses = 12, .up_successes = 10,

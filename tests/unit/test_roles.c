@@ -333,18 +333,25 @@ static void test_drift(void)
 	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1);
 }
 
-static void test_quiet(void)
+/* 10 minutes of our bulk on LONG (150 ms of queue, 3 % loss) and 5 ms
+ * of jitter on both: what must never move the roles */
+static struct scen bulk_jitter_scen(void)
 {
 	struct scen sc = base_scen();
-	static struct sim s;
 
-	/* 5 ms of jitter on both, our bulk on LONG (150 ms of queue, 3 %
-	 * loss), SHORT losing one probe of 15: 10 minutes */
 	sc.jitter_ns = 5 * MS;
 	sc.bulk = true;
 	sc.bulk_queue_ns = 150 * MS;
 	sc.bulk_loss = 0.03;
 	sc.end = 600 * SEC;
+	return sc;
+}
+
+static void test_quiet(void)
+{
+	struct scen sc = bulk_jitter_scen();
+	static struct sim s;
+
 	run(&s, &sc);
 	tap_ok(s.nmoves == 0, "5 ms jitter and bulk on LONG: no move in 10 min (%d)", s.nmoves);
 
@@ -613,23 +620,17 @@ static void test_spill_rule(void)
 
 static void test_spill_sim(void)
 {
-	struct scen sc = base_scen();
+	struct scen sc = bulk_jitter_scen();
 	static struct sim s;
 
-	/* our bulk on LONG, spill's grants on SHORT: 41 ms of queue (as
-	 * spill-faults.bats measured on a 20 Mbit/s path) and 2 % loss for
-	 * 5 s of every 10 s, 5 ms of jitter on both, 10 minutes */
-	sc.jitter_ns = 5 * MS;
-	sc.bulk = true;
-	sc.bulk_queue_ns = 150 * MS;
-	sc.bulk_loss = 0.03;
+	/* spill's grants on SHORT: 41 ms of queue (as spill-faults.bats
+	 * measured on a 20 Mbit/s path) and 2 % loss for 5 s of every 10 s */
 	sc.spill = true;
 	sc.spill_from = 5 * SEC;
 	sc.spill_to = 600 * SEC;
 	sc.spill_period = 10 * SEC;
 	sc.spill_queue_ns = 41 * MS;
 	sc.spill_loss = 0.02;
-	sc.end = 600 * SEC;
 	run(&s, &sc);
 	tap_ok(s.nmoves == 0, "spill's own queue on SHORT under bulk: no move in 10 min (%d)",
 	       s.nmoves);
