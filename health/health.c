@@ -289,7 +289,8 @@ static void queue_sample(struct health *h, uint64_t rtt_ns, uint64_t now_ns)
 
 bool health_congested(const struct health *h)
 {
-	return h->rtt_samples && h->queue_ns > HEALTH_CONGESTED_QUEUE_NS;
+	return (h->rtt_samples && h->queue_ns > HEALTH_CONGESTED_QUEUE_NS) ||
+	       h->path_queue_ns > HEALTH_CONGESTED_QUEUE_NS;
 }
 
 uint32_t health_down_misses(const struct health *h)

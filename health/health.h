@@ -126,6 +126,10 @@ struct health {
 	 * none; and SRTT above that least, as of the last answer */
 	uint64_t rtt_min_cur_ns, rtt_min_prev_ns, rtt_min_bucket_ns;
 	uint64_t queue_ns;
+	/* the largest queue_ns of the other probes through the same device
+	 * (the prober sets it: a tunnel's address families share its path
+	 * and its queue); 0 for none */
+	uint64_t path_queue_ns;
 	uint64_t probes, answered, missed;	/* totals */
 	uint64_t window[HEALTH_MAX_LOSS_WINDOW / 64];	/* 1 = lost */
 	uint32_t window_len, window_pos, window_lost;
@@ -151,7 +155,8 @@ void health_late_answer(struct health *h, uint64_t rtt_ns);
 uint64_t health_rtt_min_ns(const struct health *h);
 /*
  * Is the tunnel congested? Its answers, in time or late, wait in a queue:
- * SRTT more than HEALTH_CONGESTED_QUEUE_NS above the minimum. Then
+ * SRTT more than HEALTH_CONGESTED_QUEUE_NS above the minimum, its own or
+ * that of another family through the same device (path_queue_ns). Then
  * congested_misses consecutive misses, not down_misses, take it down: a
  * bulk transfer filling the tunnel's FIFO drops probes in bursts, but a
  * path that answers with a queue is alive.

@@ -447,6 +447,21 @@ static void push_event(struct health_prober *p, unsigned int idx,
 	p->pending_len++;
 }
 
+/* The largest queue the other probes through t's device see: a tunnel's
+ * families share one path, and a full FIFO may drop one family's probes
+ * before any of its answers has shown the queue. */
+static uint64_t path_queue_ns(const struct health_prober *p, unsigned int idx)
+{
+	uint64_t q = 0;
+	unsigned int i;
+
+	for (i = 0; i < p->n; i++)
+		if (i != idx && !strcmp(p->t[i].dev, p->t[idx].dev) &&
+		    p->t[i].health.rtt_samples && p->t[i].health.queue_ns > q)
+			q = p->t[i].health.queue_ns;
+	return q;
+}
+
 /* Feed answered and timed-out probes to the state machine, in send order. */
 static void probe_resolve(struct health_prober *p, unsigned int idx,
 			  uint64_t now)
@@ -456,6 +471,7 @@ static void probe_resolve(struct health_prober *p, unsigned int idx,
 	enum health_state from;
 	bool changed;
 
+	t->health.path_queue_ns = path_queue_ns(p, idx);
 	while (t->oldest_seq < t->next_seq) {
 		slot = &t->ring[t->oldest_seq % PROBE_RING];
 		from = t->health.state;

@@ -1159,6 +1159,26 @@ static void test_congested(void)
 		       (double)h.srtt_ns / MS);
 	}
 
+	/* the other family through the same device sees the queue: this
+	 * one, with no answer yet that shows it, takes N' misses too */
+	{
+		struct health h;
+		uint64_t t = T0;
+		int i;
+
+		health_init(&h, &p, t);
+		for (i = 0; i < 20; i++)
+			health_reply(&h, t += 100 * MS, 1 * MS);
+		h.path_queue_ns = 40 * MS;
+		tap_ok(health_congested(&h) && health_down_misses(&h) == 10,
+		       "no queue of its own, 40 ms on the other family's probes: congested");
+		for (i = 0; i < 9; i++)
+			health_miss(&h, t += 100 * MS);
+		tap_ok(h.state == HEALTH_UP, "... 9 misses in a row: still up");
+		h.path_queue_ns = 0;
+		tap_ok(!health_congested(&h), "... and not once the other family's queue is gone");
+	}
+
 	/* an idle path keeps the fast verdict */
 	psim_run(&s, &p, &(struct path){ .rtt1_ns = 20 * MS, .step_at_ns = UINT64_MAX },
 		 5 * SEC);
