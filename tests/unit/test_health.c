@@ -1113,6 +1113,19 @@ static void test_rto_dead(void)
 	       "N' = congested-misses = 10");
 }
 
+/* A tunnel up on a 1 ms path: 20 answers 100 ms apart from T0; the time
+ * of the last. */
+static uint64_t up_1ms(struct health *h, const struct health_params *p)
+{
+	uint64_t t = T0;
+	int i;
+
+	health_init(h, p, t);
+	for (i = 0; i < 20; i++)
+		health_reply(h, t += 100 * MS, 1 * MS);
+	return t;
+}
+
 /* A tunnel that bulk TCP fills: its probes wait in the FIFO and some are
  * tail-dropped in bursts. It is congested, not dead. */
 static void test_congested(void)
@@ -1141,12 +1154,9 @@ static void test_congested(void)
 	 * that keep waiting are */
 	{
 		struct health h;
-		uint64_t t = T0;
+		uint64_t t = up_1ms(&h, &p);
 		int i;
 
-		health_init(&h, &p, t);
-		for (i = 0; i < 20; i++)
-			health_reply(&h, t += 100 * MS, 1 * MS);
 		health_reply(&h, t += 100 * MS, 21 * MS);
 		tap_ok(!health_congested(&h) && health_down_misses(&h) == 3,
 		       "1 ms path, one answer 20 ms late: not congested (SRTT "
@@ -1163,12 +1173,9 @@ static void test_congested(void)
 	 * one, with no answer yet that shows it, takes N' misses too */
 	{
 		struct health h;
-		uint64_t t = T0;
+		uint64_t t = up_1ms(&h, &p);
 		int i;
 
-		health_init(&h, &p, t);
-		for (i = 0; i < 20; i++)
-			health_reply(&h, t += 100 * MS, 1 * MS);
 		h.path_queue_ns = 40 * MS;
 		tap_ok(health_congested(&h) && health_down_misses(&h) == 10,
 		       "no queue of its own, 40 ms on the other family's probes: congested");
