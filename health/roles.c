@@ -131,7 +131,15 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 	const struct roles_params *p = &r->params;
 	enum roles_cause cause;
 	bool want;
+	int t;
 
+	/* the misses a failover acted on leave the loss window at its end */
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (in->state[t] == HEALTH_DOWN)
+			quality_down(in->q[t], now_ns);
+		else if (in->state[t] == HEALTH_UP)
+			quality_up(in->q[t]);
+	}
 	if (p->mode == ROLES_FIXED) {
 		if (quality_ready(in->q[HEALTH_SHORT]) && quality_ready(in->q[HEALTH_LONG]))
 			wish(r, in, now_ns, &cause);	/* the view only */

@@ -30,6 +30,9 @@
  *   A tunnel not up (a failover) resets the roles to the configured ones
  *   at once; after a tunnel was down, the hold-down runs from when both
  *   are up again (not after the first verdicts: init is no failover).
+ *   A tunnel's misses that health failed it over on leave its loss window
+ *   when it is up again (quality_down(), quality_up()): acted on already,
+ *   they would otherwise swap the classes away from a returning SHORT.
  */
 #ifndef HEALTH_ROLES_H
 #define HEALTH_ROLES_H
@@ -93,7 +96,8 @@ const char *roles_cause_name(enum roles_cause c);
 
 struct roles_input {
 	enum health_state state[HEALTH_TUNNELS];	/* by configured role */
-	const struct quality *q[HEALTH_TUNNELS];
+	/* roles_step() tells each the failovers (quality_down/up()) */
+	struct quality *q[HEALTH_TUNNELS];
 	bool busy[HEALTH_TUNNELS];	/* our traffic fills the tunnel */
 };
 

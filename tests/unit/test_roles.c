@@ -6,7 +6,9 @@
  * delay step or drift, jitter, loss, and our own bulk: its queue and
  * losses follow the long class to whichever tunnel carries it, which is
  * then busy); an answer is fed when it arrives, a loss when its timeout
- * (RTT + 100 ms) ends; the controller steps after every outcome. Output is
+ * (RTT + 100 ms) ends; the controller steps after every outcome. The
+ * tunnels' states are scripted, or (sc.health) come from health's own
+ * state machines fed with the same outcomes, as the agent's. Output is
  * TAP.
  *
  * Checked: a delay step and a loss step on SHORT move the short class
@@ -15,7 +17,9 @@
  * probes and bulk on LONG (150 ms of queue, 3 % loss) never move it over
  * 10 simulated minutes; a brownout with bulk running moves it and it
  * returns; a failover during a pending move wins, and resets a swap at
- * once; flapping quality is damped by the doubling hold-down; unequal
+ * once; the misses a failover acted on leave the returning tunnel's loss
+ * window, and never move the roles; flapping quality is damped by the
+ * doubling hold-down; unequal
  * tunnels swap with auto and not with fixed; an SLA threshold moves it
  * where the margin would not; roles_plan() swaps only the both-up split
  * plan. Spill's own traffic on SHORT (its queue while a generation is in
@@ -54,9 +58,15 @@ struct scen {
 	uint64_t bulk_from;		/* from then on */
 	uint64_t bulk_queue_ns;
 	double bulk_loss;
-	/* a tunnel down in [down_from, down_to) */
+	/* tunnel down_t's path (both's with down_both) loses every probe
+	 * sent in [down_from, down_to); scripted (no health), the tunnel is
+	 * down then */
 	int down_t;
+	bool down_both;
 	uint64_t down_from, down_to;
+	/* states from health's own state machines (health.h, defaults) fed
+	 * with the outcomes, as the agent's prober feeds them, not scripted */
+	bool health;
 	/* spill's class on the configured SHORT in [spill_from, spill_to)
 	 * while the roles are not swapped: its queue there for the first
 	 * half of each spill_period (a grant's flow, then backed off); 0:
@@ -96,6 +106,10 @@ struct sim {
 	struct roles_spill rs;
 	uint64_t foreign;		/* spill's foreign back-offs */
 	bool spilled_while_swapped;
+	/* sc->health: the tunnels' health, its failovers and returns */
+	struct health h[HEALTH_TUNNELS];
+	int downs[HEALTH_TUNNELS];
+	uint64_t up_at[HEALTH_TUNNELS];	/* the last return to up */
 };
 
 static double rnd(struct sim *s)
@@ -140,12 +154,39 @@ static void spill_tick(struct sim *s, const struct scen *sc, uint64_t t)
 	roles_spill_step(&s->rs, &o, t);
 }
 
-static enum health_state state_of(const struct scen *sc, int tun, uint64_t t)
+/* Tunnel tun's path loses every probe sent at t. */
+static bool path_dead(const struct scen *sc, int tun, uint64_t t)
 {
+	return (tun == sc->down_t || sc->down_both) && t >= sc->down_from && t < sc->down_to;
+}
+
+static enum health_state state_of(const struct sim *s, const struct scen *sc, int tun, uint64_t t)
+{
+	if (sc->health)
+		return s->h[tun].state;
 	/* no verdict for the first 500 ms, as when the agent starts */
 	if (t < 500 * MS)
 		return HEALTH_INIT;
-	return tun == sc->down_t && t >= sc->down_from && t < sc->down_to ? HEALTH_DOWN : HEALTH_UP;
+	return path_dead(sc, tun, t) ? HEALTH_DOWN : HEALTH_UP;
+}
+
+/* sc->health: one outcome (or the time alone, lost < 0) into tunnel tun's
+ * health, its transitions counted. */
+static void health_feed(struct sim *s, int tun, uint64_t t, int lost, uint64_t rtt)
+{
+	struct health *h = &s->h[tun];
+	enum health_state from = h->state;
+
+	if (lost < 0)
+		health_tick(h, t);
+	else if (lost)
+		health_miss(h, t);
+	else
+		health_reply(h, t, rtt);
+	if (h->state == HEALTH_DOWN && from != HEALTH_DOWN)
+		s->downs[tun]++;
+	if (h->state == HEALTH_UP && from == HEALTH_DOWN)
+		s->up_at[tun] = t;
 }
 
 /* Send tunnel tun's probe at t: its outcome and when it is known. */
@@ -174,7 +215,7 @@ static void send_probe(struct sim *s, const struct scen *sc, int tun, uint64_t t
 		o.busy = true;
 	}
 	s->sent[tun]++;
-	o.lost = state_of(sc, tun, t) == HEALTH_DOWN || rnd(s) < loss ||
+	o.lost = path_dead(sc, tun, t) || rnd(s) < loss ||
 		 (tun == HEALTH_SHORT && sc->lose_every &&
 		  s->sent[tun] % sc->lose_every < (sc->lose_burst ? sc->lose_burst : 1));
 	o.due = t + o.rtt + (o.lost ? 100 * MS : 0);
@@ -184,13 +225,17 @@ static void send_probe(struct sim *s, const struct scen *sc, int tun, uint64_t t
 static void run(struct sim *s, const struct scen *sc)
 {
 	const char *log = getenv("ROLES_SIM_LOG");
+	struct health_params hp;
 	uint64_t t;
 	int tun;
 
 	memset(s, 0, sizeof(*s));
 	s->rng = 0x9e3779b97f4a7c15ull;
-	for (tun = 0; tun < HEALTH_TUNNELS; tun++)
+	health_params_default(&hp);
+	for (tun = 0; tun < HEALTH_TUNNELS; tun++) {
 		quality_init(&s->q[tun], 0);
+		health_init(&s->h[tun], &hp, 0);
+	}
 	roles_init(&s->r, &sc->params, 0);
 	roles_spill_init(&s->rs);
 	for (t = MS; t <= sc->end; t += MS) {
@@ -202,6 +247,8 @@ static void run(struct sim *s, const struct scen *sc)
 		if (t % PROBE_NS == PROBE_NS / 2)
 			send_probe(s, sc, HEALTH_LONG, t);
 		for (tun = 0; tun < HEALTH_TUNNELS; tun++) {
+			if (sc->health && health_deadline(&s->h[tun]) <= t)
+				health_feed(s, tun, t, -1, 0);
 			while (s->head[tun] != s->tail[tun] &&
 			       s->ring[tun][s->head[tun] % RING].due <= t) {
 				struct outcome *o = &s->ring[tun][s->head[tun]++ % RING];
@@ -214,12 +261,16 @@ static void run(struct sim *s, const struct scen *sc)
 					       roles_spill_busy(&s->rs, t);
 				bool busy = o->busy || (tun == HEALTH_SHORT && spilled);
 
+				/* as the agent: health first (the prober), then
+				 * the quality and the roles */
+				if (sc->health)
+					health_feed(s, tun, t, o->lost, o->rtt);
 				if (o->lost)
 					quality_lost(&s->q[tun], t, busy);
 				else
 					quality_answer(&s->q[tun], t, o->rtt, busy);
-				in.state[0] = state_of(sc, 0, t);
-				in.state[1] = state_of(sc, 1, t);
+				in.state[0] = state_of(s, sc, 0, t);
+				in.state[1] = state_of(s, sc, 1, t);
 				in.busy[s->r.swapped ? HEALTH_SHORT : HEALTH_LONG] =
 					sc->bulk && t >= sc->bulk_from;
 				if (spilled)
@@ -446,6 +497,84 @@ static void test_failover(void)
 	tap_ok(s.nmoves >= 3 && s.move_to[2] && s.move_at[2] >= sc.down_to + ROLES_DEF_HOLD_MIN_NS,
 	       "LONG back up: swapped again after the hold-down (%.3f s)",
 	       s.nmoves > 2 ? at_s(&s, 2) : -1);
+}
+
+/* The misses a failover acted on leave the returning tunnel's loss
+ * window, and only they. */
+static void test_quality_failover(void)
+{
+	struct quality q;
+	uint64_t t = 0;
+	int i;
+
+	quality_init(&q, 0);
+	for (i = 0; i < 10; i++)
+		quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	/* loss before the failover's run: not the failover's */
+	quality_lost(&q, t += PROBE_NS, false);
+	quality_lost(&q, t += PROBE_NS, false);
+	quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	/* three misses in a row take it down; four more while down */
+	for (i = 0; i < 3; i++)
+		quality_lost(&q, t += PROBE_NS, false);
+	quality_down(&q, t);
+	for (i = 0; i < 4; i++) {
+		quality_lost(&q, t += PROBE_NS, false);
+		quality_down(&q, t);	/* each step while down: no new start */
+	}
+	for (i = 0; i < 5; i++)
+		quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	tap_ok(q.loss_lost == 9 && quality_loss_counted(&q) > 0.3,
+	       "quality failover: down, its misses still in the window (%u of %u)", q.loss_lost,
+	       q.loss_len);
+	quality_up(&q);
+	tap_ok(q.loss_lost == 2 && q.loss_len == QUALITY_LOSS_WINDOW &&
+		       quality_loss_counted(&q) == 0 && quality_expected_ns(&q) == 40 * MS,
+	       "quality failover: up, only the loss before its run is left (%u of %u)",
+	       q.loss_lost, q.loss_len);
+	quality_lost(&q, t += PROBE_NS, false);
+	quality_up(&q);
+	tap_ok(q.loss_lost == 3, "quality failover: up again while up changes nothing (%u)",
+	       q.loss_lost);
+	/* a link down (after an answer): only the misses while down */
+	quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	quality_down(&q, t);
+	quality_lost(&q, t += PROBE_NS, false);
+	quality_answer(&q, t += PROBE_NS, 40 * MS, false);
+	quality_up(&q);
+	tap_ok(q.loss_lost == 3, "quality failover: a link down forgets its own misses only (%u)",
+	       q.loss_lost);
+}
+
+/* A tunnel's path dead for 2 s: health fails it over and it returns; its
+ * misses must not move the roles once it is back. */
+static void test_failover_misses(void)
+{
+	static const uint64_t hold[] = { ROLES_DEF_HOLD_MIN_NS, 0 };
+	struct scen sc;
+	static struct sim s;
+	unsigned int i;
+	int tun;
+
+	for (i = 0; i < sizeof(hold) / sizeof(hold[0]); i++) {
+		for (tun = 0; tun < HEALTH_TUNNELS; tun++) {
+			sc = base_scen();
+			sc.health = true;
+			sc.down_t = tun;
+			sc.down_from = 10 * SEC;
+			sc.down_to = 12 * SEC;
+			sc.end = 40 * SEC;
+			/* hold-down 0: nothing but the rule keeps the
+			 * returning tunnel's misses from moving the roles */
+			sc.params.hold_min_ns = hold[i];
+			run(&s, &sc);
+			tap_ok(s.downs[tun] == 1 && s.up_at[tun] > sc.down_to && s.nmoves == 0,
+			       "%s's path dead 2 s, roles-hold-min %.0f s: down %d, back up at "
+			       "%.2f s, no move (%d)",
+			       tun == HEALTH_SHORT ? "SHORT" : "LONG", (double)hold[i] / SEC,
+			       s.downs[tun], (double)s.up_at[tun] / SEC, s.nmoves);
+		}
+	}
 }
 
 static void test_flapping(void)
@@ -688,6 +817,8 @@ int main(void)
 	test_quiet();
 	test_brownout_with_bulk();
 	test_failover();
+	test_quality_failover();
+	test_failover_misses();
 	test_flapping();
 	test_unequal();
 	test_sla();
