@@ -25,11 +25,14 @@
  *   (never onto a LONG that breaks one while SHORT does not).
  *   The wish must hold for `sustain` without a break, then the roles move
  *   unless a hold-down from the last move runs; each move starts a
- *   hold-down of hold-min, doubled (up to hold-max) when the move came
- *   less than twice the last hold-down after the one before (flapping).
+ *   hold-down of hold-min, doubled (up to hold-max) when the move undid
+ *   the one before less than twice its hold-down after it (flapping).
  *   A tunnel not up (a failover) resets the roles to the configured ones
- *   at once; after a tunnel was down, the hold-down runs from when both
- *   are up again (not after the first verdicts: init is no failover).
+ *   at once. That reset is no move of the roles: it neither starts nor
+ *   doubles a hold-down (health's own hold-down makes the tunnel that
+ *   returns prove itself), and the move that takes the roles of the last
+ *   move again once both are up (a retake) is held by no hold-down and
+ *   doubles none: it keeps the last move's.
  *   A tunnel's misses that health failed it over on leave its loss window
  *   when it is up again (quality_down(), quality_up()): acted on already,
  *   they would otherwise swap the classes away from a returning SHORT.
@@ -107,10 +110,10 @@ struct roles {
 	bool want;			/* the wish of the last step */
 	uint64_t want_since_ns;		/* the wish held since */
 	enum roles_cause want_cause;
-	uint64_t last_move_ns;		/* 0: none yet */
+	uint64_t last_move_ns;		/* 0: none yet (a failover's reset is none) */
+	bool moved_to;			/* the roles it installed (swapped) */
 	uint64_t hold_ns;		/* of the last move */
 	uint64_t hold_until_ns;
-	bool after_failover;		/* hold-down starts when both are up */
 	enum roles_cause cause;		/* of the roles now */
 	uint64_t moves[ROLES_CAUSES];
 	/* the last step's view (for status and the log) */
