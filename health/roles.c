@@ -130,6 +130,7 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 {
 	const struct roles_params *p = &r->params;
 	enum roles_cause cause;
+	uint64_t sustain;
 	bool want, retake;
 	int t;
 
@@ -176,10 +177,15 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 		r->want_since_ns = now_ns;
 	}
 	r->want_cause = cause;
+	/* leaving the configured roles: the sustain; returning to them: a
+	 * recovery holds longer, or a brownout's pause looks like one */
+	sustain = p->sustain_ns;
+	if (!want && sustain < ROLES_RETURN_SUSTAIN_NS)
+		sustain = ROLES_RETURN_SUSTAIN_NS;
 	/* retaking the roles of the last move, which a failover's reset
 	 * undid, undoes no move of the roles: no hold-down holds it */
 	retake = r->last_move_ns && want == r->moved_to;
-	if (now_ns - r->want_since_ns < p->sustain_ns || (!retake && now_ns < r->hold_until_ns))
+	if (now_ns - r->want_since_ns < sustain || (!retake && now_ns < r->hold_until_ns))
 		return false;
 	if (r->last_move_ns && now_ns - r->last_move_ns < 2 * r->hold_ns) {
 		/* flapping: undoing a move soon after it holds twice as long;

@@ -23,10 +23,12 @@
  *               seen(SHORT) > seen(LONG) x (1 + margin %) + margin-abs,
  *   or, with SLA thresholds set, when SHORT breaks one and LONG none
  *   (never onto a LONG that breaks one while SHORT does not).
- *   The wish must hold for `sustain` without a break, then the roles move
- *   unless a hold-down from the last move runs; each move starts a
- *   hold-down of hold-min, doubled (up to hold-max) when the move undid
- *   the one before less than twice its hold-down after it (flapping).
+ *   The wish must hold for `sustain` without a break (a return to the
+ *   configured roles for ROLES_RETURN_SUSTAIN_NS, or `sustain` when
+ *   longer), then the roles move unless a hold-down from the last move
+ *   runs; each move starts a hold-down of hold-min, doubled (up to
+ *   hold-max) when the move undid the one before less than twice its
+ *   hold-down after it (flapping).
  *   A tunnel not up (a failover) resets the roles to the configured ones
  *   at once. That reset is no move of the roles: it neither starts nor
  *   doubles a hold-down (health's own hold-down makes the tunnel that
@@ -54,6 +56,10 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 #define ROLES_DEF_MARGIN_PCT 20
 #define ROLES_DEF_MARGIN_ABS_NS (15 * FS_NS_PER_MS)
 #define ROLES_DEF_SUSTAIN_NS (200 * FS_NS_PER_MS)
+/* A return to the configured roles (a recovery) must hold at least this
+ * long: past the loss window and the queue filter, so a brownout that
+ * pauses does not look recovered. */
+#define ROLES_RETURN_SUSTAIN_NS (3 * FS_NS_PER_S)
 #define ROLES_DEF_HOLD_MIN_NS (5 * FS_NS_PER_S)
 #define ROLES_DEF_HOLD_MAX_NS (80 * FS_NS_PER_S)
 #define ROLES_MAX_MARGIN_PCT 1000
@@ -71,7 +77,8 @@ struct roles_params {
 	int mode;			/* enum roles_mode */
 	uint32_t margin_pct;		/* relative margin over the other tunnel */
 	uint64_t margin_abs_ns;		/* and absolute */
-	uint64_t sustain_ns;		/* a wish must hold this long */
+	uint64_t sustain_ns;		/* a wish must hold this long (a return:
+					 * ROLES_RETURN_SUSTAIN_NS at least) */
 	uint64_t hold_min_ns, hold_max_ns;
 	/* SLA thresholds, 0 = off: expected delay, counted loss (percent),
 	 * jitter */

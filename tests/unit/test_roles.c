@@ -21,8 +21,11 @@
  * again at once, a retake of the roles doubling no hold-down (also in a
  * brownout, and with a loaded router's stalls failing both tunnels over
  * every 10 s); the misses a failover acted on leave the returning
- * tunnel's loss window, and never move the roles; flapping quality is
- * damped by the doubling hold-down; unequal tunnels swap with auto and
+ * tunnel's loss window, and never move the roles; a return to the
+ * configured roles takes the longer return sustain, so a brownout that
+ * pauses for 300 ms or 2 s does not return, and a recovery returns after
+ * that sustain and the hold-down; flapping quality is damped by the
+ * doubling hold-down; unequal tunnels swap with auto and
  * not with fixed; an SLA threshold moves it
  * where the margin would not; roles_plan() swaps only the both-up split
  * plan. Spill's own traffic on SHORT (its queue while a generation is in
@@ -53,6 +56,7 @@ struct scen {
 	uint64_t step_ns, step_from, step_to;
 	double step_loss;
 	uint64_t flap_period;		/* the step on and off every period (0: no) */
+	uint64_t pause_from, pause_len;	/* the step pauses (0: no) */
 	uint64_t drift_per_s_ns, drift_from;	/* SHORT's RTT grows */
 	uint64_t jitter_ns;		/* uniform in [0, jitter) on both */
 	uint32_t lose_every;		/* SHORT loses 1 probe of this many */
@@ -132,6 +136,8 @@ static double rnd(struct sim *s)
 static bool step_on(const struct scen *sc, uint64_t t)
 {
 	if (t < sc->step_from || t >= sc->step_to)
+		return false;
+	if (sc->pause_len && t >= sc->pause_from && t < sc->pause_from + sc->pause_len)
 		return false;
 	return !sc->flap_period || ((t - sc->step_from) / sc->flap_period) % 2 == 0;
 }
@@ -359,10 +365,13 @@ static void test_delay_step(void)
 	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE,
 	       "delay step: cause queue (%s)",
 	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
-	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_at[1] >= sc.step_to &&
-	       s.move_at[1] - sc.step_to <= 2 * SEC && s.move_cause[1] == ROLES_CAUSE_RECOVERED,
-	       "delay step: returned within 2 s after it ended (%d moves, %.3f s)", s.nmoves,
-	       s.nmoves > 1 ? at_s(&s, 1) : -1);
+	/* the return sustain from the first answer without the queue */
+	tap_ok(s.nmoves == 2 && !s.move_to[1] &&
+		       s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS &&
+		       s.move_at[1] - sc.step_to <= ROLES_RETURN_SUSTAIN_NS + 500 * MS &&
+		       s.move_cause[1] == ROLES_CAUSE_RECOVERED,
+	       "delay step: returned the return sustain after it ended (%d moves, %.3f s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1);
 }
 
 static void test_loss_step(void)
@@ -380,9 +389,14 @@ static void test_loss_step(void)
 	       "loss step: moved within 1 s, cause loss (%.3f s after, %s)",
 	       s.nmoves ? at_s(&s, 0) - 10 : -1,
 	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
-	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_at[1] >= sc.step_to &&
-	       s.move_at[1] - sc.step_to <= 4 * SEC,
-	       "loss step: returned within 4 s after it ended (%d moves)", s.nmoves);
+	/* the losses leave the 2 s window, then the return sustain */
+	tap_ok(s.nmoves == 2 && !s.move_to[1] &&
+		       s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS &&
+		       s.move_at[1] - sc.step_to <=
+			       QUALITY_LOSS_WINDOW * PROBE_NS + ROLES_RETURN_SUSTAIN_NS,
+	       "loss step: returned within the loss window and the return sustain after it ended "
+	       "(%d moves, %.3f s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1);
 }
 
 static void test_drift(void)
@@ -434,6 +448,15 @@ static void test_quiet(void)
 	sc.end = 600 * SEC;
 	run(&s, &sc);
 	tap_ok(s.nmoves == 0, "5 ms jitter, no bulk: no move in 10 min (%d)", s.nmoves);
+
+	/* both, with health's own states: neither a move nor a failover */
+	sc.lose_every = 15;
+	sc.health = true;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0 && !s.downs[HEALTH_SHORT] && !s.downs[HEALTH_LONG],
+	       "5 ms jitter and a lost probe in 15 on SHORT, health's states: no move, no "
+	       "failover in 10 min (%d, %d)",
+	       s.nmoves, s.downs[HEALTH_SHORT]);
 
 	/* three probes in a row lost every 10 s (a router or path stalled
 	 * for 300 ms, as this loaded test machine's delay line does) */
@@ -731,19 +754,82 @@ static void test_flapping(void)
 	bool spaced = true;
 	int i;
 
-	/* SHORT +80 ms for 2 s, clean for 2 s, for 4 minutes */
+	/* SHORT +80 ms for 2 s, clean for 2 s, for 4 minutes: no clean
+	 * spell is a recovery (it lasts less than the return sustain) */
 	sc.flap_period = 2 * SEC;
 	sc.end = 250 * SEC;
 	run(&s, &sc);
+	tap_ok(s.nmoves == 1 && s.move_to[0] && s.move_at[0] - sc.step_from <= SEC,
+	       "quality flapping every 2 s: moved once, no 2 s spell a recovery (%d moves)",
+	       s.nmoves);
+
+	/* +80 ms for 5 s, clean for 5 s: each clean spell a recovery */
+	sc.flap_period = 5 * SEC;
+	run(&s, &sc);
 	for (i = 1; i < s.nmoves; i++)
 		spaced &= s.move_at[i] - s.move_at[i - 1] >= ROLES_DEF_HOLD_MIN_NS;
-	/* undamped it would move twice per 4 s: 120 times */
+	/* undamped it would move twice per 10 s: 48 times */
 	tap_ok(s.nmoves >= 2 && s.nmoves <= 12 && spaced,
-	       "flapping quality: %d moves in 240 s, each a hold-down apart", s.nmoves);
+	       "quality flapping every 5 s: %d moves in 240 s, each a hold-down apart", s.nmoves);
 	tap_ok(s.nmoves >= 4 && s.move_at[s.nmoves - 1] - s.move_at[s.nmoves - 2] >=
 					4 * ROLES_DEF_HOLD_MIN_NS,
-	       "flapping quality: the hold-down grew (last gap %.1f s)",
+	       "quality flapping every 5 s: the hold-down grew (last gap %.1f s)",
 	       s.nmoves > 1 ? at_s(&s, s.nmoves - 1) - at_s(&s, s.nmoves - 2) : -1);
+}
+
+/* Leaving takes the sustain, returning the longer return sustain. */
+static void test_return(void)
+{
+	struct scen sc;
+	static struct sim s;
+	uint64_t due;
+
+	/* the brownout (its queue, no loss to keep SHORT worse) pauses for
+	 * 300 ms in the middle, the queue gone at once: no return until it
+	 * ends */
+	sc = step_scen(10 * SEC, 40 * SEC);
+	sc.pause_from = 20 * SEC;
+	sc.pause_len = 300 * MS;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 2 && s.move_to[0] && s.move_at[0] - sc.step_from <= SEC &&
+		       !s.move_to[1] && s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS,
+	       "brownout with a 300 ms pause: no return in the pause, back after it ended (%d "
+	       "moves, last %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, s.nmoves - 1) : -1);
+	/* a pause of 2 s: still not a recovery */
+	sc.pause_len = 2 * SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 2 && s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS,
+	       "brownout with a 2 s pause: no return in the pause (%d moves, last %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, s.nmoves - 1) : -1);
+
+	/* a real recovery 2 s after the move: the return waits for the
+	 * hold-down, which outlasts the return sustain */
+	sc = step_scen(10 * SEC, 12 * SEC);
+	run(&s, &sc);
+	due = s.nmoves ? s.move_at[0] + ROLES_DEF_HOLD_MIN_NS : 0;
+	tap_ok(s.nmoves == 2 && !s.move_to[1] && s.move_cause[1] == ROLES_CAUSE_RECOVERED &&
+		       s.move_at[1] >= due &&
+		       s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS &&
+		       s.move_at[1] - due <= 200 * MS,
+	       "recovery within the hold-down: back when it ends (%d moves, %.3f s, due %.3f s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1, (double)due / SEC);
+	/* after the hold-down: the return sustain from the recovery */
+	sc = step_scen(10 * SEC, 20 * SEC);
+	run(&s, &sc);
+	tap_ok(s.nmoves == 2 && !s.move_to[1] &&
+		       s.move_at[1] >= sc.step_to + ROLES_RETURN_SUSTAIN_NS &&
+		       s.move_at[1] - sc.step_to <= ROLES_RETURN_SUSTAIN_NS + 500 * MS,
+	       "recovery after the hold-down: back the return sustain after it (%d moves, %.3f "
+	       "s)",
+	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1);
+	/* an operator's sustain longer than the return sustain rules both */
+	sc.params.sustain_ns = ROLES_RETURN_SUSTAIN_NS + SEC;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 2 && s.move_at[0] - sc.step_from >= sc.params.sustain_ns &&
+		       s.move_at[1] - sc.step_to >= sc.params.sustain_ns,
+	       "roles-sustain above the return sustain: both ways (%d moves, %.3f s, %.3f s)",
+	       s.nmoves, s.nmoves ? at_s(&s, 0) : -1, s.nmoves > 1 ? at_s(&s, 1) : -1);
 }
 
 static void test_unequal(void)
@@ -969,6 +1055,7 @@ int main(void)
 	test_failover_brownout();
 	test_stalls();
 	test_flapping();
+	test_return();
 	test_unequal();
 	test_sla();
 	test_spill_rule();
