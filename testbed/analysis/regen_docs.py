@@ -54,6 +54,7 @@ TABLES = {
     'failover-phases': {},
     'failover-runs': {},
     'spill-50mbit': {'bold_if': ('mode', 'spill', 'mode')},
+    'spill-lease': {},
     'spill-wrk': {'bold_if': ('mode', 'spill', 'mode')},
     'spill-flowgen': {'bold_if': ('mode', 'spill', 'mode')},
     'spill-flowgen-link': {'bold_if': ('mode', 'spill', 'mode')},
