@@ -6,7 +6,7 @@
 # differs, removes it when the file says no; check judges the keys; down
 # removes it, and apply after down (a reboot) brings it back. On
 # tests/lib/wan.bash: router A is configured by its file, B by hand.
-FS_PREFIX=fstu
+FS_PREFIX=fstcd
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
