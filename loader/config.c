@@ -371,7 +371,7 @@ static int dup_check(const char *path, struct sc_config *cfg)
 	struct sc_dup_attach_args *w = &cfg->dup_want;
 	const char *which[2] = { "short-dev", "long-dev" };
 	char *dev[2] = { w->short_dev, w->long_dev };
-	int i, j;
+	int i;
 
 	sc_dup_attach_defaults(w);
 	if (!cfg->dup.attach)
@@ -397,16 +397,17 @@ static int dup_check(const char *path, struct sc_config *cfg)
 		return FS_EXIT_USAGE;
 	}
 	/* a tunnel of the file: an Ethernet one (the copies are frames) */
-	for (i = 0; i < 2; i++)
-		for (j = 0; j < cfg->ntunnels; j++)
-			if (!strcmp(cfg->tunnels[j].name, dev[i]) &&
-			    strcmp(cfg->tunnels[j].kind, "vxlan")) {
-				snprintf(cfg->err, sizeof(cfg->err),
-					 "%.200s: [dup]: %s '%s' is a [tunnel] of kind %s: "
-					 "accepted: a vxlan tunnel (the copies are Ethernet frames)",
-					 path, which[i], dev[i], cfg->tunnels[j].kind);
-				return FS_EXIT_USAGE;
-			}
+	for (i = 0; i < 2 * cfg->ntunnels; i++) {
+		const struct sc_config_tunnel *ct = &cfg->tunnels[i / 2];
+
+		if (strcmp(ct->name, dev[i % 2]) || !strcmp(ct->kind, "vxlan"))
+			continue;
+		snprintf(cfg->err, sizeof(cfg->err),
+			 "%.200s: [dup]: %s '%s' is a [tunnel] of kind %s: accepted: a vxlan "
+			 "tunnel (the copies are Ethernet frames)",
+			 path, which[i % 2], dev[i % 2], ct->kind);
+		return FS_EXIT_USAGE;
+	}
 	return 0;
 }
 
