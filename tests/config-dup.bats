@@ -232,3 +232,22 @@ request() {
 	wan_sc "$A" -j dup status | jq -e '.counters.dup_packets > 0'
 	wan_sc "$B" -j dup status | jq -e '.counters.dedup_drops > 0'
 }
+
+@test "config [dup]: a failure to attach dup undoes the whole apply" {
+	# something in the way of dup/ (an empty directory, not splitctl's
+	# pins): everything checks out, and the dup step fails
+	mkdir -p "$BPFA/dup"
+	before=$(wan_dump "$A")
+	conf "attach = yes" >"$D/dup.conf"
+	wan_sc "$A" check -c "$D/dup.conf"
+	run wan_sc "$A" apply -c "$D/dup.conf"
+	echo "$output"
+	[ "$status" -eq 1 ]
+	[ "${#lines[@]}" -eq 1 ]
+	[[ "$output" == *"$BPFA/dup': File exists"* ]]
+	# the splitter attached by this call is detached, no route, no dup
+	[ "$(wan_dump "$A")" = "$before" ]
+	! ip -n "$A" link show lana | grep -q xdp || false
+	[ ! -e "$BPFA/link_if$(ifindex lana)" ]
+	! ip netns exec "$A" bpftool net show dev vxs | grep -q fs_dup || false
+}
