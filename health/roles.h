@@ -52,7 +52,7 @@
 enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 
 /* Defaults and ranges (docs/health.md says why). */
-#define ROLES_DEF_MODE ROLES_FIXED
+#define ROLES_DEF_MODE ROLES_AUTO
 #define ROLES_DEF_MARGIN_PCT 20
 #define ROLES_DEF_MARGIN_ABS_NS (15 * FS_NS_PER_MS)
 #define ROLES_DEF_SUSTAIN_NS (200 * FS_NS_PER_MS)
