@@ -13,10 +13,7 @@
 
 #include "dup_agent.h"
 #include "health.h"
-#include "spill_int.h"
 #include "util.h"
-
-#define LOSS_QUIET_S (LOSS_QUIET_NS / FS_NS_PER_S)
 
 static const struct sc_enum copy_values[] = {
 	{ "auto", DUP_COPY_AUTO }, { "on", DUP_COPY_ON }, { "off", DUP_COPY_OFF }, { NULL, 0 },
@@ -110,15 +107,18 @@ static void reason(const struct dup_agent *da, bool on, char *buf, size_t len)
 	if (da->s.copy != DUP_COPY_AUTO)
 		snprintf(buf, len, "setting copy = %s", dup_copy_mode_name(da->s.copy));
 	else if (on && c->losing)
-		snprintf(buf, len, "SHORT lost %u of %u probes (%.1f %%), LONG %u of %u (%.1f %%)",
+		snprintf(buf, len,
+			 "SHORT lost %u of %u probes (%.1f %%), LONG %u of %u (%.1f %%); "
+			 "%u or more lost alone within a window",
 			 c->lost[DUP_SHORT], c->len[DUP_SHORT], c->loss_ppm[DUP_SHORT] / 1e4,
-			 c->lost[DUP_LONG], c->len[DUP_LONG], c->loss_ppm[DUP_LONG] / 1e4);
+			 c->lost[DUP_LONG], c->len[DUP_LONG], c->loss_ppm[DUP_LONG] / 1e4,
+			 DUP_ON_LOST);
 	else if (on)
-		snprintf(buf, len, "SHORT lost probes in the last %llu s",
-			 (unsigned long long)(c->losing_last_ns ? LOSS_QUIET_S : 0));
+		snprintf(buf, len, "SHORT lost a probe alone within the last %.0f s",
+			 c->quiet_ns / 1e9);
 	else
-		snprintf(buf, len, "SHORT clean for %llu s (lost %u of %u probes)",
-			 (unsigned long long)LOSS_QUIET_S, c->lost[DUP_SHORT], c->len[DUP_SHORT]);
+		snprintf(buf, len, "SHORT clean for %.0f s (lost %u of %u probes)",
+			 c->quiet_ns / 1e9, c->lost[DUP_SHORT], c->len[DUP_SHORT]);
 }
 
 bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
@@ -127,6 +127,8 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 	struct dup_loss l = {
 		.lost = { h_short->window_lost, h_long->window_lost },
 		.len = { h_short->window_len, h_long->window_len },
+		.missed = { h_short->missed, h_long->missed },
+		.window_ns = h_short->params.loss_window * h_short->params.interval_ns,
 	};
 	struct dup_view v;
 	const char *fail = NULL;

@@ -13,12 +13,17 @@
  * only ever changes that bit: dedup (FS_DUP_F_DEDUP, the peer's side)
  * stays as attached.
  *
- * SHORT counts as losing by spill's rule (health/spill_grant.c,
- * spill_loss_update(); docs/design.md, *Loss: no spill onto a worse
- * path*): at least SPILL_LOSS_MIN_LOST lost probes in its window and a
- * ratio above LONG's by more than SPILL_DEF_LOSS_MARGIN_PPM; the copy
- * stays on until SHORT has not been losing for LOSS_QUIET_NS. The same
- * constants, so spill and the copy agree on what "SHORT loses" means.
+ * SHORT loses when at least DUP_ON_LOST of its probes were lost alone
+ * within one loss window's time (loss-window probes at the probe
+ * interval): lost while LONG's probes of the same moment (DUP_STEP_NS
+ * either side) were answered. A probe lost on both tunnels at once is
+ * a stall of the router or of something both paths share, which a copy
+ * over LONG does not rescue. LONG losing on its own (its FIFO full of
+ * bulk) does not stop the copy: a segment is lost only when both copies
+ * are. The copy stays on until no probe was lost alone on SHORT for
+ * DUP_QUIET_WINDOWS loss windows: a steady 1 % keeps it on, and the first
+ * loss of a new episode finds it on already (docs/design.md,
+ * *Duplicating the short class*).
  */
 #ifndef HEALTH_DUP_AGENT_H
 #define HEALTH_DUP_AGENT_H
@@ -58,17 +63,35 @@ int dup_settings_resolve(struct dup_settings *out, const struct dup_settings *fi
 /* ---- the decision ---- */
 enum { DUP_SHORT, DUP_LONG, DUP_TUNNELS };
 
-/* The probes of each tunnel over its loss window; 0 of 0: unknown. */
+#define DUP_ON_LOST 2		/* lost alone within a window: one is chance */
+#define DUP_QUIET_WINDOWS 6	/* windows without a lone loss: off */
+#define DUP_ON_RING 4		/* lone losses remembered (>= DUP_ON_LOST) */
+
+/* What the decision reads of each tunnel's health at a step: its loss
+ * window (what status shows), the misses ever counted, and the window's
+ * length in time. */
 struct dup_loss {
 	uint32_t lost[DUP_TUNNELS];
 	uint32_t len[DUP_TUNNELS];
+	uint64_t missed[DUP_TUNNELS];	/* totals: struct health's missed */
+	uint64_t window_ns;		/* loss-window probes x the interval */
 };
 
 struct dup_ctl {
-	bool losing;		/* SHORT loses now (spill's rule) */
+	bool losing;		/* SHORT loses now (DUP_ON_LOST in a window) */
 	bool want;		/* auto: the copy should be on */
-	uint64_t losing_last_ns;	/* the last tick SHORT lost (0: never) */
-	uint32_t loss_ppm[DUP_TUNNELS];	/* the last tick's ratios */
+	uint64_t lone_last_ns;	/* the last step SHORT lost alone (0: never) */
+	uint64_t lone_ns[DUP_ON_RING];	/* the last lone losses' steps */
+	uint32_t lone_pos;
+	uint64_t lone_total;	/* probes SHORT lost alone, ever */
+	uint64_t quiet_ns;	/* the last step's DUP_QUIET_WINDOWS windows */
+	/* per tunnel: misses at the last step, and SHORT's of the step
+	 * before (judged once LONG's next step is seen) */
+	uint64_t missed_prev[DUP_TUNNELS];
+	uint64_t short_pending;
+	bool long_lost[2];	/* LONG missed at the previous, the last step */
+	bool primed;		/* missed_prev holds a step */
+	uint32_t loss_ppm[DUP_TUNNELS];	/* the last step's windows */
 	uint32_t lost[DUP_TUNNELS], len[DUP_TUNNELS];
 };
 
@@ -91,7 +114,7 @@ struct dup_view {
 	bool attached;		/* dup/ pinned in the instance */
 	int setting;		/* enum dup_copy_mode */
 	bool copy;		/* FS_DUP_F_DUP as last read or written */
-	bool losing;		/* SHORT loses (spill's rule) */
+	bool losing;		/* SHORT loses (dup_ctl: lost alone) */
 	uint32_t loss_ppm[DUP_TUNNELS];
 	uint32_t lost[DUP_TUNNELS], len[DUP_TUNNELS];
 	uint64_t quiet_left_ns;	/* auto, copy on, SHORT clean: until off */

@@ -43,7 +43,7 @@ setup_file() {
 		--bulk-demand 0 --bulk-warmup 0 --out "$OUTDIR/split-flowgen-1"
 	for m in deployed nospill; do
 		"$APPS" run --prefix "$P" --mode "$m" --app wrk --requests "$AGENT_N" --conns "$CONNS" \
-			--bulk-demand max --bulk-warmup 2 --out "$OUTDIR/$m-wrk-1"
+			--bulk-demand max --bulk-warmup 2 --agent-settle 1 --out "$OUTDIR/$m-wrk-1"
 	done
 }
 
@@ -226,7 +226,8 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ ! -e "$OUTDIR/split-redis-1/agent-ra.log" ]
 	# spill off in the splitter: not one packet marked for spill
 	jq -e '.splitter.spill == false' "$OUTDIR/nospill-wrk-1/meta.json"
-	jq -e '.splitter.spill == true' "$OUTDIR/deployed-wrk-1/meta.json"
+	jq -e '.splitter.spill == true and .agent_settle_s == 1' "$OUTDIR/deployed-wrk-1/meta.json"
+	jq -e '.agent_settle_s == 0' "$OUTDIR/ecmp-wrk-1/meta.json"
 	jq -e '.ra.packets_spill == 0 and .rb.packets_spill == 0 and .ra.spill_flows == 0' \
 		"$OUTDIR/nospill-wrk-1/splitter.json"
 	# the spill report from these runs
@@ -290,6 +291,8 @@ rtt_ms() { echo $((2 * ONE_WAY_MS)); }
 	[ "$status" -eq 2 ] && [[ $output == *"'lots'"*max* ]]
 	run "$APPS" run --prefix "$P" --mode ecmp --app redis --cross-short lots --out "$BATS_TEST_TMPDIR/x"
 	[ "$status" -eq 2 ] && [[ $output == *"--cross-short 'lots'"*Mbit* ]]
+	run "$APPS" run --prefix "$P" --mode deployed --app wrk --agent-settle soon --out "$BATS_TEST_TMPDIR/x"
+	[ "$status" -eq 2 ] && [[ $output == *"--agent-settle 'soon'"*3600* ]]
 	run "$APPS" run --prefix "$P" --mode spil --app wrk --out "$BATS_TEST_TMPDIR/x"
 	[ "$status" -eq 2 ] && [[ $output == *"'spil'"*nospill* ]]
 	[ ! -e "$BATS_TEST_TMPDIR/x/meta.json" ]

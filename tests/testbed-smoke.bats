@@ -29,14 +29,26 @@ requests() { tail -n +2 "$1/flowgen.csv" | wc -l; }
 	done
 }
 
-@test "fct-tap has a flow record for every request, and saw no drops" {
+@test "fct-tap has a flow record for every request, and accounts for every port drop" {
+	# Whether the ports drop depends on how the tap is scheduled on a shared
+	# machine, so drops are not a failure; a drop the tap does not count,
+	# report and warn about is.
 	for m in split ecmp; do
+		s=$OUTDIR/$m-1/tap
 		# shown on failure: what each port counted and what the tap said
-		jq -c '.ports' "$OUTDIR/$m-1/tap/summary.json"
+		jq -c '.ports' "$s/summary.json"
 		tail -n 4 "$OUTDIR/$m-1/tap.log"
-		grep -q 'port_drops *0 ' "$OUTDIR/$m-1/tap/summary.txt"
+		drops=$(jq '[.ports[] | .imissed + .ierrors + .rx_nombuf] | add' "$s/summary.json")
+		grep -q "port_drops *$drops " "$s/summary.txt"
+		if [ "$drops" -eq 0 ]; then
+			! grep -q 'WARNING: the ports dropped' "$OUTDIR/$m-1/tap.log"
+		else
+			grep -q "WARNING: the ports dropped $drops packets" "$OUTDIR/$m-1/tap.log"
+			jq -e '.complete == false' "$s/summary.json"
+			echo "# $m: the ports dropped $drops packets (a loaded machine)" >&3
+		fi
 		tail -n +2 "$OUTDIR/$m-1/flowgen.csv" | cut -d, -f6 | while read -r port; do
-			grep -q ",$port,10.2.0.1,80,6,\|^10.2.0.1,80,10.1.0.1,$port," "$OUTDIR/$m-1/tap/flows.csv" ||
+			grep -q ",$port,10.2.0.1,80,6,\|^10.2.0.1,80,10.1.0.1,$port," "$s/flows.csv" ||
 				{ echo "no flow for client port $port ($m)"; false; }
 		done
 	done

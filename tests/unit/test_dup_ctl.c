@@ -8,9 +8,11 @@
  *
  * Checked: a loss step on SHORT turns the copy on within the probes it
  * takes to lose two, never before the step; one lost probe does not; the
- * copy goes off 30 s (LOSS_QUIET_NS) after SHORT last lost by the rule,
- * not earlier; loss on LONG alone, or alike on both, does not; the
- * settings on and off override the loss.
+ * copy goes off DUP_QUIET_WINDOWS loss windows after SHORT last lost a
+ * probe alone, not earlier; a steady loss keeps it on without flapping;
+ * loss on LONG alone does not turn it on, nor loss at the same moments
+ * on both (a stall), while loss on LONG at other moments does not keep
+ * SHORT's from turning it on; the settings on and off override the loss.
  */
 #include <stdbool.h>
 #include <stdint.h>
@@ -18,8 +20,6 @@
 
 #include "dup_agent.h"
 #include "health.h"
-#include "spill.h"
-#include "spill_int.h"
 #include "tap.h"
 
 #define MS 1000000ULL
@@ -72,6 +72,9 @@ static void sim_run(struct sim *s, uint64_t end_ns, loss_fn f_short, loss_fn f_l
 			struct dup_loss l = {
 				.lost = { s->h[DUP_SHORT].window_lost, s->h[DUP_LONG].window_lost },
 				.len = { s->h[DUP_SHORT].window_len, s->h[DUP_LONG].window_len },
+				.missed = { s->h[DUP_SHORT].missed, s->h[DUP_LONG].missed },
+				.window_ns = s->h[DUP_SHORT].params.loss_window *
+					     s->h[DUP_SHORT].params.interval_ns,
 			};
 
 			if (dup_ctl_tick(&s->c, &l, s->now)) {
@@ -111,6 +114,20 @@ static bool five_pct(uint64_t t, uint64_t k)
 	return k % 20 == 0;
 }
 
+/* 2 % on LONG, never within 10 probes (two steps) of step3's losses */
+static bool long_apart(uint64_t t, uint64_t k)
+{
+	(void)t;
+	return k % 66 == 16;
+}
+
+/* 1.5 %: one probe in 67 */
+static bool steady(uint64_t t, uint64_t k)
+{
+	(void)t;
+	return k % 67 == 0;
+}
+
 int main(void)
 {
 	struct sim s;
@@ -124,8 +141,8 @@ int main(void)
 	sim_run(&s, 60 * SEC, step3, clean);
 	tap_ok(s.first_on >= step_at, "3 %% loss from 20 s: not on before it (on at %.1f s)",
 	       s.first_on / 1e9);
-	tap_ok(s.first_on <= step_at + 66 * PROBE_NS + DUP_STEP_NS,
-	       "on within two lost probes and a step (%.1f s after the step)",
+	tap_ok(s.first_on <= step_at + 66 * PROBE_NS + 2 * DUP_STEP_NS,
+	       "on within two lost probes and two steps (%.1f s after the step)",
 	       (s.first_on - step_at) / 1e9);
 	tap_ok(dup_ctl_copy(&s.c, DUP_COPY_AUTO) && s.c.losing, "auto: on while SHORT loses");
 	tap_ok(s.changes == 1, "no flapping while the loss lasts (%llu changes)",
@@ -134,21 +151,30 @@ int main(void)
 	       "the ratios: SHORT %u ppm, LONG %u ppm", s.c.loss_ppm[DUP_SHORT],
 	       s.c.loss_ppm[DUP_LONG]);
 
-	/* recovery: the window forgets the last loss 10 s after it, and
-	 * the copy stays on for the quiet time after the last losing tick */
-	sim_run(&s, 130 * SEC, step3, clean);
+	/* recovery: the copy stays on for the quiet time after the last
+	 * lone loss (6 windows of 10 s), then goes off */
+	sim_run(&s, 160 * SEC, step3, clean);
 	{
-		uint64_t last = s.c.losing_last_ns;
+		uint64_t last = s.c.lone_last_ns, quiet = DUP_QUIET_WINDOWS * 100 * PROBE_NS;
 
-		tap_ok(last > stop_at && last <= stop_at + 11 * SEC,
-		       "SHORT counts as losing until its window forgets (last %.1f s)", last / 1e9);
-		tap_ok(s.last_off != UINT64_MAX && s.last_off >= last + LOSS_QUIET_NS &&
-			       s.last_off <= last + LOSS_QUIET_NS + DUP_STEP_NS,
-		       "off 30 s after SHORT last lost, not earlier (%.1f s after)",
-		       (s.last_off - last) / 1e9);
+		tap_ok(last > stop_at - 4 * SEC && last <= stop_at + 2 * DUP_STEP_NS,
+		       "the last lone loss is the loss's last (%.1f s)", last / 1e9);
+		tap_ok(s.last_off != UINT64_MAX && s.last_off >= last + quiet &&
+			       s.last_off <= last + quiet + DUP_STEP_NS,
+		       "off %llu s after SHORT last lost alone, not earlier (%.1f s after)",
+		       (unsigned long long)(quiet / SEC), (s.last_off - last) / 1e9);
 		tap_ok(!dup_ctl_copy(&s.c, DUP_COPY_AUTO) && s.changes == 2,
 		       "off, and one change each way (%llu)", (unsigned long long)s.changes);
 	}
+
+	/* a steady loss: on, and held on by the quiet time */
+	sim_init(&s);
+	sim_run(&s, 20 * SEC, steady, clean);
+	tap_ok(s.c.want, "1.5 %% steady: on within 20 s");
+	sim_run(&s, 320 * SEC, steady, clean);
+	tap_ok(s.c.want && s.changes == 1,
+	       "1.5 %% steady: still on after 5 min, no flapping (%llu)",
+	       (unsigned long long)s.changes);
 
 	/* a single lost probe is chance */
 	sim_init(&s);
@@ -161,15 +187,18 @@ int main(void)
 	tap_ok(s.changes == 0, "5 %% on LONG only: never on");
 	sim_init(&s);
 	sim_run(&s, 60 * SEC, five_pct, five_pct);
-	tap_ok(s.changes == 0, "5 %% on both: never on (moving gains nothing)");
+	tap_ok(s.changes == 0, "5 %% on both at the same moments (a stall): never on");
+	step_at = 0;
+	stop_at = UINT64_MAX;
+	sim_init(&s);
+	sim_run(&s, 20 * SEC, step3, long_apart);
+	tap_ok(s.c.want, "3 %% on SHORT, 2 %% on LONG at other moments (its bulk): on");
 
 	/* the settings */
 	sim_init(&s);
 	sim_run(&s, 10 * SEC, clean, clean);
 	tap_ok(dup_ctl_copy(&s.c, DUP_COPY_ON), "on: on with SHORT clean");
 	tap_ok(!dup_ctl_copy(&s.c, DUP_COPY_AUTO), "auto: off with SHORT clean");
-	step_at = 0;
-	stop_at = UINT64_MAX;
 	sim_init(&s);
 	sim_run(&s, 20 * SEC, step3, clean);
 	tap_ok(s.c.want && !dup_ctl_copy(&s.c, DUP_COPY_OFF), "off: off while SHORT loses");
