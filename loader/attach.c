@@ -5,8 +5,9 @@
  * Pin layout in the instance directory (all mode 0600):
  *   fs_flows4 fs_flows6 fs_config fs_stats   the maps, shared by every
  *   fs_rules4 fs_rules6 fs_spill             interface of the instance
- *   prog_splitter prog_splitter_tc prog_clock the loaded programs
- *   prog_observer
+ *   prog_splitter prog_splitter_tc prog_clock the loaded programs (each
+ *   prog_observer                            hook's splitter: the last one
+ *                                            loaded for it, attach_load())
  *   link_if<ifindex>                         one bpf_link per interface: XDP
  *                                            or TCX (TC ingress), hook.c
  *   observer_if<ifindex>                     the observer's TCX egress link
@@ -424,9 +425,13 @@ static int commit_instance(struct splitter *skel, const char *dir,
 		pr_err("cannot write the config map: %s", strerror(errno));
 		return -1;
 	}
-	if (repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG) ||
-	    repin_prog(bpf_program__fd(skel->progs.fs_splitter_tc), dir,
-		       SC_PIN_PROG_TC) ||
+	/* a hook's splitter is pinned when this attach loaded it
+	 * (attach_load()): the other hook's pin, if any, stays the last one
+	 * loaded for that hook */
+	if ((bpf_program__autoload(skel->progs.fs_splitter) &&
+	     repin_prog(bpf_program__fd(skel->progs.fs_splitter), dir, SC_PIN_PROG)) ||
+	    (bpf_program__autoload(skel->progs.fs_splitter_tc) &&
+	     repin_prog(bpf_program__fd(skel->progs.fs_splitter_tc), dir, SC_PIN_PROG_TC)) ||
 	    repin_prog(bpf_program__fd(skel->progs.fs_clock), dir, SC_PIN_CLOCK) ||
 	    repin_prog(bpf_program__fd(skel->progs.fs_observer), dir,
 		       SC_PIN_OBSERVER))
@@ -540,7 +545,12 @@ static int attach_inspect(struct attach_ctx *c)
 	return 0;
 }
 
-/* Open the skeleton, reuse the pinned maps (layout checked), load. */
+/*
+ * Open the skeleton, reuse the pinned maps (layout checked), load. Only the
+ * splitter of the hook in use is loaded (the verifier's work on the other
+ * one would be wasted: each link runs its own program), but both when auto
+ * chose native XDP, which falls back to TC (attach_link_xdp()).
+ */
 static int attach_load(struct attach_ctx *c)
 {
 	__u32 flows = c->a->flows;
@@ -550,6 +560,10 @@ static int attach_load(struct attach_ctx *c)
 		pr_err("cannot open the splitter program: %s", strerror(errno));
 		return FS_EXIT_RUNTIME;
 	}
+	if (c->hook == SC_HOOK_TC)
+		bpf_program__set_autoload(c->skel->progs.fs_splitter, false);
+	else if (!c->hook_auto)
+		bpf_program__set_autoload(c->skel->progs.fs_splitter_tc, false);
 	/* stop at the first refusal: one error line */
 	if ((c->r4 = reuse_map(c->skel->maps.fs_flows4, c->dir, 1, flows)) < 0 ||
 	    (c->r6 = reuse_map(c->skel->maps.fs_flows6, c->dir, 1, flows)) < 0 ||

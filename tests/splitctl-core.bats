@@ -409,9 +409,11 @@ killed_after() {
 	m1=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[0].prog_id')" | jq -c '.map_ids | sort')
 	m2=$(bpftool -j prog show id "$(fs_sc -j status | jq '.interfaces[1].prog_id')" | jq -c '.map_ids | sort')
 	[ "$m1" = "$m2" ]
-	# 7 maps, 4 programs (XDP, TC, clock, observer), per interface the
-	# splitter's link and the observer's
-	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 15 ]
+	# 7 maps, 3 programs (auto on veth: TC, and the clock and observer;
+	# the XDP splitter is not loaded), per interface the splitter's link
+	# and the observer's
+	[ "$(find "$BPF" -maxdepth 1 -type f | wc -l)" -eq 14 ]
+	[ -e "$BPF/prog_splitter_tc" ] && [ ! -e "$BPF/prog_splitter" ]
 	[ "$(find "$BPF" -maxdepth 1 -type f -name 'observer_if*' | wc -l)" -eq 2 ]
 	[ -z "$(find "$BPF" -maxdepth 1 -type f ! -perm 0600)" ]
 	[ "$(stat -c %a "$BPF")" = 700 ]

@@ -20,14 +20,27 @@ FS_BUILD=${BUILD:-$FS_ROOT/build}
 case $FS_BUILD in /*) ;; *) FS_BUILD=$FS_ROOT/$FS_BUILD ;; esac
 SPLITCTL=$FS_BUILD/splitctl
 
+# fs_netns_add NAME...: create namespaces (loopback down), registered for
+# teardown (before they exist: one created before a failure goes too), in
+# one ip process (a set-up runs ip many times: each costs a process)
+fs_netns_add() {
+	printf '%s\n' "$@" >>"$BATS_TEST_TMPDIR/.fs_netns"
+	printf 'netns add %s\n' "$@" | ip -batch -
+}
+
 # fs_netns NAME...: create namespaces (loopback up), registered for teardown
 fs_netns() {
 	local ns
+	fs_netns_add "$@"
 	for ns in "$@"; do
-		ip netns add "$ns"
 		ip -n "$ns" link set lo up
-		echo "$ns" >>"$BATS_TEST_TMPDIR/.fs_netns"
 	done
+}
+
+# fs_ip NS: the ip commands on stdin (one a line, without "ip"), in NS, by
+# one ip process
+fs_ip() {
+	ip -n "$1" -batch -
 }
 
 # fs_pin_dir: a fresh bpffs directory for this test, registered for teardown
@@ -58,15 +71,17 @@ fs_bg() {
 # (each step "|| true": it also runs under set -e, from a test that
 # rebuilds a file's fixture, where what is gone already is no error)
 fs_teardown() {
-	local f
+	local f pids
 	f=$BATS_TEST_TMPDIR/.fs_pids
 	[ -f "$f" ] && while read -r p; do kill -9 "$p" 2>/dev/null || true; done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_netns
-	[ -f "$f" ] && while read -r ns; do
-		# kill anything still running inside, then delete
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null || true
-		ip netns del "$ns" 2>/dev/null || true
-	done <"$f"
+	if [ -f "$f" ]; then
+		# kill anything still running inside, then delete them all (one
+		# ip process; -force: on past one that is gone already)
+		pids=$(while read -r ns; do ip netns pids "$ns" 2>/dev/null; done <"$f")
+		[ -z "$pids" ] || kill -9 $pids 2>/dev/null || true
+		sed 's/^/netns del /' "$f" | ip -force -batch - >/dev/null 2>&1 || true
+	fi
 	f=$BATS_TEST_TMPDIR/.fs_pins
 	[ -f "$f" ] && while read -r d; do rm -rf "$d" || true; done <"$f"
 	f=$BATS_TEST_TMPDIR/.fs_mounts

@@ -15,25 +15,36 @@
 fs_router_setup() {
 	local id=${1:-$$-$BATS_TEST_NUMBER}
 	C=$FS_PREFIX-c-$id R=$FS_PREFIX-r-$id S=$FS_PREFIX-s-$id
-	fs_netns "$C" "$R" "$S"
-	ip link add cv netns "$C" type veth peer rc netns "$R"
-	ip link add sv netns "$S" type veth peer rs netns "$R"
-	ip -n "$C" addr add 10.77.1.1/24 dev cv
-	ip -n "$R" addr add 10.77.1.254/24 dev rc
-	ip -n "$R" addr add 10.77.2.254/24 dev rs
-	ip -n "$S" addr add 10.77.2.1/24 dev sv
-	ip -n "$C" addr add fd77:1::1/64 dev cv nodad
-	ip -n "$R" addr add fd77:1::fe/64 dev rc nodad
-	ip -n "$R" addr add fd77:2::fe/64 dev rs nodad
-	ip -n "$S" addr add fd77:2::1/64 dev sv nodad
-	local ns dev
-	for ns in "$C:cv" "$R:rc" "$R:rs" "$S:sv"; do
-		ip -n "${ns%%:*}" link set "${ns#*:}" up
-	done
-	ip -n "$C" route add default via 10.77.1.254
-	ip -n "$S" route add default via 10.77.2.254
-	ip -n "$C" -6 route add default via fd77:1::fe
-	ip -n "$S" -6 route add default via fd77:2::fe
+	fs_netns_add "$C" "$R" "$S"
+	ip -batch - <<-EOF
+	link add cv netns $C type veth peer rc netns $R
+	link add sv netns $S type veth peer rs netns $R
+	EOF
+	fs_ip "$C" <<-EOF
+	link set lo up
+	addr add 10.77.1.1/24 dev cv
+	addr add fd77:1::1/64 dev cv nodad
+	link set cv up
+	route add default via 10.77.1.254
+	route add default via fd77:1::fe
+	EOF
+	fs_ip "$R" <<-EOF
+	link set lo up
+	addr add 10.77.1.254/24 dev rc
+	addr add 10.77.2.254/24 dev rs
+	addr add fd77:1::fe/64 dev rc nodad
+	addr add fd77:2::fe/64 dev rs nodad
+	link set rc up
+	link set rs up
+	EOF
+	fs_ip "$S" <<-EOF
+	link set lo up
+	addr add 10.77.2.1/24 dev sv
+	addr add fd77:2::1/64 dev sv nodad
+	link set sv up
+	route add default via 10.77.2.254
+	route add default via fd77:2::fe
+	EOF
 	ip netns exec "$R" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	# native XDP on a veth needs an XDP program on the peer to receive
 	# redirected frames; for frames arriving from the stack it works as is.

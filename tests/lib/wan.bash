@@ -15,71 +15,105 @@
 wan_setup() {
 	local id=$$-$BATS_TEST_NUMBER
 	C=$FS_PREFIX-c-$id A=$FS_PREFIX-a-$id B=$FS_PREFIX-b-$id S=$FS_PREFIX-s-$id
-	fs_netns "$C" "$A" "$B" "$S"
-	ip link add c0 netns "$C" type veth peer lana netns "$A"
-	ip link add s0 netns "$S" type veth peer lanb netns "$B"
+	# (each step one ip process per namespace: fs_ip)
+	local under
 	if [ -n "${WAN_SHORT_PATH:-}" ]; then
 		# SHORT's underlay through a path namespace $P (pa to A, pb to
 		# B) that forwards nothing by itself: a delay line between pa
 		# and pb carries it (tests/roles.bats)
 		P=$FS_PREFIX-p-$id
-		fs_netns "$P"
-		ip link add a1 netns "$A" mtu 1550 type veth peer pa netns "$P" mtu 1550
-		ip link add b1 netns "$B" mtu 1550 type veth peer pb netns "$P" mtu 1550
-		ip -n "$P" link set pa up
-		ip -n "$P" link set pb up
+		fs_netns_add "$C" "$A" "$B" "$S" "$P"
+		under="link add a1 netns $A mtu 1550 type veth peer pa netns $P mtu 1550
+link add b1 netns $B mtu 1550 type veth peer pb netns $P mtu 1550"
 	else
-		ip link add a1 netns "$A" mtu 1550 type veth peer b1 netns "$B" mtu 1550
+		fs_netns_add "$C" "$A" "$B" "$S"
+		under="link add a1 netns $A mtu 1550 type veth peer b1 netns $B mtu 1550"
 	fi
-	ip link add a2 netns "$A" mtu 1550 type veth peer b2 netns "$B" mtu 1550
-	ip -n "$C" addr add 10.1.0.1/24 dev c0
-	ip -n "$A" addr add 10.1.0.254/24 dev lana
-	ip -n "$B" addr add 10.2.0.254/24 dev lanb
-	ip -n "$S" addr add 10.2.0.1/24 dev s0
-	ip -n "$C" addr add fd01::1/64 dev c0 nodad
-	ip -n "$A" addr add fd01::fe/64 dev lana nodad
-	ip -n "$B" addr add fd02::fe/64 dev lanb nodad
-	ip -n "$S" addr add fd02::1/64 dev s0 nodad
-	ip -n "$A" addr add 172.16.1.1/30 dev a1
-	ip -n "$B" addr add 172.16.1.2/30 dev b1
-	ip -n "$A" addr add 172.16.2.1/30 dev a2
-	ip -n "$B" addr add 172.16.2.2/30 dev b2
-	local l
-	for l in "$C c0" "$S s0" "$A lana" "$A a1" "$A a2" "$B lanb" "$B b1" "$B b2"; do
-		ip -n ${l% *} link set ${l#* } up
-	done
-	ip -n "$C" route add default via 10.1.0.254
-	ip -n "$S" route add default via 10.2.0.254
-	ip -n "$C" -6 route add default via fd01::fe
-	ip -n "$S" -6 route add default via fd02::fe
+	ip -batch - <<-EOF
+	link add c0 netns $C type veth peer lana netns $A
+	link add s0 netns $S type veth peer lanb netns $B
+	$under
+	link add a2 netns $A mtu 1550 type veth peer b2 netns $B mtu 1550
+	EOF
+	[ -z "${WAN_SHORT_PATH:-}" ] || fs_ip "$P" <<-EOF
+	link set lo up
+	link set pa up
+	link set pb up
+	EOF
+	fs_ip "$C" <<-EOF
+	link set lo up
+	addr add 10.1.0.1/24 dev c0
+	addr add fd01::1/64 dev c0 nodad
+	link set c0 up
+	route add default via 10.1.0.254
+	route add default via fd01::fe
+	EOF
+	fs_ip "$S" <<-EOF
+	link set lo up
+	addr add 10.2.0.1/24 dev s0
+	addr add fd02::1/64 dev s0 nodad
+	link set s0 up
+	route add default via 10.2.0.254
+	route add default via fd02::fe
+	EOF
+	fs_ip "$A" <<-EOF
+	link set lo up
+	addr add 10.1.0.254/24 dev lana
+	addr add fd01::fe/64 dev lana nodad
+	addr add 172.16.1.1/30 dev a1
+	addr add 172.16.2.1/30 dev a2
+	link set lana up
+	link set a1 up
+	link set a2 up
+	EOF
+	fs_ip "$B" <<-EOF
+	link set lo up
+	addr add 10.2.0.254/24 dev lanb
+	addr add fd02::fe/64 dev lanb nodad
+	addr add 172.16.1.2/30 dev b1
+	addr add 172.16.2.2/30 dev b2
+	link set lanb up
+	link set b1 up
+	link set b2 up
+	EOF
 	ip netns exec "$A" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	ip netns exec "$B" sysctl -qw net.ipv4.ip_forward=1 net.ipv6.conf.all.forwarding=1
 	wan_sc "$A" tunnel add vxs vxlan --vni 101 --local 172.16.1.1 --remote 172.16.1.2 --dev a1
 	wan_sc "$A" tunnel add vxl vxlan --vni 102 --local 172.16.2.1 --remote 172.16.2.2 --dev a2
 	wan_sc "$B" tunnel add vxs vxlan --vni 101 --local 172.16.1.2 --remote 172.16.1.1 --dev b1
 	wan_sc "$B" tunnel add vxl vxlan --vni 102 --local 172.16.2.2 --remote 172.16.2.1 --dev b2
-	ip -n "$A" addr add 192.168.101.1/30 dev vxs
-	ip -n "$B" addr add 192.168.101.2/30 dev vxs
-	ip -n "$A" addr add 192.168.102.1/30 dev vxl
-	ip -n "$B" addr add 192.168.102.2/30 dev vxl
-	ip -n "$A" addr add fd10:1::1/64 dev vxs nodad
-	ip -n "$B" addr add fd10:1::2/64 dev vxs nodad
-	ip -n "$A" addr add fd10:2::1/64 dev vxl nodad
-	ip -n "$B" addr add fd10:2::2/64 dev vxl nodad
 	# static neighbours: no ARP/ND on the tunnels, so their packet
 	# counters hold exactly the routed traffic
-	local t ma mb
-	for t in vxs vxl; do
-		ma=$(ip -n "$A" -j link show "$t" | jq -r '.[0].address')
-		mb=$(ip -n "$B" -j link show "$t" | jq -r '.[0].address')
-		local n=1; [ $t = vxl ] && n=2
-		ip -n "$A" neigh add 192.168.10$n.2 lladdr "$mb" dev $t nud permanent
-		ip -n "$B" neigh add 192.168.10$n.1 lladdr "$ma" dev $t nud permanent
-		ip -n "$A" neigh add fd10:$n::2 lladdr "$mb" dev $t nud permanent
-		ip -n "$B" neigh add fd10:$n::1 lladdr "$ma" dev $t nud permanent
-	done
+	local ma1 ma2 mb1 mb2
+	read -r ma1 ma2 <<<"$(wan_macs "$A")"
+	read -r mb1 mb2 <<<"$(wan_macs "$B")"
+	fs_ip "$A" <<-EOF
+	addr add 192.168.101.1/30 dev vxs
+	addr add 192.168.102.1/30 dev vxl
+	addr add fd10:1::1/64 dev vxs nodad
+	addr add fd10:2::1/64 dev vxl nodad
+	neigh add 192.168.101.2 lladdr $mb1 dev vxs nud permanent
+	neigh add fd10:1::2 lladdr $mb1 dev vxs nud permanent
+	neigh add 192.168.102.2 lladdr $mb2 dev vxl nud permanent
+	neigh add fd10:2::2 lladdr $mb2 dev vxl nud permanent
+	EOF
+	fs_ip "$B" <<-EOF
+	addr add 192.168.101.2/30 dev vxs
+	addr add 192.168.102.2/30 dev vxl
+	addr add fd10:1::2/64 dev vxs nodad
+	addr add fd10:2::2/64 dev vxl nodad
+	neigh add 192.168.101.1 lladdr $ma1 dev vxs nud permanent
+	neigh add fd10:1::1 lladdr $ma1 dev vxs nud permanent
+	neigh add 192.168.102.1 lladdr $ma2 dev vxl nud permanent
+	neigh add fd10:2::1 lladdr $ma2 dev vxl nud permanent
+	EOF
 	BPFA=$(fs_bpffs)/a
 	BPFB=${BPFA%/a}/b
+}
+
+# wan_macs NS: the MAC addresses of NS's vxs and vxl, in that order
+wan_macs() {
+	ip -n "$1" -br link show | awk '$1 == "vxs" { s = $3 } $1 == "vxl" { l = $3 } END { print s, l }'
 }
 
 # wan_sc NS ARGS...: splitctl in a router namespace with its own instance
@@ -170,7 +204,7 @@ wan_agents_stop() {
 
 # wan_health_file NS: where an agent in NS publishes the tunnels' health
 wan_health_file() {
-	echo "/run/flowsplit/health-$(ip netns exec "$1" stat -L -c %i /proc/self/ns/net).json"
+	echo "/run/flowsplit/health-$(stat -L -c %i "/run/netns/$1").json"
 }
 
 # wan_teardown: the agents first, then route down in both routers (which
