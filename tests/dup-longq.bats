@@ -7,7 +7,7 @@
 # count wire packets. Bulk is iperf3 (cubic) from the client with the long
 # code point (TOS 0x04), so the routes put it on LONG; the short-class
 # probe of LONG's queue is a ping from A to B's LONG address (TOS 0).
-FS_PREFIX=fstq
+FS_PREFIX=fslq
 bats_require_minimum_version 1.5.0
 load lib/common
 load lib/wan
@@ -36,7 +36,13 @@ bulk() {
 }
 bulk_mbit() { # received Mbit/s of the last bulk (waits for it)
 	wait "$BULK_PID" || true
-	jq '.end.sum_received.bits_per_second / 1000000 | floor' "$D/bulk.json"
+	jq '.end.sum_received.bits_per_second / 1000000 | floor' "$D/bulk.json" || cat "$D/bulk.json" >&2
+}
+iperf_listening() { ip netns exec "$S" ss -Hltn 'sport = :5201' | grep -q .; }
+# iperf_server: iperf3's server on S (port 5201), listening
+iperf_server() {
+	iperf_server
+	fs_wait_for 5 iperf_listening
 }
 # long_ping FILE: 60 short-class echo requests from A over LONG (to B's
 # address on vxl), the replies in FILE
@@ -127,4 +133,93 @@ long_ping() {
 	run -2 wan_sc "$A" check -c "$D/bad.conf"
 	echo "$output"
 	[[ "$output" == *"long-rate: invalid "*"'20': accepted: "* ]]
+}
+
+@test "longq: with bulk filling LONG, a short-class packet over LONG waits far less with the shaper than without; the bulk keeps >= 0.9 x its rate" {
+	spill_wan
+	wan_route split
+	iperf_server
+	# LONG idle: the ping's RTT without a queue
+	long_ping "$D/ping-idle"
+	local idle off on off_mbit on_mbit
+	idle=$(fs_median_rtt <"$D/ping-idle")
+	# without the shaper: the bulk's queue is the WAN's FIFO
+	bulk 8
+	sleep 3
+	long_ping "$D/ping-off"
+	off_mbit=$(bulk_mbit)
+	off=$(fs_median_rtt <"$D/ping-off")
+	# with it: the same bulk, LONG's queue on the router behind the short class
+	wan_route split --long-rate ${WAN_MBIT}mbit
+	has_shaper "$A" vxl
+	bulk 8
+	sleep 3
+	long_ping "$D/ping-on"
+	on_mbit=$(bulk_mbit)
+	on=$(fs_median_rtt <"$D/ping-on")
+	echo "# longq: short-class ping over LONG: idle ${idle} ms; under bulk ${off} ms without the shaper, ${on} ms with it; bulk ${off_mbit} -> ${on_mbit} Mbit/s" >&3
+	wan_sc "$A" route show | grep -A2 '^long shaper'
+	# the WAN's queue was there without it (the bulk filled LONG), and
+	# with it the short class waits a small part of that
+	awk -v o="$off" -v i="$idle" 'BEGIN { exit !(o > i + 20) }'
+	awk -v o="$off" -v n="$on" -v i="$idle" 'BEGIN { exit !(n - i < (o - i) / 4) }'
+	# the bulk loses at most the shaper's 5 % (and the test's noise)
+	[ "$off_mbit" -gt 0 ] && [ $((on_mbit * 10)) -ge $((off_mbit * 9)) ]
+	# the bulk went through the bulk class, the pings through the short one
+	local j
+	j=$(wan_sc "$A" -j route show)
+	jq -e '.long_shaper.classes[1].bytes > 1000000 and .long_shaper.classes[0].packets >= 60' <<<"$j"
+}
+
+@test "longq: spill still grants when LONG is full with the shaper on, and holds for LONG's queue (the probes go with the bulk)" {
+	spill_wan
+	wan_attach 10
+	wan_sc "$A" set spill yes
+	wan_sc "$B" set spill yes
+	wan_route split --long-rate ${WAN_MBIT}mbit
+	has_shaper "$A" vxl
+	iperf_server
+	agent "$A" --spill-frame-share 0
+	running() { grep -q 'spill: class on vxs' "$D/agent-$A"; }
+	fs_wait_for 10 running
+	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -t 25 -J >"$D/bulk.json"
+	BULK_PID=$!
+	granted() { [ "$(wan_sc "$A" -j route show | jq '.health.spill.taken')" -ge 1 ]; }
+	fs_wait_for 20 granted || { cat "$D/agent-$A"; false; }
+	grep -E 'spill: .*LONG queue [0-9.]+ ms > 10.0 ms' "$D/agent-$A" | head -1
+	# the hold waited for LONG's queue, which is on the router now: the
+	# probes saw it (far above the hold's margin of 20 ms alone)
+	local held
+	held=$(grep -Eo 'grant taken: held [0-9]+ ms' "$D/agent-$A" | head -1 | awk '{ print $4 }')
+	echo "# longq: spill granted with the shaper on; the first hold ${held} ms" >&3
+	[ "$held" -ge 50 ]
+	# the bulk filled LONG's bulk class on the router
+	wan_sc "$A" -j route show | jq -e '.long_shaper.classes[1].bytes > 1000000'
+	# the metrics: each class's counters
+	wan_sc "$A" stats --prometheus >"$D/m"
+	promtool check metrics <"$D/m"
+	grep -Eq '^flowsplit_long_shaper_sent_bytes_total\{class="bulk",dev="vxl"\} [1-9][0-9]{6,}$' "$D/m"
+	grep -Eq '^flowsplit_long_shaper_sent_packets_total\{class="short",dev="vxl"\} [0-9]+$' "$D/m"
+	grep -Eq '^flowsplit_long_shaper_drops_total\{class="bulk",dev="vxl"\} [0-9]+$' "$D/m"
+	grep -Eq '^flowsplit_long_shaper_backlog_bytes\{class="short",dev="vxl"\} [0-9]+$' "$D/m"
+	# an agent that starts adopted it (what the record asks), and makes it
+	# again when it is gone
+	grep -q 'run: health: LONG shaper on vxl adopted' "$D/agent-$A"
+	wait "$BULK_PID" || true
+}
+
+@test "longq: an agent that starts makes the recorded shaper when it is missing, and adopts it when it is there" {
+	wan_route split --long-rate 20mbit
+	ip netns exec "$A" tc qdisc del dev vxl root
+	no_htb "$A" vxl
+	agent "$A"
+	made() { grep -q 'run: health: LONG shaper: installed on vxl' "$D/agent-$A"; }
+	fs_wait_for 10 made || { cat "$D/agent-$A"; false; }
+	has_shaper "$A" vxl
+	wan_agents_stop
+	agent "$A"
+	adopted() { grep -q 'run: health: LONG shaper on vxl adopted' "$D/agent-$A"; }
+	fs_wait_for 10 adopted || { cat "$D/agent-$A"; false; }
+	[ "$(grep -c 'LONG shaper: installed' "$D/agent-$A")" -eq 1 ]
+	has_shaper "$A" vxl
 }

@@ -269,3 +269,16 @@ int tcfg_longq_reconcile(const struct tcfg_spec *old, const struct tcfg_spec *re
 		said(what, whatlen, st.owner == 1 ? "made again on" : "installed on", c.dev);
 	return ret;
 }
+
+int tcfg_longq_recorded(char dev[IF_NAMESIZE], struct tcfg_longq_state *st)
+{
+	static struct tcfg_spec rec;
+	struct tcfg_err e;
+	char err[256];
+
+	if (tcfg_record_read(&rec, &e) || !rec.long_rate_bps ||
+	    tcfg_longq_read(rec.long_dev, st, err, sizeof(err)) || st->owner != 1)
+		return 0;
+	snprintf(dev, IF_NAMESIZE, "%s", rec.long_dev);
+	return 1;
+}

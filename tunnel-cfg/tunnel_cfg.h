@@ -318,6 +318,9 @@ int tcfg_longq_install(const struct tcfg_longq_cfg *c, char *err, size_t errlen)
 /* What is on dev (route show, doctor, the agent): 0 or -errno; with
  * owner -EEXIST, err names the root qdisc there */
 int tcfg_longq_read(const char *dev, struct tcfg_longq_state *st, char *err, size_t errlen);
+/* The recorded LONG shaper (metrics): 1 with long-rate recorded and ours
+ * on its device (dev, st filled), else 0. */
+int tcfg_longq_recorded(char dev[IF_NAMESIZE], struct tcfg_longq_state *st);
 /* Remove ours from dev: 1 removed, 0 none of ours there, -errno. */
 int tcfg_longq_remove(const char *dev, char *err, size_t errlen);
 /* The record's wish on the devices now (route up, an agent that starts):
