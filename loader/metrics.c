@@ -171,12 +171,14 @@ static void write_long_shaper(FILE *f)
 {
 	static const char *const cls[TCFG_LONGQ_CLASSES] = { "short", "bulk" };
 	static const struct { const char *name, *type, *help; } series[] = {
-		{ "long_shaper_sent_bytes_total", "counter", "Bytes the LONG shaper's class sent." },
+		{ "long_shaper_sent_bytes_total", "counter",
+		  "Bytes the LONG shaper's class sent." },
 		{ "long_shaper_sent_packets_total", "counter",
 		  "Packets the LONG shaper's class sent." },
 		{ "long_shaper_drops_total", "counter",
 		  "Packets the LONG shaper's class dropped (its queue full)." },
-		{ "long_shaper_backlog_bytes", "gauge", "Bytes queued in the LONG shaper's class." },
+		{ "long_shaper_backlog_bytes", "gauge",
+		  "Bytes queued in the LONG shaper's class." },
 	};
 	struct tcfg_longq_state st;
 	char dev[IF_NAMESIZE], esc[4 * IF_NAMESIZE];

@@ -205,6 +205,9 @@ long_ping() {
 	# an agent that starts adopted it (what the record asks), and makes it
 	# again when it is gone
 	grep -q 'run: health: LONG shaper on vxl adopted' "$D/agent-$A"
+	# status says it too
+	wan_sc "$A" status | grep -Eq '^long shaper: vxl, short class first \(short [0-9]+ bytes sent, bulk [1-9][0-9]+, bulk backlog [0-9]+ bytes\)$'
+	wan_sc "$A" -j status | jq -e '.routing.long_shaper | .dev == "vxl" and .bulk_bytes > 1000000'
 	wait "$BULK_PID" || true
 }
 

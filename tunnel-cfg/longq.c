@@ -103,7 +103,8 @@ static struct nlmsghdr *step_msg(void *buf, int ifindex, const struct tcfg_longq
 	case 2:
 		*step = "the short class";
 		return tcfg_msg_htb_class(buf, ifindex, TCFG_LONGQ_MAJOR, true,
-					  TCFG_LONGQ_TOP_MINOR, TCFG_LONGQ_SHORT_MINOR, 0, top, top);
+					  TCFG_LONGQ_TOP_MINOR, TCFG_LONGQ_SHORT_MINOR, 0, top,
+					  top);
 	case 3:
 		*step = "the bulk class";
 		return tcfg_msg_htb_class(buf, ifindex, TCFG_LONGQ_MAJOR, true,

@@ -135,8 +135,8 @@ struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
 }
 
 struct nlmsghdr *tcfg_msg_htb_class(void *buf, int ifindex, unsigned int major, bool create,
-				    unsigned int parent_minor, unsigned int minor, unsigned int prio,
-				    __u64 rate_bps, __u64 ceil_bps)
+				    unsigned int parent_minor, unsigned int minor,
+				    unsigned int prio, __u64 rate_bps, __u64 ceil_bps)
 {
 	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTCLASS,
 					create ? NLM_F_CREATE | NLM_F_EXCL : 0, ifindex,

@@ -321,8 +321,8 @@ struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 par
 struct nlmsghdr *tcfg_msg_htb_root(void *buf, int ifindex, unsigned int major,
 				  unsigned int defminor);
 struct nlmsghdr *tcfg_msg_htb_class(void *buf, int ifindex, unsigned int major, bool create,
-				    unsigned int parent_minor, unsigned int minor, unsigned int prio,
-				    __u64 rate_bps, __u64 ceil_bps);
+				    unsigned int parent_minor, unsigned int minor,
+				    unsigned int prio, __u64 rate_bps, __u64 ceil_bps);
 /* RTM_NEWQDISC: a bfifo of limit_bytes at parent (a leaf class), handle */
 struct nlmsghdr *tcfg_msg_bfifo(void *buf, int ifindex, __u32 parent, __u32 handle,
 				__u32 limit_bytes);

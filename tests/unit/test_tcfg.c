@@ -686,7 +686,8 @@ static void test_record_longq(void)
 	char err[256];
 
 	ok(!json_object_object_get_ex(o, "long-rate", NULL) &&
-		   !json_object_object_get_ex(o, "long-queue", NULL) && !tcfg_spec_from_json(o, &back, &e) &&
+		   !json_object_object_get_ex(o, "long-queue", NULL) &&
+		   !tcfg_spec_from_json(o, &back, &e) &&
 		   !back.long_rate_bps && back.long_queue_ns == 100 * FS_NS_PER_MS,
 	   "record: no long-rate, no LONG shaper keys; read back with the default queue");
 	json_object_put(o);
@@ -694,8 +695,10 @@ static void test_record_longq(void)
 		   !tcfg_spec_set(s, "long-queue", "50ms", err, sizeof(err)),
 	   "long-rate and long-queue are route settings");
 	o = tcfg_spec_to_json(s);
-	ok(!strcmp(json_object_get_string(json_object_object_get(o, "long-rate")), "47.5mbit") &&
-		   !strcmp(json_object_get_string(json_object_object_get(o, "long-queue")), "50ms") &&
+	ok(!strcmp(json_object_get_string(json_object_object_get(o, "long-rate")),
+		   "47.5mbit") &&
+		   !strcmp(json_object_get_string(json_object_object_get(o, "long-queue")),
+			   "50ms") &&
 		   !tcfg_spec_from_json(o, &back, &e) && back.long_rate_bps == 47500000 &&
 		   back.long_queue_ns == 50 * FS_NS_PER_MS,
 	   "record: long-rate and long-queue written and read back: %s",
