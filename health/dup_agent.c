@@ -108,8 +108,8 @@ static void reason(const struct dup_agent *da, bool on, char *buf, size_t len)
 		snprintf(buf, len, "setting copy = %s", dup_copy_mode_name(da->s.copy));
 	else if (on && c->losing)
 		snprintf(buf, len,
-			 "SHORT lost %u of %u probes (%.1f %%), LONG %u of %u (%.1f %%); %u or more "
-			 "lost alone within a window",
+			 "SHORT lost %u of %u probes (%.1f %%), LONG %u of %u (%.1f %%); "
+			 "%u or more lost alone within a window",
 			 c->lost[DUP_SHORT], c->len[DUP_SHORT], c->loss_ppm[DUP_SHORT] / 1e4,
 			 c->lost[DUP_LONG], c->len[DUP_LONG], c->loss_ppm[DUP_LONG] / 1e4,
 			 DUP_ON_LOST);

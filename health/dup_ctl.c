@@ -75,7 +75,8 @@ bool dup_ctl_tick(struct dup_ctl *c, const struct dup_loss *l, uint64_t now_ns)
 	c->quiet_ns = DUP_QUIET_WINDOWS * l->window_ns;
 	/* on at DUP_ON_LOST lone losses in a window; then held by any lone
 	 * loss within the quiet time */
-	c->want = c->losing || (c->want && c->lone_last_ns && now_ns - c->lone_last_ns < c->quiet_ns);
+	c->want =
+		c->losing || (c->want && c->lone_last_ns && now_ns - c->lone_last_ns < c->quiet_ns);
 	return c->want != was;
 }
 

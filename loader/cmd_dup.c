@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <net/if.h>
+#include <net/if_arp.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,22 +42,35 @@
 #define ARP_TABLE		"/proc/net/arp"
 #define ARP_F_COMPLETE		0x2	/* ATF_COM: the address is resolved */
 
-struct sc_dup_attach_args {
-	__u32 given;
-	char short_dev[IFNAMSIZ];
-	char long_dev[IFNAMSIZ];
-	bool copy;
-	const char *peer_mac;
-	__u32 window_ms;
-	__u32 entries;
-};
-
 static const struct sc_dup_attach_args dup_attach_defaults = {
 	.window_ms = FS_DUP_DEFAULT_WINDOW_MS,
 	.entries = FS_DUP_DEFAULT_ENTRIES,
 };
 
-static const struct sc_option dup_attach_opts[] = {
+void sc_dup_attach_defaults(struct sc_dup_attach_args *a)
+{
+	*a = dup_attach_defaults;
+}
+
+static int parse_mac(const char *s, __u8 mac[6]);
+
+/* --peer-mac / [dup] peer-mac: six hex pairs */
+static int check_mac(const struct sc_option *o, void *member, const char *value, char *why,
+		     size_t whylen)
+{
+	__u8 mac[6];
+
+	(void)o;
+	(void)member;
+	(void)whylen;
+	if (parse_mac(value, mac)) {
+		why[0] = '\0';	/* the row's "invalid MAC address ...: accepted" */
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const struct sc_option sc_dup_attach_opts[] = {
 	SC_OPTION("short-dev", SC_OPT_IFNAME, struct sc_dup_attach_args, short_dev,
 		  .metavar = "DEV", .noun = "interface name", .required = true,
 		  .help = "the SHORT tunnel device: its short-class segments are copied; dedup on "
@@ -65,10 +79,12 @@ static const struct sc_option dup_attach_opts[] = {
 		  .noun = "interface name", .required = true,
 		  .help = "the LONG tunnel device: the copies leave on it; dedup on its ingress"),
 	SC_OPTION("copy", SC_OPT_YESNO, struct sc_dup_attach_args, copy, .metavar = "yes|no",
+		  .cli_only = true,
 		  .help = "copy the short class onto LONG (default no: dedup only; only once the "
 			  "peer dedups)"),
 	SC_OPTION("peer-mac", SC_OPT_STRING, struct sc_dup_attach_args, peer_mac, .metavar = "MAC",
-		  .noun = "MAC address",
+		  .noun = "MAC address", .check = check_mac,
+		  .accepted = "six hex pairs separated by ':', e.g. 02:00:00:00:00:01",
 		  .help = "the LONG peer's Ethernet address, for the copies (default: the one "
 			  "resolved neighbour of --long-dev)"),
 	SC_OPTION("window", SC_OPT_MSEC, struct sc_dup_attach_args, window_ms, .metavar = "S",
@@ -324,8 +340,10 @@ static int dup_config_of(const struct sc_dup_attach_args *a, int short_if, int l
 		       strerror(-err));
 		return FS_EXIT_RUNTIME;
 	}
-	if (a->peer_mac)
-		return FS_EXIT_OK;	/* parsed by the caller */
+	if (a->peer_mac) {
+		parse_mac(a->peer_mac, dc->long_dmac);	/* checked by its row */
+		return FS_EXIT_OK;
+	}
 	err = arp_peer_mac(a->long_dev, dc->long_dmac);
 	/* dedup only: the peer's address is looked for all the same, for
 	 * the agent's [dup] copy = auto (none found: it warns when due) */
@@ -447,11 +465,6 @@ static int cmd_dup_attach(const struct sc_call *c)
 			"dup attach",
 			"--short-dev and --long-dev are both '%s': two tunnel devices are needed",
 			a->short_dev);
-	if (a->peer_mac && parse_mac(a->peer_mac, dc.long_dmac))
-		return sc_print_usage_error(
-			"dup attach",
-			"invalid MAC address '%s' (accepted: six hex pairs, 02:00:00:00:00:01)",
-			a->peer_mac);
 	short_if = if_nametoindex(a->short_dev);
 	long_if = if_nametoindex(a->long_dev);
 	if (!short_if || !long_if) {
@@ -459,16 +472,9 @@ static int cmd_dup_attach(const struct sc_call *c)
 		return FS_EXIT_RUNTIME;
 	}
 	hz = sc_kernel_hz(st->clock_prog_fd);
-	{
-		__u8 peer[6];
-
-		memcpy(peer, dc.long_dmac, 6);
-		ret = dup_config_of(a, short_if, long_if, hz, &dc);
-		if (ret)
-			return ret;
-		if (a->peer_mac)
-			memcpy(dc.long_dmac, peer, 6);
-	}
+	ret = dup_config_of(a, short_if, long_if, hz, &dc);
+	if (ret)
+		return ret;
 	if (!dup_attached(st->dir)) {
 		ret = dup_create(st, a, &dc);
 	} else {
@@ -492,7 +498,7 @@ static int cmd_dup_attach(const struct sc_call *c)
 			close(fd);
 			return FS_EXIT_RUNTIME;
 		}
-		if (sc_option_given(dup_attach_opts, (void *)a, "entries")) {
+		if (sc_option_given(sc_dup_attach_opts, (void *)a, "entries")) {
 			int t4 = dup_open_map(st->dir, FS_MAP_DUP_SEEN4);
 
 			if (t4 >= 0 && fs_map__capacity(t4) != a->entries)
@@ -608,10 +614,214 @@ static int cmd_dup_status(const struct sc_call *c)
 	return FS_EXIT_OK;
 }
 
+/* ---- a config file's [dup] ("apply") ------------------------------------ */
+/* The live dup/ of dir: its config and its tables' size. 0 or -errno. */
+static int dup_live(const char *dir, struct dup_config *dc, __u32 *entries)
+{
+	__u32 zero = 0;
+	int fd, t4, ret = 0;
+
+	fd = dup_open_map(dir, FS_MAP_DUP_CONFIG);
+	if (fd < 0)
+		return -errno;
+	if (bpf_map_lookup_elem(fd, &zero, dc))
+		ret = -errno;
+	close(fd);
+	t4 = dup_open_map(dir, FS_MAP_DUP_SEEN4);
+	*entries = t4 >= 0 ? fs_map__capacity(t4) : 0;
+	if (t4 >= 0)
+		close(t4);
+	return ret;
+}
+
+static void dup_describe(char *buf, size_t len, const char *s, const char *l, __u32 window_ms,
+			 __u32 entries, const char *peer)
+{
+	if (!len)
+		return;
+	snprintf(buf, len, "short %s, long %s, window %g s, entries %u%s%s", s, l,
+		 window_ms / 1000.0, entries, peer ? ", peer-mac " : "", peer ? peer : "");
+}
+
+enum sc_dup_action sc_dup_plan(const char *dir, const struct sc_dup_attach_args *want,
+			       bool remade, char *from, size_t flen, char *to, size_t tlen)
+{
+	static const __u8 no_mac[6];
+	char s[IF_NAMESIZE] = "?", l[IF_NAMESIZE] = "?", mac[24];
+	struct dup_config dc = { 0 };
+	bool live = dup_attached(dir);
+	__u32 entries = 0;
+	__u8 want_mac[6], smac[6];
+
+	if (flen)
+		from[0] = '\0';
+	if (tlen)
+		to[0] = '\0';
+	if (live && !dup_live(dir, &dc, &entries)) {
+		if_indextoname(dc.short_ifindex, s);
+		if_indextoname(dc.long_ifindex, l);
+		mac_text(dc.long_dmac, mac, sizeof(mac));
+		dup_describe(from, flen, s, l, dc.window_ms, entries,
+			     memcmp(dc.long_dmac, no_mac, 6) ? mac : NULL);
+	}
+	if (!want)
+		return live ? SC_DUP_REMOVE : SC_DUP_KEEP;
+	dup_describe(to, tlen, want->short_dev, want->long_dev, want->window_ms, want->entries,
+		     want->peer_mac);
+	if (!live)
+		return SC_DUP_ATTACH;
+	/* a device apply makes again has a new index: its links are gone */
+	if (remade || dc.short_ifindex != if_nametoindex(want->short_dev) ||
+	    dc.long_ifindex != if_nametoindex(want->long_dev) || entries != want->entries)
+		return SC_DUP_REATTACH;
+	if (dc.window_ms != want->window_ms)
+		return SC_DUP_CHANGE;
+	if (want->peer_mac && !parse_mac(want->peer_mac, want_mac) &&
+	    memcmp(want_mac, dc.long_dmac, 6))
+		return SC_DUP_CHANGE;
+	/* the copies' source: LONG's own address */
+	if (!dev_mac(want->long_dev, smac) && memcmp(smac, dc.long_smac, 6))
+		return SC_DUP_CHANGE;
+	return SC_DUP_KEEP;
+}
+
+int sc_dup_dev_check(const char *dev, char *err, size_t len)
+{
+	struct ifreq ifr = { 0 };
+	int fd, ret;
+
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", dev);
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		snprintf(err, len, "%s", strerror(errno));
+		return FS_EXIT_RUNTIME;
+	}
+	ret = ioctl(fd, SIOCGIFHWADDR, &ifr) ? errno : 0;
+	close(fd);
+	if (ret == ENODEV)
+		snprintf(err, len, "no interface '%s'", dev);
+	else if (ret)
+		snprintf(err, len, "'%s': %s", dev, strerror(ret));
+	else if (ifr.ifr_hwaddr.sa_family != ARPHRD_ETHER)
+		snprintf(err, len,
+			 "'%s' is not an Ethernet device: accepted: an Ethernet tunnel such as "
+			 "vxlan (the copies are Ethernet frames)",
+			 dev);
+	else
+		return 0;
+	return FS_EXIT_RUNTIME;
+}
+
+/* Attach a dup/ of config dc (dc's devices; a's entries), dup/ absent. */
+static int dup_make(const struct sc_state *st, const struct dup_config *dc, __u32 entries)
+{
+	struct sc_dup_attach_args a = dup_attach_defaults;
+
+	a.entries = entries;
+	if (!if_indextoname(dc->short_ifindex, a.short_dev) ||
+	    !if_indextoname(dc->long_ifindex, a.long_dev)) {
+		pr_err("dup: a tunnel device (index %u or %u) is gone", dc->short_ifindex,
+		       dc->long_ifindex);
+		return FS_EXIT_RUNTIME;
+	}
+	return dup_create(st, &a, dc);
+}
+
+int sc_dup_apply(const struct sc_opts *o, const struct sc_dup_attach_args *want, bool remade,
+		 struct sc_dup_saved *saved)
+{
+	static const __u8 no_mac[6];
+	struct sc_dup_attach_args a;
+	enum sc_dup_action act;
+	struct dup_config dc;
+	struct sc_state st;
+	int ret, fd, short_if = 0, long_if = 0;
+	__u32 zero = 0;
+
+	memset(saved, 0, sizeof(*saved));
+	ret = sc_state_open(o, &st, 1);
+	if (ret && !want && (ret == -ESRCH || ret == -ENODATA || ret == -ENOENT || ret == -ENODEV))
+		return FS_EXIT_OK;	/* no instance: no dup/ either */
+	if (ret) {
+		char msg[PATH_MAX + 256];
+
+		pr_err("dup: %s", sc_state_strerror(ret, sc_pin_dir(o), msg, sizeof(msg)));
+		return FS_EXIT_RUNTIME;
+	}
+	act = sc_dup_plan(st.dir, want, remade, NULL, 0, NULL, 0);
+	if (act == SC_DUP_KEEP)
+		goto out;
+	if (act != SC_DUP_ATTACH) {
+		ret = dup_live(st.dir, &saved->dc, &saved->entries);
+		if (ret) {
+			pr_err("cannot read %s/%s/%s: %s", st.dir, DUP_SUBDIR, FS_MAP_DUP_CONFIG,
+			       strerror(-ret));
+			ret = FS_EXIT_RUNTIME;
+			goto out;
+		}
+		saved->had = true;
+	}
+	if (act == SC_DUP_REMOVE) {
+		sc_dup_remove(st.dir);
+		saved->done = true;
+		goto out;
+	}
+	/* the config want asks for: the copy off (the agent's), dedup on */
+	a = *want;
+	a.copy = false;
+	short_if = if_nametoindex(a.short_dev);
+	long_if = if_nametoindex(a.long_dev);
+	if (!short_if || !long_if) {
+		pr_err("dup: no interface '%s'", short_if ? a.long_dev : a.short_dev);
+		ret = FS_EXIT_RUNTIME;
+		goto out;
+	}
+	ret = dup_config_of(&a, short_if, long_if, sc_kernel_hz(st.clock_prog_fd), &dc);
+	if (ret)
+		goto out;
+	if (act == SC_DUP_CHANGE) {
+		/* in place: the copy flag stays the agent's, and a peer
+		 * address found before stays unless the file names one */
+		dc.flags = saved->dc.flags;
+		if (!a.peer_mac && memcmp(saved->dc.long_dmac, no_mac, 6))
+			memcpy(dc.long_dmac, saved->dc.long_dmac, 6);
+		fd = dup_open_map(st.dir, FS_MAP_DUP_CONFIG);
+		if (fd < 0 || bpf_map_update_elem(fd, &zero, &dc, BPF_EXIST)) {
+			pr_err("cannot write %s: %s", FS_MAP_DUP_CONFIG, strerror(errno));
+			ret = FS_EXIT_RUNTIME;
+		}
+		if (fd >= 0)
+			close(fd);
+		saved->done = !ret;
+		goto out;
+	}
+	if (act == SC_DUP_REATTACH)
+		sc_dup_remove(st.dir);
+	ret = dup_create(&st, &a, &dc);
+	if (ret && saved->had)
+		dup_make(&st, &saved->dc, saved->entries);	/* the one removed, back */
+	saved->done = !ret;
+out:
+	sc_state_close(&st);
+	return ret;
+}
+
+void sc_dup_restore(const struct sc_opts *o, const struct sc_dup_saved *saved)
+{
+	struct sc_state st;
+
+	if (!saved->done || sc_state_open(o, &st, 1))
+		return;
+	sc_dup_remove(st.dir);
+	if (saved->had)
+		dup_make(&st, &saved->dc, saved->entries);
+	sc_state_close(&st);
+}
+
 static const struct sc_cmd sc_cmd_dup_attach =
 	SC_CMD("attach", cmd_dup_attach, "",
 	       "dedup on both tunnels' ingress, and (--copy yes) copy the short class onto LONG",
-	       dup_attach_opts, struct sc_dup_attach_args, .state = SC_STATE_LOCK,
+	       sc_dup_attach_opts, struct sc_dup_attach_args, .state = SC_STATE_LOCK,
 	       .defaults = &dup_attach_defaults);
 static const struct sc_cmd sc_cmd_dup_detach =
 	SC_CMD("detach", cmd_dup_detach, "", "remove the duplication and dedup programs and pins",

@@ -149,6 +149,17 @@ const struct sc_option sc_agent_opts[] = {
 	SC_OPTIONS_END,
 };
 
+/* [dup]: the rows of "dup attach" as keys (copy excepted: a command line
+ * option only), and the agent's copy */
+const struct sc_option sc_dup_file_opts[] = {
+	SC_OPTION("attach", SC_OPT_YESNO, struct sc_dup_file, attach, .metavar = "yes|no",
+		  .help = "apply attaches dedup on both tunnels and the copy (off: the agent's) on "
+			  "SHORT, as dup attach (default no: the peer must run it too)"),
+	SC_OPTION("dev", SC_OPT_INCLUDE, struct sc_dup_file, dev, .sub = sc_dup_attach_opts),
+	SC_OPTION("agent", SC_OPT_INCLUDE, struct sc_dup_file, agent, .sub = dup_settings_opts),
+	SC_OPTIONS_END,
+};
+
 void sc_config_help_keys(void)
 {
 	printf("key\t[splitter]\tinterfaces\tIF\n");
@@ -156,7 +167,7 @@ void sc_config_help_keys(void)
 	sc_options_complete("[agent]", sc_agent_opts, true);
 	sc_options_complete("[health]", health_settings_opts, true);
 	sc_options_complete("[spill]", spill_settings_opts, true);
-	sc_options_complete("[dup]", dup_settings_opts, true);
+	sc_options_complete("[dup]", sc_dup_file_opts, true);
 	printf("key\t[tunnel NAME]\tkind\tvxlan|gre|ipip|wireguard\n");
 	sc_options_complete("[tunnel NAME]", tcfg_tunnel_opts, true);
 	sc_options_complete("[route]", tcfg_route_opts, true);
@@ -184,7 +195,7 @@ static int table_key(struct parse_ctx *p, const struct sc_option *t, void *base,
 	if (sc_option_set(&r, v, "", err, sizeof(err)))
 	{
 		bool agent_table = t == health_settings_opts || t == spill_settings_opts ||
-				   t == dup_settings_opts;
+				   t == sc_dup_file_opts;
 
 		return fail(p, "%s%s%s%s", agent_table ? "[" : "", agent_table ? section : "",
 			    agent_table ? "]: " : "", err);
@@ -254,7 +265,7 @@ static int section_key(struct parse_ctx *p, int line, const char *section,
 	if (!strcmp(section, "spill"))
 		return table_key(p, spill_settings_opts, &cfg->spill, section, name, value);
 	if (!strcmp(section, "dup"))
-		return table_key(p, dup_settings_opts, &cfg->dup, section, name, value);
+		return table_key(p, sc_dup_file_opts, &cfg->dup, section, name, value);
 	if (!strcmp(section, "route")) {
 		if (!cfg->route)
 			cfg->route = tcfg_spec_new();
@@ -353,6 +364,53 @@ static int handler(void *user, int line, const char *section, const char *name,
 	return !section_key(p, line, section, name, value);
 }
 
+/* [dup] attach = yes: what apply attaches, its devices the file's or the
+ * [route]'s (dup_want). 0, or FS_EXIT_USAGE with the reason in cfg->err. */
+static int dup_check(const char *path, struct sc_config *cfg)
+{
+	struct sc_dup_attach_args *w = &cfg->dup_want;
+	const char *which[2] = { "short-dev", "long-dev" };
+	char *dev[2] = { w->short_dev, w->long_dev };
+	int i;
+
+	sc_dup_attach_defaults(w);
+	if (!cfg->dup.attach)
+		return 0;
+	sc_options_merge(sc_dup_attach_opts, w, &cfg->dup.dev);
+	if (cfg->route && !w->short_dev[0])
+		snprintf(w->short_dev, sizeof(w->short_dev), "%s", cfg->route->short_dev);
+	if (cfg->route && !w->long_dev[0])
+		snprintf(w->long_dev, sizeof(w->long_dev), "%s", cfg->route->long_dev);
+	for (i = 0; i < 2; i++)
+		if (!dev[i][0]) {
+			snprintf(cfg->err, sizeof(cfg->err),
+				 "%.200s: [dup]: attach = yes without %s: give short-dev and "
+				 "long-dev, or a [route] with them",
+				 path, which[i]);
+			return FS_EXIT_USAGE;
+		}
+	if (!strcmp(w->short_dev, w->long_dev)) {
+		snprintf(cfg->err, sizeof(cfg->err),
+			 "%.200s: [dup]: short-dev and long-dev are both '%s': accepted: two "
+			 "tunnel devices",
+			 path, w->short_dev);
+		return FS_EXIT_USAGE;
+	}
+	/* a tunnel of the file: an Ethernet one (the copies are frames) */
+	for (i = 0; i < 2 * cfg->ntunnels; i++) {
+		const struct sc_config_tunnel *ct = &cfg->tunnels[i / 2];
+
+		if (strcmp(ct->name, dev[i % 2]) || !strcmp(ct->kind, "vxlan"))
+			continue;
+		snprintf(cfg->err, sizeof(cfg->err),
+			 "%.200s: [dup]: %s '%s' is a [tunnel] of kind %s: accepted: a vxlan "
+			 "tunnel (the copies are Ethernet frames)",
+			 path, which[i % 2], dev[i % 2], ct->kind);
+		return FS_EXIT_USAGE;
+	}
+	return 0;
+}
+
 /* The rules across keys, after the whole file was read; the settings
  * become the file's over the defaults (every one given). */
 static int config_check(const char *path, struct sc_config *cfg)
@@ -431,7 +489,7 @@ static int config_check(const char *path, struct sc_config *cfg)
 		snprintf(cfg->err, sizeof(cfg->err), "%.200s: %.280s", path, err);
 		return FS_EXIT_USAGE;
 	}
-	return 0;
+	return dup_check(path, cfg);
 }
 
 /* Where an installation puts the shipped example: beside the config
@@ -735,6 +793,46 @@ static int check_tunnels(struct sc_config *cfg)
 	return 0;
 }
 
+/* A [dup] device that is a tunnel apply makes (again): it exists only
+ * after the tunnels step, with a new index. */
+static bool dup_dev_remade(const struct sc_config *cfg, const char *dev)
+{
+	int i;
+
+	for (i = 0; i < cfg->ntunnels; i++)
+		if (!strcmp(cfg->tunnels[i].name, dev) &&
+		    cfg->tunnels[i].state != TCFG_TUNNEL_SAME)
+			return true;
+	return false;
+}
+
+static bool dup_remade(const struct sc_config *cfg)
+{
+	return dup_dev_remade(cfg, cfg->dup_want.short_dev) ||
+	       dup_dev_remade(cfg, cfg->dup_want.long_dev);
+}
+
+/* [dup] attach = yes: its devices exist and are Ethernet devices, or are
+ * tunnels of the file (vxlan: dup_check()) that apply makes. */
+static int check_dup(struct sc_config *cfg)
+{
+	const char *dev[2] = { cfg->dup_want.short_dev, cfg->dup_want.long_dev };
+	const char *which[2] = { "short-dev", "long-dev" };
+	char err[200];
+	int i, ret;
+
+	if (!cfg->dup.attach)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		if (dup_dev_remade(cfg, dev[i]))
+			continue;
+		ret = sc_dup_dev_check(dev[i], err, sizeof(err));
+		if (ret)
+			return vfail(cfg, 0, ret, "[dup] %s: %s", which[i], err);
+	}
+	return 0;
+}
+
 /* The loaded file against the system and the live instance of o, changing
  * nothing: 0, or an exit code with the reason in cfg->err. */
 static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
@@ -771,6 +869,8 @@ static int sc_config_validate(const struct sc_opts *o, struct sc_config *cfg)
 		ret = check_tunnels(cfg);
 	if (!ret)
 		ret = check_textfile(cfg);
+	if (!ret)
+		ret = check_dup(cfg);
 	if (ret)
 		return ret;
 	if (cfg->route && cfg->route_check_later)
@@ -919,6 +1019,33 @@ static void rules_diff(struct sc_config *cfg, const struct sc_rule_set *have,
 	}
 }
 
+/* [dup] against the live dup/ of the instance (none: nothing to remove) */
+static void dup_diff(const struct sc_opts *o, struct sc_config *cfg)
+{
+	static const char *const actions[] = {
+		[SC_DUP_ATTACH] = "attach", [SC_DUP_REATTACH] = "reattach",
+		[SC_DUP_CHANGE] = "change", [SC_DUP_REMOVE] = "remove",
+	};
+	const struct sc_dup_attach_args *w = cfg->dup.attach ? &cfg->dup_want : NULL;
+	char from[256], to[256], name[64] = "";
+	struct sc_config_change *c;
+	enum sc_dup_action act;
+
+	act = sc_dup_plan(sc_pin_dir(o), w, w && dup_remade(cfg), from, sizeof(from), to,
+			  sizeof(to));
+	if (act == SC_DUP_KEEP)
+		return;
+	if (w)
+		snprintf(name, sizeof(name), "%s/%s", w->short_dev, w->long_dev);
+	c = change(cfg, "dup", name, actions[act]);
+	if (!c)
+		return;
+	if (act != SC_DUP_ATTACH)
+		snprintf(c->from, sizeof(c->from), "%s", from);
+	if (act != SC_DUP_REMOVE)
+		snprintf(c->to, sizeof(c->to), "%s", to);
+}
+
 static void route_key_diff(void *u, const char *key, const char *from, const char *to)
 {
 	change_from_to(u, "route", key, from, to);
@@ -965,6 +1092,7 @@ static void config_diff(const struct sc_opts *o, struct sc_config *cfg)
 	}
 	rules_diff(cfg, &have, &cfg->rules);
 	sc_rule_set_free(&have);
+	dup_diff(o, cfg);
 	if (cfg->route && tcfg_route_diff(cfg->route, route_key_diff, cfg) == -ENOENT &&
 	    (c = change(cfg, "route", "", "install")))
 		snprintf(c->to, sizeof(c->to), "mode %s, short-dev %s, long-dev %s",
@@ -1020,6 +1148,7 @@ int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool
 	bool fresh[SC_MAX_IFACES] = { false };
 	bool made[SC_CFG_MAX_TUNNELS] = { false };
 	struct sc_rule_set rules_before = { 0 };
+	struct sc_dup_saved dup_saved = { 0 };
 	struct sc_commit commit;
 	bool rules_done = false;
 	struct tcfg_ctx ctx;
@@ -1068,6 +1197,11 @@ int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool
 		ret = sc_rules_apply(o, &cfg->rules, &rules_before);
 		rules_done = !ret;
 	}
+	/* dup on the tunnel devices (it shares the splitter's fs_config),
+	 * or none */
+	if (!ret)
+		ret = sc_dup_apply(o, cfg->dup.attach ? &cfg->dup_want : NULL,
+				   cfg->dup.attach && dup_remade(cfg), &dup_saved);
 	if (!ret && cfg->route)
 		ret = tcfg_route_up(cfg->route, &ctx);
 	else if (!ret)
@@ -1075,6 +1209,7 @@ int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool
 	if (ret) {
 		/* all or nothing: undo the rules, the attachments this call
 		 * made, the settings it changed and the tunnels it made */
+		sc_dup_restore(o, &dup_saved);
 		if (rules_done)
 			sc_rules_restore(o, &rules_before);
 		for (j = 0; j < i; j++)

@@ -48,6 +48,18 @@ extern const struct sc_option sc_agent_opts[];
  * listen) / FS_EXIT_RUNTIME (unreadable) with one line in err. */
 int sc_agent_web_check(const struct sc_agent_args *a, char *err, size_t errlen);
 
+/* [dup]: attach (apply attaches "dup attach" on the tunnel devices), the
+ * options of "dup attach" as keys (sc_dup_attach_opts, but copy), and the
+ * agent's copy (dup_settings_opts, health/dup_agent.h): one table,
+ * sc_dup_file_opts. */
+struct sc_dup_file {
+	__u32 given;
+	bool attach;
+	struct sc_dup_attach_args dev;	/* as given */
+	struct dup_settings agent;	/* as given */
+};
+extern const struct sc_option sc_dup_file_opts[];
+
 #define SC_CFG_MAX_VALUES 64	/* string values kept (paths, addresses) */
 #define SC_CFG_MAX_TUNNELS 8	/* [tunnel NAME] sections */
 
@@ -69,10 +81,11 @@ struct sc_config_tunnel {
 /* What apply changes (or would): one entry per object. */
 #define SC_CFG_MAX_CHANGES 64
 struct sc_config_change {
-	const char *object;	/* "tunnel", "interface", "setting", "rule", "route" */
+	const char *object;	/* "tunnel", "interface", "setting", "rule", "dup",
+				 * "route" */
 	char name[64];
-	const char *action;	/* "create", "recreate", "attach", "change", "add",
-				 * "remove", "install" */
+	const char *action;	/* "create", "recreate", "attach", "reattach",
+				 * "change", "add", "remove", "install" */
 	char from[256], to[256];	/* "" when not applicable */
 };
 
@@ -94,8 +107,11 @@ struct sc_config {
 	/* [spill] (spill_settings_opts), as given: laid over the defaults
 	 * (and under the command line) by spill_settings_resolve() */
 	struct spill_settings spill;
-	/* [dup] (dup_settings_opts, health/dup_agent.h), as given */
-	struct dup_settings dup;
+	/* [dup] (sc_dup_file_opts), as given; with attach = yes, what
+	 * apply attaches: the keys over the defaults, the devices the
+	 * file's or the [route]'s */
+	struct sc_dup_file dup;
+	struct sc_dup_attach_args dup_want;
 	/* [tunnel NAME] sections */
 	struct sc_config_tunnel tunnels[SC_CFG_MAX_TUNNELS];
 	int ntunnels;

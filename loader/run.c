@@ -598,7 +598,7 @@ static void reload(struct agent *ag)
 		pr_err("run: reload: [spill]: %s; keeping the running config", herr);
 		goto fail;
 	}
-	dup_settings_resolve(&dup, &next.dup, &ag->cli->dup);
+	dup_settings_resolve(&dup, &next.dup.agent, &ag->cli->dup);
 	effective(ag->cli, &next, true, &eff);
 	if (eff.listen.len && http_config(&eff, &wc, herr, sizeof(herr))) {
 		pr_err("run: reload: %s; keeping the running config", herr);
@@ -678,7 +678,7 @@ static int agent_start(struct agent *ag)
 		}
 		health_agent_switch(&ag->health, &health);
 		spill_agent_switch(&ag->health.spill, &spill);
-		dup_settings_resolve(&dup, &ag->cfg.dup, &ag->cli->dup);
+		dup_settings_resolve(&dup, &ag->cfg.dup.agent, &ag->cli->dup);
 		dup_agent_switch(&ag->health.dup, &dup);
 	}
 	/* a bad web config, or a port in use, ends the agent before it

@@ -177,6 +177,57 @@ struct sc_dup_check {
 	bool dup_link, dedup_link[2];	/* [0] SHORT, [1] LONG */
 };
 int sc_dup_check(const char *dir, struct sc_dup_check *c);
+/* The options of "dup attach"; a config file's [dup] keys include them
+ * (but copy, a command line option only: the file's copy is the agent's,
+ * health/dup_agent.h). */
+struct sc_dup_attach_args {
+	__u32 given;
+	char short_dev[IFNAMSIZ];
+	char long_dev[IFNAMSIZ];
+	bool copy;
+	const char *peer_mac;
+	__u32 window_ms;
+	__u32 entries;
+};
+extern const struct sc_option sc_dup_attach_opts[];
+/* The defaults of the unset members (window, entries). */
+void sc_dup_attach_defaults(struct sc_dup_attach_args *a);
+/*
+ * What a config file's [dup] does to the live dup/ of dir ("apply"):
+ * want NULL (attach = no): remove it; else attach it on want's devices
+ * (copy off: the agent's), leave it when it matches, change the window or
+ * the peer's address in place (the copy flag kept), attach it again when
+ * the devices or the table size differ. A device named in mk[] is one
+ * apply makes (again): its dup is attached again whatever it was.
+ */
+enum sc_dup_action {
+	SC_DUP_KEEP,		/* nothing to do */
+	SC_DUP_ATTACH,		/* none live: attach */
+	SC_DUP_REATTACH,	/* detach, attach with want */
+	SC_DUP_CHANGE,		/* window or peer address in place */
+	SC_DUP_REMOVE,		/* want NULL: detach */
+};
+/* The action, and the live one's and want's descriptions for apply's
+ * list ("short sdwan0, long sdwan1, window 1 s, entries 65536"). */
+enum sc_dup_action sc_dup_plan(const char *dir, const struct sc_dup_attach_args *want,
+			       bool remade, char *from, size_t flen, char *to, size_t tlen);
+/* A device dup can run on: it exists and is an Ethernet device (the
+ * copies are Ethernet frames, VXLAN's). 0, or FS_EXIT_RUNTIME with the
+ * reason in err. */
+int sc_dup_dev_check(const char *dev, char *err, size_t len);
+/* What sc_dup_apply() replaced, for sc_dup_restore(). */
+struct sc_dup_saved {
+	bool done;		/* something changed */
+	bool had;		/* a dup/ was live before */
+	struct dup_config dc;	/* its config (copy flag included) */
+	__u32 entries;		/* its tables' size */
+};
+/* Make dir's dup/ what sc_dup_plan() says, under the instance lock: an
+ * exit code (one error line printed; dup/ as it was on a failure). */
+int sc_dup_apply(const struct sc_opts *o, const struct sc_dup_attach_args *want, bool remade,
+		 struct sc_dup_saved *saved);
+/* Put back what sc_dup_apply() replaced (a later step of apply failed). */
+void sc_dup_restore(const struct sc_opts *o, const struct sc_dup_saved *saved);
 void sc_state_close(struct sc_state *st);
 /* sc_state_open() for a command: prints the one error line, returns an
  * exit code. */

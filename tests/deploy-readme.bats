@@ -75,11 +75,14 @@ on() {
 	ip netns exec "$1" env PATH="$D/bin:$PATH" FLOWSPLIT_PIN_DIR="$BPF/$1" sh -ec "$2"
 }
 
-# B: the guide's tunnels and routes, addresses swapped, A's prefixes
+# B: the guide's tunnels and routes, addresses swapped, A's prefixes; its
+# splitter and dedup (the loss protection step: both routers)
 peer_setup() {
 	on "$B" "splitctl tunnel add sdwan0 vxlan --vni 101 --local 172.16.1.2 --remote 172.16.1.1 --dev wan0 --address 192.168.101.2/30 --address fd10:1::2/64"
 	on "$B" "splitctl tunnel add sdwan1 vxlan --vni 102 --local 172.16.2.2 --remote 172.16.2.1 --dev wan1 --address 192.168.102.2/30 --address fd10:2::2/64"
 	on "$B" "splitctl route up --mode split --short-dev sdwan0 --long-dev sdwan1 --prefix 10.1.0.0/16 --prefix fd01::/16 --lan-dev lanb --via-short 192.168.101.1 --via-short fd10:1::1 --via-long 192.168.102.1 --via-long fd10:2::1"
+	on "$B" "splitctl attach lanb"
+	on "$B" "splitctl dup attach --short-dev sdwan0 --long-dev sdwan1"
 }
 
 # The splitctl commands of the guide's step-by-step section: code lines
@@ -159,7 +162,7 @@ transfer() {
 
 # What splitctl made on router A: its tunnels, rules and routes (tag 245),
 # its splitter rules, settings and interfaces (ids left out: new ones
-# after a re-attach)
+# after a re-attach), and dup (its copy flag left out: the agent's)
 snapshot() {
 	on "$A" "splitctl -j tunnel show" | jq -S '[.[] | select(.splitctl)]'
 	ip -n "$A" rule show | grep 'proto 245' | sort
@@ -169,6 +172,8 @@ snapshot() {
 	on "$A" "splitctl -j rule show" | jq -S .
 	on "$A" "splitctl -j status" |
 		jq -S '{config, interfaces: [.interfaces[] | {name, hook, mode}]}'
+	on "$A" "splitctl -j dup status" |
+		jq -S '{attached, dedup, short_dev, long_dev, window_ms, capacity4, capacity6}'
 }
 
 @test "reboot: down, then apply -c of the shipped example, then run: the deploy section's router again" {
@@ -189,14 +194,16 @@ snapshot() {
 	[ "$(echo "$output" | jq -c '[.dry_run, ([.changes[] | select(.object == "tunnel") | .action] | join(","))]')" = '[true,"create,create"]' ]
 	echo "$output" | jq -e '[.changes[] | select(.object == "route")] == [{"object":"route","name":"","action":"install","from":"","to":"mode split, short-dev sdwan0, long-dev sdwan1"}]'
 	echo "$output" | jq -e '[.changes[] | select(.object == "interface") | .name] == ["lan0","lan1"]'
+	echo "$output" | jq -e '[.changes[] | select(.object == "dup") | .action] == ["attach"]'
 	! ip -n "$A" link show sdwan0 2>/dev/null || false
 	[ ! -e "$BPF/$A" ]
 	run on "$A" "splitctl apply -c $D/flowsplit.conf"
 	echo "$output"
 	[ "$status" -eq 0 ]
-	echo "$output" | grep -qx "$D/flowsplit.conf: 7 change(s)"
+	echo "$output" | grep -qx "$D/flowsplit.conf: 8 change(s)"
 	[[ "$output" == *"  tunnel sdwan0: create"* ]]
 	[[ "$output" == *"  rule backup: add (10.9.0.0/16 mode long)"* ]]
+	[[ "$output" == *"  dup sdwan0/sdwan1: attach (short sdwan0, long sdwan1, window 1 s, entries 65536)"* ]]
 	snapshot >"$D/applied"
 	diff "$D/deployed" "$D/applied"
 	# the same file again: nothing to change

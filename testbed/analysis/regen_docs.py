@@ -62,6 +62,7 @@ TABLES = {
     'spill-frame': {'bold_if': ('mode', 'spill', 'mode')},
     'flood': {},
     'forwarding': {},
+    'loss': {},
     'roles': {},
     'roles-jitter': {},
     'ha': {},

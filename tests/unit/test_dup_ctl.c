@@ -172,7 +172,8 @@ int main(void)
 	sim_run(&s, 20 * SEC, steady, clean);
 	tap_ok(s.c.want, "1.5 %% steady: on within 20 s");
 	sim_run(&s, 320 * SEC, steady, clean);
-	tap_ok(s.c.want && s.changes == 1, "1.5 %% steady: still on after 5 min, no flapping (%llu)",
+	tap_ok(s.c.want && s.changes == 1,
+	       "1.5 %% steady: still on after 5 min, no flapping (%llu)",
 	       (unsigned long long)s.changes);
 
 	/* a single lost probe is chance */
