@@ -34,9 +34,10 @@ bulk() {
 	fs_bg ip netns exec "$C" iperf3 -c 10.2.0.1 -p 5201 -P 2 -C cubic -S 0x04 -t "$t" -J "$@" >"$D/bulk.json"
 	BULK_PID=$!
 }
-bulk_mbit() { # received Mbit/s of the last bulk (waits for it)
+bulk_mbit() { # BULK_MBIT: received Mbit/s of the last bulk, once it ended
 	wait "$BULK_PID" || true
-	jq '.end.sum_received.bits_per_second / 1000000 | floor' "$D/bulk.json" || cat "$D/bulk.json" >&2
+	BULK_MBIT=$(jq '.end.sum_received.bits_per_second / 1000000 | floor' "$D/bulk.json") ||
+		{ cat "$D/bulk.json"; false; }
 }
 iperf_listening() { ip netns exec "$S" ss -Hltn 'sport = :5201' | grep -q .; }
 # iperf_server: iperf3's server on S (port 5201), listening
@@ -147,7 +148,8 @@ long_ping() {
 	bulk 8
 	sleep 3
 	long_ping "$D/ping-off"
-	off_mbit=$(bulk_mbit)
+	bulk_mbit
+	off_mbit=$BULK_MBIT
 	off=$(fs_median_rtt <"$D/ping-off")
 	# with it: the same bulk, LONG's queue on the router behind the short class
 	wan_route split --long-rate ${WAN_MBIT}mbit
@@ -155,7 +157,8 @@ long_ping() {
 	bulk 8
 	sleep 3
 	long_ping "$D/ping-on"
-	on_mbit=$(bulk_mbit)
+	bulk_mbit
+	on_mbit=$BULK_MBIT
 	on=$(fs_median_rtt <"$D/ping-on")
 	echo "# longq: short-class ping over LONG: idle ${idle} ms; under bulk ${off} ms without the shaper, ${on} ms with it; bulk ${off_mbit} -> ${on_mbit} Mbit/s" >&3
 	wan_sc "$A" route show | grep -A2 '^long shaper'
