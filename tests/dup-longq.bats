@@ -42,7 +42,7 @@ bulk_mbit() { # BULK_MBIT: received Mbit/s of the last bulk, once it ended
 iperf_listening() { ip netns exec "$S" ss -Hltn 'sport = :5201' | grep -q .; }
 # iperf_server: iperf3's server on S (port 5201), listening
 iperf_server() {
-	iperf_server
+	ip netns exec "$S" iperf3 -s -D -p 5201 --logfile "$D/iperf-s.log"
 	fs_wait_for 5 iperf_listening
 }
 # long_ping FILE: 60 short-class echo requests from A over LONG (to B's
