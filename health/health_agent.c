@@ -134,7 +134,8 @@ const struct sc_option health_settings_opts[] = {
 			   "expected delay (default 20)"),
 	ROLES_DURATION("roles-margin-abs", margin_abs_ns, "and by this much more (default 15ms)"),
 	ROLES_DURATION("roles-sustain", sustain_ns,
-		       "a move is due after the wish held this long (default 200ms)"),
+		       "a move is due after the wish held this long (default 200ms; a return: "
+		       "3s at least)"),
 	ROLES_DURATION("roles-hold-min", hold_min_ns,
 		       "no move for this long after a move, doubled when they flap (default 5s)"),
 	ROLES_DURATION("roles-hold-max", hold_max_ns, "the hold-down's ceiling (default 80s)"),

@@ -72,6 +72,7 @@ void quality_answer(struct quality *q, uint64_t now_ns, uint64_t rtt_ns, bool bu
 	}
 	q->rtt_prev_ns = rtt_ns;
 	q->answers++;
+	q->miss_run = 0;
 	loss_push(q, false);
 	idle_update(q, now_ns, busy);
 }
@@ -79,8 +80,39 @@ void quality_answer(struct quality *q, uint64_t now_ns, uint64_t rtt_ns, bool bu
 void quality_lost(struct quality *q, uint64_t now_ns, bool busy)
 {
 	q->misses++;
+	q->miss_run++;
 	loss_push(q, true);
 	idle_update(q, now_ns, busy);
+}
+
+void quality_down(struct quality *q, uint64_t now_ns)
+{
+	if (q->down)
+		return;
+	q->down = true;
+	q->down_from = q->answers + q->misses - q->miss_run;
+	q->down_at_ns = now_ns;
+}
+
+void quality_up(struct quality *q)
+{
+	uint64_t n = q->answers + q->misses, k;
+	uint32_t i;
+
+	if (!q->down)
+		return;
+	q->down = false;
+	/* outcome k sits n - k slots before loss_pos; the window holds the
+	 * last loss_len of them */
+	for (k = n - q->loss_len > q->down_from ? n - q->loss_len : q->down_from; k < n; k++) {
+		i = (q->loss_pos + QUALITY_LOSS_WINDOW - (uint32_t)(n - k)) % QUALITY_LOSS_WINDOW;
+		q->loss_lost -= q->lost[i];
+		q->lost[i] = 0;
+	}
+	/* the outcomes since it went down were not busy (a tunnel down
+	 * carries nothing): the view they gave, without the misses */
+	if (q->idle_seen && q->idle_at_ns >= q->down_at_ns && quality_ready(q))
+		q->idle_extra_ns = quality_expected_ns(q) - quality_base_ns(q);
 }
 
 bool quality_ready(const struct quality *q)

@@ -24,7 +24,9 @@
  *   loss    lost probes over the last QUALITY_LOSS_WINDOW outcomes; the
  *           counted loss forgives QUALITY_LOSS_FORGIVEN of them, so one
  *           or two lost probes in 2 s never count (a loaded router or
- *           path stalls that long now and then; a brownout loses far more)
+ *           path stalls that long now and then; a brownout loses far more);
+ *           a failover's misses leave the window when the tunnel is up
+ *           again (quality_down(), quality_up())
  *   expected base + queue + loss x (QUALITY_RTO_MIN_NS + base + queue):
  *           a lost packet of a short request costs Linux's least RTO
  *           (200 ms) plus the RTT of the retransmission
@@ -68,6 +70,11 @@ struct quality {
 	uint8_t lost[QUALITY_LOSS_WINDOW];	/* 1 = lost */
 	uint32_t loss_len, loss_pos, loss_lost;
 	uint64_t answers, misses;
+	uint64_t miss_run;		/* consecutive misses, the last outcomes */
+	/* down (a failover) since down_at_ns: the failover's misses are
+	 * outcome down_from (answers + misses counted before it) and on */
+	bool down;
+	uint64_t down_from, down_at_ns;
 	/* base-relative cost last measured while not busy, and when */
 	uint64_t idle_extra_ns, idle_at_ns;
 	bool idle_seen;
@@ -78,6 +85,23 @@ void quality_init(struct quality *q, uint64_t now_ns);
  * filled the tunnel when it was measured. */
 void quality_answer(struct quality *q, uint64_t now_ns, uint64_t rtt_ns, bool busy);
 void quality_lost(struct quality *q, uint64_t now_ns, bool busy);
+
+/*
+ * A failover: health took the tunnel down (on its consecutive misses, or
+ * a link event) and acts on that itself. The misses that took it down
+ * (the run the outcomes end with at quality_down()) and every miss fed
+ * until quality_up() are the failover's; quality_up(), when the tunnel is
+ * up again, takes those still in the loss window out of it (they count
+ * as answered), so the loss the roles count is what the tunnel loses from
+ * then on, not what the failover already acted on; a not-busy view taken
+ * while it was down (quality_judged_ns()) is taken again without them.
+ * Health's own loss
+ * accounting (health.h, its loss window and consecutive misses) is other
+ * state, and keeps them. quality_down() while down and quality_up() while
+ * up do nothing.
+ */
+void quality_down(struct quality *q, uint64_t now_ns);
+void quality_up(struct quality *q);
 
 /* Enough answers for the estimates to count. */
 bool quality_ready(const struct quality *q);

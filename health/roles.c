@@ -130,8 +130,17 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 {
 	const struct roles_params *p = &r->params;
 	enum roles_cause cause;
-	bool want;
+	uint64_t sustain;
+	bool want, retake;
+	int t;
 
+	/* the misses a failover acted on leave the loss window at its end */
+	for (t = 0; t < HEALTH_TUNNELS; t++) {
+		if (in->state[t] == HEALTH_DOWN)
+			quality_down(in->q[t], now_ns);
+		else if (in->state[t] == HEALTH_UP)
+			quality_up(in->q[t]);
+	}
 	if (p->mode == ROLES_FIXED) {
 		if (quality_ready(in->q[HEALTH_SHORT]) && quality_ready(in->q[HEALTH_LONG]))
 			wish(r, in, now_ns, &cause);	/* the view only */
@@ -141,25 +150,17 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 		return want;
 	}
 	if (in->state[HEALTH_SHORT] != HEALTH_UP || in->state[HEALTH_LONG] != HEALTH_UP) {
-		/* a failover wins: the configured roles, at once */
+		/* a failover wins: the configured roles, at once; no move of
+		 * the roles' own (health's hold-down makes the tunnel that
+		 * returns prove itself) */
 		want = r->swapped;
 		r->want = r->swapped = false;
 		r->want_since_ns = now_ns;
-		/* a tunnel still without a verdict (the agent starting) is no
-		 * failover: no hold-down after it */
-		if (in->state[HEALTH_SHORT] == HEALTH_DOWN || in->state[HEALTH_LONG] == HEALTH_DOWN)
-			r->after_failover = true;
 		if (want) {
 			r->cause = ROLES_CAUSE_FAILOVER;
 			r->moves[ROLES_CAUSE_FAILOVER]++;
 		}
 		return want;
-	}
-	if (r->after_failover) {
-		/* the tunnel back up proves itself for a hold-down first */
-		r->after_failover = false;
-		if (r->hold_until_ns < now_ns + p->hold_min_ns)
-			r->hold_until_ns = now_ns + p->hold_min_ns;
 	}
 	if (!quality_ready(in->q[HEALTH_SHORT]) || !quality_ready(in->q[HEALTH_LONG]))
 		return false;
@@ -176,14 +177,27 @@ bool roles_step(struct roles *r, const struct roles_input *in, uint64_t now_ns)
 		r->want_since_ns = now_ns;
 	}
 	r->want_cause = cause;
-	if (now_ns - r->want_since_ns < p->sustain_ns || now_ns < r->hold_until_ns)
+	/* leaving the configured roles: the sustain; returning to them: a
+	 * recovery holds longer, or a brownout's pause looks like one */
+	sustain = p->sustain_ns;
+	if (!want && sustain < ROLES_RETURN_SUSTAIN_NS)
+		sustain = ROLES_RETURN_SUSTAIN_NS;
+	/* retaking the roles of the last move, which a failover's reset
+	 * undid, undoes no move of the roles: no hold-down holds it */
+	retake = r->last_move_ns && want == r->moved_to;
+	if (now_ns - r->want_since_ns < sustain || (!retake && now_ns < r->hold_until_ns))
 		return false;
-	/* flapping: a move soon after the one before holds twice as long */
-	if (r->last_move_ns && now_ns - r->last_move_ns < 2 * r->hold_ns)
-		r->hold_ns = 2 * r->hold_ns > p->hold_max_ns ? p->hold_max_ns : 2 * r->hold_ns;
-	else
+	if (r->last_move_ns && now_ns - r->last_move_ns < 2 * r->hold_ns) {
+		/* flapping: undoing a move soon after it holds twice as long;
+		 * a retake keeps the hold-down as it was */
+		if (!retake)
+			r->hold_ns = 2 * r->hold_ns > p->hold_max_ns ? p->hold_max_ns
+								      : 2 * r->hold_ns;
+	} else {
 		r->hold_ns = p->hold_min_ns;
+	}
 	r->last_move_ns = now_ns;
+	r->moved_to = want;
 	r->hold_until_ns = now_ns + r->hold_ns;
 	r->swapped = want;
 	r->cause = cause;

@@ -23,13 +23,21 @@
  *               seen(SHORT) > seen(LONG) x (1 + margin %) + margin-abs,
  *   or, with SLA thresholds set, when SHORT breaks one and LONG none
  *   (never onto a LONG that breaks one while SHORT does not).
- *   The wish must hold for `sustain` without a break, then the roles move
- *   unless a hold-down from the last move runs; each move starts a
- *   hold-down of hold-min, doubled (up to hold-max) when the move came
- *   less than twice the last hold-down after the one before (flapping).
+ *   The wish must hold for `sustain` without a break (a return to the
+ *   configured roles for ROLES_RETURN_SUSTAIN_NS, or `sustain` when
+ *   longer), then the roles move unless a hold-down from the last move
+ *   runs; each move starts a hold-down of hold-min, doubled (up to
+ *   hold-max) when the move undid the one before less than twice its
+ *   hold-down after it (flapping).
  *   A tunnel not up (a failover) resets the roles to the configured ones
- *   at once; after a tunnel was down, the hold-down runs from when both
- *   are up again (not after the first verdicts: init is no failover).
+ *   at once. That reset is no move of the roles: it neither starts nor
+ *   doubles a hold-down (health's own hold-down makes the tunnel that
+ *   returns prove itself), and the move that takes the roles of the last
+ *   move again once both are up (a retake) is held by no hold-down and
+ *   doubles none: it keeps the last move's.
+ *   A tunnel's misses that health failed it over on leave its loss window
+ *   when it is up again (quality_down(), quality_up()): acted on already,
+ *   they would otherwise swap the classes away from a returning SHORT.
  */
 #ifndef HEALTH_ROLES_H
 #define HEALTH_ROLES_H
@@ -48,6 +56,10 @@ enum roles_mode { ROLES_FIXED, ROLES_AUTO };
 #define ROLES_DEF_MARGIN_PCT 20
 #define ROLES_DEF_MARGIN_ABS_NS (15 * FS_NS_PER_MS)
 #define ROLES_DEF_SUSTAIN_NS (200 * FS_NS_PER_MS)
+/* A return to the configured roles (a recovery) must hold at least this
+ * long: past the loss window and the queue filter, so a brownout that
+ * pauses does not look recovered. */
+#define ROLES_RETURN_SUSTAIN_NS (3 * FS_NS_PER_S)
 #define ROLES_DEF_HOLD_MIN_NS (5 * FS_NS_PER_S)
 #define ROLES_DEF_HOLD_MAX_NS (80 * FS_NS_PER_S)
 #define ROLES_MAX_MARGIN_PCT 1000
@@ -65,7 +77,8 @@ struct roles_params {
 	int mode;			/* enum roles_mode */
 	uint32_t margin_pct;		/* relative margin over the other tunnel */
 	uint64_t margin_abs_ns;		/* and absolute */
-	uint64_t sustain_ns;		/* a wish must hold this long */
+	uint64_t sustain_ns;		/* a wish must hold this long (a return:
+					 * ROLES_RETURN_SUSTAIN_NS at least) */
 	uint64_t hold_min_ns, hold_max_ns;
 	/* SLA thresholds, 0 = off: expected delay, counted loss (percent),
 	 * jitter */
@@ -93,7 +106,8 @@ const char *roles_cause_name(enum roles_cause c);
 
 struct roles_input {
 	enum health_state state[HEALTH_TUNNELS];	/* by configured role */
-	const struct quality *q[HEALTH_TUNNELS];
+	/* roles_step() tells each the failovers (quality_down/up()) */
+	struct quality *q[HEALTH_TUNNELS];
 	bool busy[HEALTH_TUNNELS];	/* our traffic fills the tunnel */
 };
 
@@ -103,10 +117,10 @@ struct roles {
 	bool want;			/* the wish of the last step */
 	uint64_t want_since_ns;		/* the wish held since */
 	enum roles_cause want_cause;
-	uint64_t last_move_ns;		/* 0: none yet */
+	uint64_t last_move_ns;		/* 0: none yet (a failover's reset is none) */
+	bool moved_to;			/* the roles it installed (swapped) */
 	uint64_t hold_ns;		/* of the last move */
 	uint64_t hold_until_ns;
-	bool after_failover;		/* hold-down starts when both are up */
 	enum roles_cause cause;		/* of the roles now */
 	uint64_t moves[ROLES_CAUSES];
 	/* the last step's view (for status and the log) */
