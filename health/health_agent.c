@@ -15,6 +15,7 @@
 #include "health_agent.h"
 #include "health_file.h"
 #include "params.h"
+#include "tcfg.h"
 #include "util.h"
 
 #define HA_RETRY_NS	(3 * FS_NS_PER_S)	/* no record: look again */
@@ -897,6 +898,31 @@ static int ms_until(uint64_t now, uint64_t when)
 	return ms > 1000 ? 1000 : (int)ms;
 }
 
+/* The LONG shaper as the record asks (route up --long-rate): ours adopted
+ * when it is what the record asks, made when it is missing (a device made
+ * anew), removed where the record does not want it (docs/design.md,
+ * *Short class first on LONG*). Under the record's lock, as route up. */
+static void longq_adopt(void)
+{
+	static struct tcfg_spec rec;
+	struct tcfg_err e = { "" };
+	char what[128], err[256];
+	int lock;
+
+	lock = tcfg_lock(&e);
+	if (lock < 0 || tcfg_record_read(&rec, &e)) {
+		tcfg_unlock(lock);
+		return;
+	}
+	if (tcfg_longq_reconcile(NULL, &rec, -1, what, sizeof(what), err, sizeof(err)))
+		pr_warn("run: health: LONG shaper: %s", err);
+	else if (what[0])
+		pr_info("run: health: LONG shaper: %s", what);
+	else if (rec.long_rate_bps)
+		pr_info("run: health: LONG shaper on %s adopted", rec.long_dev);
+	tcfg_unlock(lock);
+}
+
 /* Without a route record: wait, and look for one every few seconds. */
 static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 {
@@ -915,6 +941,7 @@ static void idle_until(struct health_agent *ha, uint64_t deadline_ns)
 				fams);
 			ha->open_failing = false;
 			ha->next_publish_ns = 0;
+			longq_adopt();
 			return;
 		}
 		/* -ENOENT: "route up" has not run; nothing to steer, quietly */

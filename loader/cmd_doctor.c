@@ -428,6 +428,43 @@ static void check_spill_class(struct doctor *d, int agent_pid, bool gen_open)
 }
 
 /*
+ * The LONG shaper of "route up --long-rate" (docs/design.md, *Short class
+ * first on LONG*): there when the record asks for it, its short class
+ * matching the splitter's short code point; one of ours without long-rate
+ * recorded shapes LONG for nothing.
+ */
+static void check_long_shaper(struct doctor *d)
+{
+	const char *dev = d->t.t[1].dev;
+
+	if (!d->t.recorded || !dev[0])
+		return;
+	if (!d->t.long_rate_bps && d->t.longq_owner == 1)
+		check(d, FAIL, "long shaper", "splitctl route up (again, without --long-rate)",
+		      "%s: a LONG shaper of ours (root HTB %x) but no long-rate recorded", dev,
+		      TCFG_LONGQ_MAJOR);
+	else if (!d->t.long_rate_bps)
+		check(d, SKIP, "long shaper", "", "long-rate not set: LONG's queue is the WAN's");
+	else if (d->t.longq_owner == -EIO)
+		check(d, FAIL, "long shaper", "splitctl route up (again)", "%s", d->t.longq_err);
+	else if (d->t.longq_owner != 1)
+		check(d, FAIL, "long shaper", "splitctl route up (again)",
+		      "%s: the LONG shaper of long-rate is missing%s%s: its queue forms in the "
+		      "WAN, short packets behind bulk",
+		      dev, d->t.longq_owner == -EEXIST ? ": " : "",
+		      d->t.longq_owner == -EEXIST ? d->t.longq_err : "");
+	else if (d->instance && d->t.longq_dscp != (int)d->cfg.dscp_short)
+		check(d, FAIL, "long shaper", "splitctl route up (again: it takes dscp-short)",
+		      "%s: its short class matches code point %d, dscp-short is %u: short "
+		      "packets wait behind bulk",
+		      dev, d->t.longq_dscp, d->cfg.dscp_short);
+	else
+		check(d, PASS, "long shaper", "",
+		      "%s: root HTB %x of splitctl's, code point %d first", dev, TCFG_LONGQ_MAJOR,
+		      d->t.longq_dscp);
+}
+
+/*
  * Spill, the datapath's side: on in the config, fs_spill pinned, and an
  * agent with a generation open (gen 0 in the agent's entry: nothing
  * spills, which is a fact to know rather than a failure: spill waits for
@@ -666,6 +703,7 @@ static int cmd_doctor(const struct sc_call *c)
 			  : "not running: no idle sweep, no failover, no metrics",
 		      pid);
 	check_spill(&d, pid);
+	check_long_shaper(&d);
 	check_dup(&d, pid);
 	check_roles(&d, pid);
 	close_json_array(PRINT_JSON, NULL);

@@ -278,6 +278,27 @@ static int status_unavailable(const struct sc_opts *o, int err)
 	return err == -ENAMETOOLONG ? FS_EXIT_USAGE : FS_EXIT_RUNTIME;
 }
 
+/* The LONG shaper of route up --long-rate, when it is there (missing,
+ * the routing state says so): "long_shaper" null otherwise. */
+static void print_long_shaper(void)
+{
+	struct tcfg_longq_state q;
+	char dev[IF_NAMESIZE];
+
+	if (!tcfg_longq_recorded(dev, &q)) {
+		print_null(PRINT_JSON, "long_shaper", NULL, NULL);
+		return;
+	}
+	open_json_object("long_shaper");
+	print_string(PRINT_ANY, "dev", "long shaper: %s, short class first", dev);
+	print_uint(PRINT_ANY, "short_bytes", " (short %llu bytes sent",
+		   q.cls[TCFG_LONGQ_SHORT].bytes);
+	print_uint(PRINT_ANY, "bulk_bytes", ", bulk %llu", q.cls[TCFG_LONGQ_BULK].bytes);
+	print_uint(PRINT_ANY, "bulk_backlog_bytes", ", bulk backlog %llu bytes)\n",
+		   q.cls[TCFG_LONGQ_BULK].backlog);
+	close_json_object();
+}
+
 /* route show's state: the routes, the agent, failover, tunnels. */
 static void print_routing(const struct split_config *cfg)
 {
@@ -294,6 +315,7 @@ static void print_routing(const struct split_config *cfg)
 	if (why[0])
 		print_string(PRINT_FP, NULL, " (%s)", why);
 	print_string(PRINT_FP, NULL, "%s", !strcmp(state, "down") ? " (no route up)\n" : "\n");
+	print_long_shaper();
 	close_json_object();
 }
 

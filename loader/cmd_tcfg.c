@@ -43,20 +43,23 @@ static const struct sc_option tunnel_del_opts[] = {
 	SC_OPTIONS_END,
 };
 
-/* The live long code point, if an instance is attached (-1 otherwise: no
+/* The live long (and short) code point, if an instance is attached (-1 otherwise: no
  * instance is no error here, and the state functions print nothing). */
 static void tcfg_context(const struct sc_opts *o, struct tcfg_ctx *ctx)
 {
 	struct split_config cfg;
 	struct sc_state st;
-	int dscp_long = -1;
+	int dscp_long = -1, dscp_short = -1;
 
 	if (!sc_state_open(o, &st, 0)) {
-		if (!sc_config_read(&st, &cfg))
+		if (!sc_config_read(&st, &cfg)) {
 			dscp_long = cfg.dscp_long;
+			dscp_short = cfg.dscp_short;
+		}
 		sc_state_close(&st);
 	}
 	sc_route_ctx(dscp_long, ctx);
+	ctx->dscp_short = dscp_short;
 }
 
 /* "route up": tunnel-cfg's rows (tcfg_route_opts, also the [route] keys)

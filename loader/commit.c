@@ -16,6 +16,7 @@ void sc_route_ctx(int dscp_long, struct tcfg_ctx *ctx)
 {
 	memset(ctx, 0, sizeof(*ctx));
 	ctx->dscp_long = dscp_long;
+	ctx->dscp_short = -1;	/* the LONG shaper keeps the one it matches */
 	health_file_in_force(&ctx->in_force);
 	ctx->agent_pid = agent_lock_holder();
 	ctx->show_more = health_show;

@@ -1165,6 +1165,7 @@ int sc_config_apply_changes(const struct sc_opts *o, struct sc_config *cfg, bool
 	if (dry_run)
 		return 0;
 	sc_route_ctx(cfg->splitter.settings.v.dscp_long, &ctx);
+	ctx.dscp_short = cfg->splitter.settings.v.dscp_short;	/* the LONG shaper's */
 	/* the tunnels first: the route's check needs its devices */
 	ret = tunnels_make(cfg, made);
 	if (!ret && cfg->route && cfg->route_check_later) {

@@ -166,6 +166,44 @@ static void write_tunnel_traffic(FILE *f)
 	}
 }
 
+/* The LONG shaper of route up --long-rate, per class (none without it). */
+static void write_long_shaper(FILE *f)
+{
+	static const char *const cls[TCFG_LONGQ_CLASSES] = { "short", "bulk" };
+	static const struct { const char *name, *type, *help; } series[] = {
+		{ "long_shaper_sent_bytes_total", "counter",
+		  "Bytes the LONG shaper's class sent." },
+		{ "long_shaper_sent_packets_total", "counter",
+		  "Packets the LONG shaper's class sent." },
+		{ "long_shaper_drops_total", "counter",
+		  "Packets the LONG shaper's class dropped (its queue full)." },
+		{ "long_shaper_backlog_bytes", "gauge",
+		  "Bytes queued in the LONG shaper's class." },
+	};
+	struct tcfg_longq_state st;
+	char dev[IF_NAMESIZE], esc[4 * IF_NAMESIZE];
+	unsigned long long v[TCFG_LONGQ_CLASSES][4];
+	size_t s;
+	int k;
+
+	if (!tcfg_longq_recorded(dev, &st))
+		return;
+	sc_prom_label_escape(dev, esc, sizeof(esc));
+	for (k = 0; k < TCFG_LONGQ_CLASSES; k++) {
+		v[k][0] = st.cls[k].bytes;
+		v[k][1] = st.cls[k].packets;
+		v[k][2] = st.cls[k].drops;
+		v[k][3] = st.cls[k].backlog;
+	}
+	for (s = 0; s < sizeof(series) / sizeof(series[0]); s++) {
+		fprintf(f, "# HELP flowsplit_%s %s\n# TYPE flowsplit_%s %s\n", series[s].name,
+			series[s].help, series[s].name, series[s].type);
+		for (k = 0; k < TCFG_LONGQ_CLASSES; k++)
+			fprintf(f, "flowsplit_%s{class=\"%s\",dev=\"%s\"} %llu\n", series[s].name,
+				cls[k], esc, v[k][s]);
+	}
+}
+
 /* The datapath's side of fs_spill (the agent's gauges are its own). */
 static void write_spill(FILE *f, const struct sc_state *st)
 {
@@ -248,6 +286,7 @@ int sc_metrics_write(FILE *f, const struct sc_state *st)
 	write_classes(f, v);
 	write_spill(f, st);
 	write_tunnel_traffic(f);
+	write_long_shaper(f);
 	sc_ha_metrics_write(f);
 	return ferror(f) ? -EIO : 0;
 }

@@ -149,6 +149,14 @@ struct json_object *tcfg_spec_to_json(const struct tcfg_spec *s)
 		s->selector == SEL_DSCP	 ? "dscp"
 		: s->selector == SEL_TOS ? "tos"
 					 : "auto");
+	/* only with the shaper: records and "route show" without it as before */
+	if (s->long_rate_bps) {
+		sc_rate_text(s->long_rate_bps, buf, sizeof(buf));
+		add_str(o, "long-rate", buf);
+		snprintf(buf, sizeof(buf), "%llums",
+			 (unsigned long long)(s->long_queue_ns / FS_NS_PER_MS));
+		add_str(o, "long-queue", buf);
+	}
 	return o;
 }
 
@@ -160,6 +168,7 @@ int tcfg_spec_from_json(struct json_object *o, struct tcfg_spec *s, struct tcfg_
 
 	memset(s, 0, sizeof(*s));
 	s->dscp_long = -1;
+	s->long_queue_ns = tcfg_spec_defaults.long_queue_ns;
 	json_object_object_foreach(o, key, val) {
 		bool list = json_object_is_type(val, json_type_array);
 		size_t n = list ? json_object_array_length(val) : 1;

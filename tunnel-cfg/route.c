@@ -125,6 +125,18 @@ static int pick_selector(struct nl *nl, const struct tcfg_spec *s, struct route_
 	return FS_EXIT_OK;
 }
 
+/* long-rate: LONG's root must be free or ours (the operator's stays). */
+static int longq_check(const struct tcfg_spec *s, struct tcfg_err *e)
+{
+	struct tcfg_longq_state st;
+
+	if (!s->long_rate_bps)
+		return FS_EXIT_OK;
+	if (tcfg_longq_read(s->long_dev, &st, e->msg, sizeof(e->msg)))
+		return FS_EXIT_RUNTIME;
+	return st.owner == -EEXIST ? FS_EXIT_RUNTIME : FS_EXIT_OK;
+}
+
 int tcfg_spec_check_ctx(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 			char *err, size_t errlen)
 {
@@ -180,6 +192,8 @@ static int route_plan(const struct tcfg_spec *s, const struct tcfg_ctx *ctx,
 		return FS_EXIT_RUNTIME;
 	}
 	ret = pick_selector(nl, s, p, e);
+	if (!ret)
+		ret = longq_check(s, e);
 	if (ret) {
 		nl_close(nl);
 		return ret;
@@ -269,6 +283,25 @@ static int route_converge(struct nl *nl, const struct tcfg_spec *s,
 	return ret;
 }
 
+/* The LONG shaper as rec asks, off the devices the last "up" recorded
+ * (a swap of the roles, a new device). */
+static int longq_up(const struct tcfg_spec *rec, const struct tcfg_ctx *ctx, struct tcfg_err *e)
+{
+	static struct tcfg_spec old;
+	struct tcfg_err ignored;
+	char what[128];
+	bool had = !tcfg_record_read(&old, &ignored);
+	int ret;
+
+	ret = tcfg_longq_reconcile(had ? &old : NULL, rec, ctx->dscp_short, what, sizeof(what),
+				   e->msg, sizeof(e->msg));
+	if (ret)
+		return ret;
+	if (what[0])
+		pr_info("route: LONG shaper: %s", what);
+	return 0;
+}
+
 int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 {
 	static struct route_plan plan;
@@ -303,6 +336,8 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	if (!ret && s->mode == MODE_SPLIT)
 		ret = tcfg_hash_policy_restore(&e);
 	if (!ret)
+		ret = longq_up(&plan.record, ctx, &e);
+	if (!ret)
 		ret = tcfg_record_write(&plan.record, &e);
 	tcfg_unlock(lock);
 	nl_close(&nl);
@@ -311,7 +346,8 @@ int tcfg_route_up(const struct tcfg_spec *s, const struct tcfg_ctx *ctx)
 	return ret ? FS_EXIT_RUNTIME : FS_EXIT_OK;
 }
 
-/* Remove the spill class of ours on both recorded tunnels (best effort:
+/* Remove the spill class and the LONG shaper of ours on both recorded
+ * tunnels (best effort:
  * it goes with its device anyway): a "route up" that swapped the roles
  * leaves an earlier agent's class on what is LONG now. */
 static void scav_remove_recorded(void)
@@ -326,9 +362,13 @@ static void scav_remove_recorded(void)
 		return;
 	dev[0] = rec.short_dev;
 	dev[1] = rec.long_dev;
-	for (i = 0; i < 2; i++)
+	for (i = 0; i < 2; i++) {
 		if (dev[i][0] && tcfg_scav_remove(dev[i], err, sizeof(err)) < 0)
 			pr_warn("route down: %s", err);
+		/* and the LONG shaper of "route up --long-rate" */
+		if (dev[i][0] && tcfg_longq_remove(dev[i], err, sizeof(err)) < 0)
+			pr_warn("route down: %s", err);
+	}
 }
 
 int tcfg_route_down(const struct tcfg_ctx *ctx)

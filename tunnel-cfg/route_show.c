@@ -281,6 +281,22 @@ static void unprobed_families(const struct tcfg_spec *s, const struct tcfg_in_fo
 	}
 }
 
+/* long-rate recorded, the LONG shaper not there: LONG's queue is in the
+ * WAN again (a device made anew, a qdisc replaced by hand) */
+static void longq_problem(const struct tcfg_spec *s, struct tcfg_missing *m)
+{
+	struct tcfg_longq_state st;
+	char err[256];
+
+	if (!s->long_rate_bps || !if_nametoindex(s->long_dev))
+		return;
+	if (tcfg_longq_read(s->long_dev, &st, err, sizeof(err)) || st.owner != 1)
+		tcfg_missing_add(m,
+				 "%s (long): the LONG shaper of long-rate is missing: its queue "
+				 "forms in the WAN, short packets behind bulk (route up again)",
+				 s->long_dev);
+}
+
 static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 			    const struct tcfg_ctx *ctx, struct tcfg_missing *m)
 {
@@ -313,6 +329,7 @@ static void health_problems(struct nl *nl, const struct tcfg_spec *s,
 	}
 	if (f->pid && f->families_known)
 		unprobed_families(s, f, m);
+	longq_problem(s, m);
 }
 
 /* The rules and routes a recorded spec wants under the plan in force. */
@@ -374,6 +391,49 @@ static void show_state(const struct show_state *st, bool installed)
 	close_json_array(PRINT_JSON, NULL);
 }
 
+/* "long_shaper": the LONG shaper of the record's long-rate (null: none
+ * recorded), its classes' counters */
+static void show_longq(const struct show_state *st)
+{
+	static const char *const name[TCFG_LONGQ_CLASSES] = { "short", "bulk" };
+	struct tcfg_longq_state q;
+	char rate[32], top[32], err[256];
+	int k;
+
+	if (!st->recorded || !st->spec.long_rate_bps) {
+		print_null(PRINT_JSON, "long_shaper", NULL, NULL);
+		return;
+	}
+	if (tcfg_longq_read(st->spec.long_dev, &q, err, sizeof(err)))
+		q.owner = 0;
+	sc_rate_text(st->spec.long_rate_bps, rate, sizeof(rate));
+	sc_rate_text(tcfg_longq_top(st->spec.long_rate_bps), top, sizeof(top));
+	open_json_object("long_shaper");
+	print_string(PRINT_ANY, "dev", "long shaper: %s", st->spec.long_dev);
+	print_bool(PRINT_JSON, "installed", NULL, q.owner == 1);
+	print_string(PRINT_FP, NULL, " %s", q.owner == 1 ? "installed" : "MISSING");
+	print_string(PRINT_ANY, "long_rate", " long-rate %s", rate);
+	print_string(PRINT_ANY, "top", " top %s", top);
+	print_uint(PRINT_ANY, "queue_ms", " queue %llu ms",
+		   st->spec.long_queue_ns / FS_NS_PER_MS);
+	print_int(PRINT_ANY, "dscp_short", " short code point %lld", q.owner == 1 ? q.dscp : -1);
+	print_nl();
+	open_json_array(PRINT_JSON, "classes");
+	for (k = 0; q.owner == 1 && k < TCFG_LONGQ_CLASSES; k++) {
+		open_json_object(NULL);
+		print_string(PRINT_ANY, "class", "  class %s:", name[k]);
+		print_uint(PRINT_ANY, "packets", " sent %llu packets", q.cls[k].packets);
+		print_uint(PRINT_ANY, "bytes", " %llu bytes", q.cls[k].bytes);
+		print_uint(PRINT_ANY, "backlog_bytes", ", backlog %llu bytes", q.cls[k].backlog);
+		print_uint(PRINT_ANY, "limit_bytes", " of %llu", q.limit_bytes[k]);
+		print_uint(PRINT_ANY, "drops", ", %llu dropped", q.cls[k].drops);
+		print_nl();
+		close_json_object();
+	}
+	close_json_array(PRINT_JSON, NULL);
+	close_json_object();
+}
+
 int tcfg_route_show(const struct tcfg_ctx *ctx)
 {
 	static struct tcfg_rules rules;
@@ -402,6 +462,7 @@ int tcfg_route_show(const struct tcfg_ctx *ctx)
 	tcfg_show_rules(&rules);
 	tcfg_show_routes(&routes);
 	show_tunnels(&nl, &routes);
+	show_longq(&st);
 	if (ctx->show_more)
 		ctx->show_more();
 	close_json_object();
@@ -506,6 +567,15 @@ int tcfg_doctor(const struct tcfg_ctx *ctx, struct tcfg_doctor *d)
 	}
 	doctor_missing(&nl, &s, ctx, d);
 	nl_close(&nl);
+	d->long_rate_bps = s.long_rate_bps;
+	if (s.long_rate_bps || s.long_dev[0]) {
+		struct tcfg_longq_state q;
+
+		if (tcfg_longq_read(s.long_dev, &q, d->longq_err, sizeof(d->longq_err)))
+			q.owner = -EIO;
+		d->longq_owner = q.owner;
+		d->longq_dscp = q.dscp;
+	}
 	return 0;
 }
 

@@ -112,13 +112,13 @@ static __u32 ticks(__u64 bytes, __u64 bps)
 	return t > ~0U ? ~0U : (__u32)t;
 }
 
-struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
+struct nlmsghdr *tcfg_msg_htb_root(void *buf, int ifindex, unsigned int major,
+				  unsigned int defminor)
 {
 	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-					TC_H_ROOT, h(TCFG_SCAV_MAJOR, 0), 0);
+					TC_H_ROOT, h(major, 0), 0);
 	struct tc_htb_glob g = {
-		.version = 3, .rate2quantum = SCAV_HTB_R2Q,
-		.defcls = TCFG_SCAV_SHORT_MINOR,
+		.version = 3, .rate2quantum = SCAV_HTB_R2Q, .defcls = defminor,
 	};
 	struct nlattr *opt;
 
@@ -129,14 +129,18 @@ struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
 	return nlh;
 }
 
-struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, bool create,
-				     unsigned int parent_minor, unsigned int minor,
-				     unsigned int prio, __u64 rate_bps, __u64 ceil_bps)
+struct nlmsghdr *tcfg_msg_scav_root(void *buf, int ifindex)
+{
+	return tcfg_msg_htb_root(buf, ifindex, TCFG_SCAV_MAJOR, TCFG_SCAV_SHORT_MINOR);
+}
+
+struct nlmsghdr *tcfg_msg_htb_class(void *buf, int ifindex, unsigned int major, bool create,
+				    unsigned int parent_minor, unsigned int minor,
+				    unsigned int prio, __u64 rate_bps, __u64 ceil_bps)
 {
 	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTCLASS,
 					create ? NLM_F_CREATE | NLM_F_EXCL : 0, ifindex,
-					h(TCFG_SCAV_MAJOR, parent_minor),
-					h(TCFG_SCAV_MAJOR, minor), 0);
+					h(major, parent_minor), h(major, minor), 0);
 	struct tc_htb_opt o = { .quantum = SCAV_QUANTUM, .prio = prio };
 	bool r64 = ratespec(&o.rate, rate_bps), c64 = ratespec(&o.ceil, ceil_bps);
 	struct nlattr *opt;
@@ -153,6 +157,14 @@ struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, bool create,
 		mnl_attr_put_u64(nlh, TCA_HTB_CEIL64, ceil_bps / 8);
 	mnl_attr_nest_end(nlh, opt);
 	return nlh;
+}
+
+struct nlmsghdr *tcfg_msg_scav_class(void *buf, int ifindex, bool create,
+				     unsigned int parent_minor, unsigned int minor,
+				     unsigned int prio, __u64 rate_bps, __u64 ceil_bps)
+{
+	return tcfg_msg_htb_class(buf, ifindex, TCFG_SCAV_MAJOR, create, parent_minor, minor,
+				  prio, rate_bps, ceil_bps);
 }
 
 struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 rate_bps,
@@ -178,14 +190,26 @@ struct nlmsghdr *tcfg_msg_scav_tbf(void *buf, int ifindex, bool create, __u64 ra
 	return nlh;
 }
 
-/* A u32 filter on the root: nkeys (at most 3) keys on the network header,
- * all to match, -> class minor */
-static struct nlmsghdr *u32_filter(void *buf, int ifindex, unsigned int prio, __u16 proto,
-				   unsigned int minor, const struct tc_u32_key *keys,
+struct nlmsghdr *tcfg_msg_bfifo(void *buf, int ifindex, __u32 parent, __u32 handle,
+				__u32 limit_bytes)
+{
+	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWQDISC, NLM_F_CREATE | NLM_F_EXCL, ifindex,
+					parent, handle, 0);
+	struct tc_fifo_qopt q = { .limit = limit_bytes };
+
+	mnl_attr_put_strz(nlh, TCA_KIND, "bfifo");
+	mnl_attr_put(nlh, TCA_OPTIONS, sizeof(q), &q);
+	return nlh;
+}
+
+/* A u32 filter on the root major:: nkeys (at most 3) keys on the network
+ * header, all to match, -> class major:minor */
+static struct nlmsghdr *u32_filter(void *buf, int ifindex, unsigned int major, unsigned int prio,
+				   __u16 proto, unsigned int minor, const struct tc_u32_key *keys,
 				   unsigned int nkeys)
 {
 	struct nlmsghdr *nlh = tc_start(buf, RTM_NEWTFILTER, NLM_F_CREATE | NLM_F_EXCL, ifindex,
-					h(TCFG_SCAV_MAJOR, 0), 0,
+					h(major, 0), 0,
 					TC_H_MAKE((__u32)prio << 16, htons(proto)));
 	struct {
 		struct tc_u32_sel sel;
@@ -198,13 +222,14 @@ static struct nlmsghdr *u32_filter(void *buf, int ifindex, unsigned int prio, __
 	memcpy(s.key, keys, nkeys * sizeof(*keys));
 	mnl_attr_put_strz(nlh, TCA_KIND, "u32");
 	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(TCFG_SCAV_MAJOR, minor));
+	mnl_attr_put_u32(nlh, TCA_U32_CLASSID, h(major, minor));
 	mnl_attr_put(nlh, TCA_U32_SEL, sizeof(s.sel) + nkeys * sizeof(*keys), &s);
 	mnl_attr_nest_end(nlh, opt);
 	return nlh;
 }
 
-struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp)
+struct nlmsghdr *tcfg_msg_dscp_filter(void *buf, int ifindex, unsigned int major,
+				      unsigned int prio, int family, int dscp, unsigned int minor)
 {
 	bool v6 = family == AF_INET6;
 	__u32 tos = (__u32)dscp << 2;
@@ -216,11 +241,18 @@ struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int ds
 		.val = htonl(v6 ? tos << 20 : tos << 16),
 	};
 
-	return u32_filter(buf, ifindex, v6 ? SCAV_PRIO_V6 : SCAV_PRIO_V4,
-			  v6 ? ETH_P_IPV6 : ETH_P_IP, TCFG_SCAV_SPILL_MINOR, &k, 1);
+	return u32_filter(buf, ifindex, major, prio, v6 ? ETH_P_IPV6 : ETH_P_IP, minor, &k, 1);
 }
 
-struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
+struct nlmsghdr *tcfg_msg_scav_filter(void *buf, int ifindex, int family, int dscp)
+{
+	return tcfg_msg_dscp_filter(buf, ifindex, TCFG_SCAV_MAJOR,
+				    family == AF_INET6 ? SCAV_PRIO_V6 : SCAV_PRIO_V4, family, dscp,
+				    TCFG_SCAV_SPILL_MINOR);
+}
+
+struct nlmsghdr *tcfg_msg_probe_filter(void *buf, int ifindex, unsigned int major,
+				       unsigned int prio, unsigned int minor)
 {
 	/* a header of 5 words (so the ICMP type is at byte 20), protocol
 	 * ICMP, type timestamp request */
@@ -231,7 +263,13 @@ struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
 		  .val = htonl((__u32)SCAV_ICMP_TIMESTAMP << 24) },
 	};
 
-	return u32_filter(buf, ifindex, SCAV_PRIO_PROBE, ETH_P_IP, TCFG_SCAV_PROBE_MINOR, k, 3);
+	return u32_filter(buf, ifindex, major, prio, ETH_P_IP, minor, k, 3);
+}
+
+struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex)
+{
+	return tcfg_msg_probe_filter(buf, ifindex, TCFG_SCAV_MAJOR, SCAV_PRIO_PROBE,
+				     TCFG_SCAV_PROBE_MINOR);
 }
 
 /* RTM_GETQDISC / RTM_DELQDISC of one qdisc (parent, handle) */
@@ -244,17 +282,10 @@ struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 par
 }
 
 /* ---- reading a qdisc back ------------------------------------------------------- */
-struct qinfo {
-	bool found;
-	char kind[16];
-	__u32 handle;
-	struct tcfg_scav_stats st;
-};
-
 static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct tcmsg *t = mnl_nlmsg_get_payload(nlh);
-	struct qinfo *qi = data;
+	struct tcfg_qdisc *qi = data;
 	const struct nlattr *a, *s;
 
 	if (nlh->nlmsg_type != RTM_NEWQDISC)
@@ -267,6 +298,12 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 			snprintf(qi->kind, sizeof(qi->kind), "%.*s",
 				 (int)mnl_attr_get_payload_len(a),
 				 (const char *)mnl_attr_get_payload(a));
+			break;
+		case TCA_OPTIONS:
+			/* a fifo's limit (bfifo: bytes) */
+			if ((!strcmp(qi->kind, "bfifo") || !strcmp(qi->kind, "pfifo")) &&
+			    mnl_attr_get_payload_len(a) >= sizeof(struct tc_fifo_qopt))
+				memcpy(&qi->limit, mnl_attr_get_payload(a), sizeof(qi->limit));
 			break;
 		case TCA_STATS2:
 			mnl_attr_for_each_nested(s, a) {
@@ -294,7 +331,7 @@ static int qdisc_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
-static int get_qdisc(struct nl *nl, int ifindex, __u32 parent, __u32 handle, struct qinfo *qi)
+int tcfg_qdisc_get(struct nl *nl, int ifindex, __u32 parent, __u32 handle, struct tcfg_qdisc *qi)
 {
 	char buf[TCFG_MSG_SIZE];
 
@@ -325,9 +362,9 @@ __u32 tcfg_scav_limit(__u64 rate_bps, __u32 wait_ms, __u32 limit_bytes)
  * -EEXIST someone else's (named in e), -errno. */
 static int root_owner(struct nl *nl, int ifindex, const char *dev, struct tcfg_err *e)
 {
-	struct qinfo qi;
+	struct tcfg_qdisc qi;
 
-	if (get_qdisc(nl, ifindex, TC_H_ROOT, 0, &qi))
+	if (tcfg_qdisc_get(nl, ifindex, TC_H_ROOT, 0, &qi))
 		return errno == ENOENT ? 0 :
 		       tcfg_fail(e, errno, "%s: reading its root qdisc: %s", dev, nl_err(nl));
 	if (!qi.found || TC_H_MAJ(qi.handle) == 0)
@@ -340,12 +377,17 @@ static int root_owner(struct nl *nl, int ifindex, const char *dev, struct tcfg_e
 			 dev, qi.kind, TC_H_MAJ(qi.handle) >> 16);
 }
 
-static int del_root(struct nl *nl, int ifindex)
+int tcfg_qdisc_del_root(struct nl *nl, int ifindex, unsigned int major)
 {
 	char buf[TCFG_MSG_SIZE];
 
 	return nl_talk(nl, tcfg_msg_scav_qdisc(buf, RTM_DELQDISC, ifindex, TC_H_ROOT,
-					       h(TCFG_SCAV_MAJOR, 0)), NULL, NULL);
+					       h(major, 0)), NULL, NULL);
+}
+
+static int del_root(struct nl *nl, int ifindex)
+{
+	return tcfg_qdisc_del_root(nl, ifindex, TCFG_SCAV_MAJOR);
 }
 
 /* The four HTB classes, @k: 0 the top :1 (rate = ceil = top), 1 the probe
@@ -502,10 +544,10 @@ int tcfg_scav_top(struct tcfg_scav *s, __u64 top_bps, char *err, size_t errlen)
 
 int tcfg_scav_stats(struct tcfg_scav *s, struct tcfg_scav_stats *st, char *err, size_t errlen)
 {
-	struct qinfo qi;
+	struct tcfg_qdisc qi;
 	int ret;
 
-	if (get_qdisc(&s->nl, s->ifindex, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
+	if (tcfg_qdisc_get(&s->nl, s->ifindex, h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR),
 		      h(TCFG_SCAV_TBF_MAJOR, 0), &qi) || !qi.found) {
 		ret = qi.found ? -errno : -ENOENT;
 		snprintf(err, errlen, "%s: the spill class: %s", s->dev,
@@ -574,9 +616,10 @@ int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
 	return ret;
 }
 
-/* ---- the code point the class's IPv4 filter matches ("doctor") ----------------- */
+/* ---- the code point a class's IPv4 filter matches ("doctor") ------------------- */
 struct filt {
-	int dscp;		/* -1: no filter to the spill class */
+	__u32 classid;		/* the class whose filter is read */
+	int dscp;		/* -1: no filter to it */
 };
 
 static int filter_cb(const struct nlmsghdr *nlh, void *data)
@@ -606,32 +649,37 @@ static int filter_cb(const struct nlmsghdr *nlh, void *data)
 				sel = mnl_attr_get_payload(o);
 		}
 	}
-	/* the spill class's IPv4 filter: one key on the TOS byte */
-	if (u32 && sel && sel->nkeys == 1 && classid == h(TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR))
+	/* the class's IPv4 filter: one key on the TOS byte */
+	if (u32 && sel && sel->nkeys == 1 && classid == f->classid)
 		f->dscp = (int)(ntohl(sel->keys[0].val) >> 18) & 0x3f;
 	return MNL_CB_OK;
+}
+
+int tcfg_htb_filter_dscp(struct nl *nl, int ifindex, unsigned int major, unsigned int minor,
+			 int *dscp)
+{
+	char buf[TCFG_MSG_SIZE];
+	struct filt f = { h(major, minor), -1 };
+	struct nlmsghdr *nlh;
+
+	nlh = tc_start(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, h(major, 0), 0, 0);
+	if (nl_talk(nl, nlh, filter_cb, &f))
+		return -1;
+	*dscp = f.dscp;
+	return 0;
 }
 
 int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen)
 {
 	struct tcfg_err e = { "" };
-	char buf[TCFG_MSG_SIZE];
-	struct filt f = { -1 };
-	struct nlmsghdr *nlh;
 	int ifindex, ret;
 	struct nl nl;
 
 	*dscp = -1;
 	ret = owner_of(&nl, dev, &ifindex, &e);
-	if (ret == 1) {
-		nlh = tc_start(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, h(TCFG_SCAV_MAJOR, 0), 0,
-			       0);
-		if (nl_talk(&nl, nlh, filter_cb, &f))
-			ret = tcfg_fail(&e, errno, "%s: the spill class's filters: %s", dev,
-					nl_err(&nl));
-		else
-			*dscp = f.dscp;
-	}
+	if (ret == 1 &&
+	    tcfg_htb_filter_dscp(&nl, ifindex, TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR, dscp))
+		ret = tcfg_fail(&e, errno, "%s: the spill class's filters: %s", dev, nl_err(&nl));
 	nl_close(&nl);
 	if (ret < 0)
 		snprintf(err, errlen, "%s", e.msg);

@@ -27,6 +27,7 @@ const struct tcfg_spec tcfg_spec_defaults = {
 	.table_long = TCFG_DEFAULT_TABLE_LONG,
 	.priority = TCFG_DEFAULT_PRIORITY,
 	.dscp_long = -1,
+	.long_queue_ns = TCFG_DEFAULT_LONG_QUEUE_MS * FS_NS_PER_MS,
 };
 
 struct tcfg_spec *tcfg_spec_new(void)
@@ -122,6 +123,14 @@ const struct sc_option tcfg_route_opts[] = {
 		  .metavar = "auto|dscp|tos",
 		  .help = "rule match: dscp (kernel >= 6.13, any code point), "
 			  "tos (every kernel, DSCP 1..7 only), auto: dscp if the kernel has it"),
+	ROUTE_OPT("long-rate", SC_OPT_RATE, long_rate_bps, .lo = 100000, .hi = 100e9,
+		  .metavar = "RATE",
+		  .help = "LONG's rate, when known: its queue moves onto the router at 0.95 x "
+			  "it, the short class first (default: not set)"),
+	ROUTE_OPT("long-queue", SC_OPT_DURATION, long_queue_ns, .unit = SC_UNIT_MS,
+		  .unit_suffix = true, .lo = 1, .hi = 10000, .metavar = "DUR",
+		  .help = "each class's queue on LONG at most this long at its rate, with "
+			  "long-rate (default 100ms)"),
 	SC_OPTIONS_END,
 };
 

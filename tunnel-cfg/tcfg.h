@@ -316,5 +316,41 @@ struct nlmsghdr *tcfg_msg_scav_probe_filter(void *buf, int ifindex);
 /* RTM_GETQDISC / RTM_DELQDISC of one qdisc */
 struct nlmsghdr *tcfg_msg_scav_qdisc(void *buf, int type, int ifindex, __u32 parent,
 				     __u32 handle);
+/* The same builders for any HTB root of ours (the spill class above, the
+ * LONG shaper of longq.c): root major:, unclassified traffic -> defminor */
+struct nlmsghdr *tcfg_msg_htb_root(void *buf, int ifindex, unsigned int major,
+				  unsigned int defminor);
+struct nlmsghdr *tcfg_msg_htb_class(void *buf, int ifindex, unsigned int major, bool create,
+				    unsigned int parent_minor, unsigned int minor,
+				    unsigned int prio, __u64 rate_bps, __u64 ceil_bps);
+/* RTM_NEWQDISC: a bfifo of limit_bytes at parent (a leaf class), handle */
+struct nlmsghdr *tcfg_msg_bfifo(void *buf, int ifindex, __u32 parent, __u32 handle,
+				__u32 limit_bytes);
+/* u32 on the root major:, filter priority prio: family's code point dscp
+ * -> major:minor */
+struct nlmsghdr *tcfg_msg_dscp_filter(void *buf, int ifindex, unsigned int major,
+				      unsigned int prio, int family, int dscp, unsigned int minor);
+/* u32 on the root major:, priority prio: an IPv4 ICMP timestamp request
+ * (the agent's probes) -> major:minor */
+struct nlmsghdr *tcfg_msg_probe_filter(void *buf, int ifindex, unsigned int major,
+				       unsigned int prio, unsigned int minor);
+
+/* One qdisc read back (tcfg_qdisc_get()) */
+struct tcfg_qdisc {
+	bool found;
+	char kind[16];
+	__u32 handle;
+	__u32 limit;		/* a fifo's limit */
+	struct tcfg_scav_stats st;
+};
+/* The qdisc (parent, handle) of ifindex (TC_H_ROOT, 0: the root): 0 (found
+ * says whether it is there), or -1 with errno */
+int tcfg_qdisc_get(struct nl *nl, int ifindex, __u32 parent, __u32 handle, struct tcfg_qdisc *q);
+/* The code point of the IPv4 u32 filter on root major: to major:minor in
+ * *dscp (-1: none): 0, or -1 with errno */
+int tcfg_htb_filter_dscp(struct nl *nl, int ifindex, unsigned int major, unsigned int minor,
+			 int *dscp);
+/* Delete the root qdisc of handle major: (0, or -1 with errno) */
+int tcfg_qdisc_del_root(struct nl *nl, int ifindex, unsigned int major);
 
 #endif /* TCFG_H */

@@ -29,6 +29,8 @@
 /* What splitctl knows that tunnel-cfg does not look up itself. */
 struct tcfg_ctx {
 	int dscp_long;	/* long code point of the live splitter config, -1 if none */
+	int dscp_short;	/* its short code point, -1 if not known (the LONG
+			 * shaper keeps the one it matches, else the default) */
 	struct tcfg_in_force in_force;	/* of a running agent (pid 0: none
 					 * publishes health) */
 	int agent_pid;			/* a running agent, publishing or not
@@ -63,6 +65,9 @@ struct tcfg_spec {
 	__u32 table_short, table_long, priority;
 	int dscp_long;		/* -1: from splitctl's live config */
 	enum tcfg_selector selector;
+	__u64 long_rate_bps;	/* LONG's rate: the LONG shaper (longq.c) at
+				 * 0.95 x it; 0: none */
+	__u64 long_queue_ns;	/* its queues hold at most this at its rate */
 };
 /* Its option table (spec.c), and its values before any is given. */
 extern const struct sc_option tcfg_route_opts[];
@@ -188,6 +193,11 @@ struct tcfg_doctor {
 	char lan[8][16];
 	int nlan;
 	struct tcfg_doctor_tunnel t[2];	/* SHORT, LONG */
+	__u64 long_rate_bps;		/* route up's long-rate (0: none) */
+	int longq_owner, longq_dscp;	/* the LONG shaper on t[1].dev
+					 * (struct tcfg_longq_state) */
+	char longq_err[256];		/* it could not be read, or the
+					 * operator's root qdisc there */
 };
 /* Fill d (prints nothing): 0 or -errno. Probes the kernel's DSCP rule
  * selector with a rule that can never match (added and removed). */
@@ -267,5 +277,59 @@ int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen);
 /* Remove ours from dev ("route down", an agent that stops spilling): 1
  * removed, 0 none of ours there, -errno (reason in err). */
 int tcfg_scav_remove(const char *dev, char *err, size_t errlen);
+
+/* ---- the LONG shaper (longq.c; docs/design.md, *Short class first on LONG*) ---- */
+/* route up --long-rate: LONG's queue on the router, the short class first:
+ *   root HTB TCFG_LONGQ_MAJOR:   unclassified traffic -> :20
+ *     :1   rate = ceil = 0.95 x long-rate
+ *       :10  short code point, prio 0, rate = ceil = top; bfifo
+ *       :20  the rest (bulk, and the agent's probes), prio 1, ceil top; bfifo
+ * Each bfifo holds long-queue at the top's rate. Owner-tagged like the
+ * spill class: an HTB root of handle TCFG_LONGQ_MAJOR is ours. */
+#define TCFG_LONGQ_MAJOR 0xf5a4
+#define TCFG_LONGQ_TOP_MINOR 0x1
+#define TCFG_LONGQ_SHORT_MINOR 0x10
+#define TCFG_LONGQ_BULK_MINOR 0x20
+#define TCFG_LONGQ_SHORT_LEAF 0xf5a5	/* the leaves' bfifo handles */
+#define TCFG_LONGQ_BULK_LEAF 0xf5a6
+#define TCFG_LONGQ_TOP_PCT 95		/* the top: this % of long-rate */
+#define TCFG_DEFAULT_LONG_QUEUE_MS 100
+struct tcfg_longq_cfg {
+	char dev[IF_NAMESIZE];	/* the LONG tunnel */
+	__u64 rate_bps;		/* long-rate (the top is 0.95 x it) */
+	__u32 queue_ms;		/* each leaf's queue at the top's rate */
+	int dscp;		/* the short code point */
+};
+enum tcfg_longq_class { TCFG_LONGQ_SHORT, TCFG_LONGQ_BULK, TCFG_LONGQ_CLASSES };
+struct tcfg_longq_state {
+	int owner;		/* 1 ours, 0 none (or no device), -EEXIST
+				 * someone else's root */
+	int dscp;		/* ours: the short class's code point (-1:
+				 * its filter is gone) */
+	struct tcfg_scav_stats cls[TCFG_LONGQ_CLASSES]; /* ours: the leaves' */
+	__u32 limit_bytes[TCFG_LONGQ_CLASSES];	/* ours: the leaves' queues */
+};
+/* 0.95 x rate_bps */
+__u64 tcfg_longq_top(__u64 rate_bps);
+/* Install it on c->dev (one of ours there is made again); refuses (-EEXIST)
+ * a root qdisc someone else made. 0 or -errno with one line in err;
+ * nothing half-made stays. */
+int tcfg_longq_install(const struct tcfg_longq_cfg *c, char *err, size_t errlen);
+/* What is on dev (route show, doctor, the agent): 0 or -errno; with
+ * owner -EEXIST, err names the root qdisc there */
+int tcfg_longq_read(const char *dev, struct tcfg_longq_state *st, char *err, size_t errlen);
+/* The recorded LONG shaper (metrics): 1 with long-rate recorded and ours
+ * on its device (dev, st filled), else 0. */
+int tcfg_longq_recorded(char dev[IF_NAMESIZE], struct tcfg_longq_state *st);
+/* Remove ours from dev: 1 removed, 0 none of ours there, -errno. */
+int tcfg_longq_remove(const char *dev, char *err, size_t errlen);
+/* The record's wish on the devices now (route up, an agent that starts):
+ * ours goes from every device of old (may be NULL) and rec but rec's
+ * LONG; with rec->long_rate_bps it is installed on rec's LONG (made
+ * again when it is not what rec asks; dscp < 0: the code point the one
+ * there matches, else the splitter's default), else removed. *what: one
+ * line of what was done ("" nothing). 0 or -errno (err). */
+int tcfg_longq_reconcile(const struct tcfg_spec *old, const struct tcfg_spec *rec, int dscp,
+			 char *what, size_t whatlen, char *err, size_t errlen);
 
 #endif /* TUNNEL_CFG_H */

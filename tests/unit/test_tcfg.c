@@ -676,6 +676,37 @@ static void test_record(void)
 	tcfg_spec_free(s);
 }
 
+/* The record with the LONG shaper: long-rate and long-queue only when set,
+ * read back the same; without them, the default queue */
+static void test_record_longq(void)
+{
+	struct tcfg_spec *s = spec(split_kv), back;
+	struct json_object *o = tcfg_spec_to_json(s);
+	struct tcfg_err e;
+	char err[256];
+
+	ok(!json_object_object_get_ex(o, "long-rate", NULL) &&
+		   !json_object_object_get_ex(o, "long-queue", NULL) &&
+		   !tcfg_spec_from_json(o, &back, &e) &&
+		   !back.long_rate_bps && back.long_queue_ns == 100 * FS_NS_PER_MS,
+	   "record: no long-rate, no LONG shaper keys; read back with the default queue");
+	json_object_put(o);
+	ok(!tcfg_spec_set(s, "long-rate", "47.5mbit", err, sizeof(err)) &&
+		   !tcfg_spec_set(s, "long-queue", "50ms", err, sizeof(err)),
+	   "long-rate and long-queue are route settings");
+	o = tcfg_spec_to_json(s);
+	ok(!strcmp(json_object_get_string(json_object_object_get(o, "long-rate")),
+		   "47.5mbit") &&
+		   !strcmp(json_object_get_string(json_object_object_get(o, "long-queue")),
+			   "50ms") &&
+		   !tcfg_spec_from_json(o, &back, &e) && back.long_rate_bps == 47500000 &&
+		   back.long_queue_ns == 50 * FS_NS_PER_MS,
+	   "record: long-rate and long-queue written and read back: %s",
+	   json_object_to_json_string(o));
+	json_object_put(o);
+	tcfg_spec_free(s);
+}
+
 /* ---- tunnel health in route show --------------------------------------------------- */
 static char *capture_json(void (*fn)(void));
 static struct health_file shown_hf;
@@ -896,6 +927,47 @@ static void test_scav_msgs(void)
 	   "removing: the root of our handle only");
 }
 
+/* ---- the LONG shaper's messages ---------------------------------------------------- */
+static void test_longq_msgs(void)
+{
+	const __u32 major = TCFG_LONGQ_MAJOR << 16;
+	const struct nlmsghdr *nlh;
+	const struct tc_fifo_qopt *fq;
+	const struct tc_htb_glob *g;
+	const struct tc_u32_sel *sel;
+	const struct nlattr *a;
+
+	ok(tcfg_longq_top(20000000) == 19000000 && tcfg_longq_top(101) == 95 &&
+		   tcfg_longq_top(100000000000ull) == 95000000000ull,
+	   "LONG shaper's top: 0.95 x long-rate, no overflow at 100 Gbit/s");
+	nlh = tcfg_msg_htb_root(buf, 7, TCFG_LONGQ_MAJOR, TCFG_LONGQ_BULK_MINOR);
+	g = (a = opt(nlh, TCA_HTB_INIT)) ? mnl_attr_get_payload(a) : NULL;
+	ok(tcm(nlh)->tcm_handle == major && tcm(nlh)->tcm_parent == TC_H_ROOT && g &&
+		   g->defcls == TCFG_LONGQ_BULK_MINOR &&
+		   nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	   "LONG shaper's root: HTB f5a4:, unclassified traffic to the bulk class :20");
+	nlh = tcfg_msg_bfifo(buf, 7, major | TCFG_LONGQ_SHORT_MINOR,
+			     (__u32)TCFG_LONGQ_SHORT_LEAF << 16, 237500);
+	a = attr(nlh, sizeof(struct tcmsg), TCA_OPTIONS);
+	fq = a && mnl_attr_get_payload_len(a) >= sizeof(*fq) ? mnl_attr_get_payload(a) : NULL;
+	ok(nlh->nlmsg_type == RTM_NEWQDISC && kind_is(nlh, "bfifo") &&
+		   tcm(nlh)->tcm_parent == (major | 0x10) &&
+		   tcm(nlh)->tcm_handle == (__u32)TCFG_LONGQ_SHORT_LEAF << 16 && fq &&
+		   fq->limit == 237500 && nlh->nlmsg_flags == (REQ_ACK | NLM_F_CREATE | NLM_F_EXCL),
+	   "a leaf's queue: a new bfifo under its class, its limit in bytes");
+	nlh = tcfg_msg_dscp_filter(buf, 7, TCFG_LONGQ_MAJOR, 2, AF_INET, 0, TCFG_LONGQ_SHORT_MINOR);
+	sel = (a = opt(nlh, TCA_U32_SEL)) ? mnl_attr_get_payload(a) : NULL;
+	ok(tcm(nlh)->tcm_parent == major && TC_H_MAJ(tcm(nlh)->tcm_info) == 2u << 16 && sel &&
+		   sel->keys[0].mask == htonl(0x00fc0000) && sel->keys[0].val == 0 &&
+		   u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x10),
+	   "LONG shaper's IPv4 filter: DSCP 0 (the default short code point) -> :10");
+	nlh = tcfg_msg_probe_filter(buf, 7, TCFG_LONGQ_MAJOR, 1, TCFG_LONGQ_BULK_MINOR);
+	sel = (a = opt(nlh, TCA_U32_SEL)) ? mnl_attr_get_payload(a) : NULL;
+	ok(tcm(nlh)->tcm_parent == major && TC_H_MAJ(tcm(nlh)->tcm_info) == 1u << 16 && sel &&
+		   sel->nkeys == 3 && u32_of(opt(nlh, TCA_U32_CLASSID)) == (major | 0x20),
+	   "LONG shaper's probe filter: before the code point's, the probes to the bulk class");
+}
+
 /* ---- settings -------------------------------------------------------------------- */
 static int spec_err(const char *key, const char *value, const char *want)
 {
@@ -1109,5 +1181,7 @@ int main(void)
 	test_host_bits();
 	test_scav_msgs();
 	test_scav_limit();
+	test_record_longq();
+	test_longq_msgs();
 	return tap_done();
 }
