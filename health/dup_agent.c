@@ -186,3 +186,13 @@ bool dup_agent_step(struct dup_agent *da, const struct health *h_short,
 	pthread_mutex_unlock(&da->lock);
 	return changed;
 }
+
+bool dup_agent_covers_loss(struct dup_agent *da)
+{
+	bool covers;
+
+	pthread_mutex_lock(&da->lock);
+	covers = da->flag && da->view.attached && da->s.copy != DUP_COPY_OFF;
+	pthread_mutex_unlock(&da->lock);
+	return covers;
+}

@@ -141,6 +141,10 @@ struct dup_agent {
 	struct dup_view view;
 };
 
+/* The copy protects the short class from SHORT's loss: dup attached, as
+ * of the last step, and the setting not off (auto turns it on as SHORT
+ * loses). */
+bool dup_agent_covers_loss(struct dup_agent *da);
 /* With defaults and no instance: every step does nothing. */
 void dup_agent_init(struct dup_agent *da);
 /* The settings, the instance and its flag of an initialised agent. */

@@ -481,6 +481,7 @@ static void roles_input(struct health_agent *ha, struct roles_input *in, uint64_
 	}
 	if (!ha->roles.swapped && spill_agent_fills_short(&ha->spill, now))
 		in->busy[HEALTH_SHORT] = true;
+	in->loss_covered = dup_agent_covers_loss(&ha->dup);
 }
 
 /* The prober's outcomes since the last call, into each tunnel's quality;

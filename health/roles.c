@@ -112,6 +112,12 @@ static bool wish(struct roles *r, const struct roles_input *in, uint64_t now_ns,
 		r->seen_ns[t] = quality_judged_ns(in->q[t], in->busy[t], now_ns);
 		broken[t] = sla && sla_broken(p, in->q[t], r->seen_ns[t]);
 	}
+	if (in->loss_covered) {
+		uint64_t lp = quality_loss_penalty_ns(in->q[HEALTH_SHORT]);
+		uint64_t *seen = &r->seen_ns[HEALTH_SHORT];
+
+		*seen = *seen > lp ? *seen - lp : 0;
+	}
 	if (broken[HEALTH_SHORT] != broken[HEALTH_LONG]) {
 		*cause = ROLES_CAUSE_SLA;
 		return broken[HEALTH_SHORT];

@@ -109,6 +109,10 @@ struct roles_input {
 	/* roles_step() tells each the failovers (quality_down/up()) */
 	struct quality *q[HEALTH_TUNNELS];
 	bool busy[HEALTH_TUNNELS];	/* our traffic fills the tunnel */
+	/* the short class's copy over LONG rescues what the configured SHORT
+	 * loses (dup attached, copy not off): its loss moves nothing, since
+	 * a swap would put the long class on the lossy path */
+	bool loss_covered;
 };
 
 struct roles {

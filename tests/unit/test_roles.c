@@ -55,6 +55,7 @@ struct scen {
 	int step_t;
 	uint64_t step_ns, step_from, step_to;
 	double step_loss;
+	bool loss_covered;		/* the copy protects SHORT (roles_input) */
 	uint64_t flap_period;		/* the step on and off every period (0: no) */
 	uint64_t pause_from, pause_len;	/* the step pauses (0: no) */
 	uint64_t drift_per_s_ns, drift_from;	/* SHORT's RTT grows */
@@ -276,6 +277,7 @@ static void run(struct sim *s, const struct scen *sc)
 				struct outcome *o = &s->ring[tun][s->head[tun]++ % RING];
 				struct roles_input in = {
 					.q = { &s->q[0], &s->q[1] },
+					.loss_covered = sc->loss_covered,
 				};
 				/* as the agent: SHORT busy with spill's class
 				 * when the outcome is fed */
@@ -372,6 +374,33 @@ static void test_delay_step(void)
 		       s.move_cause[1] == ROLES_CAUSE_RECOVERED,
 	       "delay step: returned the return sustain after it ended (%d moves, %.3f s)",
 	       s.nmoves, s.nmoves > 1 ? at_s(&s, 1) : -1);
+}
+
+/* Loss with the copy on: a swap would put the long class on the lossy
+ * path, and the copy already rescues the short class: no move. A queue
+ * still moves it. */
+static void test_loss_covered(void)
+{
+	struct scen sc = base_scen();
+	static struct sim s;
+
+	sc.step_loss = 0.15;	/* more than the 3 % each way that moved it */
+	sc.step_from = 10 * SEC;
+	sc.step_to = 70 * SEC;
+	sc.loss_covered = true;
+	run(&s, &sc);
+	tap_ok(s.nmoves == 0,
+	       "loss covered by the copy: 15 %% probe loss on SHORT moves nothing (%d)", s.nmoves);
+	sc.loss_covered = false;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_LOSS,
+	       "not covered: the same loss moves the short class (%d moves)", s.nmoves);
+	sc = step_scen(10 * SEC, 30 * SEC);
+	sc.loss_covered = true;
+	run(&s, &sc);
+	tap_ok(s.nmoves >= 1 && s.move_cause[0] == ROLES_CAUSE_QUEUE,
+	       "loss covered: a queue on SHORT still moves it (%d moves, %s)", s.nmoves,
+	       roles_cause_name(s.nmoves ? s.move_cause[0] : ROLES_CAUSE_NONE));
 }
 
 static void test_loss_step(void)
@@ -1046,6 +1075,7 @@ int main(void)
 	test_plan();
 	test_delay_step();
 	test_loss_step();
+	test_loss_covered();
 	test_drift();
 	test_quiet();
 	test_brownout_with_bulk();
