@@ -70,6 +70,36 @@ def runs(args):
         }
 
 
+def requests(run):
+    """flowgen's requests: (s from the job's start, completion ms). flowgen
+    starts with the job; its clock is monotonic, so the first request's
+    scheduled time stands for the job's start (its first arrival comes
+    within a few tens of ms of it)."""
+    path = os.path.join(run, 'flowgen.csv')
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        rows = [r for r in csv.DictReader(f) if r['fct_us']]
+    if not rows:
+        return []
+    t0 = min(int(r['sched_ns']) for r in rows)
+    return [((int(r['sched_ns']) - t0) / 1e9, float(r['fct_us']) / 1e3) for r in rows]
+
+
+def phases(meta):
+    """The schedule's phases (testbed up --impair ...:at=S:for=S), in s
+    from the job's start (the schedule starts with the bulk warm-up), one
+    per --impair spec: (from, to, spec)."""
+    out, seen = [], set()
+    for imp in meta.get('impairments') or []:
+        if imp.get('at_s') is None or imp['spec'] in seen:
+            continue
+        seen.add(imp['spec'])
+        a = imp['at_s'] - meta.get('bulk_warmup_s', 0)
+        out.append((a, a + (imp.get('for_s') or meta['job_s']), imp['spec']))
+    return out
+
+
 def timeline(run, png):
     import matplotlib
     matplotlib.use('Agg')
@@ -88,6 +118,12 @@ def timeline(run, png):
     ax.axvspan(0, meta['job_s'], color='0.9',
                label='job%s' % (' and cross traffic on SHORT (%d Mbit/s each way)' %
                                 meta['cross_short_mbit'] if meta.get('cross_short_mbit') else ''))
+    for ph in phases(meta):
+        ax.axvspan(ph[0], ph[1], color='tab:red', alpha=0.12, label=ph[2])
+    reqs = requests(run)
+    if reqs:
+        xs, ys = zip(*reqs)
+        ax.plot(xs, ys, '.', ms=2, color='0.45', label='request completion time (flowgen)')
     for dev in sorted(series):
         xs, ys = zip(*series[dev])
         ax.plot(xs, ys, '.', ms=3, label='%s one-way delay above its minimum' % dev)
@@ -100,8 +136,9 @@ def timeline(run, png):
                 rotation=90)
     ax.set_xlabel('s from the job\'s start (rA\'s agent)')
     ax.set_ylabel('ms (clipped at %d)' % top)
-    ax.set_title('%s, %s: roles auto (the default) under a brownout of SHORT' %
-                 (meta['app'], meta['delays'] + ' ms one-way'), fontsize=9)
+    ax.set_title('%s, %s: roles auto (the default) under %s of SHORT' %
+                 (meta['app'], meta['delays'] + ' ms one-way',
+                  'a brownout' if meta.get('cross_short_mbit') else 'an impairment'), fontsize=9)
     ax.legend(fontsize=7, loc='center right')
     fig.tight_layout()
     fig.savefig(png, dpi=110)
