@@ -130,7 +130,9 @@ def timeline(run, png):
     top = 250	# ms: the 100 ms FIFO's queue shows; a stall's seconds are clipped
     ax.set_ylim(-5, top)
     ax.set_xlim(-3, meta['job_s'] + 5)
-    for i, (t, text) in enumerate(moves(os.path.join(run, 'agent-ra.log'))):
+    shown = [(t, text) for t, text in moves(os.path.join(run, 'agent-ra.log'))
+             if -3 <= t - t0 <= meta['job_s'] + 5]
+    for i, (t, text) in enumerate(shown):
         ax.axvline(t - t0, color='k', ls='--', lw=0.8, label='role move' if i == 0 else None)
         ax.text(t - t0, top * 0.95, ' ' + text.split(' (')[0], fontsize=7, va='top',
                 rotation=90)
