@@ -54,36 +54,7 @@ static __u32 leaf_limit(const struct tcfg_longq_cfg *c)
 	return tcfg_scav_limit(tcfg_longq_top(c->rate_bps), c->queue_ms, LONGQ_LIMIT_MAX);
 }
 
-/* What is at dev's root: 1 ours, 0 the kernel's default, -EEXIST someone
- * else's (named in e), -errno. */
-static int root_owner(struct nl *nl, int ifindex, const char *dev, struct tcfg_err *e)
-{
-	struct tcfg_qdisc q;
-
-	if (tcfg_qdisc_get(nl, ifindex, TC_H_ROOT, 0, &q))
-		return errno == ENOENT ? 0 :
-		       tcfg_fail(e, errno, "%s: reading its root qdisc: %s", dev, nl_err(nl));
-	if (!q.found || TC_H_MAJ(q.handle) == 0)
-		return 0;
-	if (q.handle == hh(TCFG_LONGQ_MAJOR, 0) && !strcmp(q.kind, "htb"))
-		return 1;
-	return tcfg_fail(e, EEXIST,
-			 "%s: a root qdisc that splitctl did not make is there (%s %x:): "
-			 "long-rate needs the root for the LONG shaper; remove it or leave "
-			 "long-rate out",
-			 dev, q.kind, TC_H_MAJ(q.handle) >> 16);
-}
-
-static int open_dev(struct nl *nl, const char *dev, int *ifindex, struct tcfg_err *e)
-{
-	nl->sock = NULL;
-	*ifindex = if_nametoindex(dev);
-	if (!*ifindex)
-		return 0;
-	if (nl_open(nl))
-		return tcfg_fail(e, errno, "netlink: %s", strerror(errno));
-	return root_owner(nl, *ifindex, dev, e);
-}
+#define LONGQ_NEED "long-rate needs the root for the LONG shaper; remove it or leave long-rate out"
 
 /* Step i of the install (0 ..): its message into buf and its name, NULL
  * past the last. */
@@ -144,7 +115,7 @@ int tcfg_longq_install(const struct tcfg_longq_cfg *c, char *err, size_t errlen)
 	int ifindex, ret, i;
 	struct nl nl;
 
-	ret = open_dev(&nl, c->dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, c->dev, &ifindex, TCFG_LONGQ_MAJOR, LONGQ_NEED, &e);
 	if (!ifindex) {
 		snprintf(err, errlen, "%s: no such interface", c->dev);
 		return -ENODEV;
@@ -182,7 +153,7 @@ int tcfg_longq_read(const char *dev, struct tcfg_longq_state *st, char *err, siz
 
 	memset(st, 0, sizeof(*st));
 	st->dscp = -1;
-	ret = open_dev(&nl, dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, dev, &ifindex, TCFG_LONGQ_MAJOR, LONGQ_NEED, &e);
 	st->owner = ret == -EEXIST ? ret : ret == 1;
 	if (ret == -EEXIST) {
 		snprintf(err, errlen, "%s", e.msg);	/* names the qdisc */
@@ -214,7 +185,7 @@ int tcfg_longq_remove(const char *dev, char *err, size_t errlen)
 	int ifindex, ret;
 	struct nl nl;
 
-	ret = open_dev(&nl, dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, dev, &ifindex, TCFG_LONGQ_MAJOR, LONGQ_NEED, &e);
 	if (ret == 1 && tcfg_qdisc_del_root(&nl, ifindex, TCFG_LONGQ_MAJOR) && errno != ENOENT)
 		ret = tcfg_fail(&e, errno, "%s: removing the LONG shaper: %s", dev, nl_err(&nl));
 	else if (ret == -EEXIST)

@@ -358,23 +358,37 @@ __u32 tcfg_scav_limit(__u64 rate_bps, __u32 wait_ms, __u32 limit_bytes)
 	return b < SCAV_MTU ? SCAV_MTU : (__u32)b;
 }
 
-/* What is at the root of dev now: 1 ours, 0 the kernel's default (free),
- * -EEXIST someone else's (named in e), -errno. */
-static int root_owner(struct nl *nl, int ifindex, const char *dev, struct tcfg_err *e)
+/* "spill" for the messages of a root qdisc that is not ours */
+#define SCAV_NEED "spill needs the root for its class; remove it or turn spill off"
+
+int tcfg_root_owner(struct nl *nl, int ifindex, const char *dev, unsigned int major,
+		    const char *need, struct tcfg_err *e)
 {
 	struct tcfg_qdisc qi;
 
 	if (tcfg_qdisc_get(nl, ifindex, TC_H_ROOT, 0, &qi))
-		return errno == ENOENT ? 0 :
-		       tcfg_fail(e, errno, "%s: reading its root qdisc: %s", dev, nl_err(nl));
+		return errno == ENOENT ? 0
+				       : tcfg_fail(e, errno, "%s: reading its root qdisc: %s", dev,
+						   nl_err(nl));
 	if (!qi.found || TC_H_MAJ(qi.handle) == 0)
 		return 0;
-	if (qi.handle == h(TCFG_SCAV_MAJOR, 0) && !strcmp(qi.kind, "htb"))
+	if (qi.handle == h(major, 0) && !strcmp(qi.kind, "htb"))
 		return 1;
 	return tcfg_fail(e, EEXIST,
-			 "%s: a root qdisc that splitctl did not make is there (%s %x:): "
-			 "spill needs the root for its class; remove it or turn spill off",
-			 dev, qi.kind, TC_H_MAJ(qi.handle) >> 16);
+			 "%s: a root qdisc that splitctl did not make is there (%s %x:): %s", dev,
+			 qi.kind, TC_H_MAJ(qi.handle) >> 16, need);
+}
+
+int tcfg_root_open(struct nl *nl, const char *dev, int *ifindex, unsigned int major,
+		   const char *need, struct tcfg_err *e)
+{
+	nl->sock = NULL;
+	*ifindex = if_nametoindex(dev);
+	if (!*ifindex)
+		return 0;
+	if (nl_open(nl))
+		return tcfg_fail(e, errno, "netlink: %s", strerror(errno));
+	return tcfg_root_owner(nl, *ifindex, dev, major, need, e);
 }
 
 int tcfg_qdisc_del_root(struct nl *nl, int ifindex, unsigned int major)
@@ -450,7 +464,7 @@ int tcfg_scav_open(struct tcfg_scav **out, const struct tcfg_scav_cfg *c, char *
 		free(s);
 		return ret;
 	}
-	ret = root_owner(&s->nl, s->ifindex, s->dev, &e);
+	ret = tcfg_root_owner(&s->nl, s->ifindex, s->dev, TCFG_SCAV_MAJOR, SCAV_NEED, &e);
 	if (ret < 0)
 		goto fail;
 	/* ours from an earlier agent: made again (HTB's qdisc cannot be
@@ -564,23 +578,11 @@ void tcfg_scav_close(struct tcfg_scav *s, bool remove)
 
 	if (!s)
 		return;
-	if (remove && root_owner(&s->nl, s->ifindex, s->dev, &e) == 1)
+	if (remove &&
+	    tcfg_root_owner(&s->nl, s->ifindex, s->dev, TCFG_SCAV_MAJOR, SCAV_NEED, &e) == 1)
 		del_root(&s->nl, s->ifindex);
 	nl_close(&s->nl);
 	free(s);
-}
-
-/* root_owner() of dev, on a socket opened into nl (closed by the caller;
- * nl->sock NULL when it could not be opened): 0 when dev is gone. */
-static int owner_of(struct nl *nl, const char *dev, int *ifindex, struct tcfg_err *e)
-{
-	nl->sock = NULL;
-	*ifindex = if_nametoindex(dev);
-	if (!*ifindex)
-		return 0;
-	if (nl_open(nl))
-		return tcfg_fail(e, errno, "netlink: %s", strerror(errno));
-	return root_owner(nl, *ifindex, dev, e);
 }
 
 int tcfg_scav_owner(const char *dev, char *err, size_t errlen)
@@ -589,7 +591,7 @@ int tcfg_scav_owner(const char *dev, char *err, size_t errlen)
 	int ifindex, ret;
 	struct nl nl;
 
-	ret = owner_of(&nl, dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, dev, &ifindex, TCFG_SCAV_MAJOR, SCAV_NEED, &e);
 	nl_close(&nl);
 	if (ret < 0)
 		snprintf(err, errlen, "%s", e.msg);
@@ -602,7 +604,7 @@ int tcfg_scav_remove(const char *dev, char *err, size_t errlen)
 	int ifindex, ret;
 	struct nl nl;
 
-	ret = owner_of(&nl, dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, dev, &ifindex, TCFG_SCAV_MAJOR, SCAV_NEED, &e);
 	if (ret == 1) {
 		ret = del_root(&nl, ifindex) && errno != ENOENT ?
 		      tcfg_fail(&e, errno, "%s: removing the spill class: %s", dev, nl_err(&nl)) :
@@ -676,7 +678,7 @@ int tcfg_scav_dscp(const char *dev, int *dscp, char *err, size_t errlen)
 	struct nl nl;
 
 	*dscp = -1;
-	ret = owner_of(&nl, dev, &ifindex, &e);
+	ret = tcfg_root_open(&nl, dev, &ifindex, TCFG_SCAV_MAJOR, SCAV_NEED, &e);
 	if (ret == 1 &&
 	    tcfg_htb_filter_dscp(&nl, ifindex, TCFG_SCAV_MAJOR, TCFG_SCAV_SPILL_MINOR, dscp))
 		ret = tcfg_fail(&e, errno, "%s: the spill class's filters: %s", dev, nl_err(&nl));

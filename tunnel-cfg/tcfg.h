@@ -350,6 +350,15 @@ int tcfg_qdisc_get(struct nl *nl, int ifindex, __u32 parent, __u32 handle, struc
  * *dscp (-1: none): 0, or -1 with errno */
 int tcfg_htb_filter_dscp(struct nl *nl, int ifindex, unsigned int major, unsigned int minor,
 			 int *dscp);
+/* What is at dev's root: 1 an HTB of handle major: (ours), 0 the kernel's
+ * default (free), -EEXIST someone else's (named in e, with need: what
+ * wants the root and what to do), -errno. */
+int tcfg_root_owner(struct nl *nl, int ifindex, const char *dev, unsigned int major,
+		    const char *need, struct tcfg_err *e);
+/* tcfg_root_owner() of dev on a socket opened into nl (closed by the
+ * caller; nl->sock NULL when it could not be opened): 0 when dev is gone. */
+int tcfg_root_open(struct nl *nl, const char *dev, int *ifindex, unsigned int major,
+		   const char *need, struct tcfg_err *e);
 /* Delete the root qdisc of handle major: (0, or -1 with errno) */
 int tcfg_qdisc_del_root(struct nl *nl, int ifindex, unsigned int major);
 
