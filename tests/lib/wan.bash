@@ -12,6 +12,22 @@
 # setup() (the five namespaces, $D the test's directory) and teardown()
 # (wan_teardown); a suite that needs more defines its own after the load.
 
+# wan_addrs NS ME PEER MAC1 MAC2: router NS's tunnel addresses (host ME
+# of each /30 and /64) and its permanent neighbours, the peer router
+# (host PEER) at MAC1 on vxs and MAC2 on vxl
+wan_addrs() {
+	fs_ip "$1" <<-EOF
+	addr add 192.168.101.$2/30 dev vxs
+	addr add 192.168.102.$2/30 dev vxl
+	addr add fd10:1::$2/64 dev vxs nodad
+	addr add fd10:2::$2/64 dev vxl nodad
+	neigh add 192.168.101.$3 lladdr $4 dev vxs nud permanent
+	neigh add fd10:1::$3 lladdr $4 dev vxs nud permanent
+	neigh add 192.168.102.$3 lladdr $5 dev vxl nud permanent
+	neigh add fd10:2::$3 lladdr $5 dev vxl nud permanent
+	EOF
+}
+
 wan_setup() {
 	local id=$$-$BATS_TEST_NUMBER
 	C=$FS_PREFIX-c-$id A=$FS_PREFIX-a-$id B=$FS_PREFIX-b-$id S=$FS_PREFIX-s-$id
@@ -87,26 +103,8 @@ link add b1 netns $B mtu 1550 type veth peer pb netns $P mtu 1550"
 	local ma1 ma2 mb1 mb2
 	read -r ma1 ma2 <<<"$(wan_macs "$A")"
 	read -r mb1 mb2 <<<"$(wan_macs "$B")"
-	fs_ip "$A" <<-EOF
-	addr add 192.168.101.1/30 dev vxs
-	addr add 192.168.102.1/30 dev vxl
-	addr add fd10:1::1/64 dev vxs nodad
-	addr add fd10:2::1/64 dev vxl nodad
-	neigh add 192.168.101.2 lladdr $mb1 dev vxs nud permanent
-	neigh add fd10:1::2 lladdr $mb1 dev vxs nud permanent
-	neigh add 192.168.102.2 lladdr $mb2 dev vxl nud permanent
-	neigh add fd10:2::2 lladdr $mb2 dev vxl nud permanent
-	EOF
-	fs_ip "$B" <<-EOF
-	addr add 192.168.101.2/30 dev vxs
-	addr add 192.168.102.2/30 dev vxl
-	addr add fd10:1::2/64 dev vxs nodad
-	addr add fd10:2::2/64 dev vxl nodad
-	neigh add 192.168.101.1 lladdr $ma1 dev vxs nud permanent
-	neigh add fd10:1::1 lladdr $ma1 dev vxs nud permanent
-	neigh add 192.168.102.1 lladdr $ma2 dev vxl nud permanent
-	neigh add fd10:2::1 lladdr $ma2 dev vxl nud permanent
-	EOF
+	wan_addrs "$A" 1 2 "$mb1" "$mb2"
+	wan_addrs "$B" 2 1 "$ma1" "$ma2"
 	BPFA=$(fs_bpffs)/a
 	BPFB=${BPFA%/a}/b
 }
